@@ -83,6 +83,13 @@ struct AtomicAckEth {
   uint64_t orig_data = 0;
 };
 
+// FLUSH extended transport header (IBA 1.5 A19, layout as in the Linux rxe driver):
+// one 32-bit word, bits 3:0 placement type, bits 5:4 selectivity level, rest reserved.
+struct Feth {
+  uint8_t placement_type = 0;     // 4 bits
+  uint8_t selectivity_level = 0;  // 2 bits
+};
+
 struct Deth {
   uint32_t q_key = 0;
   uint32_t src_qp = 0;        // 24 bits
@@ -101,6 +108,7 @@ struct Headers {
   uint32_t imm_dt = 0;
   uint32_t ieth_r_key = 0;
   Deth deth;
+  Feth feth;                  // FLUSH only
 };
 
 }  // namespace hcasim::ib

@@ -12,6 +12,7 @@ uint32_t Packet::wire_bytes() const {
 void Packet::finalize_lengths() {
   hdr.lrh.pkt_len = pkt_len_words(hdr, payload_len);
   hdr.bth.pad_cnt = pad_count(payload_len);
+  if (hdr.lrh.lnh == Lnh::IbaGlobal) hdr.grh.pay_len = grh_pay_len(hdr, payload_len);
 }
 
 void Packet::reset() {

@@ -49,7 +49,8 @@ class Packet {
   // Bytes on the wire, LRH through VCRC (data) or the 6-byte FCP.
   uint32_t wire_bytes() const;
 
-  // Fills lrh.pkt_len and bth.pad_cnt from the headers and payload_len.
+  // Fills lrh.pkt_len, bth.pad_cnt and (with a GRH) grh.pay_len from the headers
+  // and payload_len.
   void finalize_lengths();
 
   // Sets every field back to its default; keeps the payload's capacity.
