@@ -57,8 +57,11 @@ inline Packet make_packet(uint8_t opcode, uint32_t payload_len, bool grh, uint32
   h.feth = Feth{static_cast<uint8_t>((5 + salt) & 0xF), static_cast<uint8_t>((2 + salt) & 3)};
   p.payload_len = payload_len;
   p.payload.resize(payload_len);
+  // First byte 0xE5..0xF4: tshark hands payloads that start like an IPoIB header
+  // (an EtherType such as 08 00) to IPv4/Ethertype heuristics, which can throw on
+  // short payloads and hide the CRC fields; this pattern never looks like one.
   for (uint32_t i = 0; i < payload_len; ++i) {
-    p.payload[i] = static_cast<uint8_t>(i * 31 + 7 + salt);
+    p.payload[i] = static_cast<uint8_t>(0xE5 + i * 31 + (salt & 0xF));
   }
   p.finalize_lengths();
   return p;
