@@ -255,39 +255,33 @@ void ConfigReader::string(const std::string& key, std::string& value, const std:
   value = v->get<std::string>();
 }
 
-void ConfigReader::bytes(const std::string& key, uint64_t& value, uint64_t min, uint64_t max,
-                         const std::string& /*help*/) {
+template <class V>
+void ConfigReader::quantity(const std::string& key, V& value, V min, V max,
+                            V (*parse)(const nlohmann::json&, const std::string&), std::string (*range)(V, V)) {
   const nlohmann::json* v = take(key);
   if (!v) return;
-  const uint64_t n = parse_bytes(*v, key_path(key));
-  if (n < min || n > max) out_of_range(key_path(key), *v, accepted::bytes_range(min, max));
-  value = n;
+  const V x = parse(*v, key_path(key));
+  if (x < min || x > max) out_of_range(key_path(key), *v, range(min, max));
+  value = x;
+}
+
+void ConfigReader::bytes(const std::string& key, uint64_t& value, uint64_t min, uint64_t max,
+                         const std::string& /*help*/) {
+  quantity(key, value, min, max, parse_bytes, accepted::bytes_range);
 }
 
 void ConfigReader::time(const std::string& key, uint64_t& ps, uint64_t min, uint64_t max,
                         const std::string& /*help*/) {
-  const nlohmann::json* v = take(key);
-  if (!v) return;
-  const uint64_t t = parse_time_ps(*v, key_path(key));
-  if (t < min || t > max) out_of_range(key_path(key), *v, accepted::time_range(min, max));
-  ps = t;
+  quantity(key, ps, min, max, parse_time_ps, accepted::time_range);
 }
 
 void ConfigReader::rate(const std::string& key, double& bps, double min, double max, const std::string& /*help*/) {
-  const nlohmann::json* v = take(key);
-  if (!v) return;
-  const double r = parse_rate_bps(*v, key_path(key));
-  if (r < min || r > max) out_of_range(key_path(key), *v, accepted::rate_range(min, max));
-  bps = r;
+  quantity(key, bps, min, max, parse_rate_bps, accepted::rate_range);
 }
 
 void ConfigReader::length(const std::string& key, double& meters, double min, double max,
                           const std::string& /*help*/) {
-  const nlohmann::json* v = take(key);
-  if (!v) return;
-  const double m = parse_length_m(*v, key_path(key));
-  if (m < min || m > max) out_of_range(key_path(key), *v, accepted::length_range(min, max));
-  meters = m;
+  quantity(key, meters, min, max, parse_length_m, accepted::length_range);
 }
 
 void ConfigReader::uint_list(const std::string& key, std::vector<uint32_t>& values, uint32_t min, uint32_t max,

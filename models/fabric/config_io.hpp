@@ -131,6 +131,10 @@ class ConfigReader {
   const nlohmann::json* take(const std::string& key);
   std::string key_path(const std::string& key) const { return join_path(path_, key); }
   std::size_t pick(const nlohmann::json& v, const std::string& key, const std::vector<std::string>& labels) const;
+  // A unit quantity (bytes, time, rate, length): parse, range-check, assign. Defined in the .cpp.
+  template <class V>
+  void quantity(const std::string& key, V& value, V min, V max,
+                V (*parse)(const nlohmann::json&, const std::string&), std::string (*range)(V, V));
   void check_list(const nlohmann::json& v, const std::string& key, const std::string& accepted_text,
                   std::size_t min_len, std::size_t max_len) const;
 
