@@ -1,5 +1,202 @@
-// hcasim command-line program; the run/validate commands are wired in as the
-// model's modules land.
+// hcasim: the command-line program.
+//
+//   hcasim run SCENARIO.json [--out DIR] [--seed N] [--set path=value ...] [--pcap] [--vcd] [--quiet]
+//   hcasim validate SCENARIO.json [--set path=value ...]
+//   hcasim params                  print every scenario parameter with its default (Markdown)
+//   hcasim calibrate [--events N]  cost of one timed SC_METHOD notification on this machine
+//
+// Exit codes (DESIGN.md): 0 ran and every check passed; 1 a checker failed;
+// 2 bad input. Errors are one line on stderr, naming the JSON path.
+
 #include <systemc>
 
-int sc_main(int, char*[]) { return 0; }
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "models/fabric/config_error.hpp"
+#include "models/fabric/overrides.hpp"
+#include "models/fabric/scenario.hpp"
+#include "testbench/event_cost.hpp"
+#include "testbench/scenario_setup.hpp"
+#include "testbench/stats_document.hpp"
+
+namespace fs = std::filesystem;
+using namespace hcasim;
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitCheckFailed = 1;
+constexpr int kExitBadInput = 2;
+constexpr const char* kOutputMarker = ".hcasim-output";  // marks a folder hcasim wrote
+
+const char* kUsage =
+    "usage: hcasim run SCENARIO.json [--out DIR] [--seed N] [--set path=value ...] [--pcap] [--vcd] [--quiet]\n"
+    "       hcasim validate SCENARIO.json [--set path=value ...]\n"
+    "       hcasim params\n"
+    "       hcasim calibrate [--events N]\n";
+
+struct BadInput : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Args {
+  std::string command;
+  std::string scenario;
+  std::string out;
+  std::vector<std::string> sets;
+  bool seed_given = false;
+  uint64_t seed = 0;
+  bool pcap = false;
+  bool vcd = false;
+  bool quiet = false;
+  uint64_t events = 2000000;
+};
+
+uint64_t parse_count(const std::string& flag, const char* text) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || text[0] == '-')
+    throw BadInput(flag + ": '" + text + "' is not a non-negative integer");
+  return v;
+}
+
+Args parse_args(int argc, char* argv[]) {
+  Args a;
+  if (argc < 2) throw BadInput("missing command; expected run, validate, params or calibrate");
+  a.command = argv[1];
+  if (a.command == "--help" || a.command == "-h") return a;
+  if (a.command != "run" && a.command != "validate" && a.command != "params" && a.command != "calibrate")
+    throw BadInput("unknown command '" + a.command + "'; expected run, validate, params or calibrate");
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&](const char* flag) -> const char* {
+      if (i + 1 >= argc) throw BadInput(std::string(flag) + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--out" && a.command == "run") a.out = value("--out");
+    else if (arg == "--seed" && a.command == "run") { a.seed = parse_count("--seed", value("--seed")); a.seed_given = true; }
+    else if (arg == "--set" && (a.command == "run" || a.command == "validate")) a.sets.push_back(value("--set"));
+    else if (arg == "--pcap" && a.command == "run") a.pcap = true;
+    else if (arg == "--vcd" && a.command == "run") a.vcd = true;
+    else if (arg == "--quiet" && a.command == "run") a.quiet = true;
+    else if (arg == "--events" && a.command == "calibrate") a.events = std::max<uint64_t>(1, parse_count("--events", value("--events")));
+    else if (!arg.empty() && arg[0] != '-' && a.scenario.empty() && (a.command == "run" || a.command == "validate")) a.scenario = arg;
+    else throw BadInput("unexpected argument '" + arg + "' for " + a.command);
+  }
+  if ((a.command == "run" || a.command == "validate") && a.scenario.empty())
+    throw BadInput(a.command + ": missing SCENARIO.json");
+  return a;
+}
+
+nlohmann::json read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw BadInput(path + ": cannot open: " + std::strerror(errno));
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw BadInput(path + ": not valid JSON: " + std::string(e.what()).substr(std::string(e.what()).find(']') + 2));
+  }
+}
+
+fabric::Scenario load(const Args& a, nlohmann::json& root) {
+  root = read_json_file(a.scenario);
+  for (const std::string& s : a.sets) fabric::apply_override(root, s);
+  if (a.seed_given) root["run"]["seed"] = a.seed;
+  if (a.pcap) root["outputs"]["pcap"] = true;
+  if (a.vcd) root["outputs"]["vcd"] = true;
+  return fabric::load_scenario(root);
+}
+
+// Creates the output folder, refusing to write into one that holds files
+// hcasim did not write (nothing a user wrote is overwritten).
+void prepare_out_dir(const std::string& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) throw BadInput("--out " + dir + ": exists and is not a folder");
+    if (!fs::is_empty(dir, ec) && !fs::exists(fs::path(dir) / kOutputMarker, ec))
+      throw BadInput("--out " + dir + ": folder holds files hcasim did not write; choose another --out or empty it");
+  }
+  fs::create_directories(dir, ec);
+  if (ec) throw BadInput("--out " + dir + ": cannot create: " + ec.message());
+  std::ofstream(fs::path(dir) / kOutputMarker) << "written by hcasim\n";
+}
+
+void write_file(const fs::path& p, const std::string& text) {
+  std::ofstream out(p);
+  out << text;
+  if (!out) throw BadInput(p.string() + ": cannot write");
+}
+
+int run(const Args& a) {
+  nlohmann::json root;
+  const fabric::Scenario s = load(a, root);
+  const std::string out = a.out.empty() ? "out/" + s.name : a.out;
+  prepare_out_dir(out);
+  const nlohmann::json resolved = fabric::resolved_json(s);
+  write_file(fs::path(out) / "scenario.resolved.json", resolved.dump(2) + "\n");
+  SimulationSetup setup = setup_from(s, out, a.quiet);
+  Simulation sim(setup.fabric, setup.flows, setup.options);
+  sim.run();
+  RunMetadata meta{s.name, s.run.seed, fnv1a_hex(resolved.dump())};
+  const nlohmann::json stats = stats_document(sim, meta);
+  write_file(fs::path(out) / "stats.json", stats.dump(2) + "\n");
+  std::cout << human_summary(stats) << "  results in " << out << "\n";
+  if (!sim.checker().ok()) {
+    for (const std::string& m : sim.checker().messages()) std::cerr << "check failed: " << m << "\n";
+    return kExitCheckFailed;
+  }
+  return kExitOk;
+}
+
+int validate(const Args& a) {
+  nlohmann::json root;
+  const fabric::Scenario s = load(a, root);
+  std::cout << a.scenario << ": ok (" << s.workload.flows.size() << " flows, " << fabric::port_names(s).size()
+            << " ports)\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int sc_main(int argc, char* argv[]) {
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  try {
+    const Args a = parse_args(argc, argv);
+    if (a.command == "--help" || a.command == "-h") {
+      std::cout << kUsage;
+      return kExitOk;
+    }
+    if (a.command == "run") return run(a);
+    if (a.command == "validate") return validate(a);
+    if (a.command == "params") {
+      std::cout << fabric::scenario_reference();
+      return kExitOk;
+    }
+    std::printf("timed SC_METHOD notification: %.2f ns\n", timed_event_cost_ns(a.events));
+    return kExitOk;
+  } catch (const fabric::ConfigError& e) {
+    std::cerr << "hcasim: " << e.what() << "\n";
+  } catch (const BadInput& e) {
+    std::cerr << "hcasim: " << e.what() << "\n" << (std::strstr(e.what(), "command") ? kUsage : "");
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "hcasim: " << e.what() << "\n";
+  }
+  return kExitBadInput;
+}
+
+// SystemC's own main would print its banner first; ours silences it and then
+// runs the usual elaboration entry point, which calls sc_main.
+int main(int argc, char* argv[]) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  return sc_core::sc_elab_and_sim(argc, argv);
+}

@@ -202,7 +202,7 @@ TEST_CASE("reader: cross-field rules through present() and fail()") {
   CHECK(std::string(e.what()) == "min_rate: 200Gb/s is above max_rate 100Gb/s; accepted: min_rate <= max_rate");
 }
 
-TEST_CASE("writer: every field with its current value, units formatted") {
+TEST_CASE("writer: every field with its current value - units formatted") {
   const json expected = json::parse(R"({
     "buffer": "64KiB", "mtu": 4096, "vls": 8, "packets": 1000, "load": 0.5, "lossless": true,
     "name": "link", "latency": "90ns", "rate": "200Gb/s", "length": "3m", "speed": "HDR",
@@ -242,7 +242,7 @@ TEST_CASE("writer: output reads back to an equal struct") {
   CHECK(f::read_config<ex::Root>(json::parse(f::write_config(root).dump())) == root);
 }
 
-TEST_CASE("doc: one row per field with path, accepted values, default and help") {
+TEST_CASE("doc: one row per field with path - accepted values - default and help") {
   const std::vector<f::DocRow> rows = f::document_rows<ex::Root>();
   std::vector<std::string> paths;
   for (const f::DocRow& r : rows) paths.push_back(r.path);

@@ -50,7 +50,7 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 
 }  // namespace
 
-TEST_CASE("overrides: list index, nested object, JSON and plain-string values") {
+TEST_CASE("overrides: list index - nested object - JSON and plain-string values") {
   CHECK(applied("workload.flows.0.sl=3")["workload"]["flows"][0]["sl"] == 3);
   CHECK(applied("workload.flows.1.sl=3")["workload"]["flows"][0]["sl"] == 0);
   CHECK(applied("ports.defaults.mtu=2048")["ports"]["defaults"]["mtu"] == 2048);
@@ -99,7 +99,7 @@ TEST_CASE("overrides: every rejected form is one line at --set") {
   CHECK(contains(override_error("a=1", json(5)), "inside the top level, which is number 5"));
 }
 
-TEST_CASE("overrides feed the strict reader: values land, unknown keys are caught") {
+TEST_CASE("overrides feed the strict reader: values land - unknown keys are caught") {
   json j = f::write_config(ex::Root{});
   j["links"] = json::array({json::object(), json::object()});
   f::apply_override(j, "a.mtu=2048");

@@ -110,7 +110,7 @@ TEST_CASE("times: errors name the path and the accepted forms") {
                  "ps, ns, us, ms, s"));
 }
 
-TEST_CASE("rates: every unit, bits and bytes") {
+TEST_CASE("rates: every unit - bits and bytes") {
   CHECK(f::parse_rate_bps(json("200Gb/s"), "p") == 200e9);
   CHECK(f::parse_rate_bps(json("56Gb/s"), "p") == 56e9);
   CHECK(f::parse_rate_bps(json("10Mb/s"), "p") == 10e6);

@@ -21,7 +21,7 @@ TEST_CASE("standard CRC-32 check value", "[crc]") {
   CHECK(crc32_iba(s, sizeof s) == 0xCBF43926u);  // the CRC-32 (zlib) check value
 }
 
-TEST_CASE("ICRC of the MPGA vector is 0x5AB72596, sent as 96 25 B7 5A", "[crc]") {
+TEST_CASE("ICRC of the MPGA vector is 0x5AB72596 - sent as 96 25 B7 5A", "[crc]") {
   const uint32_t icrc = compute_icrc(kMpga.data(), kMpga.size());
   CHECK(icrc == 0x5AB72596u);
   uint8_t wire[4];

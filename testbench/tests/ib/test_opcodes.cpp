@@ -8,7 +8,7 @@
 
 using namespace hcasim::ib;
 
-TEST_CASE("exactly the RC, UC and UD opcodes of iba-facts 1 are valid", "[opcodes]") {
+TEST_CASE("exactly the RC - UC and UD opcodes of iba-facts 1 are valid", "[opcodes]") {
   std::set<unsigned> expected;
   for (unsigned o = 0x00; o <= 0x14; ++o) expected.insert(o);
   expected.insert({0x16, 0x17, 0x1C, 0x1D});

@@ -157,7 +157,7 @@ constexpr uint64_t kBaseTimePs = 1'500'000'000'000ull;  // 1.5 s
 
 }  // namespace
 
-TEST_CASE("pcap file layout: global header, record header, exported-PDU TLVs, wire bytes", "[pcap]") {
+TEST_CASE("pcap file layout: global header - record header - exported-PDU TLVs - wire bytes", "[pcap]") {
   TempDir dir("pcap_layout");
   const std::string path = dir.file("layout.pcap");
   const ib::Packet p = make_packet(ib::op::kRcSendOnly, 5, false);

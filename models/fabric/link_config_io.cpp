@@ -1,0 +1,153 @@
+#include "models/fabric/link_config_io.hpp"
+
+#include <sstream>
+
+#include "models/fabric/units.hpp"
+#include "models/link/credits.hpp"
+
+namespace hcasim::link {
+
+using fabric::ConfigError;
+
+std::vector<VlArbEntry> parse_vlarb_table(const nlohmann::json& v, const std::string& path) {
+  const std::string accepted = "accepted: \"vl:weight,...\" with VL 0-14 and weight 0-255, at most 64 entries";
+  if (!v.is_string()) throw ConfigError(path, "expected a string; " + accepted);
+  std::vector<VlArbEntry> out;
+  std::stringstream in(v.get<std::string>());
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const std::size_t colon = item.find(':');
+    unsigned vl = 0, weight = 0;
+    char extra = 0;
+    if (colon == std::string::npos ||
+        std::sscanf(item.c_str(), "%u:%u%c", &vl, &weight, &extra) != 2)
+      throw ConfigError(path, "entry '" + item + "' is not vl:weight; " + accepted);
+    if (vl >= kMaxDataVls)
+      throw ConfigError(path, "entry '" + item + "' names VL " + std::to_string(vl) + "; " + accepted);
+    if (weight > 255)
+      throw ConfigError(path, "entry '" + item + "' has weight " + std::to_string(weight) + " over 255; " + accepted);
+    out.push_back({static_cast<uint8_t>(vl), static_cast<uint8_t>(weight)});
+  }
+  if (out.size() > kMaxArbEntries)
+    throw ConfigError(path, std::to_string(out.size()) + " entries; " + accepted);
+  return out;
+}
+
+nlohmann::json format_vlarb_table(const std::vector<VlArbEntry>& t) {
+  std::string s;
+  for (const VlArbEntry& e : t) {
+    if (!s.empty()) s += ',';
+    s += std::to_string(e.vl) + ':' + std::to_string(e.weight);
+  }
+  return s;
+}
+
+uint64_t parse_drain_rate(const nlohmann::json& v, const std::string& path) {
+  if (v.is_string() && v.get<std::string>() == "unlimited") return 0;
+  const double bps = fabric::parse_rate_bps(v, path);
+  if (bps < 1e3) throw ConfigError(path, "drain rate below 1kb/s; accepted: \"unlimited\" or a rate such as \"50Gb/s\"");
+  return static_cast<uint64_t>(bps);
+}
+
+nlohmann::json format_drain_rate(uint64_t bps) {
+  if (bps == 0) return "unlimited";
+  return fabric::format_rate_bps(static_cast<double>(bps));
+}
+
+LinkConfig parse_propagation_into(const LinkConfig& base, const nlohmann::json& v, const std::string& path) {
+  LinkConfig c = base;
+  const std::string text = v.is_string() ? v.get<std::string>() : "";
+  try {
+    if (!text.empty() && text.back() == 'm') {
+      c.length_m = fabric::parse_length_m(v, path);
+      c.propagation_ps = 0;
+    } else {
+      c.propagation_ps = fabric::parse_time_ps(v, path);
+      c.length_m = 0;
+    }
+  } catch (const ConfigError&) {
+    throw ConfigError(path, fabric::json_excerpt(v) +
+                                " is neither a cable length nor a time; accepted: a length such as \"3m\", "
+                                "\"50cm\" or a time such as \"15ns\"");
+  }
+  return c;
+}
+
+nlohmann::json format_propagation(const LinkConfig& c) {
+  return c.propagation_ps != 0 ? fabric::format_time_ps(c.propagation_ps) : fabric::format_length_m(c.length_m);
+}
+
+std::vector<uint64_t> parse_byte_list(const nlohmann::json& v, const std::string& path) {
+  if (!v.is_array()) throw ConfigError(path, "expected a list of sizes such as [\"64KiB\", \"32KiB\"]");
+  std::vector<uint64_t> out;
+  for (std::size_t i = 0; i < v.size(); ++i) out.push_back(fabric::parse_bytes(v[i], path + "." + std::to_string(i)));
+  return out;
+}
+
+nlohmann::json format_byte_list(const std::vector<uint64_t>& v) {
+  nlohmann::json out = nlohmann::json::array();
+  for (uint64_t b : v) out.push_back(fabric::format_bytes(b));
+  return out;
+}
+
+}  // namespace hcasim::link
+
+namespace hcasim::fabric {
+
+namespace {
+// Largest packet a port of this MTU carries: MTU + 126 bytes of headers and CRCs
+// (iba-facts 1: maximum PktLen), in whole credit blocks.
+uint64_t max_packet_bytes(uint32_t mtu) {
+  return link::blocks_for(mtu + 126) * link::kCreditBlockBytes;
+}
+std::string vls_text(unsigned n) { return std::to_string(n) + " operational VLs (VL0-" + std::to_string(n - 1) + ")"; }
+}  // namespace
+
+void check_port(const link::PortConfig& c, const std::string& path) {
+  const std::string p = path.empty() ? "" : path + ".";
+  if (c.operational_vls > c.data_vls)
+    throw ConfigError(p + "operational_vls", std::to_string(c.operational_vls) + " exceeds data_vls (VLCap) " +
+                                                 std::to_string(c.data_vls) + "; accepted: 0 or at most data_vls");
+  const unsigned vls = c.effective_vls();
+  if (!c.sl2vl.empty() && c.sl2vl.size() != link::kSlCount)
+    throw ConfigError(p + "sl2vl", "has " + std::to_string(c.sl2vl.size()) + " entries; accepted: exactly 16, or []");
+  for (std::size_t sl = 0; sl < c.sl2vl.size(); ++sl)
+    if (c.sl2vl[sl] != link::kVl15 && c.sl2vl[sl] >= vls)
+      throw ConfigError(p + "sl2vl." + std::to_string(sl),
+                        "VL " + std::to_string(c.sl2vl[sl]) + " is beyond the port's " + vls_text(vls) +
+                            "; accepted: a VL below " + std::to_string(vls) + ", or 15 to drop");
+  for (const char* table : {"high", "low"}) {
+    const auto& t = std::string(table) == "high" ? c.vlarb.high : c.vlarb.low;
+    for (std::size_t i = 0; i < t.size(); ++i)
+      if (t[i].vl >= vls)
+        throw ConfigError(p + "vlarb." + table,
+                          "entry " + std::to_string(i) + " names VL " + std::to_string(t[i].vl) +
+                              " beyond the port's " + vls_text(vls) + "; accepted: VLs below " + std::to_string(vls));
+  }
+  if (c.vl_buffers.size() > vls)
+    throw ConfigError(p + "vl_buffers", std::to_string(c.vl_buffers.size()) + " sizes for " + vls_text(vls) +
+                                            "; accepted: at most one per operational VL");
+  const uint64_t need = max_packet_bytes(c.mtu);
+  for (unsigned vl = 0; vl < vls; ++vl)
+    if (link::rx_buffer_bytes(c, vl) < need)
+      throw ConfigError(p + (vl < c.vl_buffers.size() ? "vl_buffers." + std::to_string(vl) : std::string("vl_buffer")),
+                        format_bytes(link::rx_buffer_bytes(c, vl)) + " cannot hold one " + std::to_string(c.mtu) +
+                            "-byte-MTU packet; accepted: at least " + format_bytes(need));
+  if (c.tx_buffer_bytes < need)
+    throw ConfigError(p + "tx_buffer", format_bytes(c.tx_buffer_bytes) + " cannot hold one " + std::to_string(c.mtu) +
+                                           "-byte-MTU packet; accepted: at least " + format_bytes(need));
+  if (c.vl15_buffer_bytes < max_packet_bytes(256))
+    throw ConfigError(p + "vl15_buffer", "cannot hold one 256-byte management packet; accepted: at least " +
+                                             format_bytes(max_packet_bytes(256)));
+}
+
+link::PortConfig resolve_port(const link::PortConfig& c) {
+  link::PortConfig r = c;
+  r.operational_vls = c.effective_vls();
+  const auto t = link::resolved_sl2vl(c);
+  r.sl2vl.assign(t.begin(), t.end());
+  r.vlarb = link::resolved_vlarb(c);
+  return r;
+}
+
+}  // namespace hcasim::fabric

@@ -1,0 +1,67 @@
+#include "models/hca/hca.hpp"
+
+#include <cmath>
+
+#include "models/link/spawn.hpp"
+
+namespace hcasim::hca {
+
+Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig>& ports, uint16_t base_lid,
+         ib::PacketPool& pool)
+    : sc_module(name), pool_(pool) {
+  for (unsigned i = 0; i < ports.size(); ++i) {
+    auto h = std::make_unique<HostPort>();
+    const std::string port_name = "p" + std::to_string(i + 1);
+    h->port = std::make_unique<link::Port>(port_name.c_str(), ports[i], pool);
+    h->lid = static_cast<uint16_t>(base_lid + i);
+    h->drain_rate_bps = ports[i].drain_rate_bps;
+    const std::string method = "drain_p" + std::to_string(i + 1);
+    link::spawn_method(method.c_str(), h->port->rx_ready_event(), [this, i] { drain(i); });
+    link::spawn_method((method + "_done").c_str(), h->done, [this, i] { drain(i); });
+    ports_.push_back(std::move(h));
+  }
+}
+
+int Hca::next_vl(HostPort& h) {
+  link::Port& p = *h.port;
+  if (!p.rx_empty(link::kVl15)) return link::kVl15;
+  const unsigned n = p.vl_count();
+  for (unsigned k = 0; k < n; ++k) {
+    const unsigned vl = (h.next_vl + k) % n;
+    if (!p.rx_empty(vl)) {
+      h.next_vl = (vl + 1) % n;
+      return static_cast<int>(vl);
+    }
+  }
+  return -1;
+}
+
+void Hca::drain(unsigned index) {
+  HostPort& h = *ports_[index];
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  for (;;) {
+    if (h.draining_vl >= 0) {
+      if (now < h.busy_until_ps) return;  // still reading the current packet
+      ib::Packet* p = h.port->rx_pop(static_cast<unsigned>(h.draining_vl));
+      h.draining_vl = -1;
+      if (sink_) sink_->deliver(p, index, now);
+      else pool_.release(p);
+    }
+    const int vl = next_vl(h);
+    if (vl < 0) return;
+    if (h.drain_rate_bps == 0) {
+      ib::Packet* p = h.port->rx_pop(static_cast<unsigned>(vl));
+      if (sink_) sink_->deliver(p, index, now);
+      else pool_.release(p);
+      continue;
+    }
+    const double bits = 8.0 * h.port->rx_front(static_cast<unsigned>(vl))->wire_bytes();
+    const auto read_ps = static_cast<uint64_t>(std::llround(bits * 1e12 / static_cast<double>(h.drain_rate_bps)));
+    h.draining_vl = vl;
+    h.busy_until_ps = now + read_ps;
+    h.done.notify(sc_core::sc_time::from_value(read_ps));
+    return;
+  }
+}
+
+}  // namespace hcasim::hca

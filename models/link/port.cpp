@@ -1,0 +1,313 @@
+#include "models/link/port.hpp"
+
+#include <algorithm>
+
+#include "models/link/spawn.hpp"
+
+namespace hcasim::link {
+
+using sc_core::SC_PS;
+using sc_core::sc_time;
+
+namespace {
+sc_time ps(uint64_t v) { return sc_time::from_value(v); }
+}  // namespace
+
+Port::Port(const sc_core::sc_module_name& name, const PortConfig& config, ib::PacketPool& pool)
+    : sc_module(name),
+      config_(config),
+      pool_(pool),
+      vls_(config.effective_vls()),
+      sl2vl_(resolved_sl2vl(config)),
+      arbiter_(resolved_vlarb(config)) {
+  tx.bind(*this);
+  rx.bind(*this);
+  for (unsigned vl = 0; vl < vls_; ++vl)
+    receiver_[vl] = CreditReceiver(static_cast<uint32_t>(rx_buffer_bytes(config_, vl) / kCreditBlockBytes));
+
+  spawn_method("tx_method", tx_wakeup_, [this] { tx_method(); });
+  spawn_method("rx_method", rx_arrival_, [this] { rx_method(); });
+  spawn_method("fc_timer_method", fc_timer_, [this] { fc_timer_method(); });
+}
+
+void Port::connect(Port& a, Port& b, const LinkConfig& link) {
+  a.tx.bind(b.rx);
+  b.tx.bind(a.rx);
+  a.timing_ = LinkTiming(link);
+  b.timing_ = LinkTiming(link);
+  a.fc_period_ps_ = link.fc_period_ps;
+  b.fc_period_ps_ = link.fc_period_ps;
+  a.peer_ = &b;
+  b.peer_ = &a;
+}
+
+void Port::start_of_simulation() {
+  // Link up: advertise the initial credits of every data VL.
+  if (peer_ == nullptr) return;
+  for (unsigned vl = 0; vl < vls_; ++vl) consider_flow_control(vl);
+}
+
+SubmitResult Port::submit(ib::Packet* p) {
+  const unsigned vl = sl2vl_[p->hdr.lrh.sl & 0xF];
+  if (vl == kVl15) {
+    drop(p, vl, DropReason::SlToVl15);
+    return SubmitResult::Dropped;
+  }
+  return submit_on_vl(p, vl);
+}
+
+SubmitResult Port::submit_on_vl(ib::Packet* p, unsigned vl) {
+  if (peer_ == nullptr) {
+    drop(p, vl, DropReason::LinkDown);
+    return SubmitResult::Dropped;
+  }
+  if (p->payload_len > config_.mtu) {
+    drop(p, vl, DropReason::MtuExceeded);
+    return SubmitResult::Dropped;
+  }
+  if (vl != kVl15 && vl >= vls_) {
+    drop(p, vl, DropReason::BadVl);
+    return SubmitResult::Dropped;
+  }
+  const uint32_t bytes = p->wire_bytes();
+  if (!txq_[vl].empty() && txq_bytes_[vl] + bytes > config_.tx_buffer_bytes) return SubmitResult::Busy;
+  p->hdr.lrh.vl = static_cast<uint8_t>(vl);
+  if (p->injected_ps == 0) p->injected_ps = now_ps();
+  txq_[vl].push_back({p, bytes, blocks_for(bytes)});
+  txq_bytes_[vl] += bytes;
+  VlStats& s = stats_.vl[vl];
+  s.tx_high_water_bytes = std::max(s.tx_high_water_bytes, txq_bytes_[vl]);
+  trace_tx_bytes_[vl] = static_cast<uint32_t>(txq_bytes_[vl]);
+  wake_tx();
+  return SubmitResult::Queued;
+}
+
+void Port::open_stalls() {
+  const uint64_t now = now_ps();
+  for (unsigned vl = 0; vl < vls_; ++vl)
+    if (stall_since_[vl] == 0 && !txq_[vl].empty() && !sender_[vl].may_send(txq_[vl].front().blocks))
+      stall_since_[vl] = now + 1;
+}
+
+void Port::close_stalls() {
+  const uint64_t now = now_ps();
+  for (unsigned vl = 0; vl < vls_; ++vl) {
+    if (stall_since_[vl] == 0) continue;
+    stats_.vl[vl].credit_stall_ps += now - (stall_since_[vl] - 1);
+    stall_since_[vl] = 0;
+  }
+}
+
+void Port::finish() { close_stalls(); }
+
+void Port::tx_method() {
+  const uint64_t now = now_ps();
+  if (now < tx_free_at_) {
+    tx_wakeup_.notify(ps(tx_free_at_ - now));
+    return;
+  }
+  if (!txq_[kVl15].empty()) {
+    Queued q = txq_[kVl15].front();
+    txq_[kVl15].pop_front();
+    txq_bytes_[kVl15] -= q.bytes;
+    transmit(q.packet, kVl15);
+    return;
+  }
+  if (fc_pending_ != 0) {
+    const unsigned vl = static_cast<unsigned>(__builtin_ctz(fc_pending_));
+    transmit(make_flow_control(vl), kGrantFlowControl);
+    return;
+  }
+  VlCandidates candidates{};
+  for (unsigned vl = 0; vl < vls_; ++vl) {
+    if (txq_[vl].empty()) continue;
+    const uint32_t blocks = txq_[vl].front().blocks;
+    if (sender_[vl].may_send(blocks)) candidates[vl] = blocks;
+  }
+  const int vl = arbiter_.grant(candidates);
+  if (vl < 0) {
+    // The link is idle: VLs whose head packet lacks credits are stalled.
+    trace_grant_ = kGrantIdle;
+    open_stalls();
+    return;
+  }
+  Queued q = txq_[vl].front();
+  txq_[vl].pop_front();
+  txq_bytes_[vl] -= q.bytes;
+  sender_[vl].on_sent(q.blocks);
+  trace_credits_[vl] = sender_[vl].available();
+  transmit(q.packet, static_cast<uint32_t>(vl));
+  consider_flow_control(static_cast<unsigned>(vl));
+}
+
+void Port::transmit(ib::Packet* p, uint32_t grant) {
+  const uint64_t now = now_ps();
+  const uint32_t bytes = p->wire_bytes();
+  const uint64_t serialization = timing_.serialization_ps(bytes);
+  const uint64_t arrival = now + serialization + timing_.propagation_ps();
+  tx_free_at_ = now + serialization;
+  stats_.busy_ps += serialization;
+  close_stalls();
+  trace_grant_ = grant;
+  if (p->kind == ib::PacketKind::Data) {
+    const unsigned vl = p->hdr.lrh.vl;
+    VlStats& s = stats_.vl[vl];
+    ++s.tx_packets;
+    s.tx_bytes += bytes;
+    s.tx_payload_bytes += p->payload_len;
+    trace_tx_bytes_[vl] = static_cast<uint32_t>(txq_bytes_[vl]);
+    tx_space_.notify(sc_core::SC_ZERO_TIME);
+  } else {
+    ++stats_.fc_tx;
+  }
+  p->last_hop_ps = now;
+  for (PortObserver* o : observers_) o->on_transmit(*this, *p, now, arrival);
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  sc_time delay = ps(serialization + timing_.propagation_ps());
+  tx->nb_transport_fw(*p, phase, delay);
+  tx_wakeup_.notify(ps(serialization));
+}
+
+ib::Packet* Port::make_flow_control(unsigned vl) {
+  ib::Packet* p = pool_.acquire();
+  p->kind = ib::PacketKind::FlowControl;
+  p->fc.op = 0;
+  p->fc.vl = static_cast<uint8_t>(vl);
+  p->fc.fctbs = sender_[vl].fctbs();
+  p->fc.fccl = receiver_[vl].fccl();
+  FlowControlState& f = fc_[vl];
+  f.last_fccl = p->fc.fccl;
+  f.last_fctbs = p->fc.fctbs;
+  f.last_ps = now_ps();
+  f.sent_once = true;
+  fc_pending_ &= ~(1u << vl);
+  consider_flow_control(vl);  // re-arm the timer if something changed meanwhile
+  return p;
+}
+
+void Port::consider_flow_control(unsigned vl) {
+  if (fc_pending_ & (1u << vl)) return;
+  const FlowControlState& f = fc_[vl];
+  const uint16_t fccl = receiver_[vl].fccl();
+  const bool fccl_changed = !f.sent_once || fccl != f.last_fccl;
+  if (!fccl_changed && sender_[vl].fctbs() == f.last_fctbs) return;
+  const uint64_t now = now_ps();
+  const uint64_t due = f.sent_once ? f.last_ps + fc_period_ps_ : now;
+  const uint32_t half = std::min(receiver_[vl].capacity_blocks(), kMaxAdvertisedBlocks) / 2;
+  const bool urgent = fccl_changed && receiver_[vl].sender_headroom(f.last_fccl) < half;
+  if (urgent || now >= due) {
+    fc_pending_ |= 1u << vl;
+    wake_tx();
+  } else if (due < fc_timer_at_ || fc_timer_at_ <= now) {
+    fc_timer_at_ = due;
+    fc_timer_.notify(ps(due - now));
+  }
+}
+
+void Port::fc_timer_method() {
+  fc_timer_at_ = UINT64_MAX;
+  for (unsigned vl = 0; vl < vls_; ++vl) consider_flow_control(vl);
+}
+
+tlm::tlm_sync_enum Port::nb_transport_fw(ib::Packet& p, tlm::tlm_phase&, sc_time& delay) {
+  const uint64_t arrival = now_ps() + delay.value();
+  if (in_flight_.empty()) rx_arrival_.notify(delay);
+  in_flight_.emplace_back(arrival, &p);
+  return tlm::TLM_COMPLETED;
+}
+
+void Port::b_transport(ib::Packet& p, sc_time& delay) {
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  nb_transport_fw(p, phase, delay);
+  delay = sc_core::SC_ZERO_TIME;
+}
+
+void Port::rx_method() {
+  const uint64_t now = now_ps();
+  while (!in_flight_.empty() && in_flight_.front().first <= now) {
+    ib::Packet* p = in_flight_.front().second;
+    in_flight_.pop_front();
+    for (PortObserver* o : observers_) o->on_arrival(*this, *p, now);
+    if (p->kind == ib::PacketKind::FlowControl)
+      receive_flow_control(p);
+    else
+      receive_data(p);
+  }
+  if (!in_flight_.empty()) rx_arrival_.notify(ps(in_flight_.front().first - now));
+}
+
+void Port::receive_flow_control(ib::Packet* p) {
+  ++stats_.fc_rx;
+  const unsigned vl = p->fc.vl;
+  if (vl < vls_ && p->fc.op <= 1) {
+    sender_[vl].on_flow_control(p->fc.fccl);
+    receiver_[vl].on_flow_control(p->fc.fctbs);
+    trace_credits_[vl] = sender_[vl].available();
+    consider_flow_control(vl);
+    wake_tx();
+  }
+  pool_.release(p);
+}
+
+void Port::receive_data(ib::Packet* p) {
+  const unsigned vl = p->hdr.lrh.vl;
+  const uint32_t bytes = p->wire_bytes();
+  const uint32_t blocks = blocks_for(bytes);
+  if (vl == kVl15) {
+    if (vl15_rx_bytes_ + bytes > config_.vl15_buffer_bytes) return drop(p, vl, DropReason::Vl15Overflow);
+    vl15_rx_bytes_ += bytes;
+  } else if (vl >= vls_) {
+    return drop(p, vl, DropReason::BadVl);
+  } else if (p->payload_len > config_.mtu) {
+    return drop(p, vl, DropReason::MtuExceeded);
+  } else if (!receiver_[vl].on_packet(blocks)) {
+    return drop(p, vl, DropReason::BufferOverflow);
+  }
+  VlStats& s = stats_.vl[vl];
+  ++s.rx_packets;
+  s.rx_bytes += bytes;
+  s.rx_payload_bytes += p->payload_len;
+  const uint64_t occupancy =
+      vl == kVl15 ? vl15_rx_bytes_ : static_cast<uint64_t>(receiver_[vl].used_blocks()) * kCreditBlockBytes;
+  s.rx_high_water_bytes = std::max(s.rx_high_water_bytes, occupancy);
+  trace_rx_blocks_[vl] = static_cast<uint32_t>(occupancy / kCreditBlockBytes);
+  rxq_[vl].push_back({p, bytes, blocks});
+  for (PortObserver* o : observers_) o->on_buffered(*this, *p, vl, blocks);
+  if (vl != kVl15) consider_flow_control(vl);
+  rx_ready_.notify(sc_core::SC_ZERO_TIME);
+}
+
+ib::Packet* Port::rx_pop(unsigned vl) {
+  const Queued q = rxq_[vl].front();
+  rxq_[vl].pop_front();
+  if (vl == kVl15) {
+    vl15_rx_bytes_ -= q.bytes;
+    trace_rx_blocks_[vl] = static_cast<uint32_t>(vl15_rx_bytes_ / kCreditBlockBytes);
+  } else {
+    receiver_[vl].on_released(q.blocks);
+    trace_rx_blocks_[vl] = receiver_[vl].used_blocks();
+    consider_flow_control(vl);
+  }
+  for (PortObserver* o : observers_) o->on_released(*this, vl, q.blocks);
+  return q.packet;
+}
+
+void Port::drop(ib::Packet* p, unsigned vl, DropReason why) {
+  ++stats_.vl[std::min(vl, 15u)].drops[static_cast<std::size_t>(why)];
+  for (PortObserver* o : observers_) o->on_drop(*this, *p, why, now_ps());
+  pool_.release(p);
+}
+
+void Port::trace(sc_core::sc_trace_file* tf) const {
+  const std::string base = name();
+  for (unsigned vl = 0; vl < vls_; ++vl) {
+    const std::string v = base + ".vl" + std::to_string(vl);
+    sc_core::sc_trace(tf, trace_credits_[vl], v + ".credits");
+    sc_core::sc_trace(tf, trace_rx_blocks_[vl], v + ".rx_blocks");
+    sc_core::sc_trace(tf, trace_tx_bytes_[vl], v + ".tx_bytes");
+  }
+  sc_core::sc_trace(tf, trace_rx_blocks_[kVl15], base + ".vl15.rx_blocks");
+  sc_core::sc_trace(tf, trace_grant_, base + ".grant", 5);
+}
+
+}  // namespace hcasim::link

@@ -1,0 +1,169 @@
+#pragma once
+// One IBA port's link layer: per-VL transmit and receive buffers, the VL
+// arbiter, credit-based flow control and the link's timing (IBA ch. 7; seed
+// 004; iba-facts 2 and 3).
+//
+// Rules:
+// - Data VLs 0..operational_vls-1 plus VL15. An upper layer submits a packet;
+//   a CA port maps its SL to a VL with the SL-to-VL table; an SL mapped to VL15
+//   is dropped and counted (seed 004 Table 25-2); a payload longer than the MTU
+//   is dropped and counted.
+// - Transmit order at each packet boundary: VL15, then flow-control packets,
+//   then the data VL the arbiter grants among VLs whose head packet passes the
+//   credit test (iba-facts 3). One packet is on the wire at a time; it takes
+//   (bytes + framing) x 8 / rate, and arrives propagation later.
+// - Flow control per data VL (credits.hpp): the port sends a flow-control packet
+//   for a VL when its FCCL or FCTBS changed and fc_period has passed since the
+//   last one for that VL, and at once when the FCCL rose and the peer has less
+//   than half the VL's buffer (at most 2048 blocks) of credit left. Flow-control
+//   packets travel on this port's own transmit direction and take their share
+//   of it. VL15 is not flow-controlled.
+// - Receive: a data packet on a VL the port does not operate, longer than the
+//   MTU, or without room in its buffer is dropped and counted; otherwise it
+//   waits in its VL's buffer until the upper layer takes it (rx_pop), which
+//   frees its credits.
+
+#include <systemc>
+#include <tlm>
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "models/ib/packet.hpp"
+#include "models/link/credits.hpp"
+#include "models/link/ib_protocol.hpp"
+#include "models/link/link_timing.hpp"
+#include "models/link/port_config.hpp"
+#include "models/link/port_observer.hpp"
+#include "models/link/port_stats.hpp"
+#include "models/link/vl_arbiter.hpp"
+
+namespace hcasim::link {
+
+enum class SubmitResult { Queued, Dropped, Busy };
+
+// Values a VCD shows for the granted-VL signal besides a data VL or 15.
+constexpr uint32_t kGrantFlowControl = 16;
+constexpr uint32_t kGrantIdle = 31;
+
+class Port : public sc_core::sc_module,
+             public tlm::tlm_fw_transport_if<IbProtocol>,
+             public tlm::tlm_bw_transport_if<IbProtocol> {
+ public:
+  TxSocket tx{"tx"};
+  RxSocket rx{"rx"};
+
+  Port(const sc_core::sc_module_name& name, const PortConfig& config, ib::PacketPool& pool);
+  Port() = delete;
+  Port(const Port&) = delete;
+  Port& operator=(const Port&) = delete;
+
+  // Binds a.tx to b.rx and b.tx to a.rx; both directions get the link's timing.
+  static void connect(Port& a, Port& b, const LinkConfig& link);
+
+  // Transmit side. The port takes ownership unless the result is Busy.
+  SubmitResult submit(ib::Packet* p);                    // CA port: VL from the SL-to-VL table
+  SubmitResult submit_on_vl(ib::Packet* p, unsigned vl); // VL chosen by the caller (switch, SMA)
+  const sc_core::sc_event& tx_space_event() const { return tx_space_; }
+
+  // Receive side. The upper layer owns a packet after rx_pop.
+  const sc_core::sc_event& rx_ready_event() const { return rx_ready_; }
+  bool rx_empty(unsigned vl) const { return rxq_[vl].empty(); }
+  const ib::Packet* rx_front(unsigned vl) const { return rxq_[vl].front().packet; }
+  ib::Packet* rx_pop(unsigned vl);
+
+  unsigned vl_count() const { return vls_; }
+  const PortConfig& config() const { return config_; }
+  const LinkTiming& timing() const { return timing_; }
+  const Port* peer() const { return peer_; }
+  const PortStats& stats() const { return stats_; }
+  uint32_t rx_capacity_blocks(unsigned vl) const { return receiver_[vl].capacity_blocks(); }
+  uint32_t credits_available(unsigned vl) const { return sender_[vl].available(); }
+
+  void add_observer(PortObserver* o) { observers_.push_back(o); }
+  void trace(sc_core::sc_trace_file* tf) const;
+  // Closes open credit-stall intervals; call once after the simulation stops.
+  void finish();
+
+  // TLM interfaces (receive on fw, nothing on bw).
+  tlm::tlm_sync_enum nb_transport_fw(ib::Packet& p, tlm::tlm_phase& phase, sc_core::sc_time& delay) override;
+  void b_transport(ib::Packet& p, sc_core::sc_time& delay) override;
+  bool get_direct_mem_ptr(ib::Packet&, tlm::tlm_dmi&) override { return false; }
+  unsigned int transport_dbg(ib::Packet&) override { return 0; }
+  tlm::tlm_sync_enum nb_transport_bw(ib::Packet&, tlm::tlm_phase&, sc_core::sc_time&) override {
+    return tlm::TLM_COMPLETED;
+  }
+  void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
+
+ private:
+  struct Queued {
+    ib::Packet* packet;
+    uint32_t bytes;   // wire bytes
+    uint32_t blocks;  // credit blocks
+  };
+  struct FlowControlState {
+    uint16_t last_fccl = 0;
+    uint16_t last_fctbs = 0;
+    uint64_t last_ps = 0;
+    bool sent_once = false;
+  };
+
+  void start_of_simulation() override;
+  void tx_method();
+  void rx_method();
+  void fc_timer_method();
+
+  uint64_t now_ps() const { return sc_core::sc_time_stamp().value(); }
+  void transmit(ib::Packet* p, uint32_t grant);
+  ib::Packet* make_flow_control(unsigned vl);
+  void receive_data(ib::Packet* p);
+  void receive_flow_control(ib::Packet* p);
+  void drop(ib::Packet* p, unsigned vl, DropReason why);
+  void consider_flow_control(unsigned vl);
+  void open_stalls();   // the link went idle: start the stall of every VL blocked on credits
+  void close_stalls();  // the link carries something again
+  void wake_tx() { tx_wakeup_.notify(sc_core::SC_ZERO_TIME); }
+
+  PortConfig config_;
+  ib::PacketPool& pool_;
+  unsigned vls_;
+  std::array<uint8_t, kSlCount> sl2vl_;
+  VlArbiter arbiter_;
+  LinkTiming timing_{LinkConfig{}};
+  uint64_t fc_period_ps_ = LinkConfig{}.fc_period_ps;
+  const Port* peer_ = nullptr;
+
+  std::array<std::deque<Queued>, 16> txq_;
+  std::array<uint64_t, 16> txq_bytes_{};
+  std::array<CreditSender, kMaxDataVls> sender_;
+  std::array<CreditReceiver, kMaxDataVls> receiver_;
+  std::array<FlowControlState, kMaxDataVls> fc_;
+  uint32_t fc_pending_ = 0;           // bit per VL: a flow-control packet is due
+  uint64_t fc_timer_at_ = UINT64_MAX; // when fc_timer_ is armed for
+  std::array<uint64_t, kMaxDataVls> stall_since_{};  // 0 = not stalled, else start + 1
+  uint64_t tx_free_at_ = 0;
+
+  std::array<std::deque<Queued>, 16> rxq_;
+  uint64_t vl15_rx_bytes_ = 0;
+  std::deque<std::pair<uint64_t, ib::Packet*>> in_flight_;  // arrivals, in link order
+
+  sc_core::sc_event tx_wakeup_{"tx_wakeup"};
+  sc_core::sc_event rx_arrival_{"rx_arrival"};
+  sc_core::sc_event fc_timer_{"fc_timer"};
+  sc_core::sc_event tx_space_{"tx_space"};
+  sc_core::sc_event rx_ready_{"rx_ready"};
+
+  PortStats stats_;
+  std::vector<PortObserver*> observers_;
+
+  // Mirrors for VCD tracing.
+  std::array<uint32_t, 16> trace_credits_{};
+  std::array<uint32_t, 16> trace_rx_blocks_{};
+  std::array<uint32_t, 16> trace_tx_bytes_{};
+  uint32_t trace_grant_ = kGrantIdle;
+};
+
+}  // namespace hcasim::link

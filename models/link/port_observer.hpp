@@ -1,0 +1,29 @@
+#pragma once
+// Hooks through which checkers and tracers watch a port without the port
+// knowing them. Times are simulated picoseconds. Every hook has an empty
+// default so an observer implements only what it needs.
+
+#include <cstdint>
+
+#include "models/ib/packet.hpp"
+#include "models/link/port_stats.hpp"
+
+namespace hcasim::link {
+
+class Port;
+
+class PortObserver {
+ public:
+  virtual ~PortObserver() = default;
+  // A packet (data or flow control) starts on the wire; it arrives whole at arrival_ps.
+  virtual void on_transmit(const Port&, const ib::Packet&, uint64_t /*now_ps*/, uint64_t /*arrival_ps*/) {}
+  // A packet arrived at this port's receiver, before any check.
+  virtual void on_arrival(const Port&, const ib::Packet&, uint64_t /*now_ps*/) {}
+  // A data packet was stored in the receive buffer of its VL.
+  virtual void on_buffered(const Port&, const ib::Packet&, unsigned /*vl*/, uint32_t /*blocks*/) {}
+  // The upper layer took a data packet out of a receive buffer.
+  virtual void on_released(const Port&, unsigned /*vl*/, uint32_t /*blocks*/) {}
+  virtual void on_drop(const Port&, const ib::Packet&, DropReason, uint64_t /*now_ps*/) {}
+};
+
+}  // namespace hcasim::link

@@ -1,0 +1,18 @@
+#include "models/link/port_stats.hpp"
+
+namespace hcasim::link {
+
+const char* to_string(DropReason r) {
+  switch (r) {
+    case DropReason::SlToVl15: return "sl_to_vl15";
+    case DropReason::MtuExceeded: return "mtu_exceeded";
+    case DropReason::BadVl: return "bad_vl";
+    case DropReason::BufferOverflow: return "buffer_overflow";
+    case DropReason::Vl15Overflow: return "vl15_overflow";
+    case DropReason::LinkDown: return "link_down";
+    case DropReason::Count: break;
+  }
+  return "?";
+}
+
+}  // namespace hcasim::link

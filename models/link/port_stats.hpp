@@ -1,0 +1,42 @@
+#pragma once
+// Counters of one port, per VL, owned by the port. The statistics writer reads
+// them; the port never formats output.
+
+#include <array>
+#include <cstdint>
+
+namespace hcasim::link {
+
+enum class DropReason : uint8_t {
+  SlToVl15,        // seed 004 Table 25-2: an SL mapped to VL15 discards the data packet
+  MtuExceeded,     // payload longer than the port's MTU
+  BadVl,           // arrived on a VL the port does not operate
+  BufferOverflow,  // arrived without room in its receive buffer (a credit violation)
+  Vl15Overflow,    // VL15 is not flow-controlled: a full VL15 buffer drops
+  LinkDown,        // submitted to a port with no link
+  Count
+};
+constexpr std::size_t kDropReasonCount = static_cast<std::size_t>(DropReason::Count);
+const char* to_string(DropReason r);
+
+struct VlStats {
+  uint64_t tx_packets = 0;
+  uint64_t tx_bytes = 0;            // wire bytes, LRH through VCRC
+  uint64_t tx_payload_bytes = 0;
+  uint64_t rx_packets = 0;
+  uint64_t rx_bytes = 0;
+  uint64_t rx_payload_bytes = 0;
+  uint64_t credit_stall_ps = 0;     // time the link sat idle while this VL's head packet lacked credits
+  uint64_t rx_high_water_bytes = 0; // receive buffer occupancy, in 64-byte blocks x 64
+  uint64_t tx_high_water_bytes = 0; // transmit buffer occupancy, wire bytes
+  std::array<uint64_t, kDropReasonCount> drops{};
+};
+
+struct PortStats {
+  std::array<VlStats, 16> vl;
+  uint64_t fc_tx = 0;               // flow-control packets sent
+  uint64_t fc_rx = 0;               // flow-control packets received
+  uint64_t busy_ps = 0;             // time the transmitter was serializing
+};
+
+}  // namespace hcasim::link

@@ -1,0 +1,96 @@
+#pragma once
+// The IBA data-VL arbiter as plain logic (IBA 7.6.9; seed 004 "Detailed
+// Description of VL Arbitration"; iba-facts 3).
+//
+// Rules:
+// - Two tables, high and low priority, of up to 64 {VL, weight} entries each.
+//   A weight counts 64-byte blocks per turn (0 = the entry is skipped); a VL may
+//   appear several times and in both tables.
+// - Each table is served round robin from its current entry. An entry keeps the
+//   turn while its used count is below its weight and its VL has a packet that
+//   fits the credits; otherwise the turn moves to the next entry that can send.
+// - Weight policy for the cases the spec leaves open (iba-facts "Where the
+//   sources are silent"), chosen by name:
+//     overshoot: per packet; the last packet of a turn may overshoot the weight;
+//                the overshoot is forgotten when the turn moves on (default).
+//     deficit:   as overshoot, but the overshoot is carried into the entry's
+//                next turn (deficit round robin), so shares follow the weights
+//                for any packet size.
+// - LimitOfHighPriority (VLHighLimit) counts high-priority blocks in 4 KiB units
+//   (64 blocks) that may go before low priority gets a turn: 255 = unbounded (low
+//   may starve); 0 = one high packet, then low gets a turn if it has a packet.
+//   When the limit is used up and low has nothing, high goes on.
+// - VL15 and flow-control packets are not arbitrated here: the port sends them
+//   first (VL15 > flow control > data VLs, iba-facts 3).
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace hcasim::link {
+
+constexpr unsigned kMaxDataVls = 15;           // VL0..VL14 (seed 004: VLCap 5 = VL[14:0])
+constexpr unsigned kVl15 = 15;                 // management VL
+constexpr unsigned kMaxArbEntries = 64;        // iba-facts 3: VLArbHighCap / VLArbLowCap <= 64
+constexpr unsigned kHighLimitUnbounded = 255;  // iba-facts 3: 255 = unbounded
+constexpr uint32_t kHighLimitUnitBlocks = 64;  // 4 KiB in 64-byte blocks
+
+struct VlArbEntry {
+  uint8_t vl = 0;
+  uint8_t weight = 0;  // 64-byte blocks per turn, 0..255
+};
+
+enum class WeightPolicy { Overshoot, Deficit };
+
+struct VlArbConfig {
+  std::vector<VlArbEntry> high;        // high-priority table, <= 64 entries
+  std::vector<VlArbEntry> low;         // low-priority table, <= 64 entries
+  uint32_t high_limit = 0;             // LimitOfHighPriority, 4 KiB units, 255 = unbounded
+  WeightPolicy policy = WeightPolicy::Overshoot;
+};
+
+// Per data VL: the size in blocks of the head packet when it may be sent now
+// (it has credits), 0 when the VL cannot send.
+using VlCandidates = std::array<uint32_t, kMaxDataVls>;
+
+class VlArbiter {
+ public:
+  explicit VlArbiter(const VlArbConfig& config);
+
+  // Picks the VL that sends next and charges the packet to its table entry.
+  // Returns -1 when no entry of either table can send.
+  int grant(const VlCandidates& candidates);
+
+  // True when some entry of either table could send one of these candidates.
+  bool can_grant(const VlCandidates& candidates) const;
+
+ private:
+  class Table {
+   public:
+    Table(const std::vector<VlArbEntry>& entries, WeightPolicy policy);
+    int pick(const VlCandidates& c);
+    int pick_work_conserving(const VlCandidates& c);
+    bool has_candidate(const VlCandidates& c) const;
+
+   private:
+    bool sendable(const VlArbEntry& e, const VlCandidates& c) const {
+      return e.weight != 0 && e.vl < kMaxDataVls && c[e.vl] != 0;
+    }
+    void leave_current(bool exhausted);
+
+    std::vector<VlArbEntry> entries_;
+    std::vector<int64_t> carry_;   // deficit policy: blocks overshot in the last turn
+    WeightPolicy policy_;
+    std::size_t current_ = 0;
+    int64_t used_ = 0;             // blocks sent in the current entry's turn
+  };
+
+  Table high_;
+  Table low_;
+  bool unbounded_;
+  int64_t high_budget_reload_;     // blocks
+  int64_t high_budget_;
+  bool high_exhausted_ = false;
+};
+
+}  // namespace hcasim::link

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Benchmarks: builds a Release binary, runs each configs/bench/*.json (or the files
+# given), and prints packets/s, packet-hops/s, wall ns per packet-hop, the cost of
+# one timed SC_METHOD notification measured right after on the same machine, their
+# ratio, and peak memory. Target (issue 2): at most 10 timed-event costs per packet-hop.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+"$root/scripts/setup.sh"
+"$root/scripts/build.sh" "$root/build-release" -DCMAKE_BUILD_TYPE=Release
+bin="$root/build-release/hcasim"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+configs=("$@")
+[ ${#configs[@]} -eq 0 ] && configs=("$root"/configs/bench/*.json)
+for cfg in "${configs[@]}"; do
+  name="$(basename "$cfg" .json)"
+  "$bin" run "$cfg" --quiet --out "$work/$name" >/dev/null
+  event_ns="$("$bin" calibrate | sed -E 's/.*: ([0-9.]+) ns/\1/')"
+  python3 - "$work/$name/stats.json" "$event_ns" "$name" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+event_ns = float(sys.argv[2])
+w, r = s["wall"], s["run"]
+hop_ns = w["ns_per_packet_hop"]
+print(f"{sys.argv[3]}: {r['packets_delivered']} packets, {r['packet_hops']} packet-hops in {w['seconds']:.3f} s")
+print(f"  packets/s          {r['packets_delivered'] / w['seconds']:,.0f}")
+print(f"  packet-hops/s      {w['packet_hops_per_s']:,.0f}")
+print(f"  ns per packet-hop  {hop_ns:.1f}")
+print(f"  timed event        {event_ns:.1f} ns")
+print(f"  ratio              {hop_ns / event_ns:.2f} timed-event costs per packet-hop (target <= 10)")
+print(f"  peak memory        {w['peak_rss_bytes'] / 2**20:.1f} MiB")
+PY
+done

@@ -1,0 +1,101 @@
+#include "testbench/checkers/link_checker.hpp"
+
+#include <sstream>
+
+namespace hcasim::checkers {
+
+namespace {
+constexpr std::size_t kMaxMessages = 20;
+
+std::string describe(const ib::Packet& p) {
+  std::ostringstream o;
+  if (p.kind == ib::PacketKind::FlowControl)
+    o << "flow-control VL" << unsigned(p.fc.vl) << " FCTBS " << p.fc.fctbs << " FCCL " << p.fc.fccl;
+  else
+    o << "packet " << p.id << " VL" << unsigned(p.hdr.lrh.vl) << " " << p.wire_bytes() << " B";
+  return o.str();
+}
+}  // namespace
+
+void LinkChecker::watch(link::Port& port) {
+  port.add_observer(this);
+  views_[&port];
+}
+
+void LinkChecker::fail(uint64_t now_ps, const std::string& what) {
+  ++violations_;
+  if (messages_.size() < kMaxMessages) {
+    std::ostringstream o;
+    o << "t=" << now_ps << "ps: " << what;
+    messages_.push_back(o.str());
+  }
+}
+
+void LinkChecker::on_transmit(const link::Port& port, const ib::Packet& p, uint64_t now_ps, uint64_t arrival_ps) {
+  ++checked_;
+  PortView& v = view(port);
+  v.wire.push_back({p.id, arrival_ps, p.kind == ib::PacketKind::FlowControl});
+  if (p.kind != ib::PacketKind::Data || p.hdr.lrh.vl == link::kVl15) return;
+  VlView& vl = v.vl[p.hdr.lrh.vl];
+  vl.sent_blocks += link::blocks_for(p.wire_bytes());
+  if (!vl.limit_known || vl.sent_blocks > vl.limit_blocks)
+    fail(now_ps, std::string(port.name()) + " sent " + describe(p) + " without credit (blocks sent " +
+                     std::to_string(vl.sent_blocks) + ", limit " + std::to_string(vl.limit_blocks) + ")");
+}
+
+void LinkChecker::on_arrival(const link::Port& port, const ib::Packet& p, uint64_t now_ps) {
+  const link::Port* sender = port.peer();
+  if (sender != nullptr) {
+    PortView& s = view(*sender);
+    if (s.wire.empty()) {
+      fail(now_ps, std::string(port.name()) + " received " + describe(p) + " that no one sent");
+    } else {
+      const InFlight f = s.wire.front();
+      s.wire.pop_front();
+      const bool same = f.flow_control == (p.kind == ib::PacketKind::FlowControl) && (f.flow_control || f.id == p.id);
+      if (!same || f.arrival_ps != now_ps)
+        fail(now_ps, std::string(port.name()) + " received " + describe(p) + " out of order or at the wrong time");
+    }
+  }
+  if (p.kind != ib::PacketKind::FlowControl || p.fc.vl >= link::kVl15) return;
+  // This port transmits on the VL the flow-control packet grants.
+  VlView& vl = view(port).vl[p.fc.vl];
+  if (!vl.limit_known) {
+    vl.limit_blocks = p.fc.fccl;  // the counters start at 0 on both sides
+    vl.limit_known = true;
+  } else {
+    const uint32_t delta = (p.fc.fccl - vl.last_fccl) & link::kCreditMask;
+    if (delta <= link::kMaxAdvertisedBlocks) vl.limit_blocks += delta;
+    else vl.limit_blocks -= link::kCreditModulus - delta;
+  }
+  vl.last_fccl = p.fc.fccl;
+}
+
+void LinkChecker::on_buffered(const link::Port& port, const ib::Packet& p, unsigned vl, uint32_t blocks) {
+  if (vl == link::kVl15) return;
+  VlView& v = view(port).vl[vl];
+  v.buffered_blocks += blocks;
+  if (v.buffered_blocks > static_cast<int64_t>(port.rx_capacity_blocks(vl)))
+    fail(sc_core::sc_time_stamp().value(),
+         std::string(port.name()) + " VL" + std::to_string(vl) + " receive buffer overflows with " + describe(p));
+}
+
+void LinkChecker::on_released(const link::Port& port, unsigned vl, uint32_t blocks) {
+  if (vl != link::kVl15) view(port).vl[vl].buffered_blocks -= blocks;
+}
+
+void LinkChecker::on_drop(const link::Port& port, const ib::Packet& p, link::DropReason why, uint64_t now_ps) {
+  if (why == link::DropReason::BufferOverflow)
+    fail(now_ps, std::string(port.name()) + " dropped " + describe(p) + ": receive buffer full");
+}
+
+void LinkChecker::finish(uint64_t now_ps) {
+  for (auto& [port, v] : views_) {
+    for (const InFlight& f : v.wire)
+      if (f.arrival_ps <= now_ps)
+        fail(now_ps, std::string(port->name()) + ": packet " + std::to_string(f.id) + " due at " +
+                         std::to_string(f.arrival_ps) + "ps was lost on the link");
+  }
+}
+
+}  // namespace hcasim::checkers

@@ -1,0 +1,153 @@
+#include "testbench/simulation.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+
+#include "models/trace/port_stats_json.hpp"
+
+namespace hcasim {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+}  // namespace
+
+Simulation::Simulation(const fabric::FabricSpec& fabric, std::vector<workloads::FlowSpec> flows, RunOptions options)
+    : flows_(std::move(flows)),
+      results_(flows_.size()),
+      options_(std::move(options)),
+      fabric_(std::make_unique<fabric::Fabric>(fabric, pool_)),
+      recorder_(results_, pool_) {
+  for (unsigned i = 0; i < fabric_->hca_count(); ++i) fabric_->hca(i).set_sink(&recorder_);
+  std::map<std::pair<unsigned, unsigned>, std::vector<unsigned>> by_port;
+  for (unsigned f = 0; f < flows_.size(); ++f) {
+    workloads::FlowSpec& s = flows_[f];
+    if (s.src_node >= fabric_->hca_count() || s.dst_node >= fabric_->hca_count())
+      throw std::invalid_argument("flow " + s.name + ": no such node");
+    s.slid = fabric_->hca(s.src_node).lid(s.src_port);
+    s.dlid = fabric_->hca(s.dst_node).lid(0);
+    if (s.dest_qp == 0 && !s.vl15) s.dest_qp = 0x100 + f;
+    by_port[{s.src_node, s.src_port}].push_back(f);
+  }
+  for (auto& [where, list] : by_port) {
+    const std::string name = std::string("gen_") + fabric_->hca(where.first).port(where.second).name();
+    std::string safe = name;
+    std::replace(safe.begin(), safe.end(), '.', '_');
+    generators_.push_back(std::make_unique<workloads::RawGenerator>(safe.c_str(), fabric_->hca(where.first),
+                                                                    where.second, flows_, list, results_, pool_));
+  }
+  for (link::Port* p : fabric_->ports()) checker_.watch(*p);
+  if (options_.pcap) {
+    std::vector<link::Port*> chosen;
+    for (link::Port* p : fabric_->ports())
+      if (options_.pcap_ports.empty() ||
+          std::find(options_.pcap_ports.begin(), options_.pcap_ports.end(), p->name()) != options_.pcap_ports.end())
+        chosen.push_back(p);
+    capture_ = std::make_unique<trace::PacketCapture>(options_.out_dir + "/packets.pcap", chosen);
+  }
+  if (options_.vcd) waves_ = std::make_unique<trace::WaveTrace>(options_.out_dir + "/waves", fabric_->ports());
+}
+
+uint64_t Simulation::expected_packets() const {
+  uint64_t n = 0;
+  for (const workloads::FlowSpec& s : flows_) n += s.count;
+  return n;
+}
+
+void Simulation::report_progress(bool final_line) {
+  if (options_.quiet) return;
+  const double wall = seconds_since(started_);
+  const double sim_us = static_cast<double>(sc_core::sc_time_stamp().value()) / 1e6;
+  double done = -1;
+  if (options_.duration_ps) done = static_cast<double>(sc_core::sc_time_stamp().value()) / static_cast<double>(options_.duration_ps);
+  else if (expected_packets()) done = static_cast<double>(recorder_.delivered()) / static_cast<double>(expected_packets());
+  std::fprintf(stderr, "%ssim %.3f us", final_line ? "" : "\r", sim_us);
+  if (done >= 0) std::fprintf(stderr, "  %5.1f%%", 100.0 * std::min(done, 1.0));
+  std::fprintf(stderr, "  %.0f packets/s%s", wall > 0 ? static_cast<double>(recorder_.delivered()) / wall : 0.0,
+               final_line ? "\n" : "");
+  std::fflush(stderr);
+}
+
+void Simulation::run() {
+  using sc_core::sc_time;
+  started_ = Clock::now();
+  constexpr uint64_t kMaxChunkPs = 1'000'000'000'000;  // 1 s of simulated time
+  uint64_t chunk = 10'000'000;  // 10 us of simulated time, adapted to about 0.1-0.5 s of wall time
+  double last_report = 0;
+  bool reported = false;
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  while (sc_core::sc_pending_activity()) {
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    // At least up to the next pending event: with SC_EXIT_ON_STARVATION a
+    // window holding no event would not advance time.
+    uint64_t step = std::max<uint64_t>(chunk, sc_core::sc_time_to_pending_activity().value());
+    if (options_.duration_ps) {
+      if (now >= options_.duration_ps) break;
+      step = std::min(step, options_.duration_ps - now);
+    }
+    const auto t0 = Clock::now();
+    // With a duration, run to exact window ends (the last one is the duration);
+    // without, stop at the last event rather than at a window's end.
+    sc_core::sc_start(sc_time::from_value(step),
+                      options_.duration_ps ? sc_core::SC_RUN_TO_TIME : sc_core::SC_EXIT_ON_STARVATION);
+    const double took = seconds_since(t0);
+    if (took < 0.1 && chunk < kMaxChunkPs) chunk *= 2;
+    else if (took > 0.5 && chunk > 1000) chunk /= 2;
+    if (seconds_since(started_) - last_report >= 1.0) {
+      report_progress(false);
+      last_report = seconds_since(started_);
+      reported = true;
+    }
+  }
+  end_ps_ = sc_core::sc_time_stamp().value();
+  for (link::Port* p : fabric_->ports()) p->finish();
+  checker_.finish(end_ps_);
+  wall_s_ = seconds_since(started_);
+  if (reported) report_progress(true);
+}
+
+uint64_t Simulation::packet_hops() const {
+  uint64_t n = 0;
+  for (const link::Port* p : fabric_->ports()) {
+    n += p->stats().fc_tx;
+    for (const link::VlStats& v : p->stats().vl) n += v.tx_packets;
+  }
+  return n;
+}
+
+nlohmann::json Simulation::results_json() const {
+  nlohmann::json ports = nlohmann::json::array();
+  for (const link::Port* p : fabric_->ports()) ports.push_back(trace::port_stats_json(*p, end_ps_));
+  nlohmann::json flows = nlohmann::json::array();
+  for (std::size_t f = 0; f < flows_.size(); ++f) {
+    const workloads::FlowSpec& s = flows_[f];
+    const workloads::FlowResult& r = results_[f];
+    const uint64_t span = r.delivered > 0 ? r.last_delivery_ps - s.start_ps : 0;
+    flows.push_back({{"name", s.name},
+                     {"src", fabric_->hca(s.src_node).port(s.src_port).name()},
+                     {"dst", fabric_->hca(s.dst_node).port(0).name()},
+                     {"sl", s.sl},
+                     {"vl15", s.vl15},
+                     {"payload_bytes", s.payload},
+                     {"packets_sent", r.sent},
+                     {"packets_dropped_at_source", r.dropped_at_source},
+                     {"packets_delivered", r.delivered},
+                     {"bytes_delivered", r.delivered_bytes},
+                     {"payload_bytes_delivered", r.delivered_payload},
+                     {"throughput_bps", trace::bits_per_second(r.delivered_bytes, span)},
+                     {"data_throughput_bps", trace::bits_per_second(r.delivered_payload, span)},
+                     {"latency", trace::latency_json(r.latency_ps)}});
+  }
+  nlohmann::json violations = checker_.messages();
+  return {{"ports", ports},
+          {"flows", flows},
+          {"checker",
+           {{"ok", checker_.ok()},
+            {"violations", checker_.violations()},
+            {"packets_checked", checker_.packets_checked()},
+            {"first_violations", violations}}}};
+}
+
+}  // namespace hcasim

@@ -1,0 +1,92 @@
+#include "testbench/stats_document.hpp"
+
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <sstream>
+
+#include <systemc>
+
+namespace hcasim {
+
+std::string fnv1a_hex(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+namespace {
+uint64_t peak_rss_bytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<uint64_t>(u.ru_maxrss) * 1024;  // Linux reports KiB
+}
+}  // namespace
+
+nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta) {
+  nlohmann::json doc = sim.results_json();
+  const uint64_t hops = sim.packet_hops();
+  doc["schema"] = "hcasim-stats";
+  doc["version"] = kStatsSchemaVersion;
+  doc["run"] = {{"scenario", meta.scenario},
+                {"seed", meta.seed},
+                {"config_hash", meta.config_hash},
+                {"sim_time_ps", sim.sim_time_ps()},
+                {"delta_cycles", sc_core::sc_delta_count()},
+                {"packet_hops", hops},
+                {"packets_delivered", sim.packets_delivered()}};
+  const double wall = sim.wall_seconds();
+  doc["wall"] = {{"seconds", wall},
+                 {"packet_hops_per_s", wall > 0 ? static_cast<double>(hops) / wall : 0.0},
+                 {"ns_per_packet_hop", hops ? wall * 1e9 / static_cast<double>(hops) : 0.0},
+                 {"peak_rss_bytes", peak_rss_bytes()}};
+  return doc;
+}
+
+std::string human_summary(const nlohmann::json& s) {
+  std::ostringstream o;
+  char line[256];
+  const double sim_us = s["run"]["sim_time_ps"].get<double>() / 1e6;
+  std::snprintf(line, sizeof line, "%s: %.3f us simulated in %.3f s, %llu packet-hops\n",
+                s["run"]["scenario"].get<std::string>().c_str(), sim_us, s["wall"]["seconds"].get<double>(),
+                static_cast<unsigned long long>(s["run"]["packet_hops"].get<uint64_t>()));
+  o << line;
+  for (const auto& p : s["ports"]) {
+    uint64_t pkts = 0, drops = 0, stall = 0;
+    double data = 0;
+    for (const auto& v : p["vls"]) {
+      pkts += v["tx_packets"].get<uint64_t>();
+      data += v["tx_data_throughput_bps"].get<double>();
+      stall += v["credit_stall_ps"].get<uint64_t>();
+      for (const auto& d : v["drops"]) drops += d.get<uint64_t>();
+    }
+    std::snprintf(line, sizeof line,
+                  "  port %-10s sent %llu packets, data %.3f Gb/s, link busy %.1f%%, FC packets %llu, credit stall %.3f us, drops %llu\n",
+                  p["name"].get<std::string>().c_str(), static_cast<unsigned long long>(pkts), data / 1e9,
+                  100.0 * p["utilization"].get<double>(),
+                  static_cast<unsigned long long>(p["fc_packets_sent"].get<uint64_t>()), static_cast<double>(stall) / 1e6,
+                  static_cast<unsigned long long>(drops));
+    o << line;
+  }
+  for (const auto& f : s["flows"]) {
+    const auto& l = f["latency"];
+    std::snprintf(line, sizeof line,
+                  "  flow %-10s %llu/%llu delivered, data %.3f Gb/s, latency p50 %.1f ns p99 %.1f ns max %.1f ns\n",
+                  f["name"].get<std::string>().c_str(), static_cast<unsigned long long>(f["packets_delivered"].get<uint64_t>()),
+                  static_cast<unsigned long long>(f["packets_sent"].get<uint64_t>()),
+                  f["data_throughput_bps"].get<double>() / 1e9, l["p50_ns"].get<double>(), l["p99_ns"].get<double>(),
+                  l["max_ns"].get<double>());
+    o << line;
+  }
+  const auto& c = s["checker"];
+  o << "  checker: " << (c["ok"].get<bool>() ? "ok" : "FAILED") << ", " << c["violations"].get<uint64_t>()
+    << " violations in " << c["packets_checked"].get<uint64_t>() << " packets\n";
+  return o.str();
+}
+
+}  // namespace hcasim

@@ -1,0 +1,134 @@
+// The command line: strict validation with one-line errors (exit 2), outputs,
+// determinism, and the pcap read back by the stock tshark.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+#include "testbench/tests/scenarios/cli_util.hpp"
+
+using namespace hcasim::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kBase = R"({
+  "name": "cli",
+  "port": { "data_vls": 8, "mtu": 4096, "vl_buffer": "64KiB" },
+  "link": { "speed": "HDR", "width": "4x", "propagation": "2m" },
+  "workload": { "flows": [ { "src": "hca0.p1", "dst": "hca1.p1", "sl": 1, "payload": "4KiB", "count": 200 },
+                           { "src": "hca1.p1", "dst": "hca0.p1", "sl": 0, "payload": "100B", "count": 50 } ] }
+})";
+
+struct BadCase {
+  const char* what;
+  std::string sets;   // --set arguments applied to kBase
+  const char* path;   // the JSON path the error must name
+};
+
+}  // namespace
+
+TEST_CASE("bad configs each give one clear line naming the JSON path - and exit 2") {
+  const auto dir = scratch("bad-configs");
+  const std::string base = write_file(dir / "base.json", kBase);
+  REQUIRE(run_command("validate " + base, dir).exit_code == 0);
+  const std::vector<BadCase> cases = {
+      {"misspelt key", "--set port.mtuu=4096", "port.mtuu"},
+      {"wrong unit", "--set link.propagation=3parsec", "link.propagation"},
+      {"negative size", "--set port.vl_buffer=-64", "port.vl_buffer"},
+      {"VL beyond the operational VLs in SL2VL",
+       "--set port.data_vls=2 --set 'port.sl2vl=[0,1,5,0,0,0,0,0,0,0,0,0,0,0,0,0]'", "port.sl2vl.2"},
+      {"VL beyond the operational VLs in VLArb", "--set port.data_vls=2 --set port.vlarb.low=0:64,5:64",
+       "port.vlarb.low"},
+      {"weight over 255", "--set port.vlarb.low=0:300", "port.vlarb.low"},
+      {"MTU not in the set", "--set port.mtu=5000", "port.mtu"},
+      {"unknown speed", "--set link.speed=XDR", "link.speed"},
+      {"wrong type", "--set workload.flows.0.count=many", "workload.flows.0.count"},
+      {"SL out of range", "--set workload.flows.0.sl=16", "workload.flows.0.sl"},
+      {"unknown port", "--set workload.flows.1.dst=hca7.p1", "workload.flows.1.dst"},
+      {"endless flow without a duration", "--set workload.flows.0.count=0", "workload.flows.0.count"},
+      {"operational VLs above VLCap", "--set port.data_vls=4 --set port.operational_vls=8", "port.operational_vls"},
+      {"buffer smaller than one packet", "--set port.vl_buffer=1KiB", "port.vl_buffer"},
+      {"fc period out of range", "--set link.fc_period=0ns", "link.fc_period"},
+      {"bad rate", "--set workload.flows.0.rate=fast", "workload.flows.0.rate"},
+      {"fraction where an integer is needed", "--set workload.flows.0.count=2.5", "workload.flows.0.count"},
+      {"unknown key in an override", "--set 'port_overrides=[{\"port\":\"hca1.p1\",\"mtuu\":1}]'",
+       "port_overrides.0.mtuu"},
+      {"override of a port that does not exist", "--set 'port_overrides=[{\"port\":\"hca9.p1\"}]'",
+       "port_overrides.0.port"},
+      {"operational VLs differ across a link", "--set 'port_overrides=[{\"port\":\"hca1.p1\",\"data_vls\":4}]'",
+       "port_overrides"},
+      {"set without a value", "--set port.mtu", "--set"},
+  };
+  for (const BadCase& c : cases) {
+    INFO(c.what);
+    const CommandResult r = run_command("validate " + base + " " + c.sets, dir);
+    INFO("stderr: " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.err.find(std::string(c.path) + ":") != std::string::npos);
+    CHECK(r.err.find("accepted") != std::string::npos);
+  }
+}
+
+TEST_CASE("unreadable input: missing file - invalid JSON - unknown command - bad seed") {
+  const auto dir = scratch("bad-input");
+  const std::string broken = write_file(dir / "broken.json", "{ \"name\": ");
+  for (const std::string& args : {std::string("validate ") + (dir / "missing.json").string(), "validate " + broken,
+                                  std::string("frobnicate"), "run " + broken + " --seed -3"}) {
+    INFO(args);
+    const CommandResult r = run_command(args, dir);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind("hcasim: ", 0) == 0);
+  }
+}
+
+TEST_CASE("run writes stats.json and the resolved config - the resolved config reproduces the run") {
+  const auto dir = scratch("run-outputs");
+  const std::string base = write_file(dir / "base.json", kBase);
+  const CommandResult first = run_command("run " + base + " --quiet --out " + (dir / "a").string(), dir);
+  INFO(first.err);
+  REQUIRE(first.exit_code == 0);
+  const auto stats = nlohmann::json::parse(slurp(dir / "a" / "stats.json"));
+  REQUIRE(stats["schema"] == "hcasim-stats");
+  REQUIRE(stats["version"] == 1);
+  REQUIRE(stats["checker"]["ok"] == true);
+  REQUIRE(stats["flows"][0]["packets_delivered"] == 200);
+  REQUIRE(stats["flows"][1]["packets_delivered"] == 50);
+  REQUIRE(stats["ports"][0]["vls"][1]["tx_packets"] == 200);  // SL1 -> VL1 by default
+  // The resolved config is complete, valid, and runs to the same statistics.
+  const std::string resolved = (dir / "a" / "scenario.resolved.json").string();
+  REQUIRE(run_command("validate " + resolved, dir).exit_code == 0);
+  REQUIRE(run_command("run " + resolved + " --quiet --out " + (dir / "b").string(), dir).exit_code == 0);
+  auto a = nlohmann::json::parse(slurp(dir / "a" / "stats.json"));
+  auto b = nlohmann::json::parse(slurp(dir / "b" / "stats.json"));
+  a.erase("wall");
+  b.erase("wall");
+  REQUIRE(a == b);
+}
+
+TEST_CASE("same scenario and seed give byte-identical stats apart from wall-clock fields") {
+  const auto dir = scratch("determinism");
+  const std::string base = write_file(dir / "base.json", kBase);
+  for (const char* out : {"x", "y"})
+    REQUIRE(run_command("run " + base + " --quiet --seed 7 --out " + (dir / out).string(), dir).exit_code == 0);
+  auto x = nlohmann::json::parse(slurp(dir / "x" / "stats.json"));
+  auto y = nlohmann::json::parse(slurp(dir / "y" / "stats.json"));
+  REQUIRE(x["run"]["seed"] == 7);
+  x.erase("wall");
+  y.erase("wall");
+  REQUIRE(x.dump() == y.dump());
+}
+
+TEST_CASE("run refuses an output folder holding files it did not write") {
+  const auto dir = scratch("out-guard");
+  const std::string base = write_file(dir / "base.json", kBase);
+  fs::create_directories(dir / "mine");
+  write_file(dir / "mine" / "notes.txt", "keep me");
+  const CommandResult r = run_command("run " + base + " --quiet --out " + (dir / "mine").string(), dir);
+  REQUIRE(r.exit_code == 2);
+  REQUIRE(count_lines(r.err) == 1);
+  REQUIRE(slurp(dir / "mine" / "notes.txt") == "keep me");
+  REQUIRE_FALSE(fs::exists(dir / "mine" / "stats.json"));
+}

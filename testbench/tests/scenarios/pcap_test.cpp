@@ -1,0 +1,91 @@
+// The pcap a run writes, read back by the stock tshark: every data packet's
+// LRH and BTH fields are what the model sent (iba-facts "Looking at packets").
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include "testbench/tests/scenarios/cli_util.hpp"
+
+using namespace hcasim::test;
+
+namespace {
+
+std::vector<std::vector<std::string>> tshark_fields(const std::string& pcap, const std::vector<std::string>& fields) {
+  std::string cmd = "tshark -r " + pcap + " -T fields -E separator=/t";
+  for (const std::string& f : fields) cmd += " -e " + f;
+  cmd += " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::vector<std::vector<std::string>> rows;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, p)) {
+    std::string line(buf);
+    if (!line.empty() && line.back() == '\n') line.pop_back();
+    std::vector<std::string> cols;
+    std::stringstream s(line);
+    std::string c;
+    while (std::getline(s, c, '\t')) cols.push_back(c);
+    cols.resize(fields.size());
+    rows.push_back(cols);
+  }
+  REQUIRE(pclose(p) == 0);
+  return rows;
+}
+
+uint64_t num(const std::string& s) { return std::stoull(s, nullptr, 0); }
+
+}  // namespace
+
+TEST_CASE("tshark reads the model's pcap with the field values the model put in") {
+  REQUIRE(std::system("command -v tshark >/dev/null") == 0);  // scripts/setup.sh installs it
+  const auto dir = scratch("pcap");
+  const std::string scenario = write_file(dir / "s.json", R"({
+    "name": "pcap",
+    "workload": { "flows": [
+      { "src": "hca0.p1", "dst": "hca1.p1", "sl": 1, "payload": "4KiB", "count": 40 },
+      { "src": "hca1.p1", "dst": "hca0.p1", "sl": 0, "payload": "101B", "count": 30 },
+      { "src": "hca0.p1", "dst": "hca1.p1", "vl15": true, "payload": "256B", "count": 5 } ] }
+  })");
+  const CommandResult r = run_command("run " + scenario + " --quiet --pcap --out " + (dir / "out").string(), dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto rows = tshark_fields((dir / "out" / "packets.pcap").string(),
+                                  {"infiniband.lrh.vl", "infiniband.lrh.sl", "infiniband.lrh.dlid",
+                                   "infiniband.lrh.slid", "infiniband.lrh.pktlen", "infiniband.bth.opcode",
+                                   "infiniband.bth.destqp", "infiniband.bth.psn", "infiniband.deth.q_key",
+                                   "infiniband.bth.padcnt"});
+  // Per (SLID, VL): packets in PSN order with the expected headers.
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> next_psn;
+  int data = 0;
+  for (const auto& c : rows) {
+    if (c[0].empty()) continue;  // a flow-control packet
+    ++data;
+    const uint64_t vl = num(c[0]), sl = num(c[1]), dlid = num(c[2]), slid = num(c[3]), pktlen = num(c[4]);
+    INFO("vl " << vl << " sl " << sl << " dlid " << dlid << " slid " << slid << " pktlen " << pktlen);
+    REQUIRE(num(c[5]) == 0x64);                 // UD SEND only
+    REQUIRE(num(c[8]) == 0x80010000);           // GSI Q_Key
+    if (slid == 1 && vl == 1) {                 // flow 0: hca0 (LID 1) -> hca1 (LID 2), SL1 -> VL1
+      REQUIRE(sl == 1);
+      REQUIRE(dlid == 2);
+      REQUIRE(pktlen == (8 + 12 + 8 + 4096 + 4) / 4);
+      REQUIRE(num(c[6]) == 0x100);
+      REQUIRE(num(c[9]) == 0);
+    } else if (slid == 2) {                     // flow 1: hca1 -> hca0, SL0 -> VL0, 101 bytes + 3 pad
+      REQUIRE(vl == 0);
+      REQUIRE(dlid == 1);
+      REQUIRE(pktlen == (8 + 12 + 8 + 101 + 3 + 4) / 4);
+      REQUIRE(num(c[6]) == 0x101);
+      REQUIRE(num(c[9]) == 3);
+    } else {                                    // flow 2: management on VL15 to QP0
+      REQUIRE(vl == 15);
+      REQUIRE(dlid == 2);
+      REQUIRE(num(c[6]) == 0);
+      REQUIRE(pktlen == (8 + 12 + 8 + 256 + 4) / 4);
+    }
+    REQUIRE(num(c[7]) == next_psn[{slid, vl}]++);
+  }
+  REQUIRE(data == 40 + 30 + 5);
+}

@@ -1,0 +1,100 @@
+#include "testbench/workloads/raw_generator.hpp"
+
+#include <cmath>
+
+#include "models/ib/opcodes.hpp"
+#include "models/link/spawn.hpp"
+
+namespace hcasim::workloads {
+
+namespace {
+constexpr uint32_t kGsiQKey = 0x80010000;  // iba-facts 1: DETH Q_Key of the GSI
+constexpr uint64_t kIdStride = uint64_t{1} << 40;  // packet ids: node index in the top bits
+}  // namespace
+
+RawGenerator::RawGenerator(const sc_core::sc_module_name& name, hca::Hca& hca, unsigned port,
+                           const std::vector<FlowSpec>& specs, std::vector<unsigned> flows,
+                           std::vector<FlowResult>& results, ib::PacketPool& pool)
+    : sc_module(name),
+      hca_(hca),
+      port_(hca.port(port)),
+      specs_(specs),
+      results_(results),
+      pool_(pool),
+      next_id_((flows.empty() ? 0 : specs[flows.front()].src_node + 1) * kIdStride) {
+  for (unsigned f : flows) active_.push_back({f});
+  link::spawn_method("run", wake_, [this] { run(); });
+  link::spawn_method("space", port_.tx_space_event(), [this] { run(); });
+}
+
+void RawGenerator::start_of_simulation() {
+  uint64_t first = UINT64_MAX;
+  for (Active& a : active_) {
+    const FlowSpec& s = specs_[a.index];
+    a.next_ps = s.start_ps;
+    first = std::min(first, s.start_ps);
+    // Packet size on the wire does not depend on the sequence number.
+    ib::Packet* probe = make_packet(a);
+    const uint32_t bytes = probe->wire_bytes();
+    pool_.release(probe);
+    if (s.load > 0)
+      a.interval_ps = static_cast<uint64_t>(std::llround(port_.timing().serialization_ps(bytes) / s.load));
+    else if (s.rate_bps > 0)
+      a.interval_ps = static_cast<uint64_t>(std::llround(8.0 * bytes * 1e12 / s.rate_bps));
+  }
+  if (first != UINT64_MAX) wake_.notify(sc_core::sc_time::from_value(first));
+}
+
+ib::Packet* RawGenerator::make_packet(const Active& a) {
+  const FlowSpec& s = specs_[a.index];
+  ib::Packet* p = pool_.acquire();
+  ib::Headers& h = p->hdr;
+  h.lrh.sl = s.sl;
+  h.lrh.lnh = ib::Lnh::IbaLocal;
+  h.lrh.dlid = s.dlid;
+  h.lrh.slid = s.slid;
+  h.bth.opcode = ib::op::kUdSendOnly;
+  h.bth.dest_qp = s.vl15 ? 0 : s.dest_qp;
+  h.bth.psn = static_cast<uint32_t>(results_[a.index].sent & 0xFFFFFF);
+  h.deth.q_key = kGsiQKey;
+  h.deth.src_qp = s.vl15 ? 0 : s.dest_qp;
+  p->payload_len = s.payload;
+  p->finalize_lengths();
+  p->flow = a.index;
+  p->seq = results_[a.index].sent;
+  p->id = next_id_++;
+  p->created_ps = sc_core::sc_time_stamp().value();
+  return p;
+}
+
+void RawGenerator::run() {
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  uint64_t next_wake = UINT64_MAX;
+  const std::size_t n = active_.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    Active& a = active_[(turn_ + k) % n];
+    const FlowSpec& s = specs_[a.index];
+    FlowResult& r = results_[a.index];
+    while (s.count == 0 || r.sent + r.dropped_at_source < s.count) {
+      if (a.next_ps > now) {
+        next_wake = std::min(next_wake, a.next_ps);
+        break;
+      }
+      ib::Packet* p = a.pending != nullptr ? a.pending : make_packet(a);
+      const link::SubmitResult res = s.vl15 ? port_.submit_on_vl(p, link::kVl15) : port_.submit(p);
+      if (res == link::SubmitResult::Busy) {
+        a.pending = p;
+        break;
+      }
+      a.pending = nullptr;
+      if (res == link::SubmitResult::Queued) ++r.sent;
+      else ++r.dropped_at_source;
+      a.next_ps = a.interval_ps == 0 ? now : a.next_ps + a.interval_ps;
+      if (a.interval_ps == 0 && n > 1) break;  // saturating flows of one port alternate
+    }
+  }
+  turn_ = n ? (turn_ + 1) % n : 0;
+  if (next_wake != UINT64_MAX) wake_.notify(sc_core::sc_time::from_value(next_wake - now));
+}
+
+}  // namespace hcasim::workloads

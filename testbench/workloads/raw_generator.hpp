@@ -1,0 +1,56 @@
+#pragma once
+// Raw packet generator for one HCA port: link and switch studies without the
+// transport layer. Each flow sends UD SEND-only packets (LRH, BTH, DETH; QP0 on
+// VL15 for management flows) of a fixed payload to one destination LID.
+//
+// Rules:
+// - A saturating flow keeps its port's transmit buffer full: it submits until
+//   the port answers Busy and resumes when the port frees space.
+// - A rate-limited flow submits one packet every bytes x 8 / rate (or every
+//   serialization time / load); if the port is busy it resumes when space frees
+//   and keeps its schedule.
+// - Flows of one port take turns round robin, so none starves another.
+// - A flow stops after `count` packets (0 = never).
+
+#include <systemc>
+
+#include <cstdint>
+#include <vector>
+
+#include "models/hca/hca.hpp"
+#include "testbench/workloads/flow.hpp"
+
+namespace hcasim::workloads {
+
+class RawGenerator : public sc_core::sc_module {
+ public:
+  // `flows` indexes into `specs` / `results`; all share this port.
+  RawGenerator(const sc_core::sc_module_name& name, hca::Hca& hca, unsigned port, const std::vector<FlowSpec>& specs,
+               std::vector<unsigned> flows, std::vector<FlowResult>& results, ib::PacketPool& pool);
+  RawGenerator() = delete;
+  RawGenerator(const RawGenerator&) = delete;
+  RawGenerator& operator=(const RawGenerator&) = delete;
+
+ private:
+  struct Active {
+    unsigned index;            // flow index
+    uint64_t interval_ps = 0;  // 0 = saturate
+    uint64_t next_ps = 0;
+    ib::Packet* pending = nullptr;  // built but refused as Busy
+  };
+  void start_of_simulation() override;
+  void run();
+  ib::Packet* make_packet(const Active& a);
+
+  hca::Hca& hca_;
+  link::Port& port_;
+  const std::vector<FlowSpec>& specs_;
+  std::vector<FlowResult>& results_;
+  ib::PacketPool& pool_;
+  std::vector<Active> active_;
+  std::size_t turn_ = 0;
+  uint64_t next_id_;
+  sc_core::sc_event wake_{"wake"};
+};
+
+}  // namespace hcasim::workloads
