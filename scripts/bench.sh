@@ -6,7 +6,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/setup.sh"
-"$root/scripts/build.sh" "$root/build-release" -DCMAKE_BUILD_TYPE=Release
+"$root/scripts/build.sh" "$root/build-release" -DCMAKE_BUILD_TYPE=Release >/dev/null
 bin="$root/build-release/hcasim"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

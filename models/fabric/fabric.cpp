@@ -39,7 +39,10 @@ Fabric::Fabric(const FabricSpec& spec, ib::PacketPool& pool) : spec_(spec) {
   for (const NodeSpec& n : spec.hcas) {
     hcas_.push_back(std::make_unique<hca::Hca>(n.name.c_str(), n.ports, lid, pool));
     lid = static_cast<uint16_t>(lid + n.ports.size());
-    for (unsigned p = 0; p < hcas_.back()->port_count(); ++p) ports_.push_back(&hcas_.back()->port(p));
+    for (unsigned p = 0; p < hcas_.back()->port_count(); ++p) {
+      hcas_.back()->port(p).set_id(static_cast<unsigned>(ports_.size()));
+      ports_.push_back(&hcas_.back()->port(p));
+    }
   }
   for (const LinkSpec& l : spec.links)
     link::Port::connect(hcas_[l.node_a]->port(l.port_a), hcas_[l.node_b]->port(l.port_b), l.config);

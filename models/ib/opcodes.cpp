@@ -74,7 +74,9 @@ constexpr OpcodeTable kTable = make_table();
 
 const OpcodeInfo& opcode_info(uint8_t opcode) { return kTable[opcode]; }
 
-unsigned ext_header_size(ExtHeader h) {
+namespace {
+
+constexpr unsigned size_of(ExtHeader h) {
   switch (h) {
     case ExtHeader::Deth: return kDethBytes;
     case ExtHeader::Feth: return kFethBytes;
@@ -88,14 +90,21 @@ unsigned ext_header_size(ExtHeader h) {
   return 0;
 }
 
-unsigned ext_header_bytes(uint8_t opcode) {
-  const OpcodeInfo& info = kTable[opcode];
-  unsigned bytes = 0;
-  for (unsigned bit = 0; bit < 8; ++bit) {
-    const auto h = static_cast<ExtHeader>(1u << bit);
-    if (info.ext & h) bytes += ext_header_size(h);
-  }
-  return bytes;
+// Extended-header bytes per opcode, summed once at compile time (it is on the
+// per-packet path).
+constexpr std::array<uint8_t, 256> make_ext_bytes() {
+  std::array<uint8_t, 256> t{};
+  for (unsigned op = 0; op < 256; ++op)
+    for (unsigned bit = 0; bit < 8; ++bit)
+      if (kTable[op].ext & (1u << bit)) t[op] = static_cast<uint8_t>(t[op] + size_of(static_cast<ExtHeader>(1u << bit)));
+  return t;
 }
+constexpr std::array<uint8_t, 256> kExtBytes = make_ext_bytes();
+
+}  // namespace
+
+unsigned ext_header_size(ExtHeader h) { return size_of(h); }
+
+unsigned ext_header_bytes(uint8_t opcode) { return kExtBytes[opcode]; }
 
 }  // namespace hcasim::ib

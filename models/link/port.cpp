@@ -156,7 +156,7 @@ void Port::transmit(ib::Packet* p, uint32_t grant) {
     s.tx_bytes += bytes;
     s.tx_payload_bytes += p->payload_len;
     trace_tx_bytes_[vl] = static_cast<uint32_t>(txq_bytes_[vl]);
-    tx_space_.notify(sc_core::SC_ZERO_TIME);
+    tx_space_.notify();  // the upper layer may refill in this same evaluation phase
   } else {
     ++stats_.fc_tx;
   }
@@ -274,7 +274,7 @@ void Port::receive_data(ib::Packet* p) {
   rxq_[vl].push_back({p, bytes, blocks});
   for (PortObserver* o : observers_) o->on_buffered(*this, *p, vl, blocks);
   if (vl != kVl15) consider_flow_control(vl);
-  rx_ready_.notify(sc_core::SC_ZERO_TIME);
+  rx_ready_.notify();  // the upper layer may take it in this same evaluation phase
 }
 
 ib::Packet* Port::rx_pop(unsigned vl) {

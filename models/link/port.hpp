@@ -75,6 +75,11 @@ class Port : public sc_core::sc_module,
   const ib::Packet* rx_front(unsigned vl) const { return rxq_[vl].front().packet; }
   ib::Packet* rx_pop(unsigned vl);
 
+  // Position of the port in its fabric (set by the builder): an index for
+  // per-port tables of checkers and tracers.
+  unsigned id() const { return id_; }
+  void set_id(unsigned id) { id_ = id; }
+
   unsigned vl_count() const { return vls_; }
   const PortConfig& config() const { return config_; }
   const LinkTiming& timing() const { return timing_; }
@@ -125,7 +130,10 @@ class Port : public sc_core::sc_module,
   void consider_flow_control(unsigned vl);
   void open_stalls();   // the link went idle: start the stall of every VL blocked on credits
   void close_stalls();  // the link carries something again
-  void wake_tx() { tx_wakeup_.notify(sc_core::SC_ZERO_TIME); }
+  // While a packet is on the wire a wakeup at its end is already pending.
+  void wake_tx() {
+    if (now_ps() >= tx_free_at_) tx_wakeup_.notify(sc_core::SC_ZERO_TIME);
+  }
 
   PortConfig config_;
   ib::PacketPool& pool_;
@@ -135,6 +143,7 @@ class Port : public sc_core::sc_module,
   LinkTiming timing_{LinkConfig{}};
   uint64_t fc_period_ps_ = LinkConfig{}.fc_period_ps;
   const Port* peer_ = nullptr;
+  unsigned id_ = 0;
 
   std::array<std::deque<Queued>, 16> txq_;
   std::array<uint64_t, 16> txq_bytes_{};

@@ -19,7 +19,11 @@ std::string describe(const ib::Packet& p) {
 
 void LinkChecker::watch(link::Port& port) {
   port.add_observer(this);
-  views_[&port];
+  if (views_.size() <= port.id()) {
+    views_.resize(port.id() + 1);
+    ports_.resize(port.id() + 1, nullptr);
+  }
+  ports_[port.id()] = &port;
 }
 
 void LinkChecker::fail(uint64_t now_ps, const std::string& what) {
@@ -90,12 +94,11 @@ void LinkChecker::on_drop(const link::Port& port, const ib::Packet& p, link::Dro
 }
 
 void LinkChecker::finish(uint64_t now_ps) {
-  for (auto& [port, v] : views_) {
-    for (const InFlight& f : v.wire)
+  for (std::size_t i = 0; i < views_.size(); ++i)
+    for (const InFlight& f : views_[i].wire)
       if (f.arrival_ps <= now_ps)
-        fail(now_ps, std::string(port->name()) + ": packet " + std::to_string(f.id) + " due at " +
+        fail(now_ps, std::string(ports_[i]->name()) + ": packet " + std::to_string(f.id) + " due at " +
                          std::to_string(f.arrival_ps) + "ps was lost on the link");
-  }
 }
 
 }  // namespace hcasim::checkers

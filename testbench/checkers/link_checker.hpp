@@ -16,7 +16,6 @@
 #include <cstdint>
 #include <deque>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "models/link/port.hpp"
@@ -58,9 +57,10 @@ class LinkChecker : public link::PortObserver {
     std::deque<InFlight> wire;   // packets this port sent, not yet arrived
   };
   void fail(uint64_t now_ps, const std::string& what);
-  PortView& view(const link::Port& p) { return views_[&p]; }
+  PortView& view(const link::Port& p) { return views_[p.id()]; }
 
-  std::unordered_map<const link::Port*, PortView> views_;
+  std::vector<PortView> views_;          // by port id
+  std::vector<const link::Port*> ports_; // by port id
   uint64_t violations_ = 0;
   uint64_t checked_ = 0;
   std::vector<std::string> messages_;
