@@ -132,3 +132,11 @@ TEST_CASE("run refuses an output folder holding files it did not write") {
   REQUIRE(slurp(dir / "mine" / "notes.txt") == "keep me");
   REQUIRE_FALSE(fs::exists(dir / "mine" / "stats.json"));
 }
+
+TEST_CASE("docs/scenario-reference.md is what hcasim params prints") {
+  const auto dir = scratch("params");
+  const CommandResult r = run_command("params", dir);
+  REQUIRE(r.exit_code == 0);
+  // Regenerate with: build/hcasim params > docs/scenario-reference.md
+  REQUIRE(r.out == slurp(fs::path(HCASIM_SOURCE_DIR) / "docs" / "scenario-reference.md"));
+}
