@@ -31,24 +31,36 @@ uint64_t packets(const Simulation& sim, unsigned vl) { return sim.fabric().ports
 
 }  // namespace
 
-TEST_CASE("weights 1:3 with one-block packets: byte shares 25% / 75% over 10 000+ packets") {
-  // 28-byte payload: 62 bytes on the wire = one 64-byte block per packet.
-  REQUIRE(ud_wire_bytes(28) == 62);
-  auto pc = two_vl_port({}, {{0, 1}, {1, 3}}, 0);
-  auto sim = run_b2b(pc, pc, link::LinkConfig{}, {flow(0, 28, 0), flow(1, 28, 0)}, 200'000'000);
+// Two saturated low-priority VLs with the given table; byte shares of VL0 and
+// VL1 within 1% (relative) of the expected values over at least 10,000 packets.
+void check_shares(std::vector<link::VlArbEntry> low, uint32_t payload, uint64_t duration_ps, double share0,
+                  link::WeightPolicy policy = link::WeightPolicy::Overshoot) {
+  auto pc = two_vl_port({}, std::move(low), 0);
+  pc.vlarb.policy = policy;
+  auto sim = run_b2b(pc, pc, link::LinkConfig{}, {flow(0, payload, 0), flow(1, payload, 0)}, duration_ps);
   REQUIRE(packets(*sim, 0) + packets(*sim, 1) >= 10000);
-  CHECK(byte_share(*sim, 0, {0, 1}) == Approx(0.25).margin(0.01));
-  CHECK(byte_share(*sim, 1, {0, 1}) == Approx(0.75).margin(0.01));
+  CHECK(byte_share(*sim, 0, {0, 1}) == Approx(share0).epsilon(0.01));
+  CHECK(byte_share(*sim, 1, {0, 1}) == Approx(1.0 - share0).epsilon(0.01));
   REQUIRE(sim->checker().ok());
 }
 
+TEST_CASE("weights 1:3 with one-block packets: byte shares 25% / 75% over 10 000+ packets") {
+  // 28-byte payload: 62 bytes on the wire = one 64-byte block per packet.
+  REQUIRE(ud_wire_bytes(28) == 62);
+  check_shares({{0, 1}, {1, 3}}, 28, 200'000'000, 0.25);
+}
+
 TEST_CASE("weights 64:192 with 4 KiB packets: byte shares 25% / 75% over 10 000+ packets") {
-  auto pc = two_vl_port({}, {{0, 64}, {1, 192}}, 0);
-  auto sim = run_b2b(pc, pc, link::LinkConfig{}, {flow(0, 4096, 0), flow(1, 4096, 0)}, 2'000'000'000);
-  REQUIRE(packets(*sim, 0) + packets(*sim, 1) >= 10000);
-  CHECK(byte_share(*sim, 0, {0, 1}) == Approx(0.25).margin(0.01));
-  CHECK(byte_share(*sim, 1, {0, 1}) == Approx(0.75).margin(0.01));
-  REQUIRE(sim->checker().ok());
+  check_shares({{0, 64}, {1, 192}}, 4096, 2'000'000'000, 0.25);
+}
+
+TEST_CASE("weights 1:3 with 4 KiB packets: the overshoot policy alternates packets") {
+  // Each turn sends one 65-block packet, which overshoots either weight.
+  check_shares({{0, 1}, {1, 3}}, 4096, 2'000'000'000, 0.5);
+}
+
+TEST_CASE("weights 16:48 with 4 KiB packets: the deficit policy keeps 25% / 75%") {
+  check_shares({{0, 16}, {1, 48}}, 4096, 2'000'000'000, 0.25, link::WeightPolicy::Deficit);
 }
 
 TEST_CASE("a VL absent from both tables gets nothing") {
