@@ -1,6 +1,7 @@
 #include "models/fabric/scenario.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "models/fabric/units.hpp"
 
@@ -149,6 +150,12 @@ link::PortConfig port_config(const Scenario& s, const std::string& port) {
 
 Scenario load_scenario(const nlohmann::json& root) {
   Scenario s = read_config<Scenario>(root);
+  const bool plain = !s.name.empty() && std::all_of(s.name.begin(), s.name.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.';
+  });
+  if (!plain || s.name[0] == '.')
+    throw ConfigError("name", "'" + s.name + "' is not a plain name (it names the default output folder); "
+                              "accepted: letters, digits, '_', '-' and '.', not starting with '.'");
   check_port(s.port, "port");
   for (std::size_t i = 0; i < s.port_overrides.size(); ++i) {
     const std::string at = "port_overrides." + std::to_string(i);

@@ -16,7 +16,6 @@ RawGenerator::RawGenerator(const sc_core::sc_module_name& name, hca::Hca& hca, u
                            const std::vector<FlowSpec>& specs, std::vector<unsigned> flows,
                            std::vector<FlowResult>& results, ib::PacketPool& pool)
     : sc_module(name),
-      hca_(hca),
       port_(hca.port(port)),
       specs_(specs),
       results_(results),

@@ -42,7 +42,6 @@ class RawGenerator : public sc_core::sc_module {
   void run();
   ib::Packet* make_packet(const Active& a);
 
-  hca::Hca& hca_;
   link::Port& port_;
   const std::vector<FlowSpec>& specs_;
   std::vector<FlowResult>& results_;

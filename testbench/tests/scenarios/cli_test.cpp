@@ -60,6 +60,7 @@ TEST_CASE("bad configs each give one clear line naming the JSON path - and exit 
       {"operational VLs differ across a link", "--set 'port_overrides=[{\"port\":\"hca1.p1\",\"data_vls\":4}]'",
        "port_overrides"},
       {"set without a value", "--set port.mtu", "--set"},
+      {"scenario name that is a path", "--set name=../x", "name"},
   };
   for (const BadCase& c : cases) {
     INFO(c.what);
