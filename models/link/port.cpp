@@ -6,7 +6,6 @@
 
 namespace hcasim::link {
 
-using sc_core::SC_PS;
 using sc_core::sc_time;
 
 namespace {
@@ -114,7 +113,10 @@ void Port::tx_method() {
     return;
   }
   if (fc_pending_ != 0) {
-    const unsigned vl = static_cast<unsigned>(__builtin_ctz(fc_pending_));
+    // Round robin among the VLs with a flow-control packet due.
+    const uint32_t later = fc_pending_ & ~((1u << fc_next_) - 1);
+    const unsigned vl = static_cast<unsigned>(__builtin_ctz(later != 0 ? later : fc_pending_));
+    fc_next_ = (vl + 1) % vls_;
     transmit(make_flow_control(vl), kGrantFlowControl);
     return;
   }

@@ -151,6 +151,7 @@ class Port : public sc_core::sc_module,
   std::array<CreditReceiver, kMaxDataVls> receiver_;
   std::array<FlowControlState, kMaxDataVls> fc_;
   uint32_t fc_pending_ = 0;           // bit per VL: a flow-control packet is due
+  unsigned fc_next_ = 0;              // where the round robin over due VLs resumes
   uint64_t fc_timer_at_ = UINT64_MAX; // when fc_timer_ is armed for
   std::array<uint64_t, kMaxDataVls> stall_since_{};  // 0 = not stalled, else start + 1
   uint64_t tx_free_at_ = 0;
