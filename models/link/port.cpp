@@ -195,8 +195,13 @@ void Port::consider_flow_control(unsigned vl) {
   if (!fccl_changed && sender_[vl].fctbs() == f.last_fctbs) return;
   const uint64_t now = now_ps();
   const uint64_t due = f.sent_once ? f.last_ps + fc_period_ps_ : now;
-  const uint32_t half = std::min(receiver_[vl].capacity_blocks(), kMaxAdvertisedBlocks) / 2;
-  const bool urgent = fccl_changed && receiver_[vl].sender_headroom(f.last_fccl) < half;
+  // The peer would stall if the credit it holds runs out before a packet sent
+  // at `due` could reach it.
+  const uint64_t headroom_ps =
+      timing_.serialization_ps(receiver_[vl].sender_headroom(f.last_fccl) * kCreditBlockBytes);
+  const uint64_t fcp_arrives_ps =
+      (due > now ? due - now : 0) + timing_.serialization_ps(ib::kFlowControlBytes) + timing_.propagation_ps();
+  const bool urgent = fccl_changed && headroom_ps < fcp_arrives_ps;
   if (urgent || now >= due) {
     fc_pending_ |= 1u << vl;
     wake_tx();

@@ -14,10 +14,11 @@
 //   (bytes + framing) x 8 / rate, and arrives propagation later.
 // - Flow control per data VL (credits.hpp): the port sends a flow-control packet
 //   for a VL when its FCCL or FCTBS changed and fc_period has passed since the
-//   last one for that VL, and at once when the FCCL rose and the peer has less
-//   than half the VL's buffer (at most 2048 blocks) of credit left. Flow-control
-//   packets travel on this port's own transmit direction and take their share
-//   of it. VL15 is not flow-controlled.
+//   last one for that VL, and at once when the FCCL rose and the peer would
+//   otherwise stall: the credit it holds lasts less time on the wire than a
+//   flow-control packet sent at the end of the period would take to reach it.
+//   Flow-control packets travel on this port's own transmit direction and take
+//   their share of it. VL15 is not flow-controlled.
 // - Receive: a data packet on a VL the port does not operate, longer than the
 //   MTU, or without room in its buffer is dropped and counted; otherwise it
 //   waits in its VL's buffer until the upper layer takes it (rx_pop), which

@@ -86,3 +86,29 @@ TEST_CASE("SL-to-VL mapping puts each SL on its VL") {
   REQUIRE(s.vl[2].rx_packets == 20);
   REQUIRE(s.vl[1].rx_packets == 30);
 }
+
+TEST_CASE("a long cable is credit bound: one buffer of packets per credit round trip") {
+  // 64 KiB = 1024 blocks holds 15 packets of 65 blocks. A packet's credit comes
+  // back one round trip after it started: its serialization, the propagation
+  // there, a flow-control packet's serialization and the propagation back.
+  link::PortConfig pc;
+  link::LinkConfig lc;
+  lc.length_m = 1000;  // 5 us each way
+  const uint64_t n = 20000;
+  auto sim = run_b2b(pc, pc, lc, {flow(0, 4096, n)});
+  const auto& r = sim->flow_results()[0];
+  REQUIRE(r.delivered == n);
+  REQUIRE(sim->checker().ok());
+  const link::LinkTiming t(lc);
+  const double rtt_ps = static_cast<double>(t.serialization_ps(ud_wire_bytes(4096)) + t.serialization_ps(6) +
+                                            2 * t.propagation_ps());
+  const double window = (pc.vl_buffer_bytes / 64) / 65;  // whole packets in the advertised credit
+  const double bound = window * 4096 * 8 * 1e12 / rtt_ps;
+  const double measured = 8.0 * 4096.0 * static_cast<double>(n - 1) * 1e12 /
+                          static_cast<double>(r.last_delivery_ps - r.first_delivery_ps);
+  INFO("measured " << measured / 1e9 << " Gb/s, credit-loop bound " << bound / 1e9 << " Gb/s");
+  REQUIRE(measured <= bound * 1.001);
+  REQUIRE(measured >= bound * 0.99);
+  // The sender waits for credits most of the time, and it is reported.
+  REQUIRE(sim->fabric().ports()[0]->stats().vl[0].credit_stall_ps > 0.5 * (r.last_delivery_ps - r.first_delivery_ps));
+}
