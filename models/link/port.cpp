@@ -34,8 +34,11 @@ void Port::connect(Port& a, Port& b, const LinkConfig& link) {
   b.tx.bind(a.rx);
   a.timing_ = LinkTiming(link);
   b.timing_ = LinkTiming(link);
-  a.fc_period_ps_ = link.fc_period_ps;
-  b.fc_period_ps_ = link.fc_period_ps;
+  for (Port* p : {&a, &b}) {
+    p->fc_period_ps_ = link.fc_period_ps;
+    p->block_ps_ = static_cast<double>(kCreditBlockBytes) * 8e12 / p->timing_.data_rate_bps();
+    p->fc_flight_ps_ = p->timing_.serialization_ps(ib::kFlowControlBytes) + p->timing_.propagation_ps();
+  }
   a.peer_ = &b;
   b.peer_ = &a;
 }
@@ -190,25 +193,24 @@ ib::Packet* Port::make_flow_control(unsigned vl) {
 void Port::consider_flow_control(unsigned vl) {
   if (fc_pending_ & (1u << vl)) return;
   const FlowControlState& f = fc_[vl];
-  const uint16_t fccl = receiver_[vl].fccl();
-  const bool fccl_changed = !f.sent_once || fccl != f.last_fccl;
+  const bool fccl_changed = !f.sent_once || receiver_[vl].fccl() != f.last_fccl;
   if (!fccl_changed && sender_[vl].fctbs() == f.last_fctbs) return;
   const uint64_t now = now_ps();
   const uint64_t due = f.sent_once ? f.last_ps + fc_period_ps_ : now;
-  // The peer would stall if the credit it holds runs out before a packet sent
-  // at `due` could reach it.
-  const uint64_t headroom_ps =
-      timing_.serialization_ps(receiver_[vl].sender_headroom(f.last_fccl) * kCreditBlockBytes);
-  const uint64_t fcp_arrives_ps =
-      (due > now ? due - now : 0) + timing_.serialization_ps(ib::kFlowControlBytes) + timing_.propagation_ps();
-  const bool urgent = fccl_changed && headroom_ps < fcp_arrives_ps;
-  if (urgent || now >= due) {
+  if (now >= due || (fccl_changed && peer_would_stall(vl, due - now))) {
     fc_pending_ |= 1u << vl;
     wake_tx();
   } else if (due < fc_timer_at_ || fc_timer_at_ <= now) {
     fc_timer_at_ = due;
     fc_timer_.notify(ps(due - now));
   }
+}
+
+bool Port::peer_would_stall(unsigned vl, uint64_t wait_ps) const {
+  // The credit the peer holds keeps its link busy for this long...
+  const double headroom_ps = receiver_[vl].sender_headroom(fc_[vl].last_fccl) * block_ps_;
+  // ...and a flow-control packet sent after waiting reaches it this late.
+  return headroom_ps < static_cast<double>(wait_ps + fc_flight_ps_);
 }
 
 void Port::fc_timer_method() {

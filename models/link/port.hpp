@@ -129,6 +129,7 @@ class Port : public sc_core::sc_module,
   void receive_flow_control(ib::Packet* p);
   void drop(ib::Packet* p, unsigned vl, DropReason why);
   void consider_flow_control(unsigned vl);
+  bool peer_would_stall(unsigned vl, uint64_t wait_ps) const;
   void open_stalls();   // the link went idle: start the stall of every VL blocked on credits
   void close_stalls();  // the link carries something again
   // While a packet is on the wire a wakeup at its end is already pending.
@@ -143,6 +144,8 @@ class Port : public sc_core::sc_module,
   VlArbiter arbiter_;
   LinkTiming timing_{LinkConfig{}};
   uint64_t fc_period_ps_ = LinkConfig{}.fc_period_ps;
+  double block_ps_ = 0;               // time one credit block takes on the wire
+  uint64_t fc_flight_ps_ = 0;         // serialization + propagation of a flow-control packet
   const Port* peer_ = nullptr;
   unsigned id_ = 0;
 
