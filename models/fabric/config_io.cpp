@@ -194,19 +194,21 @@ void ConfigReader::check_list(const nlohmann::json& v, const std::string& key, c
 
 void ConfigReader::uint(const std::string& key, uint32_t& value, uint32_t min, uint32_t max,
                         const std::string& /*help*/) {
-  const nlohmann::json* v = take(key);
-  if (!v) return;
-  const std::string text = accepted::uint_range(min, max, std::numeric_limits<uint32_t>::max());
-  const uint64_t wide = json_unsigned(*v, key_path(key), text);
-  if (wide < min || wide > max) out_of_range(key_path(key), *v, text);
+  uint64_t wide = value;
+  read_unsigned(key, wide, min, max, std::numeric_limits<uint32_t>::max());
   value = static_cast<uint32_t>(wide);
 }
 
 void ConfigReader::uint64(const std::string& key, uint64_t& value, uint64_t min, uint64_t max,
                           const std::string& /*help*/) {
+  read_unsigned(key, value, min, max, std::numeric_limits<uint64_t>::max());
+}
+
+void ConfigReader::read_unsigned(const std::string& key, uint64_t& value, uint64_t min, uint64_t max,
+                                 uint64_t type_max) {
   const nlohmann::json* v = take(key);
   if (!v) return;
-  const std::string text = accepted::uint_range(min, max, std::numeric_limits<uint64_t>::max());
+  const std::string text = accepted::uint_range(min, max, type_max);
   const uint64_t n = json_unsigned(*v, key_path(key), text);
   if (n < min || n > max) out_of_range(key_path(key), *v, text);
   value = n;

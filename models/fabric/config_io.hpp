@@ -129,6 +129,8 @@ class ConfigReader {
 
  private:
   const nlohmann::json* take(const std::string& key);
+  // An unsigned integer in [min, max]; type_max names the field's own limit in errors.
+  void read_unsigned(const std::string& key, uint64_t& value, uint64_t min, uint64_t max, uint64_t type_max);
   std::string key_path(const std::string& key) const { return join_path(path_, key); }
   std::size_t pick(const nlohmann::json& v, const std::string& key, const std::vector<std::string>& labels) const;
   // A unit quantity (bytes, time, rate, length): parse, range-check, assign. Defined in the .cpp.
