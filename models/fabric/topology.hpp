@@ -10,10 +10,13 @@
 // - A port is on at most one link; a link never joins a port to itself.
 // - Node names are unique; a port is named "<node>.p<number>".
 // - Link parameters left unset take the scenario's link defaults.
+// - A node has 1 to kMaxPorts ports: port numbers are one byte in an LFT, and
+//   0xFF is OpenSM's "no path" (iba-facts 4).
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "models/link/link_timing.hpp"
@@ -21,6 +24,9 @@
 namespace hcasim::fabric {
 
 enum class NodeKind { Hca, Switch };
+
+constexpr unsigned kMaxPorts = 254;          // iba-facts 4: LFT entries are one byte, 0xFF = no path
+constexpr unsigned kNoNode = 0xFFFFFFFFu;    // LinkEnd::node of "no node"
 
 struct TopoNode {
   std::string name;
@@ -53,11 +59,20 @@ struct Topology {
   std::vector<TopoLink> links;
 };
 
+// Field by field (link order and end order matter).
+bool operator==(const TopoNode& a, const TopoNode& b);
+bool operator==(const LinkParams& a, const LinkParams& b);
+bool operator==(const TopoLink& a, const TopoLink& b);
+bool operator==(const Topology& a, const Topology& b);
+inline bool operator!=(const Topology& a, const Topology& b) { return !(a == b); }
+
 // Why the topology is inconsistent ("" when it is fine): a port number out of
-// range, a port on two links, a port linked to itself, a duplicate node name.
+// range, a port on two links, a port linked to itself, a duplicate or empty
+// node name, a port count outside 1..kMaxPorts.
 std::string check_topology(const Topology& t);
 
-// Adjacency of a topology, built once: the far end of every port.
+// Adjacency of a topology, built once: the far end of every port. The
+// topology must pass check_topology and outlive the index.
 class TopologyIndex {
  public:
   explicit TopologyIndex(const Topology& t);
@@ -70,10 +85,12 @@ class TopologyIndex {
 
  private:
   std::vector<std::vector<int>> link_of_;  // [node][port] -> link index or -1
-  std::vector<std::vector<LinkEnd>> peer_;
+  std::vector<std::vector<LinkEnd>> peer_;   // [node][port] -> far end, node kNoNode when unlinked
+  std::unordered_map<std::string, int> names_;
   const Topology* topo_;
 };
 
+// "<node name>.p<port>", e.g. "sw1_0.p3".
 std::string port_name(const Topology& t, const LinkEnd& e);
 
 }  // namespace hcasim::fabric
