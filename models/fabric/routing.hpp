@@ -13,6 +13,33 @@
 //   never turn from a down link to an up link, ranks by BFS from the roots
 //   (given by name, or detected automatically); both route each of the 2^LMC
 //   LIDs of a port separately.
+// - Port balancing (iba-facts 7, minhop step 3), per switch, LIDs in ascending
+//   order: among the allowed ports pick the one with the fewest LIDs counted so
+//   far, the lowest port number on a tie. With LMC > 0 a port towards a
+//   neighbour switch that no earlier LID of the same target port uses comes
+//   first. LIDs of switches are routed the same way but not counted (OpenSM's
+//   default port_profile_switch_nodes = FALSE).
+// - A switch's own LID maps to 0; an HCA port's LIDs map, on the switch it is
+//   linked to, to that link's port; on other switches to an allowed port.
+//   Only switches forward. LIDs no switch can reach, and LIDs of an HCA port
+//   that is unlinked or linked to another HCA, are kNoPath everywhere.
+// - minhop allows every port to a switch one hop nearer the target switch.
+// - updown ranks: BFS over switches from all roots (roots 0). The move u -> v
+//   is up when rank(v) < rank(u), or at equal rank when v has the larger GUID,
+//   or the larger node index when the GUIDs are equal (0 = none given).
+//   Per target switch a layered BFS finds the fewest hops over paths with no
+//   down -> up turn; a switch that reaches the target by down moves alone at
+//   its fewest hops uses only such ports and may be entered by a down move, any
+//   other switch uses its up ports and may not. If that leaves a switch of the
+//   target's component without a path, the target is routed "down first"
+//   instead: shortest down-only path where one exists, otherwise up towards
+//   the nearest such switch, which always reaches every switch.
+// - Automatic roots, per connected component of switches: the switches whose
+//   largest hop distance to any switch with an HCA attached (to any switch,
+//   when none has one) is smallest; when that picks every switch of the
+//   component (a torus, a dragonfly), only the first. For a k-ary n-tree these
+//   are its top-level switches. OpenSM instead reads a histogram of CA hop
+//   distances. A component with none of the named roots gets automatic ones.
 
 #include <array>
 #include <cstdint>
@@ -59,8 +86,10 @@ struct Routes {
 Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& config);
 
 // The switch ports a packet leaves through from HCA port `src` to `dlid`:
-// each entry is (switch node, output port). `ok` is false when the path hits
-// kNoPath, a dead end or a loop.
+// each entry is (switch node, output port). `ok` is true when the packet
+// reaches the LID's owner (the port itself for its own LIDs, with no hops);
+// false when the path hits kNoPath, a dead end, the wrong HCA, or a loop
+// (more hops than switches).
 struct Path {
   std::vector<LinkEnd> hops;
   bool ok = false;
