@@ -1,0 +1,66 @@
+// Wall time of LID assignment, routing and the credit-loop check on the fabric
+// sizes `hcasim validate` meets: fat_tree k=32 n=2 (1,024 hosts, 64 switches)
+// and k=11 n=3 (1,331 hosts, 363 switches). Printed, not asserted (a loaded
+// machine must not fail the suite); the results are checked for sense only.
+// A sanitizer build, about ten times slower, uses smaller trees.
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <iostream>
+
+#include "models/fabric/credit_loops.hpp"
+#include "models/fabric/topology_generators.hpp"
+
+namespace f = hcasim::fabric;
+
+#if defined(__SANITIZE_ADDRESS__)
+#define HCASIM_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HCASIM_SANITIZED 1
+#endif
+#endif
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void time_fat_tree(unsigned k, unsigned levels) {
+  const f::Topology t = f::fat_tree_topology(k, levels);
+  const f::Sl2VlLookup sl2vl = [](unsigned, unsigned, unsigned) {
+    std::array<uint8_t, 16> table{};
+    for (unsigned sl = 0; sl < 16; ++sl) table[sl] = static_cast<uint8_t>(sl % 8);
+    return table;
+  };
+  for (auto algorithm : {f::RoutingAlgorithm::MinHop, f::RoutingAlgorithm::UpDown}) {
+    f::RoutingConfig config;
+    config.algorithm = algorithm;
+    const auto start = std::chrono::steady_clock::now();
+    const f::Lids lids = f::assign_lids(t, 0);
+    const f::Routes routes = f::compute_routes(t, lids, config);
+    const double route_s = seconds_since(start);
+    const auto check_start = std::chrono::steady_clock::now();
+    const f::CreditLoopReport report = f::find_credit_loop(t, lids, routes, sl2vl);
+    const double check_s = seconds_since(check_start);
+    std::cout << "fat_tree k=" << k << " n=" << levels << " ("
+              << (algorithm == f::RoutingAlgorithm::MinHop ? "minhop" : "updown") << "): routes " << route_s * 1e3
+              << " ms, credit-loop check " << check_s * 1e3 << " ms, " << report.dependencies << " dependencies\n";
+    CHECK_FALSE(report.loop);
+    CHECK(report.dependencies > 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("timing of routing and credit-loop check on large fat trees", "[timing]") {
+#ifdef HCASIM_SANITIZED
+  time_fat_tree(16, 2);
+  time_fat_tree(6, 3);
+#else
+  time_fat_tree(32, 2);
+  time_fat_tree(11, 3);
+#endif
+}
