@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace hcasim::fabric {
 
@@ -81,29 +80,41 @@ class Checker {
       for (unsigned p = 1; p <= t.nodes[n].ports; ++p) port_of_channel_.push_back({n, p});
     }
     width_.assign(t.nodes.size(), 0);
-    used_.resize(t.nodes.size());
+    hop_at_.resize(t.nodes.size());
     sources_.resize(t.nodes.size());
     for (unsigned n = 0; n < t.nodes.size(); ++n) {
       if (!is_switch(n)) continue;
       width_[n] = t.nodes[n].ports + 1;
-      used_[n].assign(std::size_t{width_[n]} * width_[n], 0);
+      hop_at_[n].assign(std::size_t{width_[n]} * width_[n], kNone);
       for (unsigned p = 1; p <= t.nodes[n].ports; ++p) {
         const auto peer = index_.peer(n, p);
         if (peer && !is_switch(peer->node)) sources_[n].push_back({p, *peer});
       }
       if (!sources_[n].empty()) source_switches_.push_back(n);
     }
+    hca_table_.assign(channel_count(), kNone);
   }
 
   CreditLoopReport run();
 
  private:
+  // A (switch, input port, output port) that some route uses: one
+  // dependency of the graph without VLs.
+  struct Hop {
+    uint32_t from = 0, to = 0;        // channels: arriving at the input port, leaving by the output port
+    uint32_t table = kNone;           // SL-to-VL table id of (switch, in, out)
+    std::array<uint16_t, 16> vls{};   // [VL in]: set of VLs out (dependencies with VLs)
+  };
+
   bool is_switch(unsigned n) const { return t_.nodes[n].kind == NodeKind::Switch; }
   uint32_t channel(unsigned node, unsigned port) const { return channel_[node] + port - 1; }
+  uint32_t channel(const LinkEnd& e) const { return channel(e.node, e.port); }
   uint32_t channel_count() const { return channel_.back(); }
+  uint32_t& hop_at(unsigned s, unsigned in, unsigned out) { return hop_at_[s][std::size_t{in} * width_[s] + out]; }
 
   // The output port of switch n for the current LID, or 0 when it does not forward it on a link.
   unsigned forward(unsigned n) const {
+    if (n >= routes_.lft.size()) return 0;
     const std::vector<uint8_t>& lft = routes_.lft[n];
     if (lid_ >= lft.size()) return 0;
     const unsigned port = lft[lid_];
@@ -116,7 +127,7 @@ class Checker {
   void walk_destination();
   void plain_edges();
   void vl_edges(const std::vector<uint8_t>& sls);
-  uint32_t table_id(unsigned node, unsigned in, unsigned out);
+  uint32_t intern(const Table& table);
   CreditLoopReport report(const std::vector<uint32_t>& cycle, bool with_vls, unsigned vl) const;
 
   const Topology& t_;
@@ -127,7 +138,8 @@ class Checker {
   std::vector<uint32_t> channel_;            // node -> first channel id (ports 1..N follow)
   std::vector<LinkEnd> port_of_channel_;
   std::vector<unsigned> width_;              // switch: ports + 1
-  std::vector<std::vector<uint8_t>> used_;   // switch node -> [in * width + out]: dependency seen
+  std::vector<std::vector<uint32_t>> hop_at_;  // switch node -> [in * width + out] -> index into hops_, or kNone
+  std::vector<Hop> hops_;
   std::vector<std::vector<std::pair<unsigned, LinkEnd>>> sources_;  // switch -> (its port, HCA port there)
   std::vector<unsigned> source_switches_;
 
@@ -142,12 +154,12 @@ class Checker {
   // SL-to-VL tables, deduplicated.
   std::vector<Table> tables_;
   std::unordered_map<Table, uint32_t, TableHash> table_ids_;
-  std::unordered_map<uint64_t, uint32_t> table_of_;  // (node, in, out) -> table id
+  std::vector<uint32_t> hca_table_;           // HCA port channel -> table id of its own traffic
 
-  std::vector<uint16_t> mask_;                // vl_edges scratch
-  std::vector<unsigned> feeders_;
-  std::vector<uint64_t> plain_;               // channel -> channel
-  std::unordered_set<uint64_t> with_vl_;      // (channel, VL) -> (channel, VL)
+  // vl_edges scratch.
+  std::vector<uint16_t> mask_;                // [switch node * classes + class]: VLs it sends
+  std::vector<unsigned> feeders_;             // switch node -> active switches feeding it, not yet handled
+  std::vector<unsigned> ready_;
 };
 
 void Checker::walk_destination() {
@@ -169,10 +181,13 @@ void Checker::walk_destination() {
 
 void Checker::plain_edges() {
   const auto add = [this](unsigned s, unsigned in, unsigned out) {
-    uint8_t& seen = used_[s][std::size_t{in} * width_[s] + out];
-    if (seen) return;
-    seen = 1;
-    plain_.push_back(uint64_t{channel(index_.peer(s, in)->node, index_.peer(s, in)->port)} << 32 | channel(s, out));
+    uint32_t& hop = hop_at(s, in, out);
+    if (hop != kNone) return;
+    hop = static_cast<uint32_t>(hops_.size());
+    Hop h;
+    h.from = channel(*index_.peer(s, in));
+    h.to = channel(s, out);
+    hops_.push_back(h);
   };
   for (unsigned s : active_) {
     if (out_[s] == 0) continue;
@@ -186,84 +201,77 @@ void Checker::plain_edges() {
   }
 }
 
-uint32_t Checker::table_id(unsigned node, unsigned in, unsigned out) {
-  const uint64_t key = (uint64_t{node} << 16 | in) << 16 | out;
-  const auto it = table_of_.find(key);
-  if (it != table_of_.end()) return it->second;
-  const Table table = sl2vl_(node, in, out);
+uint32_t Checker::intern(const Table& table) {
   const auto [pos, fresh] = table_ids_.emplace(table, static_cast<uint32_t>(tables_.size()));
   if (fresh) tables_.push_back(table);
-  table_of_.emplace(key, pos->second);
   return pos->second;
 }
 
-// Dependencies of the SLs in `sls` on their VLs, for the current LID. The VLs
-// a switch sends on are known once every switch feeding it has been handled,
-// so switches go in feeding order (a routing loop is iterated to a fixed point).
+// Dependencies of the SL classes `sls` (one SL each) on their VLs, for the
+// current LID. The VLs a switch sends on are known once every switch feeding
+// it has been handled, so switches go in feeding order; a routing loop is
+// iterated until nothing changes.
 void Checker::vl_edges(const std::vector<uint8_t>& sls) {
   const std::size_t classes = sls.size();
-  std::vector<uint16_t>& mask = mask_;        // [switch node * classes + class]: VLs it sends
-  std::vector<unsigned>& feeders = feeders_;  // switch node -> active switches feeding it not yet handled
-  mask.resize(t_.nodes.size() * classes);
-  feeders.resize(t_.nodes.size());
+  mask_.resize(t_.nodes.size() * classes);
+  feeders_.resize(t_.nodes.size());
   for (unsigned s : active_) {
-    std::fill_n(&mask[s * classes], classes, uint16_t{0});
-    feeders[s] = 0;
+    std::fill_n(&mask_[s * classes], classes, uint16_t{0});
+    feeders_[s] = 0;
   }
-  // Traffic entering switch s at port `in` on VLs `vls` (per class).
+  // Traffic entering switch s at port `in` on VL sets `vls` (per class); true when s sends on a new VL.
   const auto enter = [&](unsigned s, unsigned in, const uint16_t* vls) {
     if (out_[s] == 0) return false;
-    const Table& table = tables_[table_id(s, in, out_[s])];
-    const LinkEnd from = *index_.peer(s, in);
-    const uint64_t in_channel = channel(from.node, from.port), out_channel = channel(s, out_[s]);
+    Hop& hop = hops_[hop_at(s, in, out_[s])];
+    const Table& table = tables_[hop.table];
     bool changed = false;
     for (std::size_t c = 0; c < classes; ++c) {
       const uint8_t vl = table[sls[c]];
       if (vl >= kDropVl || vls[c] == 0) continue;
-      for (unsigned v = 0; v < kDropVl; ++v) {
-        if (vls[c] >> v & 1) with_vl_.insert((in_channel * 16 + v) << 32 | (out_channel * 16 + vl));
+      const uint16_t bit = static_cast<uint16_t>(1u << vl);
+      for (uint16_t in_vls = vls[c]; in_vls != 0; in_vls &= static_cast<uint16_t>(in_vls - 1)) {
+        hop.vls[__builtin_ctz(in_vls)] |= bit;
       }
-      uint16_t& sent = mask[s * classes + c];
-      changed |= !(sent >> vl & 1);
-      sent |= static_cast<uint16_t>(1u << vl);
+      uint16_t& sent = mask_[s * classes + c];
+      changed |= (sent & bit) == 0;
+      sent |= bit;
     }
     return changed;
   };
-  std::vector<uint16_t> vls(classes);
+  uint16_t vls[16];
   for (unsigned s : active_) {
     for (const auto& [port, hca] : sources_[s]) {
       if (hca == owner_) continue;
-      const Table& own = tables_[table_id(hca.node, 0, hca.port)];
+      const Table& own = tables_[hca_table_[channel(hca)]];
       for (std::size_t c = 0; c < classes; ++c) vls[c] = own[sls[c]] < kDropVl ? static_cast<uint16_t>(1u << own[sls[c]]) : 0;
-      enter(s, port, vls.data());
+      enter(s, port, vls);
     }
-    if (next_[s].node != kNoNode) ++feeders[next_[s].node];
+    if (next_[s].node != kNoNode) ++feeders_[next_[s].node];
   }
-  std::vector<unsigned> ready;
+  ready_.clear();
   for (unsigned s : active_) {
-    if (feeders[s] == 0) ready.push_back(s);
+    if (feeders_[s] == 0) ready_.push_back(s);
   }
   std::size_t done = 0;
-  while (!ready.empty()) {
-    const unsigned s = ready.back();
-    ready.pop_back();
+  while (!ready_.empty()) {
+    const unsigned s = ready_.back();
+    ready_.pop_back();
     ++done;
     const LinkEnd n = next_[s];
     if (n.node == kNoNode) continue;
-    enter(n.node, n.port, &mask[s * classes]);
-    if (--feeders[n.node] == 0) ready.push_back(n.node);
+    enter(n.node, n.port, &mask_[s * classes]);
+    if (--feeders_[n.node] == 0) ready_.push_back(n.node);
   }
   if (done == active_.size()) return;
   // A routing loop: pass VLs round until nothing changes (VL sets only grow).
-  std::vector<unsigned> work;
   for (unsigned s : active_) {
-    if (feeders[s] != 0) work.push_back(s);
+    if (feeders_[s] != 0) ready_.push_back(s);
   }
-  while (!work.empty()) {
-    const unsigned s = work.back();
-    work.pop_back();
+  while (!ready_.empty()) {
+    const unsigned s = ready_.back();
+    ready_.pop_back();
     const LinkEnd n = next_[s];
-    if (n.node != kNoNode && enter(n.node, n.port, &mask[s * classes])) work.push_back(n.node);
+    if (n.node != kNoNode && enter(n.node, n.port, &mask_[s * classes])) ready_.push_back(n.node);
   }
 }
 
@@ -284,15 +292,12 @@ CreditLoopReport Checker::run() {
   each_destination([this] { plain_edges(); });
 
   // 2. The SL-to-VL tables of those hops, and SL classes: SLs that map alike in every table.
-  for (unsigned s = 0; s < t_.nodes.size(); ++s) {
-    for (unsigned in = 1; in < width_[s]; ++in) {
-      for (unsigned out = 1; out < width_[s]; ++out) {
-        if (used_[s][std::size_t{in} * width_[s] + out]) table_id(s, in, out);
-      }
-    }
+  for (Hop& hop : hops_) {
+    const LinkEnd in = *index_.peer(port_of_channel_[hop.from].node, port_of_channel_[hop.from].port);
+    hop.table = intern(sl2vl_(in.node, in.port, port_of_channel_[hop.to].port));
   }
   for (unsigned s : source_switches_) {
-    for (const auto& [port, hca] : sources_[s]) table_id(hca.node, 0, hca.port);
+    for (const auto& [port, hca] : sources_[s]) hca_table_[channel(hca)] = intern(sl2vl_(hca.node, 0, hca.port));
   }
   std::vector<uint8_t> representative;  // first SL of each class
   std::vector<int> class_of(16, -1);
@@ -336,14 +341,24 @@ CreditLoopReport Checker::run() {
   CreditLoopReport result;
   uint64_t dependencies = 0;
   if (plain_copies > 0) {
-    dependencies = plain_.size() * plain_copies;
-    const std::vector<uint32_t> cycle = make_graph(channel_count(), plain_).find_cycle();
+    std::vector<uint64_t> edges;
+    edges.reserve(hops_.size());
+    for (const Hop& hop : hops_) edges.push_back(uint64_t{hop.from} << 32 | hop.to);
+    dependencies = edges.size() * plain_copies;
+    const std::vector<uint32_t> cycle = make_graph(channel_count(), edges).find_cycle();
     if (!cycle.empty()) result = report(cycle, false, static_cast<unsigned>(plain_vl));
   }
   // 3. The other classes: dependencies between (channel, VL) pairs.
   if (!general.empty()) {
     each_destination([&] { vl_edges(general); });
-    std::vector<uint64_t> edges(with_vl_.begin(), with_vl_.end());
+    std::vector<uint64_t> edges;
+    for (const Hop& hop : hops_) {
+      for (unsigned in = 0; in < kDropVl; ++in) {
+        for (uint16_t out = hop.vls[in]; out != 0; out &= static_cast<uint16_t>(out - 1)) {
+          edges.push_back((uint64_t{hop.from} * 16 + in) << 32 | (uint64_t{hop.to} * 16 + __builtin_ctz(out)));
+        }
+      }
+    }
     dependencies += edges.size();
     if (!result.loop) {
       const std::vector<uint32_t> cycle = make_graph(channel_count() * 16, edges).find_cycle();
