@@ -30,16 +30,24 @@
 //   Per target switch a layered BFS finds the fewest hops over paths with no
 //   down -> up turn; a switch that reaches the target by down moves alone at
 //   its fewest hops uses only such ports and may be entered by a down move, any
-//   other switch uses its up ports and may not. If that leaves a switch of the
-//   target's component without a path, the target is routed "down first"
-//   instead: shortest down-only path where one exists, otherwise up towards
-//   the nearest such switch, which always reaches every switch.
+//   other switch uses its up ports and may not. If that leaves some switch
+//   without a path, the target is also routed "down first" (shortest down-only
+//   path where one exists, otherwise up towards the nearest such switch), which
+//   reaches exactly the switches that have a legal path; it is used when it
+//   reaches more.
+// - A legal path from a to b exists when some switch is reachable from both
+//   by up moves alone. With one root per component every pair has one. With
+//   several, a root cannot reach another root's LID unless equal-rank links
+//   join them (OpenSM's connect_roots is not modelled): such entries stay
+//   kNoPath.
 // - Automatic roots, per connected component of switches: the switches whose
 //   largest hop distance to any switch with an HCA attached (to any switch,
-//   when none has one) is smallest; when that picks every switch of the
-//   component (a torus, a dragonfly), only the first. For a k-ary n-tree these
-//   are its top-level switches. OpenSM instead reads a histogram of CA hop
-//   distances. A component with none of the named roots gets automatic ones.
+//   when none has one) is smallest. Only the first of them when that picks
+//   every switch of the component (a torus, a dragonfly), or when with all of
+//   them some switch with an HCA would lack a legal path to some switch. For a
+//   k-ary n-tree these are its top-level switches; for a mesh, its centre.
+//   OpenSM instead reads a histogram of CA hop distances. A component with
+//   none of the named roots gets automatic ones.
 
 #include <array>
 #include <cstdint>

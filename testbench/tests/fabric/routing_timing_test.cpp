@@ -2,7 +2,7 @@
 // sizes `hcasim validate` meets: fat_tree k=32 n=2 (1,024 hosts, 64 switches)
 // and k=11 n=3 (1,331 hosts, 363 switches). Printed, not asserted (a loaded
 // machine must not fail the suite); the results are checked for sense only.
-// A sanitizer build, about ten times slower, uses smaller trees.
+// The whole case takes about 1.5 s here and 4.6 s in the ASan+UBSan build.
 
 #include <catch2/catch.hpp>
 
@@ -13,14 +13,6 @@
 #include "models/fabric/topology_generators.hpp"
 
 namespace f = hcasim::fabric;
-
-#if defined(__SANITIZE_ADDRESS__)
-#define HCASIM_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define HCASIM_SANITIZED 1
-#endif
-#endif
 
 namespace {
 
@@ -69,11 +61,6 @@ void time_fat_tree(unsigned k, unsigned levels) {
 }  // namespace
 
 TEST_CASE("timing of routing and credit-loop check on large fat trees", "[timing]") {
-#ifdef HCASIM_SANITIZED
-  time_fat_tree(16, 2);
-  time_fat_tree(6, 3);
-#else
   time_fat_tree(32, 2);
   time_fat_tree(11, 3);
-#endif
 }
