@@ -147,15 +147,18 @@ template <class Ok>
 CrossbarAllocator::Grants CrossbarAllocator::after_release(unsigned input, unsigned output, Ok&& ok) {
   release(input, output);
   Grants out;
-  if (auto g = pick_for_output(output, ok); g && g->input != input) {
-    grant(*g);
-    out.list[out.count++] = *g;
+  const auto first = pick_for_output(output, ok);
+  if (first && first->input != input) {
+    grant(*first);
+    out.list[out.count++] = *first;
   }
   if (auto g = pick_for_input(input, ok)) {
     grant(*g);
     out.list[out.count++] = *g;
   }
-  if (out.count < 2 && !output_busy(output))
+  // The output chose the freed input, which went elsewhere: the output chooses
+  // again among the others (had it found no one, it still would not).
+  if (first && first->input == input && !output_busy(output))
     if (auto g = pick_for_output(output, ok)) {
       grant(*g);
       out.list[out.count++] = *g;
