@@ -25,6 +25,7 @@ struct StarOptions {
   link::LinkConfig link;
   std::vector<link::PortConfig> hca_ports;  // per host, overrides hca_port when given
   std::vector<link::LinkConfig> links;      // per host, overrides link when given
+  std::vector<link::PortConfig> switch_ports_by_number;  // [i] for port i + 1, overrides switch_port when given
 };
 
 // Wire bytes of the generator's UD SEND-only packet: LRH 8 + BTH 12 + DETH 8 +
@@ -42,8 +43,9 @@ class Star {
                                                  static_cast<uint16_t>(h + 1), pool_));
       hcas_.back()->set_sink(&recorder_);
     }
-    sw_ = std::make_unique<sw::Switch>("sw0", o.sw, std::vector<link::PortConfig>(ports, o.switch_port),
-                                       static_cast<uint16_t>(o.hosts + 1), pool_);
+    std::vector<link::PortConfig> sw_ports(ports, o.switch_port);
+    for (unsigned p = 0; p < ports && p < o.switch_ports_by_number.size(); ++p) sw_ports[p] = o.switch_ports_by_number[p];
+    sw_ = std::make_unique<sw::Switch>("sw0", o.sw, sw_ports, static_cast<uint16_t>(o.hosts + 1), pool_);
     std::vector<uint8_t> lft(o.hosts + 1, sw::kNoRoute);
     for (unsigned h = 0; h < o.hosts; ++h) {
       lft[h + 1] = static_cast<uint8_t>(h + 1);
