@@ -24,7 +24,7 @@ void Packet::reset() {
   id = 0;
   flow = 0;
   seq = 0;
-  created_ps = injected_ps = last_hop_ps = 0;
+  created_ps = injected_ps = last_hop_ps = tail_ps = received_ps = 0;
 }
 
 Packet* PacketPool::acquire() {

@@ -45,6 +45,8 @@ class Packet {
   uint64_t created_ps = 0;           // when the source made it
   uint64_t injected_ps = 0;          // when it entered the first transmit buffer
   uint64_t last_hop_ps = 0;          // when it last started on a link
+  uint64_t tail_ps = 0;              // when its last byte reaches the receiver of that link
+  uint64_t received_ps = 0;          // when it was delivered to the receiver of that link
 
   // Bytes on the wire, LRH through VCRC (data) or the 6-byte FCP.
   uint32_t wire_bytes() const;

@@ -70,4 +70,8 @@ uint64_t LinkTiming::serialization_ps(uint32_t wire_bytes) const {
   return static_cast<uint64_t>(std::llround(static_cast<double>(wire_bytes + framing_) * ps_per_byte_));
 }
 
+uint64_t LinkTiming::bytes_ps(uint32_t bytes) const {
+  return static_cast<uint64_t>(std::llround(static_cast<double>(bytes) * ps_per_byte_));
+}
+
 }  // namespace hcasim::link

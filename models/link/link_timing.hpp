@@ -41,6 +41,8 @@ class LinkTiming {
   explicit LinkTiming(const LinkConfig& c);
   // Time to put a packet of this many bytes on the wire, framing included.
   uint64_t serialization_ps(uint32_t wire_bytes) const;
+  // Time these bytes alone take on the wire (no framing): e.g. a packet's head.
+  uint64_t bytes_ps(uint32_t bytes) const;
   uint64_t propagation_ps() const { return propagation_ps_; }
   double data_rate_bps() const { return rate_bps_; }
   uint32_t framing_bytes() const { return framing_; }

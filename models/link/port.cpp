@@ -27,6 +27,7 @@ Port::Port(const sc_core::sc_module_name& name, const PortConfig& config, ib::Pa
   spawn_method("tx_method", tx_wakeup_, [this] { tx_method(); });
   spawn_method("rx_method", rx_arrival_, [this] { rx_method(); });
   spawn_method("fc_timer_method", fc_timer_, [this] { fc_timer_method(); });
+  spawn_method("lifetime_method", lifetime_timer_, [this] { lifetime_method(); });
 }
 
 void Port::connect(Port& a, Port& b, const LinkConfig& link) {
@@ -34,13 +35,29 @@ void Port::connect(Port& a, Port& b, const LinkConfig& link) {
   b.tx.bind(a.rx);
   a.timing_ = LinkTiming(link);
   b.timing_ = LinkTiming(link);
+  a.peer_ = &b;
+  b.peer_ = &a;
   for (Port* p : {&a, &b}) {
     p->fc_period_ps_ = link.fc_period_ps;
     p->block_ps_ = static_cast<double>(kCreditBlockBytes) * 8e12 / p->timing_.data_rate_bps();
-    p->fc_flight_ps_ = p->timing_.serialization_ps(ib::kFlowControlBytes) + p->timing_.propagation_ps();
+    p->head_ps_ = p->timing_.bytes_ps(ib::kLrhBytes);
+    p->fc_flight_ps_ = p->timing_.serialization_ps(ib::kFlowControlBytes) + p->timing_.propagation_ps() +
+                       p->peer_->rx_extra_ps_;
   }
-  a.peer_ = &b;
-  b.peer_ = &a;
+}
+
+void Port::set_rx_timing(bool cut_through, uint64_t extra_latency_ps) {
+  rx_cut_through_ = cut_through;
+  rx_extra_ps_ = extra_latency_ps;
+  // The peer's flow-control packets now reach this port later.
+  if (peer_ != nullptr)
+    peer_->fc_flight_ps_ = peer_->timing_.serialization_ps(ib::kFlowControlBytes) + peer_->timing_.propagation_ps() +
+                           rx_extra_ps_;
+}
+
+void Port::set_lifetimes(const Lifetimes& lifetimes) {
+  lifetimes_ = lifetimes;
+  lifetimes_on_ = lifetimes.enabled();
 }
 
 void Port::start_of_simulation() {
@@ -52,7 +69,7 @@ void Port::start_of_simulation() {
 SubmitResult Port::submit(ib::Packet* p) {
   const unsigned vl = sl2vl_[p->hdr.lrh.sl & 0xF];
   if (vl == kVl15) {
-    drop(p, vl, DropReason::SlToVl15);
+    discard(p, vl, DropReason::SlToVl15);
     return SubmitResult::Dropped;
   }
   return submit_on_vl(p, vl);
@@ -60,22 +77,30 @@ SubmitResult Port::submit(ib::Packet* p) {
 
 SubmitResult Port::submit_on_vl(ib::Packet* p, unsigned vl) {
   if (peer_ == nullptr) {
-    drop(p, vl, DropReason::LinkDown);
+    discard(p, vl, DropReason::LinkDown);
     return SubmitResult::Dropped;
   }
   if (p->payload_len > config_.mtu) {
-    drop(p, vl, DropReason::MtuExceeded);
+    discard(p, vl, DropReason::MtuExceeded);
     return SubmitResult::Dropped;
   }
   if (vl != kVl15 && vl >= vls_) {
-    drop(p, vl, DropReason::BadVl);
+    discard(p, vl, DropReason::BadVl);
     return SubmitResult::Dropped;
   }
   const uint32_t bytes = p->wire_bytes();
-  if (!txq_[vl].empty() && txq_bytes_[vl] + bytes > config_.tx_buffer_bytes) return SubmitResult::Busy;
+  if (!tx_has_room(vl, bytes)) return SubmitResult::Busy;
   p->hdr.lrh.vl = static_cast<uint8_t>(vl);
   if (p->injected_ps == 0) p->injected_ps = now_ps();
+  if (lifetimes_on_) {
+    if (stall_[vl].stalled(now_ps())) {
+      discard(p, vl, DropReason::VlStalled);
+      return SubmitResult::Dropped;
+    }
+    if (p->received_ps == 0) p->received_ps = now_ps();  // made here: its switch lifetime starts now
+  }
   txq_[vl].push_back({p, bytes, blocks_for(bytes)});
+  if (lifetimes_on_ && txq_[vl].size() == 1) new_head(vl);
   txq_bytes_[vl] += bytes;
   VlStats& s = stats_.vl[vl];
   s.tx_high_water_bytes = std::max(s.tx_high_water_bytes, txq_bytes_[vl]);
@@ -109,10 +134,7 @@ void Port::tx_method() {
     return;
   }
   if (!txq_[kVl15].empty()) {
-    Queued q = txq_[kVl15].front();
-    txq_[kVl15].pop_front();
-    txq_bytes_[kVl15] -= q.bytes;
-    transmit(q.packet, kVl15);
+    transmit(pop_tx(kVl15).packet, kVl15);
     return;
   }
   if (fc_pending_ != 0) {
@@ -136,20 +158,86 @@ void Port::tx_method() {
     open_stalls();
     return;
   }
-  Queued q = txq_[vl].front();
-  txq_[vl].pop_front();
-  txq_bytes_[vl] -= q.bytes;
+  const Queued q = pop_tx(static_cast<unsigned>(vl));
   sender_[vl].on_sent(q.blocks);
   trace_credits_[vl] = sender_[vl].available();
   transmit(q.packet, static_cast<uint32_t>(vl));
   consider_flow_control(static_cast<unsigned>(vl));
 }
 
+Port::Queued Port::pop_tx(unsigned vl) {
+  const Queued q = txq_[vl].front();
+  txq_[vl].pop_front();
+  txq_bytes_[vl] -= q.bytes;
+  if (lifetimes_on_) {
+    stall_[vl].on_sent();
+    if (!txq_[vl].empty()) new_head(vl);
+  }
+  return q;
+}
+
+void Port::new_head(unsigned vl) {
+  head_since_[vl] = now_ps();
+  arm_lifetime(vl);
+}
+
+void Port::arm_lifetime(unsigned vl) {
+  const uint64_t deadline = lifetimes_.deadline(head_since_[vl], txq_[vl].front().packet->received_ps);
+  if (deadline >= lifetime_at_) return;  // the timer goes off earlier anyway
+  lifetime_at_ = deadline;
+  const uint64_t now = now_ps();
+  lifetime_timer_.notify(ps(deadline > now ? deadline - now : 0));
+}
+
+void Port::lifetime_method() {
+  // Discards every expired head; then re-arms for the earliest deadline left.
+  lifetime_at_ = UINT64_MAX;
+  const uint64_t now = now_ps();
+  bool freed = false;
+  for (unsigned vl = 0; vl < 16; ++vl) {
+    if (vl >= vls_ && vl != kVl15) continue;
+    std::deque<Queued>& q = txq_[vl];
+    while (!q.empty()) {
+      const uint64_t received = q.front().packet->received_ps;
+      if (now < lifetimes_.deadline(head_since_[vl], received)) break;
+      const bool hoq = lifetimes_.hoq_expired_first(head_since_[vl], received);
+      const Queued gone = q.front();
+      q.pop_front();
+      txq_bytes_[vl] -= gone.bytes;
+      discard(gone.packet, vl, hoq ? DropReason::HoqLifetime : DropReason::SwitchLifetime);
+      freed = true;
+      head_since_[vl] = now;
+      if (hoq && stall_[vl].on_hoq_discard(lifetimes_, now)) flush_stalled(vl);
+    }
+    trace_tx_bytes_[vl] = static_cast<uint32_t>(txq_bytes_[vl]);
+    if (!q.empty()) arm_lifetime(vl);
+  }
+  if (freed) {
+    tx_space_.notify();
+    wake_tx();
+  }
+}
+
+void Port::flush_stalled(unsigned vl) {
+  while (!txq_[vl].empty()) {
+    ib::Packet* p = txq_[vl].front().packet;
+    txq_[vl].pop_front();
+    discard(p, vl, DropReason::VlStalled);
+  }
+  txq_bytes_[vl] = 0;
+}
+
 void Port::transmit(ib::Packet* p, uint32_t grant) {
   const uint64_t now = now_ps();
   const uint32_t bytes = p->wire_bytes();
   const uint64_t serialization = timing_.serialization_ps(bytes);
-  const uint64_t arrival = now + serialization + timing_.propagation_ps();
+  const uint64_t tail = now + serialization + timing_.propagation_ps();
+  // Delivery: when the receiver takes it (its cut-through setting), plus the
+  // receiver's latency; the same latency for flow control keeps link order.
+  uint64_t arrival = tail;
+  if (p->kind == ib::PacketKind::Data && peer_->rx_cut_through_) arrival = now + head_ps_ + timing_.propagation_ps();
+  arrival += peer_->rx_extra_ps_;
+  p->tail_ps = tail;
   tx_free_at_ = now + serialization;
   stats_.busy_ps += serialization;
   close_stalls();
@@ -168,7 +256,7 @@ void Port::transmit(ib::Packet* p, uint32_t grant) {
   p->last_hop_ps = now;
   for (PortObserver* o : observers_) o->on_transmit(*this, *p, now, arrival);
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
-  sc_time delay = ps(serialization + timing_.propagation_ps());
+  sc_time delay = ps(arrival - now);
   tx->nb_transport_fw(*p, phase, delay);
   tx_wakeup_.notify(ps(serialization));
 }
@@ -263,15 +351,16 @@ void Port::receive_data(ib::Packet* p) {
   const uint32_t bytes = p->wire_bytes();
   const uint32_t blocks = blocks_for(bytes);
   if (vl == kVl15) {
-    if (vl15_rx_bytes_ + bytes > config_.vl15_buffer_bytes) return drop(p, vl, DropReason::Vl15Overflow);
+    if (vl15_rx_bytes_ + bytes > config_.vl15_buffer_bytes) return discard(p, vl, DropReason::Vl15Overflow);
     vl15_rx_bytes_ += bytes;
   } else if (vl >= vls_) {
-    return drop(p, vl, DropReason::BadVl);
+    return discard(p, vl, DropReason::BadVl);
   } else if (p->payload_len > config_.mtu) {
-    return drop(p, vl, DropReason::MtuExceeded);
+    return discard(p, vl, DropReason::MtuExceeded);
   } else if (!receiver_[vl].on_packet(blocks)) {
-    return drop(p, vl, DropReason::BufferOverflow);
+    return discard(p, vl, DropReason::BufferOverflow);
   }
+  p->received_ps = now_ps();
   VlStats& s = stats_.vl[vl];
   ++s.rx_packets;
   s.rx_bytes += bytes;
@@ -287,21 +376,32 @@ void Port::receive_data(ib::Packet* p) {
 }
 
 ib::Packet* Port::rx_pop(unsigned vl) {
-  const Queued q = rxq_[vl].front();
+  const uint32_t bytes = rxq_[vl].front().bytes;
+  ib::Packet* p = rx_take(vl);
+  rx_release(vl, bytes);
+  return p;
+}
+
+ib::Packet* Port::rx_take(unsigned vl) {
+  ib::Packet* p = rxq_[vl].front().packet;
   rxq_[vl].pop_front();
+  return p;
+}
+
+void Port::rx_release(unsigned vl, uint32_t wire_bytes) {
+  const uint32_t blocks = blocks_for(wire_bytes);
   if (vl == kVl15) {
-    vl15_rx_bytes_ -= q.bytes;
+    vl15_rx_bytes_ -= wire_bytes;
     trace_rx_blocks_[vl] = static_cast<uint32_t>(vl15_rx_bytes_ / kCreditBlockBytes);
   } else {
-    receiver_[vl].on_released(q.blocks);
+    receiver_[vl].on_released(blocks);
     trace_rx_blocks_[vl] = receiver_[vl].used_blocks();
     consider_flow_control(vl);
   }
-  for (PortObserver* o : observers_) o->on_released(*this, vl, q.blocks);
-  return q.packet;
+  for (PortObserver* o : observers_) o->on_released(*this, vl, blocks);
 }
 
-void Port::drop(ib::Packet* p, unsigned vl, DropReason why) {
+void Port::discard(ib::Packet* p, unsigned vl, DropReason why) {
   ++stats_.vl[std::min(vl, 15u)].drops[static_cast<std::size_t>(why)];
   for (PortObserver* o : observers_) o->on_drop(*this, *p, why, now_ps());
   pool_.release(p);

@@ -22,7 +22,19 @@
 // - Receive: a data packet on a VL the port does not operate, longer than the
 //   MTU, or without room in its buffer is dropped and counted; otherwise it
 //   waits in its VL's buffer until the upper layer takes it (rx_pop), which
-//   frees its credits.
+//   frees its credits. A switch takes the packet (rx_take) when it starts
+//   moving it and frees its space later (rx_release).
+// - Receive timing (set_rx_timing, asked of the peer's transmitter): by default
+//   a packet is delivered when its last byte is in (serialization +
+//   propagation). A cut-through receiver takes a data packet once its LRH
+//   (ib::kLrhBytes) is in; a receiver's extra latency (a switch's forwarding
+//   latency) delays every packet it receives, flow-control packets included, so
+//   packets are delivered in link order. Packet::tail_ps says when the last byte
+//   is in.
+// - Lifetimes (lifetimes.hpp; switch ports only, off by default): a head of a
+//   transmit queue that outlives its HOQ or switch lifetime is discarded and
+//   counted; VLStallCount consecutive HOQ discards stall the VL for 8 x HOQLife.
+//   One timer per port, armed for the earliest head deadline.
 
 #include <systemc>
 #include <tlm>
@@ -36,6 +48,7 @@
 #include "models/ib/packet.hpp"
 #include "models/link/credits.hpp"
 #include "models/link/ib_protocol.hpp"
+#include "models/link/lifetimes.hpp"
 #include "models/link/link_timing.hpp"
 #include "models/link/port_config.hpp"
 #include "models/link/port_observer.hpp"
@@ -69,12 +82,28 @@ class Port : public sc_core::sc_module,
   SubmitResult submit(ib::Packet* p);                    // CA port: VL from the SL-to-VL table
   SubmitResult submit_on_vl(ib::Packet* p, unsigned vl); // VL chosen by the caller (switch, SMA)
   const sc_core::sc_event& tx_space_event() const { return tx_space_; }
+  // Whether submit_on_vl would queue a packet of this size now (a queue takes a
+  // packet when it is empty or when the packet fits in tx_buffer_bytes).
+  bool tx_has_room(unsigned vl, uint32_t wire_bytes) const {
+    return txq_[vl].empty() || txq_bytes_[vl] + wire_bytes <= config_.tx_buffer_bytes;
+  }
+  // Lifetimes of packets in the transmit queues (switch ports; default off).
+  void set_lifetimes(const Lifetimes& lifetimes);
+  // Drops a packet the port owns or is given: counts it on `vl`, tells the
+  // observers (on_drop) and returns it to the pool.
+  void discard(ib::Packet* p, unsigned vl, DropReason why);
 
   // Receive side. The upper layer owns a packet after rx_pop.
   const sc_core::sc_event& rx_ready_event() const { return rx_ready_; }
   bool rx_empty(unsigned vl) const { return rxq_[vl].empty(); }
   const ib::Packet* rx_front(unsigned vl) const { return rxq_[vl].front().packet; }
-  ib::Packet* rx_pop(unsigned vl);
+  ib::Packet* rx_pop(unsigned vl);  // rx_take + rx_release
+  // Takes the head packet of a VL; its buffer space stays in use (and its
+  // credits held) until rx_release with its wire bytes.
+  ib::Packet* rx_take(unsigned vl);
+  void rx_release(unsigned vl, uint32_t wire_bytes);
+  // How this port wants its peer to deliver packets to it (see the rules above).
+  void set_rx_timing(bool cut_through, uint64_t extra_latency_ps);
 
   // Position of the port in its fabric (set by the builder): an index for
   // per-port tables of checkers and tracers.
@@ -121,13 +150,17 @@ class Port : public sc_core::sc_module,
   void tx_method();
   void rx_method();
   void fc_timer_method();
+  void lifetime_method();
 
   uint64_t now_ps() const { return sc_core::sc_time_stamp().value(); }
   void transmit(ib::Packet* p, uint32_t grant);
   ib::Packet* make_flow_control(unsigned vl);
   void receive_data(ib::Packet* p);
   void receive_flow_control(ib::Packet* p);
-  void drop(ib::Packet* p, unsigned vl, DropReason why);
+  Queued pop_tx(unsigned vl);        // removes a transmit queue's head
+  void new_head(unsigned vl);        // lifetimes: the queue's head changed now
+  void arm_lifetime(unsigned vl);
+  void flush_stalled(unsigned vl);
   void consider_flow_control(unsigned vl);
   bool peer_would_stall(unsigned vl, uint64_t wait_ps) const;
   void open_stalls();   // the link went idle: start the stall of every VL blocked on credits
@@ -146,7 +179,10 @@ class Port : public sc_core::sc_module,
   uint64_t fc_period_ps_ = LinkConfig{}.fc_period_ps;
   double block_ps_ = 0;               // time one credit block takes on the wire
   uint64_t fc_flight_ps_ = 0;         // serialization + propagation of a flow-control packet
-  const Port* peer_ = nullptr;
+  uint64_t head_ps_ = 0;              // time the LRH takes on the wire
+  Port* peer_ = nullptr;
+  bool rx_cut_through_ = false;       // this port as receiver
+  uint64_t rx_extra_ps_ = 0;
   unsigned id_ = 0;
 
   std::array<std::deque<Queued>, 16> txq_;
@@ -160,6 +196,12 @@ class Port : public sc_core::sc_module,
   std::array<uint64_t, kMaxDataVls> stall_since_{};  // 0 = not stalled, else start + 1
   uint64_t tx_free_at_ = 0;
 
+  Lifetimes lifetimes_;
+  bool lifetimes_on_ = false;
+  std::array<uint64_t, 16> head_since_{};  // when each queue's head became the head
+  std::array<VlStall, 16> stall_{};
+  uint64_t lifetime_at_ = UINT64_MAX;      // when lifetime_timer_ is armed for
+
   std::array<std::deque<Queued>, 16> rxq_;
   uint64_t vl15_rx_bytes_ = 0;
   std::deque<std::pair<uint64_t, ib::Packet*>> in_flight_;  // arrivals, in link order
@@ -169,6 +211,7 @@ class Port : public sc_core::sc_module,
   sc_core::sc_event fc_timer_{"fc_timer"};
   sc_core::sc_event tx_space_{"tx_space"};
   sc_core::sc_event rx_ready_{"rx_ready"};
+  sc_core::sc_event lifetime_timer_{"lifetime_timer"};
 
   PortStats stats_;
   std::vector<PortObserver*> observers_;

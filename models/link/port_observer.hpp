@@ -15,13 +15,15 @@ class Port;
 class PortObserver {
  public:
   virtual ~PortObserver() = default;
-  // A packet (data or flow control) starts on the wire; it arrives whole at arrival_ps.
+  // A packet (data or flow control) starts on the wire; the receiver takes it at
+  // arrival_ps (when all of it is in, or its LRH for a cut-through receiver, plus
+  // the receiver's latency: Port::set_rx_timing).
   virtual void on_transmit(const Port&, const ib::Packet&, uint64_t /*now_ps*/, uint64_t /*arrival_ps*/) {}
   // A packet arrived at this port's receiver, before any check.
   virtual void on_arrival(const Port&, const ib::Packet&, uint64_t /*now_ps*/) {}
   // A data packet was stored in the receive buffer of its VL.
   virtual void on_buffered(const Port&, const ib::Packet&, unsigned /*vl*/, uint32_t /*blocks*/) {}
-  // The upper layer took a data packet out of a receive buffer.
+  // The upper layer freed a data packet's receive-buffer space (rx_pop or rx_release).
   virtual void on_released(const Port&, unsigned /*vl*/, uint32_t /*blocks*/) {}
   virtual void on_drop(const Port&, const ib::Packet&, DropReason, uint64_t /*now_ps*/) {}
 };

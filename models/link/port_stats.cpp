@@ -10,6 +10,10 @@ const char* to_string(DropReason r) {
     case DropReason::BufferOverflow: return "buffer_overflow";
     case DropReason::Vl15Overflow: return "vl15_overflow";
     case DropReason::LinkDown: return "link_down";
+    case DropReason::NoRoute: return "no_route";
+    case DropReason::HoqLifetime: return "hoq_lifetime";
+    case DropReason::SwitchLifetime: return "switch_lifetime";
+    case DropReason::VlStalled: return "vl_stalled";
     case DropReason::Count: break;
   }
   return "?";

@@ -14,6 +14,10 @@ enum class DropReason : uint8_t {
   BufferOverflow,  // arrived without room in its receive buffer (a credit violation)
   Vl15Overflow,    // VL15 is not flow-controlled: a full VL15 buffer drops
   LinkDown,        // submitted to a port with no link
+  NoRoute,         // switch: no LFT entry for the DLID (0, beyond the table, 0xFF or no such port); iba-facts 4
+  HoqLifetime,     // switch output: longer than HOQLife at the head of its VL queue (iba-facts 4)
+  SwitchLifetime,  // switch output: longer than the switch lifetime since it arrived (iba-facts 4)
+  VlStalled,       // switch output: queued for or sent to a VL stalled after VLStallCount HOQ discards
   Count
 };
 constexpr std::size_t kDropReasonCount = static_cast<std::size_t>(DropReason::Count);

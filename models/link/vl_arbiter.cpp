@@ -65,7 +65,26 @@ int VlArbiter::Table::pick_work_conserving(const VlCandidates& c) {
   return vl;
 }
 
+void VlArbiter::Table::idle(const VlCandidates& none) {
+  // Under overshoot the round only ends the current entry's turn; under deficit
+  // every entry's carry changes on the way, so the round is walked.
+  if (policy_ == WeightPolicy::Overshoot) {
+    if (!entries_.empty()) used_ = 0;
+  } else {
+    pick(none);
+  }
+}
+
 int VlArbiter::grant(const VlCandidates& c) {
+  bool any = false;
+  for (uint32_t blocks : c) any |= blocks != 0;
+  if (!any) {
+    // Nothing can send (an idle link or one waiting for credits): common and
+    // cheap, with the same effect on the turns as the search below.
+    high_.idle(c);
+    low_.idle(c);
+    return -1;
+  }
   const bool low_waiting = !unbounded_ && high_exhausted_ && low_.has_candidate(c);
   if (!low_waiting) {
     const int vl = high_.pick_work_conserving(c);

@@ -70,6 +70,9 @@ class VlArbiter {
     Table(const std::vector<VlArbEntry>& entries, WeightPolicy policy);
     int pick(const VlCandidates& c);
     int pick_work_conserving(const VlCandidates& c);
+    // What pick does when no VL has a candidate (the turn goes round once and
+    // comes back fresh), without searching.
+    void idle(const VlCandidates& none);
     bool has_candidate(const VlCandidates& c) const;
 
    private:

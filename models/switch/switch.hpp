@@ -3,15 +3,36 @@
 // (seed 004 "Example Scenario" steps 5-10; iba-facts 3 and 4).
 //
 // Rules (the implementation states the details next to the code):
-// - Each port has per-VL receive buffers with credits (the link layer's) and
-//   per-VL output queues served by that port's IBA VL arbiter.
-// - Forwarding: LFT lookup on the DLID; no entry, kNoRoute or a DLID beyond the
-//   table = drop "no_route" at the input port; output port 0 = the switch's own
-//   management port (counted, consumed). Output VL from the (input port, output
-//   port) SL-to-VL table; SL mapped to VL15 = drop at the input port. A payload
-//   over the output port's MTU = drop at the output port.
-// - Crossbar and allocator, cut-through / store-and-forward, latency, speedup,
-//   HOQ and switch lifetimes: see switch_config.hpp and switch.cpp.
+// - Ports 1..N (N in 1..254), SystemC children "p1".."pN", each a link::Port:
+//   per-VL receive buffers with credits and per-VL output queues served by that
+//   port's IBA VL arbiter.
+// - Forwarding (forwarding_table.hpp), decided when a packet reaches the head of
+//   its input VL buffer: LFT lookup on the DLID; DLID 0, no entry, kNoRoute, a
+//   DLID beyond the table or a port above N = drop "no_route" at the input port
+//   (counted on the input VL); output port 0 = the switch's own management port
+//   (counted in SwitchStats::to_management and consumed). Output VL from the
+//   (input port, output port) SL-to-VL table; SL mapped to VL15 = drop
+//   "sl_to_vl15" at the input port. A VL15 packet is routed by the LFT too and
+//   stays on VL15. A payload over the output port's MTU ("mtu_exceeded"), an
+//   output VL the output does not operate ("bad_vl") or an output without a
+//   link ("link_down") = drop counted at the output port, on the output VL. A
+//   dropped or consumed packet frees its input buffer space at once.
+// - Crossbar (crossbar_allocator.hpp, allocator "output round robin with input
+//   round robin"): each input moves one packet at a time, each output takes one
+//   at a time; a transfer takes wire bytes x 8 / (speedup x output data rate),
+//   and not less than until the packet's tail is in. A requester waits, without
+//   blocking its input's other VLs, until its output VL queue has room.
+// - The packet enters the output VL queue when its transfer starts, so the
+//   output can send it while the crossbar streams it; with cut-through, not
+//   before (tail arrival - output serialization), so the output never runs
+//   ahead of the input (an under-run). The input buffer space (its credits) is
+//   freed when the transfer ends.
+// - Timing of arrival (Port::set_rx_timing on every switch port): cut-through =
+//   a packet may be forwarded once its LRH (8 bytes) is in, store-and-forward =
+//   once all of it is; latency_ps is added on top (lookup and crossbar set-up).
+//   Flow-control packets arriving at a switch port see the same latency.
+// - HOQ lifetime, switch lifetime and VL stall: at each output port's transmit
+//   queues (Port::set_lifetimes; link/lifetimes.hpp).
 
 #include <systemc>
 
@@ -22,11 +43,10 @@
 
 #include "models/ib/packet.hpp"
 #include "models/link/port.hpp"
+#include "models/switch/forwarding_table.hpp"
 #include "models/switch/switch_config.hpp"
 
 namespace hcasim::sw {
-
-constexpr uint8_t kNoRoute = 0xFF;  // iba-facts 4: an unrouted LFT entry
 
 struct SwitchStats {
   uint64_t forwarded = 0;       // packets moved through the crossbar
@@ -35,7 +55,8 @@ struct SwitchStats {
 
 class Switch : public sc_core::sc_module {
  public:
-  // ports[i] configures port number i + 1.
+  // ports[i] configures port number i + 1. Throws std::invalid_argument for a
+  // port count outside 1..254 or a speedup below 1.
   Switch(const sc_core::sc_module_name& name, const SwitchConfig& config, const std::vector<link::PortConfig>& ports,
          uint16_t lid, ib::PacketPool& pool);
   Switch() = delete;
@@ -44,7 +65,7 @@ class Switch : public sc_core::sc_module {
   ~Switch() override;
 
   unsigned port_count() const;
-  link::Port& port(unsigned number);              // 1..port_count()
+  link::Port& port(unsigned number);              // 1..port_count(); std::out_of_range otherwise
   const link::Port& port(unsigned number) const;
   uint16_t lid() const { return lid_; }
   const SwitchConfig& config() const { return config_; }
@@ -54,7 +75,9 @@ class Switch : public sc_core::sc_module {
   void set_lft(std::vector<uint8_t> lft);        // output port by DLID
   // SL-to-VL table for packets entering at in_port (0 = from the management
   // port) and leaving at out_port.
+  // Throws std::invalid_argument for a port above port_count() or an entry above 15.
   void set_sl2vl(unsigned in_port, unsigned out_port, const std::array<uint8_t, 16>& table);
+  const ForwardingTable& forwarding() const;
 
  private:
   struct Impl;

@@ -126,3 +126,27 @@ TEST_CASE("a VL listed in both tables and several times is served by each entry"
   REQUIRE(got[0] == 4000);
   REQUIRE(got[1] == 1000);
 }
+
+TEST_CASE("a round with nothing to send ends the current entry's turn") {
+  VlArbiter arb({{}, {{0, 2}, {1, 2}}, 0, WeightPolicy::Overshoot});
+  const VlCandidates both{1, 1};
+  const VlCandidates none{};
+  REQUIRE(arb.grant(both) == 0);  // VL0 has used 1 of 2
+  REQUIRE(arb.grant(none) == -1); // the turn goes round and comes back fresh
+  REQUIRE(arb.grant(both) == 0);
+  REQUIRE(arb.grant(both) == 0);
+  REQUIRE(arb.grant(both) == 1);
+}
+
+TEST_CASE("deficit: a round with nothing to send pays off one weight of a carried overshoot") {
+  // VL0 weight 1 sends 3-block packets: each turn overshoots by 2.
+  VlArbiter arb({{}, {{0, 1}, {1, 1}}, 0, WeightPolicy::Deficit});
+  const VlCandidates both{3, 1};
+  const VlCandidates none{};
+  REQUIRE(arb.grant(both) == 0);   // overshoot 2 carried
+  REQUIRE(arb.grant(both) == 1);
+  REQUIRE(arb.grant(none) == -1);  // one idle round pays off 1 of the 2
+  REQUIRE(arb.grant(both) == 1);
+  REQUIRE(arb.grant(both) == 1);   // VL0's turn pays off the other 1
+  REQUIRE(arb.grant(both) == 0);   // (without the idle round VL1 would get three in a row)
+}

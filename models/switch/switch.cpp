@@ -1,0 +1,205 @@
+#include "models/switch/switch.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "models/link/spawn.hpp"
+#include "models/switch/crossbar_allocator.hpp"
+
+namespace hcasim::sw {
+
+namespace {
+
+sc_core::sc_time ps(uint64_t v) { return sc_core::sc_time::from_value(v); }
+uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
+
+std::vector<unsigned> operational_vls(const std::vector<link::PortConfig>& ports) {
+  if (ports.empty() || ports.size() > kMaxSwitchPorts)
+    throw std::invalid_argument("switch with " + std::to_string(ports.size()) + " ports; accepted: 1.." +
+                                std::to_string(kMaxSwitchPorts));
+  std::vector<unsigned> vls;
+  for (const link::PortConfig& c : ports) vls.push_back(c.effective_vls());
+  return vls;
+}
+
+}  // namespace
+
+using Grant = CrossbarAllocator::Grant;
+
+struct Switch::Impl {
+  // What one input port is moving through the crossbar.
+  struct Transfer {
+    unsigned vl = 0;              // input VL
+    unsigned out = 0;             // output index
+    uint32_t bytes = 0;           // wire bytes
+    ib::Packet* held = nullptr;   // cut-through: not yet in the output queue (under-run guard)
+    uint8_t held_vl = 0;          // its output VL
+    sc_core::sc_event done;       // the transfer ends
+    sc_core::sc_event submit;     // the held packet may enter the output queue
+    explicit Transfer(const std::string& port)
+        : done((port + "_xbar_done").c_str()), submit((port + "_xbar_submit").c_str()) {}
+  };
+  // The routed head packet of an input VL (a crossbar requester).
+  struct Head {
+    uint8_t out_vl = 0;
+    uint32_t bytes = 0;
+  };
+
+  Impl(const SwitchConfig& config, const std::vector<link::PortConfig>& configs, ib::PacketPool& pool)
+      : config(config), pool(pool), table(operational_vls(configs)),
+        alloc(static_cast<unsigned>(configs.size()), static_cast<unsigned>(configs.size())),
+        heads(configs.size() * CrossbarAllocator::kVlSlots) {
+    const bool cut_through = config.forwarding == Forwarding::CutThrough;
+    const link::Lifetimes lifetimes{config.hoq_life_ps, config.switch_life_ps, config.vl_stall_count};
+    for (unsigned i = 0; i < configs.size(); ++i) {
+      const std::string name = "p" + std::to_string(i + 1);
+      ports.push_back(std::make_unique<link::Port>(name.c_str(), configs[i], pool));
+      link::Port& p = *ports.back();
+      p.set_rx_timing(cut_through, config.latency_ps);
+      p.set_lifetimes(lifetimes);
+      transfers.push_back(std::make_unique<Transfer>(name));
+      Transfer& t = *transfers.back();
+      link::spawn_method(("rx_" + name).c_str(), p.rx_ready_event(), [this, i] { on_arrival(i); });
+      link::spawn_method(("space_" + name).c_str(), p.tx_space_event(), [this, i] { on_space(i); });
+      link::spawn_method(("xbar_done_" + name).c_str(), t.done, [this, i] { on_transfer_end(i); });
+      link::spawn_method(("xbar_submit_" + name).c_str(), t.submit, [this, i] { on_held(i); });
+    }
+  }
+
+  bool room(unsigned in, unsigned vl, unsigned out) const {
+    const Head& h = heads[in * CrossbarAllocator::kVlSlots + vl];
+    return ports[out]->tx_has_room(h.out_vl, h.bytes);
+  }
+  auto ok() {
+    return [this](unsigned in, unsigned vl, unsigned out) { return room(in, vl, out); };
+  }
+
+  void on_arrival(unsigned in) {
+    link::Port& p = *ports[in];
+    for (unsigned vl = 0; vl < p.vl_count(); ++vl) route_heads(in, vl);
+    route_heads(in, link::kVl15);
+  }
+
+  // Routes the head of an input VL until one waits in the crossbar or the
+  // buffer is empty; drops and management packets leave at once.
+  void route_heads(unsigned in, unsigned vl) {
+    link::Port& input = *ports[in];
+    while (!input.rx_empty(vl) && !alloc.requesting(in, vl)) {
+      const ib::Packet& head = *input.rx_front(vl);
+      const RouteDecision d = table.route(in + 1, head.hdr.lrh.dlid, head.hdr.lrh.sl, vl == link::kVl15);
+      if (d.kind == RouteKind::Forward) {
+        link::Port& output = *ports[d.out_port - 1];
+        link::DropReason why = link::DropReason::Count;
+        if (output.peer() == nullptr) why = link::DropReason::LinkDown;
+        else if (head.payload_len > output.config().mtu) why = link::DropReason::MtuExceeded;
+        else if (d.out_vl != link::kVl15 && d.out_vl >= output.vl_count()) why = link::DropReason::BadVl;
+        if (why == link::DropReason::Count) {
+          heads[in * CrossbarAllocator::kVlSlots + vl] = {d.out_vl, head.wire_bytes()};
+          alloc.request(in, vl, d.out_port - 1u);
+          if (auto g = alloc.after_request(in, vl, ok())) start(*g);
+          return;
+        }
+        output.discard(input.rx_pop(vl), d.out_vl, why);
+      } else if (d.kind == RouteKind::Management) {
+        ++stats.to_management;
+        pool.release(input.rx_pop(vl));
+      } else {
+        input.discard(input.rx_pop(vl), vl, d.why);
+      }
+    }
+  }
+
+  void start(const Grant& g) {
+    const Head h = heads[g.input * CrossbarAllocator::kVlSlots + g.vl];
+    link::Port& output = *ports[g.output];
+    Transfer& t = *transfers[g.input];
+    ib::Packet* p = ports[g.input]->rx_take(g.vl);
+    t.vl = g.vl;
+    t.out = g.output;
+    t.bytes = h.bytes;
+    ++stats.forwarded;
+    const uint64_t now = now_ps();
+    const double xbar_bps = config.speedup * output.timing().data_rate_bps();
+    const auto xfer = static_cast<uint64_t>(std::llround(8.0 * h.bytes * static_cast<double>(link::kPsPerSecond) / xbar_bps));
+    // Cut-through: the output must not finish before the tail is in.
+    const uint64_t out_ser = output.timing().serialization_ps(h.bytes);
+    const uint64_t earliest = p->tail_ps > out_ser ? p->tail_ps - out_ser : 0;
+    if (earliest > now) {
+      t.held = p;
+      t.held_vl = h.out_vl;
+      t.submit.notify(ps(earliest - now));
+    } else {
+      submit(output, p, h.out_vl);
+    }
+    t.done.notify(ps(std::max(now + xfer, p->tail_ps) - now));
+    route_heads(g.input, g.vl);  // the next packet of that VL is the head now
+  }
+
+  void submit(link::Port& output, ib::Packet* p, unsigned vl) {
+    // Room was checked at the grant and the output takes nothing else from the
+    // crossbar until this transfer ends, so the queue cannot refuse it.
+    if (output.submit_on_vl(p, vl) == link::SubmitResult::Busy)
+      output.discard(p, vl, link::DropReason::BufferOverflow);
+  }
+
+  void on_held(unsigned in) {
+    Transfer& t = *transfers[in];
+    ib::Packet* p = t.held;
+    t.held = nullptr;
+    submit(*ports[t.out], p, t.held_vl);
+  }
+
+  void on_transfer_end(unsigned in) {
+    const Transfer& t = *transfers[in];
+    ports[in]->rx_release(t.vl, t.bytes);
+    for (const Grant& g : alloc.after_release(in, t.out, ok())) start(g);
+  }
+
+  void on_space(unsigned out) {
+    if (alloc.requests_for(out) == 0 || alloc.output_busy(out)) return;
+    if (auto g = alloc.after_room(out, ok())) start(*g);
+  }
+
+  const SwitchConfig& config;
+  ib::PacketPool& pool;
+  ForwardingTable table;
+  CrossbarAllocator alloc;
+  std::vector<Head> heads;                          // by input x 16 + VL
+  std::vector<std::unique_ptr<link::Port>> ports;   // port number - 1
+  std::vector<std::unique_ptr<Transfer>> transfers; // by input
+  SwitchStats stats;
+};
+
+Switch::Switch(const sc_core::sc_module_name& name, const SwitchConfig& config,
+               const std::vector<link::PortConfig>& ports, uint16_t lid, ib::PacketPool& pool)
+    : sc_module(name), config_(config), lid_(lid) {
+  if (!(config.speedup >= 1.0) || !std::isfinite(config.speedup))
+    throw std::invalid_argument("switch speedup " + std::to_string(config.speedup) + "; accepted: a number >= 1");
+  impl_ = std::make_unique<Impl>(config_, ports, pool);
+}
+
+Switch::~Switch() = default;
+
+unsigned Switch::port_count() const { return static_cast<unsigned>(impl_->ports.size()); }
+
+link::Port& Switch::port(unsigned number) {
+  if (number < 1 || number > port_count())
+    throw std::out_of_range(std::string(name()) + ": no port " + std::to_string(number));
+  return *impl_->ports[number - 1];
+}
+
+const link::Port& Switch::port(unsigned number) const { return const_cast<Switch*>(this)->port(number); }
+
+const SwitchStats& Switch::stats() const { return impl_->stats; }
+
+void Switch::set_lft(std::vector<uint8_t> lft) { impl_->table.set_lft(std::move(lft)); }
+
+void Switch::set_sl2vl(unsigned in_port, unsigned out_port, const std::array<uint8_t, 16>& table) {
+  impl_->table.set_sl2vl(in_port, out_port, table);
+}
+
+const ForwardingTable& Switch::forwarding() const { return impl_->table; }
+
+}  // namespace hcasim::sw
