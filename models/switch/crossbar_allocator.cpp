@@ -1,45 +1,262 @@
 #include "models/switch/crossbar_allocator.hpp"
 
+#include <cassert>
 #include <stdexcept>
+
+#include "models/link/credits.hpp"
 
 namespace hcasim::sw {
 
-CrossbarAllocator::CrossbarAllocator(unsigned inputs, unsigned outputs)
+namespace {
+constexpr uint32_t kVl15Bit = 1u << link::kVl15;
+unsigned lowest(uint32_t bits) { return static_cast<unsigned>(__builtin_ctz(bits)); }
+}  // namespace
+
+CrossbarAllocator::CrossbarAllocator(unsigned inputs, const std::vector<link::VlArbConfig>& outputs)
     : inputs_(inputs),
       words_((inputs * kVlSlots + 63) / 64),
-      mask_(static_cast<std::size_t>(outputs) * words_, 0),
-      out_ptr_(outputs, 0),
-      requests_(outputs, 0),
+      mask_(outputs.size() * words_, 0),
+      owed_(outputs.size() * words_, 0),
+      scratch_words_(words_, 0),
       input_vls_(inputs, 0),
+      reserved_vls_(inputs, 0),
       in_ptr_(inputs, 0),
-      target_(static_cast<std::size_t>(inputs) * kVlSlots, 0),
-      input_busy_(inputs, 0),
-      output_busy_(outputs, 0) {
-  if (inputs == 0 || outputs == 0) throw std::invalid_argument("crossbar needs at least one input and one output");
+      req_(static_cast<std::size_t>(inputs) * kVlSlots),
+      input_busy_(inputs, 0) {
+  if (inputs == 0 || outputs.empty()) throw std::invalid_argument("crossbar needs at least one input and one output");
+  outs_.reserve(outputs.size());
+  for (const link::VlArbConfig& c : outputs) {
+    outs_.emplace_back(c);
+    for (const auto* table : {&c.high, &c.low})
+      for (const link::VlArbEntry& e : *table)
+        if (e.weight != 0 && e.vl < link::kMaxDataVls)
+          outs_.back().served_vls = static_cast<uint16_t>(outs_.back().served_vls | (1u << e.vl));
+  }
 }
 
-void CrossbarAllocator::request(unsigned input, unsigned vl, unsigned output) {
+template <class F>
+void CrossbarAllocator::scan_from(const uint64_t* words, uint32_t start, F&& f) const {
+  const unsigned first = start / 64;
+  // Ids start.. in the first word, the following words cyclically, then ids
+  // below start in the first word.
+  for (unsigned k = 0; k <= words_; ++k) {
+    const unsigned w = (first + k) % words_;
+    uint64_t b = words[w];
+    if (k == 0) b &= ~uint64_t{0} << (start % 64);
+    if (k == words_) b &= (uint64_t{1} << (start % 64)) - 1;
+    for (; b != 0; b &= b - 1)
+      if (f(w * 64 + static_cast<unsigned>(__builtin_ctzll(b)))) return;
+  }
+}
+
+void CrossbarAllocator::request(unsigned input, unsigned vl, unsigned output, unsigned out_vl, uint32_t bytes) {
   const std::size_t id = slot(input, vl);
-  target_[id] = static_cast<uint16_t>(output);
+  req_[id] = {static_cast<uint16_t>(output), static_cast<uint8_t>(out_vl), bytes, link::blocks_for(bytes)};
   input_vls_[input] = static_cast<uint16_t>(input_vls_[input] | (1u << vl));
-  mask_[static_cast<std::size_t>(output) * words_ + id / 64] |= uint64_t{1} << (id % 64);
-  ++requests_[output];
+  bits(mask_, output)[id / 64] |= uint64_t{1} << (id % 64);
+  Output& o = outs_[output];
+  ++o.requests;
+  ++o.count[out_vl];
+  o.vls = static_cast<uint16_t>(o.vls | (1u << out_vl));
+}
+
+CrossbarAllocator::Grant CrossbarAllocator::sole(unsigned input, unsigned vl) const {
+  const Request& r = req_[slot(input, vl)];
+  Grant g{input, vl, r.output, {}};
+  if (r.out_vl != link::kVl15) g.offered[r.out_vl] = r.blocks;
+  return g;
+}
+
+bool CrossbarAllocator::arbiter_takes(unsigned output, unsigned out_vl) const {
+  return (outs_[output].served_vls >> out_vl) & 1u;
+}
+
+std::optional<CrossbarAllocator::Choice> CrossbarAllocator::decide_vl(unsigned output, unsigned out_vl, Ok ok) {
+  Output& o = outs_[output];
+  const uint64_t* m = bits(mask_, output);
+  uint64_t* owed = bits(owed_, output);
+  std::optional<Choice> found;
+  // Room for a packet of this size was refused: larger ones need not ask.
+  uint32_t refused = UINT32_MAX;
+  auto room = [&](unsigned id) {
+    if (req_[id].bytes >= refused) return false;
+    if (ok(id / kVlSlots, id % kVlSlots, output)) return true;
+    refused = req_[id].bytes;
+    return false;
+  };
+  if (o.owed != 0) {
+    // Owed requesters first: granted if their input is free, else reserved.
+    for (unsigned w = 0; w < words_; ++w) scratch_words_[w] = m[w] & owed[w];
+    scan_from(scratch_words_.data(), o.ptr[out_vl], [&](unsigned id) {
+      if (req_[id].out_vl != out_vl || !room(id)) return false;
+      const unsigned in = id / kVlSlots;
+      found = Choice{sole(in, id % kVlSlots), input_busy(in)};
+      return true;
+    });
+    if (found) return found;
+  }
+  scan_from(m, o.ptr[out_vl], [&](unsigned id) {
+    const unsigned in = id / kVlSlots;
+    if (req_[id].out_vl != out_vl || ((owed[id / 64] >> (id % 64)) & 1u) || !room(id)) return false;
+    if (input_busy(in)) {  // passed over: owed a turn
+      owed[id / 64] |= uint64_t{1} << (id % 64);
+      ++o.owed;
+      return false;
+    }
+    found = Choice{sole(in, id % kVlSlots), false};
+    return true;
+  });
+  return found;
+}
+
+std::optional<CrossbarAllocator::Choice> CrossbarAllocator::decide(unsigned output, Ok ok) {
+  Output& o = outs_[output];
+  if (!available(output) || o.requests == 0) return std::nullopt;
+  if (o.vls & kVl15Bit)
+    if (auto c = decide_vl(output, link::kVl15, ok)) return c;  // VL15 first (iba-facts 3)
+  const uint32_t data = o.vls & ~kVl15Bit;
+  if (data == 0) return std::nullopt;
+  if ((data & (data - 1)) == 0) {
+    const unsigned v = lowest(data);
+    if (!arbiter_takes(output, v)) return std::nullopt;
+    return decide_vl(output, v, ok);
+  }
+  // Several output VLs: each offers its round robin's candidate; the output's
+  // VL arbiter picks among them (on a copy: the choice may not be granted).
+  std::array<std::optional<Choice>, link::kMaxDataVls> per{};
+  link::VlCandidates offered{};
+  for (uint32_t d = data; d != 0; d &= d - 1) {
+    const unsigned v = lowest(d);
+    per[v] = decide_vl(output, v, ok);
+    if (per[v]) offered[v] = req_[slot(per[v]->grant.input, per[v]->grant.vl)].blocks;
+  }
+  o.scratch = o.arbiter;  // same table sizes: no allocation
+  const int vl = o.scratch.grant(offered);
+  if (vl < 0) return std::nullopt;
+  Choice c = *per[static_cast<unsigned>(vl)];
+  c.grant.offered = offered;
+  return c;
+}
+
+std::optional<CrossbarAllocator::Grant> CrossbarAllocator::input_choice(unsigned input, Ok ok) const {
+  const uint32_t vls = input_vls_[input] & ~static_cast<uint32_t>(reserved_vls_[input]);
+  if (vls == 0 || input_busy(input)) return std::nullopt;
+  // Rotate so that the pointer's VL is bit 0.
+  const unsigned p = in_ptr_[input];
+  for (uint32_t b = ((vls >> p) | (vls << (kVlSlots - p))) & 0xFFFFu; b != 0; b &= b - 1) {
+    const unsigned vl = (p + lowest(b)) % kVlSlots;
+    const Request& r = req_[slot(input, vl)];
+    if (!available(r.output) || !ok(input, vl, r.output)) continue;
+    if (r.out_vl != link::kVl15 && !arbiter_takes(r.output, r.out_vl)) continue;
+    return sole(input, vl);
+  }
+  return std::nullopt;
+}
+
+std::optional<CrossbarAllocator::Grant> CrossbarAllocator::reserved_choice(unsigned input) const {
+  const uint32_t vls = reserved_vls_[input];
+  if (vls == 0) return std::nullopt;
+  const unsigned p = in_ptr_[input];
+  const uint32_t b = ((vls >> p) | (vls << (kVlSlots - p))) & 0xFFFFu;
+  const unsigned vl = (p + lowest(b)) % kVlSlots;
+  return outs_[req_[slot(input, vl)].output].reservation;
 }
 
 void CrossbarAllocator::grant(const Grant& g) {
   const std::size_t id = slot(g.input, g.vl);
-  mask_[static_cast<std::size_t>(g.output) * words_ + id / 64] &= ~(uint64_t{1} << (id % 64));
-  --requests_[g.output];
+  const Request& r = req_[id];
+  Output& o = outs_[g.output];
+  if (r.out_vl != link::kVl15) {
+    [[maybe_unused]] const int vl = o.arbiter.grant(g.offered);
+    assert(vl == r.out_vl);
+  }
+  if (o.reservation) {
+    assert(o.reservation->input == g.input && o.reservation->vl == g.vl);
+    o.reservation.reset();
+    reserved_vls_[g.input] = static_cast<uint16_t>(reserved_vls_[g.input] & ~(1u << g.vl));
+  }
+  uint64_t* owed = bits(owed_, g.output);
+  if ((owed[id / 64] >> (id % 64)) & 1u) {
+    // A turn paid back: the round robin goes on from where it was.
+    owed[id / 64] &= ~(uint64_t{1} << (id % 64));
+    --o.owed;
+  } else {
+    o.ptr[r.out_vl] = static_cast<uint32_t>((id + 1) % (static_cast<std::size_t>(inputs_) * kVlSlots));
+  }
+  bits(mask_, g.output)[id / 64] &= ~(uint64_t{1} << (id % 64));
+  --o.requests;
+  if (--o.count[r.out_vl] == 0) o.vls = static_cast<uint16_t>(o.vls & ~(1u << r.out_vl));
+  o.busy = true;
   input_vls_[g.input] = static_cast<uint16_t>(input_vls_[g.input] & ~(1u << g.vl));
   input_busy_[g.input] = 1;
-  output_busy_[g.output] = 1;
-  out_ptr_[g.output] = static_cast<uint32_t>((id + 1) % (static_cast<std::size_t>(inputs_) * kVlSlots));
   in_ptr_[g.input] = static_cast<uint8_t>((g.vl + 1) % kVlSlots);
 }
 
-void CrossbarAllocator::release(unsigned input, unsigned output) {
+void CrossbarAllocator::reserve(const Grant& g) {
+  outs_[g.output].reservation = g;
+  reserved_vls_[g.input] = static_cast<uint16_t>(reserved_vls_[g.input] | (1u << g.vl));
+}
+
+void CrossbarAllocator::apply(const std::optional<Choice>& c, Grants& out) {
+  if (!c) return;
+  if (c->reserve) {
+    reserve(c->grant);
+    return;
+  }
+  grant(c->grant);
+  out.list[out.count++] = c->grant;
+}
+
+std::optional<CrossbarAllocator::Grant> CrossbarAllocator::after_request(unsigned input, unsigned vl, Ok ok) {
+  const Request& r = req_[slot(input, vl)];
+  if (input_busy(input) || !available(r.output) || !ok(input, vl, r.output)) return std::nullopt;
+  if (r.out_vl != link::kVl15 && !arbiter_takes(r.output, r.out_vl)) return std::nullopt;
+  const Grant g = sole(input, vl);
+  grant(g);
+  return g;
+}
+
+CrossbarAllocator::Grants CrossbarAllocator::after_release(unsigned input, unsigned output, Ok ok) {
   input_busy_[input] = 0;
-  output_busy_[output] = 0;
+  outs_[output].busy = false;
+  Grants res;
+  if (const auto mine = reserved_choice(input)) {
+    // An output is waiting for this input: it goes first.
+    grant(*mine);
+    res.list[res.count++] = *mine;
+    apply(decide(output, ok), res);
+    return res;
+  }
+  const auto first = decide(output, ok);
+  if (!first || first->reserve || first->grant.input != input) {
+    apply(first, res);
+    if (const auto g = input_choice(input, ok)) {
+      grant(*g);
+      res.list[res.count++] = *g;
+    }
+    return res;
+  }
+  // The output chose this input again: the input's own round robin decides.
+  const auto mine = input_choice(input, ok);
+  if (!mine || mine->output == output) {
+    apply(first, res);
+    return res;
+  }
+  grant(*mine);
+  res.list[res.count++] = *mine;
+  apply(decide(output, ok), res);
+  return res;
+}
+
+std::optional<CrossbarAllocator::Grant> CrossbarAllocator::after_room(unsigned output, Ok ok) {
+  const auto c = decide(output, ok);
+  if (!c) return std::nullopt;
+  if (c->reserve) {
+    reserve(c->grant);
+    return std::nullopt;
+  }
+  grant(c->grant);
+  return c->grant;
 }
 
 }  // namespace hcasim::sw

@@ -3,35 +3,55 @@
 // head packet to which output next.
 //
 // Rules:
-// - A requester is an (input, VL) pair whose head packet is routed to one
-//   output. An input moves one packet at a time through the crossbar and an
-//   output takes one at a time; both stay busy until the transfer ends.
+// - A requester is an (input, input VL) pair whose head packet is routed to one
+//   (output, output VL). An input moves one packet at a time through the
+//   crossbar and an output takes one at a time; both stay busy until the
+//   transfer ends.
 // - A requester is eligible when its input and its output are free and the
 //   caller's predicate says so (the switch: the output VL's transmit queue has
-//   room for the packet). An ineligible requester never blocks another, so a
-//   full output VL does not hold up the other VLs of the same input (VL
-//   isolation).
-// - Allocator "output round robin with input round robin" (separable, one
-//   grant per event):
-//   * each output keeps a round-robin pointer over its (input, VL)
-//     requesters and grants the first eligible one at or after it;
+//   room for the packet; the predicate must not pass a larger packet where it
+//   failed a smaller one for the same output VL, which lets one decision skip
+//   calls). A requester without room never blocks another, so a full output
+//   VL does not hold up the other VLs of the same input (VL isolation).
+// - Allocator "VL-weighted output round robin with owed turns":
+//   * an output serves VL15 first; among data VLs it asks its own copy of the
+//     output port's IBA VL arbiter (link::VlArbiter, same tables), offering each
+//     output VL with a candidate, so the crossbar moves VLs in the weights the
+//     link sends them (when the crossbar is no faster than the link, its choice
+//     is the one that counts); a data VL the tables never serve is never moved;
+//   * within an output VL the output keeps a round-robin pointer over its
+//     (input, VL) requesters and takes the first with room at or after it;
+//   * a requester with room passed over because its input is busy (moving
+//     another packet) is owed a turn; owed requesters come first. When the
+//     output's turn falls on an owed requester whose input is still busy, the
+//     output reserves it: it takes no other packet until that input's transfer
+//     ends, and the input then serves a reservation before anything else. (In
+//     an event-driven crossbar transfers end at different times, so an input
+//     shared by several outputs would otherwise rarely be free when a busy
+//     output decides, and could starve there.) The wait is at most one
+//     transfer; it costs the output nothing while its queue has packets;
 //   * each input keeps a round-robin pointer over its VLs;
-//   * a grant moves both pointers just past the granted requester, so every
-//     requester that stays eligible is served within one round of each side.
+//   * a grant moves the pointers just past the granted requester, except that
+//     a turn paid back leaves the output's pointer where it is.
 // - Allocation runs when something changes, and only where it can matter:
-//   * a new request: granted at once if it is eligible (every other eligible
-//     pairing would have been granted already);
-//   * a transfer ends: the freed output picks by its round robin; if it picks
-//     the freed input, the input picks instead by its own round robin over its
-//     VLs (so one busy output cannot starve the input's other VLs), and the
-//     output, if still free, picks again among the others; if it picks another
-//     input, the freed input then picks among its VLs;
-//   * an output's predicate may have changed (room freed): that output picks.
+//   * a new request: granted at once if eligible (every other eligible pairing
+//     would have been granted already);
+//   * a transfer ends: if outputs reserved the freed input, it serves one of
+//     them (its VL round robin) and the freed output decides; otherwise the
+//     freed output decides; if it chooses the freed input, that input chooses
+//     instead by its own VL round robin (so one output that always wants it
+//     back cannot starve the input's other VLs): the same output = the
+//     output's choice stands, another = the output decides again; if the
+//     output chooses another input or reserves one, the freed input chooses
+//     among its VLs;
+//   * an output's predicate may have changed (room freed): that output decides.
 
 #include <array>
 #include <cstdint>
 #include <optional>
 #include <vector>
+
+#include "models/link/vl_arbiter.hpp"
 
 namespace hcasim::sw {
 
@@ -39,10 +59,27 @@ class CrossbarAllocator {
  public:
   static constexpr unsigned kVlSlots = 16;  // VL0..VL14 and VL15
 
+  // The caller's part of eligibility, ok(input, vl, output); a non-owning
+  // reference to any callable.
+  class Ok {
+   public:
+    template <class F>
+    Ok(const F& f)  // NOLINT(google-explicit-constructor): passed as a lambda
+        : obj_(&f), call_([](const void* o, unsigned i, unsigned v, unsigned out) {
+            return (*static_cast<const F*>(o))(i, v, out);
+          }) {}
+    bool operator()(unsigned input, unsigned vl, unsigned output) const { return call_(obj_, input, vl, output); }
+
+   private:
+    const void* obj_;
+    bool (*call_)(const void*, unsigned, unsigned, unsigned);
+  };
+
   struct Grant {
-    unsigned input;
-    unsigned vl;
-    unsigned output;
+    unsigned input = 0;
+    unsigned vl = 0;               // input VL
+    unsigned output = 0;
+    link::VlCandidates offered{};  // data VLs the output's arbiter chose among (charged on grant)
   };
   struct Grants {
     std::array<Grant, 2> list{};
@@ -51,126 +88,85 @@ class CrossbarAllocator {
     const Grant* end() const { return list.data() + count; }
   };
 
-  CrossbarAllocator(unsigned inputs, unsigned outputs);
+  // One VL arbitration configuration per output (that port's tables).
+  CrossbarAllocator(unsigned inputs, const std::vector<link::VlArbConfig>& outputs);
 
-  // The head of (input, vl) wants `output`. One request per (input, vl) at a time.
-  void request(unsigned input, unsigned vl, unsigned output);
+  // The head of (input, vl) wants output VL out_vl of `output`; it is `bytes`
+  // long on the wire. One request per (input, vl) at a time.
+  void request(unsigned input, unsigned vl, unsigned output, unsigned out_vl, uint32_t bytes);
   bool requesting(unsigned input, unsigned vl) const { return (input_vls_[input] >> vl) & 1u; }
-  unsigned requested_output(unsigned input, unsigned vl) const { return target_[slot(input, vl)]; }
-  unsigned requests_for(unsigned output) const { return requests_[output]; }
+  unsigned requested_output(unsigned input, unsigned vl) const { return req_[slot(input, vl)].output; }
+  unsigned requests_for(unsigned output) const { return outs_[output].requests; }
   bool input_busy(unsigned input) const { return input_busy_[input] != 0; }
-  bool output_busy(unsigned output) const { return output_busy_[output] != 0; }
+  bool output_busy(unsigned output) const { return outs_[output].busy; }
+  bool output_reserved(unsigned output) const { return outs_[output].reservation.has_value(); }
 
-  // Allocation steps (see the rules). `ok(input, vl, output)` is the caller's
-  // part of eligibility. Each grant returned is already applied: its input and
-  // output are busy and its request is withdrawn.
-  template <class Ok>
-  std::optional<Grant> after_request(unsigned input, unsigned vl, Ok&& ok);
-  template <class Ok>
-  Grants after_release(unsigned input, unsigned output, Ok&& ok);
-  template <class Ok>
-  std::optional<Grant> after_room(unsigned output, Ok&& ok);
-
-  // The building blocks, public for tests.
-  template <class Ok>
-  std::optional<Grant> pick_for_output(unsigned output, Ok&& ok) const;
-  template <class Ok>
-  std::optional<Grant> pick_for_input(unsigned input, Ok&& ok) const;
-  void grant(const Grant& g);
-  void release(unsigned input, unsigned output);
+  // The allocation steps (see the rules). Each grant returned is applied: its
+  // input and output are busy, its request withdrawn, the arbiter charged.
+  std::optional<Grant> after_request(unsigned input, unsigned vl, Ok ok);
+  Grants after_release(unsigned input, unsigned output, Ok ok);
+  std::optional<Grant> after_room(unsigned output, Ok ok);
 
  private:
+  struct Request {
+    uint16_t output = 0;
+    uint8_t out_vl = 0;
+    uint32_t bytes = 0;
+    uint32_t blocks = 0;  // 64-byte credit blocks, what the VL arbiter weighs
+  };
+  struct Output {
+    explicit Output(const link::VlArbConfig& c) : arbiter(c), scratch(c) {}
+    link::VlArbiter arbiter;
+    link::VlArbiter scratch;                  // for choices that may not be granted
+    std::array<uint32_t, kVlSlots> ptr{};     // per output VL: next requester id to consider
+    std::array<uint16_t, kVlSlots> count{};   // per output VL: requesters waiting
+    uint32_t owed = 0;                        // requesters owed a turn
+    uint16_t vls = 0;                         // output VLs with requesters
+    uint32_t requests = 0;
+    bool busy = false;
+    std::optional<Grant> reservation;         // waiting for this requester's input
+    uint16_t served_vls = 0;                  // data VLs the arbiter's tables ever serve
+  };
+  struct Choice {
+    Grant grant;
+    bool reserve = false;
+  };
+
   std::size_t slot(unsigned input, unsigned vl) const { return static_cast<std::size_t>(input) * kVlSlots + vl; }
+  uint64_t* bits(std::vector<uint64_t>& v, unsigned output) { return &v[static_cast<std::size_t>(output) * words_]; }
+  bool test(const std::vector<uint64_t>& v, unsigned output, std::size_t id) const {
+    return (v[static_cast<std::size_t>(output) * words_ + id / 64] >> (id % 64)) & 1u;
+  }
+  bool available(unsigned output) const { return !outs_[output].busy && !outs_[output].reservation; }
+  // A grant of (input, vl) at its output as the only VL the output offers.
+  Grant sole(unsigned input, unsigned vl) const;
+  // Whether the output's arbiter would ever serve this data VL.
+  bool arbiter_takes(unsigned output, unsigned out_vl) const;
+
+  std::optional<Choice> decide(unsigned output, Ok ok);        // marks owed turns
+  std::optional<Choice> decide_vl(unsigned output, unsigned out_vl, Ok ok);
+  std::optional<Grant> input_choice(unsigned input, Ok ok) const;
+  std::optional<Grant> reserved_choice(unsigned input) const;
+  void grant(const Grant& g);
+  void reserve(const Grant& g);
+  // Applies a decision: a grant is added to `out`, a reservation recorded.
+  void apply(const std::optional<Choice>& c, Grants& out);
+  // Calls f(id) for the set bits of one output's mask at or after `start`,
+  // cyclically, until f returns true.
+  template <class F>
+  void scan_from(const uint64_t* words, uint32_t start, F&& f) const;
 
   unsigned inputs_;
-  unsigned words_;                      // 64-bit words per output's requester mask
-  std::vector<uint64_t> mask_;          // outputs x words_: bit (input * 16 + vl)
-  std::vector<uint32_t> out_ptr_;       // per output: next requester id to consider
-  std::vector<uint32_t> requests_;      // per output: requesters waiting
+  unsigned words_;                      // 64-bit words per output mask
+  std::vector<uint64_t> mask_;          // outputs x words_: bit (input * 16 + vl) = requesting
+  std::vector<uint64_t> owed_;          // same layout: owed a turn
+  std::vector<uint64_t> scratch_words_; // one output's owed requesters
+  std::vector<Output> outs_;
   std::vector<uint16_t> input_vls_;     // per input: VLs with a request
+  std::vector<uint16_t> reserved_vls_;  // per input: VLs an output has reserved
   std::vector<uint8_t> in_ptr_;         // per input: next VL to consider
-  std::vector<uint16_t> target_;        // per (input, vl): requested output
+  std::vector<Request> req_;            // per (input, vl)
   std::vector<uint8_t> input_busy_;
-  std::vector<uint8_t> output_busy_;
 };
-
-template <class Ok>
-std::optional<CrossbarAllocator::Grant> CrossbarAllocator::pick_for_output(unsigned output, Ok&& ok) const {
-  if (requests_[output] == 0 || output_busy(output)) return std::nullopt;
-  const uint64_t* words = &mask_[static_cast<std::size_t>(output) * words_];
-  const uint32_t start = out_ptr_[output];
-  const unsigned first = start / 64;
-  // Requester ids start.. in the first word, the following words cyclically,
-  // then ids below start in the first word.
-  for (unsigned k = 0; k <= words_; ++k) {
-    const unsigned w = (first + k) % words_;
-    uint64_t bits = words[w];
-    if (k == 0) bits &= ~uint64_t{0} << (start % 64);
-    if (k == words_) bits &= (uint64_t{1} << (start % 64)) - 1;
-    while (bits != 0) {
-      const unsigned id = w * 64 + static_cast<unsigned>(__builtin_ctzll(bits));
-      bits &= bits - 1;
-      const unsigned in = id / kVlSlots;
-      const unsigned vl = id % kVlSlots;
-      if (!input_busy(in) && ok(in, vl, output)) return Grant{in, vl, output};
-    }
-  }
-  return std::nullopt;
-}
-
-template <class Ok>
-std::optional<CrossbarAllocator::Grant> CrossbarAllocator::pick_for_input(unsigned input, Ok&& ok) const {
-  const uint32_t vls = input_vls_[input];
-  if (vls == 0 || input_busy(input)) return std::nullopt;
-  // Rotate so that the pointer's VL is bit 0.
-  const unsigned p = in_ptr_[input];
-  uint32_t bits = ((vls >> p) | (vls << (kVlSlots - p))) & 0xFFFFu;
-  while (bits != 0) {
-    const unsigned vl = (p + static_cast<unsigned>(__builtin_ctz(bits))) % kVlSlots;
-    bits &= bits - 1;
-    const unsigned out = target_[slot(input, vl)];
-    if (!output_busy(out) && ok(input, vl, out)) return Grant{input, vl, out};
-  }
-  return std::nullopt;
-}
-
-template <class Ok>
-std::optional<CrossbarAllocator::Grant> CrossbarAllocator::after_request(unsigned input, unsigned vl, Ok&& ok) {
-  const unsigned out = target_[slot(input, vl)];
-  if (input_busy(input) || output_busy(out) || !ok(input, vl, out)) return std::nullopt;
-  const Grant g{input, vl, out};
-  grant(g);
-  return g;
-}
-
-template <class Ok>
-CrossbarAllocator::Grants CrossbarAllocator::after_release(unsigned input, unsigned output, Ok&& ok) {
-  release(input, output);
-  Grants out;
-  const auto first = pick_for_output(output, ok);
-  if (first && first->input != input) {
-    grant(*first);
-    out.list[out.count++] = *first;
-  }
-  if (auto g = pick_for_input(input, ok)) {
-    grant(*g);
-    out.list[out.count++] = *g;
-  }
-  // The output chose the freed input, which went elsewhere: the output chooses
-  // again among the others (had it found no one, it still would not).
-  if (first && first->input == input && !output_busy(output))
-    if (auto g = pick_for_output(output, ok)) {
-      grant(*g);
-      out.list[out.count++] = *g;
-    }
-  return out;
-}
-
-template <class Ok>
-std::optional<CrossbarAllocator::Grant> CrossbarAllocator::after_room(unsigned output, Ok&& ok) {
-  auto g = pick_for_output(output, ok);
-  if (g) grant(*g);
-  return g;
-}
 
 }  // namespace hcasim::sw

@@ -24,6 +24,12 @@ std::vector<unsigned> operational_vls(const std::vector<link::PortConfig>& ports
   return vls;
 }
 
+std::vector<link::VlArbConfig> arbitration(const std::vector<link::PortConfig>& ports) {
+  std::vector<link::VlArbConfig> v;
+  for (const link::PortConfig& c : ports) v.push_back(link::resolved_vlarb(c));
+  return v;
+}
+
 }  // namespace
 
 using Grant = CrossbarAllocator::Grant;
@@ -49,7 +55,7 @@ struct Switch::Impl {
 
   Impl(const SwitchConfig& config, const std::vector<link::PortConfig>& configs, ib::PacketPool& pool)
       : config(config), pool(pool), table(operational_vls(configs)),
-        alloc(static_cast<unsigned>(configs.size()), static_cast<unsigned>(configs.size())),
+        alloc(static_cast<unsigned>(configs.size()), arbitration(configs)),
         heads(configs.size() * CrossbarAllocator::kVlSlots) {
     const bool cut_through = config.forwarding == Forwarding::CutThrough;
     const link::Lifetimes lifetimes{config.hoq_life_ps, config.switch_life_ps, config.vl_stall_count};
@@ -97,7 +103,7 @@ struct Switch::Impl {
         else if (d.out_vl != link::kVl15 && d.out_vl >= output.vl_count()) why = link::DropReason::BadVl;
         if (why == link::DropReason::Count) {
           heads[in * CrossbarAllocator::kVlSlots + vl] = {d.out_vl, head.wire_bytes()};
-          alloc.request(in, vl, d.out_port - 1u);
+          alloc.request(in, vl, d.out_port - 1u, d.out_vl, head.wire_bytes());
           if (auto g = alloc.after_request(in, vl, ok())) start(*g);
           return;
         }

@@ -1,81 +1,110 @@
 // The crossbar allocator's rules (crossbar_allocator.hpp), driven directly.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <map>
 #include <vector>
 
+#include "models/link/port_config.hpp"
 #include "models/switch/crossbar_allocator.hpp"
 
+using namespace hcasim;
 using namespace hcasim::sw;
 using Grant = CrossbarAllocator::Grant;
 
 namespace {
-const auto always = [](unsigned, unsigned, unsigned) { return true; };
-}  // namespace
 
-TEST_CASE("8 always-requesting inputs to one output: each gets exactly 1/8 of 8k grants") {
-  CrossbarAllocator a(8, 1);
-  std::map<unsigned, unsigned> got;
-  std::optional<Grant> current;
-  for (unsigned i = 0; i < 8; ++i) {
-    a.request(i, 0, 0);
-    if (auto g = a.after_request(i, 0, always)) current = g;
-  }
-  REQUIRE(current);
-  for (int n = 0; n < 8000; ++n) {
-    ++got[current->input];
-    a.request(current->input, 0, 0);  // its next packet is there at once
-    const auto gs = a.after_release(current->input, 0, always);
+const auto always = [](unsigned, unsigned, unsigned) { return true; };
+
+// Outputs with the port's default arbitration: VL0..VL7 at weight 64 each.
+std::vector<link::VlArbConfig> outputs(unsigned n, const link::VlArbConfig& c = link::resolved_vlarb(link::PortConfig{})) {
+  return std::vector<link::VlArbConfig>(n, c);
+}
+
+constexpr uint32_t kBig = 4130;   // wire bytes of a 4 KiB UD packet: 65 credit blocks
+constexpr uint32_t kSmall = 64;   // one credit block
+
+// A request whose output VL is its input VL, for a 4 KiB packet.
+void req(CrossbarAllocator& a, unsigned in, unsigned vl, unsigned out) { a.request(in, vl, out, vl, kBig); }
+
+// Runs transfers one after another through `a`: each ends before the next
+// decision, and the granted requester asks again at once (always requesting).
+// Returns grants per (input, vl); `current` (in flight) ends as the next one.
+template <class Ok>
+std::map<std::pair<unsigned, unsigned>, int> serve(CrossbarAllocator& a, Grant& current, int n, const Ok& ok,
+                                                   std::vector<Grant>* order = nullptr) {
+  std::map<std::pair<unsigned, unsigned>, int> got;
+  for (int k = 0; k < n; ++k) {
+    ++got[{current.input, current.vl}];
+    if (order) order->push_back(current);
+    const auto out_vl = current.vl;
+    a.request(current.input, current.vl, current.output, out_vl, kBig);
+    const auto gs = a.after_release(current.input, current.output, ok);
     REQUIRE(gs.count == 1);
     current = gs.list[0];
   }
-  for (unsigned i = 0; i < 8; ++i) REQUIRE(got[i] == 1000);
+  return got;
+}
+
+}  // namespace
+
+TEST_CASE("8 always-requesting inputs to one output: each gets exactly 1/8 of 8k grants") {
+  CrossbarAllocator a(8, outputs(1));
+  std::optional<Grant> first;
+  for (unsigned i = 0; i < 8; ++i) {
+    req(a, i, 0, 0);
+    if (auto g = a.after_request(i, 0, always)) first = g;
+  }
+  REQUIRE(first);
+  REQUIRE(first->input == 0);
+  Grant cur = *first;
+  const auto got = serve(a, cur, 8000, always);
+  for (unsigned i = 0; i < 8; ++i) REQUIRE(got.at({i, 0}) == 1000);
 }
 
 TEST_CASE("grants rotate in input order - the pointer moves past the granted requester") {
-  CrossbarAllocator a(4, 1);
-  for (unsigned i = 0; i < 4; ++i) a.request(i, 2, 0);
-  std::vector<unsigned> order;
-  for (int n = 0; n < 8; ++n) {
-    auto g = a.pick_for_output(0, always);
-    REQUIRE(g);
-    a.grant(*g);
-    order.push_back(g->input);
-    a.release(g->input, 0);
-    a.request(g->input, 2, 0);
-  }
-  REQUIRE(order == std::vector<unsigned>{0, 1, 2, 3, 0, 1, 2, 3});
+  CrossbarAllocator a(4, outputs(1));
+  for (unsigned i = 0; i < 4; ++i) req(a, i, 2, 0);
+  auto g = a.after_request(0, 2, always);
+  REQUIRE(g);
+  for (unsigned i = 1; i < 4; ++i) REQUIRE_FALSE(a.after_request(i, 2, always));  // the output is busy
+  std::vector<Grant> order;
+  Grant cur = *g;
+  serve(a, cur, 8, always, &order);
+  std::vector<unsigned> inputs;
+  for (const Grant& x : order) inputs.push_back(x.input);
+  REQUIRE(inputs == std::vector<unsigned>{0, 1, 2, 3, 0, 1, 2, 3});
 }
 
-TEST_CASE("an ineligible requester is skipped and served within one round once eligible again") {
-  CrossbarAllocator a(8, 1);
-  for (unsigned i = 0; i < 8; ++i) a.request(i, 0, 0);
+TEST_CASE("a requester without room is skipped and served within one round once it has room") {
+  CrossbarAllocator a(8, outputs(1));
+  for (unsigned i = 0; i < 8; ++i) req(a, i, 0, 0);
   bool three_ok = false;
   const auto ok = [&](unsigned in, unsigned, unsigned) { return in != 3 || three_ok; };
-  auto serve = [&]() {
-    auto g = a.pick_for_output(0, ok);
-    REQUIRE(g);
-    a.grant(*g);
-    a.release(g->input, 0);
-    a.request(g->input, 0, 0);
-    return g->input;
-  };
-  for (int n = 0; n < 20; ++n) REQUIRE(serve() != 3);
+  auto g = a.after_request(0, 0, ok);
+  REQUIRE(g);
+  Grant cur = *g;
+  std::vector<Grant> order;
+  serve(a, cur, 20, ok, &order);
+  for (const Grant& x : order) REQUIRE(x.input != 3);
   three_ok = true;
   // Input 3 is at most 7 grants away, whatever the pointer.
+  std::vector<Grant> more;
+  serve(a, cur, 800 + 8, ok, &more);
   int waited = 0;
-  while (serve() != 3) ++waited;
+  while (more[static_cast<std::size_t>(waited)].input != 3) ++waited;
   REQUIRE(waited <= 7);
   // And from then on it keeps its 1/8.
-  std::map<unsigned, int> got;
-  for (int n = 0; n < 800; ++n) ++got[serve()];
-  REQUIRE(got[3] == 100);
+  std::map<unsigned, int> share;
+  for (std::size_t k = static_cast<std::size_t>(waited); k < static_cast<std::size_t>(waited) + 800; ++k)
+    ++share[more[k].input];
+  REQUIRE(share[3] == 100);
 }
 
 TEST_CASE("a full output VL does not block the input's other VLs (VL isolation)") {
-  CrossbarAllocator a(1, 2);
-  a.request(0, 0, 0);  // VL0 -> output 0, which has no room
-  a.request(0, 1, 1);  // VL1 -> output 1
+  CrossbarAllocator a(1, outputs(2));
+  req(a, 0, 0, 0);  // VL0 -> output 0, which has no room
+  req(a, 0, 1, 1);  // VL1 -> output 1
   const auto room = [](unsigned, unsigned, unsigned out) { return out != 0; };
   REQUIRE_FALSE(a.after_request(0, 0, room));
   auto g = a.after_request(0, 1, room);
@@ -91,30 +120,24 @@ TEST_CASE("a full output VL does not block the input's other VLs (VL isolation)"
 
 TEST_CASE("an input's VLs take turns even when one output always wants it back") {
   // Input 0: VL0 -> output 0 (its only requester) and VL1 -> output 1.
-  CrossbarAllocator a(1, 2);
-  a.request(0, 0, 0);
-  a.request(0, 1, 1);
+  CrossbarAllocator a(1, outputs(2));
+  req(a, 0, 0, 0);
+  req(a, 0, 1, 1);
   auto g = a.after_request(0, 0, always);
   REQUIRE(g);
-  std::map<unsigned, int> by_vl;
-  for (int n = 0; n < 100; ++n) {
-    ++by_vl[g->vl];
-    a.request(0, g->vl, g->output);
-    const auto gs = a.after_release(0, g->output, always);
-    REQUIRE(gs.count == 1);
-    g = gs.list[0];
-  }
-  REQUIRE(by_vl[0] == 50);
-  REQUIRE(by_vl[1] == 50);
+  Grant cur = *g;
+  const auto got = serve(a, cur, 100, always);
+  REQUIRE(got.at({0, 0}) == 50);
+  REQUIRE(got.at({0, 1}) == 50);
 }
 
 TEST_CASE("a transfer end frees both sides: the output takes another input and the input another output") {
-  CrossbarAllocator a(2, 2);
-  a.request(0, 0, 0);
+  CrossbarAllocator a(2, outputs(2));
+  req(a, 0, 0, 0);
   auto first = a.after_request(0, 0, always);
   REQUIRE(first);
-  a.request(1, 0, 0);  // waits for output 0
-  a.request(0, 1, 1);  // waits for input 0
+  req(a, 1, 0, 0);  // waits for output 0
+  req(a, 0, 1, 1);  // waits for input 0
   REQUIRE_FALSE(a.after_request(1, 0, always));
   REQUIRE_FALSE(a.after_request(0, 1, always));
   const auto gs = a.after_release(0, 0, always);
@@ -126,11 +149,11 @@ TEST_CASE("a transfer end frees both sides: the output takes another input and t
 }
 
 TEST_CASE("room freed at an output grants its next eligible requester") {
-  CrossbarAllocator a(3, 1);
+  CrossbarAllocator a(3, outputs(1));
   bool room = false;
   const auto ok = [&](unsigned, unsigned, unsigned) { return room; };
   for (unsigned i = 0; i < 3; ++i) {
-    a.request(i, 4, 0);
+    req(a, i, 4, 0);
     REQUIRE_FALSE(a.after_request(i, 4, ok));
   }
   REQUIRE(a.requests_for(0) == 3);
@@ -143,18 +166,131 @@ TEST_CASE("room freed at an output grants its next eligible requester") {
   REQUIRE_FALSE(a.after_room(0, ok));  // busy until the transfer ends
 }
 
-TEST_CASE("64 inputs x 16 VLs: requester ids across many mask words rotate fairly") {
-  CrossbarAllocator a(64, 1);
-  for (unsigned i = 0; i < 64; ++i) a.request(i, i % 16, 0);
+TEST_CASE("64 inputs on 16 input VLs into one output VL: requester ids across many mask words rotate fairly") {
+  CrossbarAllocator a(64, outputs(1));
+  for (unsigned i = 0; i < 64; ++i) a.request(i, i % 16, 0, 0, kBig);
+  std::optional<Grant> g;
+  for (unsigned i = 0; i < 64 && !g; ++i) g = a.after_request(i, i % 16, always);
+  REQUIRE(g);
   std::map<unsigned, int> got;
+  Grant cur = *g;
   for (int n = 0; n < 64 * 10; ++n) {
-    auto g = a.pick_for_output(0, always);
-    REQUIRE(g);
-    a.grant(*g);
-    ++got[g->input];
-    a.release(g->input, 0);
-    a.request(g->input, g->vl, 0);
+    ++got[cur.input];
+    a.request(cur.input, cur.vl, 0, 0, kBig);
+    const auto gs = a.after_release(cur.input, 0, always);
+    REQUIRE(gs.count == 1);
+    cur = gs.list[0];
   }
   REQUIRE(got.size() == 64);
   for (const auto& [in, n] : got) REQUIRE(n == 10);
+}
+
+namespace {
+
+// Always-requesting inputs into output 0, input i on output VL vls[i], with
+// room everywhere; returns grants per input over `n` grants.
+std::map<unsigned, int> run_output(CrossbarAllocator& a, const std::vector<unsigned>& vls, uint32_t bytes, int n) {
+  std::optional<Grant> current;
+  for (unsigned i = 0; i < vls.size(); ++i) {
+    a.request(i, 0, 0, vls[i], bytes);
+    if (auto g = a.after_request(i, 0, always)) current = g;
+  }
+  std::map<unsigned, int> got;
+  for (int k = 0; k < n && current; ++k) {
+    ++got[current->input];
+    a.request(current->input, 0, 0, vls[current->input], bytes);
+    const auto gs = a.after_release(current->input, 0, always);
+    current = gs.count ? std::optional<Grant>(gs.list[0]) : std::nullopt;
+  }
+  return got;
+}
+
+}  // namespace
+
+TEST_CASE("the output's VL arbitration weights decide between output VLs - round robin within each") {
+  // VL0 weight 1, VL1 weight 3, one-block packets: VL1 gets 3/4 of the grants.
+  link::VlArbConfig c;
+  c.low = {{0, 1}, {1, 3}};
+  CrossbarAllocator a(5, outputs(1, c));
+  // Inputs 0-3 on output VL0, input 4 on output VL1.
+  const auto got = run_output(a, {0, 0, 0, 0, 1}, kSmall, 8000);
+  REQUIRE(got.at(4) == 6000);
+  for (unsigned i = 0; i < 4; ++i) REQUIRE(got.at(i) == 500);
+}
+
+TEST_CASE("equal weights and 4 KiB packets: two output VLs alternate whatever their requester counts") {
+  CrossbarAllocator a(5, outputs(1));
+  const auto got = run_output(a, {0, 0, 0, 0, 1}, kBig, 8000);
+  REQUIRE(got.at(4) == 4000);
+  for (unsigned i = 0; i < 4; ++i) REQUIRE(got.at(i) == 1000);
+}
+
+TEST_CASE("VL15 goes first - a data VL missing from the output's tables is never granted") {
+  link::VlArbConfig c;
+  c.low = {{0, 64}};  // VL1 has no entry
+  CrossbarAllocator a(4, outputs(1, c));
+  a.request(3, 0, 0, 0, kBig);
+  REQUIRE(a.after_request(3, 0, always));  // keeps the output busy while the others ask
+  a.request(0, 0, 0, 0, kBig);
+  a.request(1, 1, 0, 1, kBig);
+  a.request(2, 15, 0, 15, kSmall);
+  for (unsigned i = 0; i < 3; ++i) REQUIRE_FALSE(a.after_request(i, i == 2 ? 15 : i, always));
+  auto gs = a.after_release(3, 0, always);
+  REQUIRE(gs.count == 1);
+  REQUIRE(gs.list[0].input == 2);
+  gs = a.after_release(2, 0, always);
+  REQUIRE(gs.count == 1);
+  REQUIRE(gs.list[0].input == 0);
+  gs = a.after_release(0, 0, always);
+  REQUIRE(gs.count == 0);  // only VL1 is left
+  REQUIRE_FALSE(a.after_room(0, always));
+}
+
+TEST_CASE("an input's two VLs into one output follow the output's weights, not the input's turns") {
+  link::VlArbConfig c;
+  c.low = {{0, 1}, {1, 3}};
+  CrossbarAllocator a(1, outputs(1, c));
+  a.request(0, 0, 0, 0, kSmall);
+  a.request(0, 1, 0, 1, kSmall);
+  auto g = a.after_request(0, 0, always);
+  REQUIRE(g);
+  std::map<unsigned, int> by_vl;
+  for (int n = 0; n < 400; ++n) {
+    ++by_vl[g->vl];
+    a.request(0, g->vl, 0, g->vl, kSmall);
+    const auto gs = a.after_release(0, 0, always);
+    REQUIRE(gs.count == 1);
+    g = gs.list[0];
+  }
+  // The first grant came before the arbiter had a choice; from then on 1:3.
+  REQUIRE(by_vl[0] + by_vl[1] == 400);
+  REQUIRE(std::abs(by_vl[1] - 300) <= 1);
+}
+
+TEST_CASE("an output passing over a busy input owes it a turn and waits for it the next time") {
+  // Inputs 0 and 1 request output 0; input 0 is busy on output 1.
+  CrossbarAllocator a(2, outputs(2));
+  a.request(0, 1, 1, 1, kBig);
+  REQUIRE(a.after_request(0, 1, always));  // input 0 -> output 1
+  a.request(1, 0, 0, 0, kBig);
+  REQUIRE(a.after_request(1, 0, always));  // input 1 -> output 0
+  a.request(0, 0, 0, 0, kBig);               // input 0 wants output 0 too
+  a.request(1, 0, 0, 0, kBig);
+  // Output 0 frees while input 0 is busy: it serves input 1 again and owes input 0.
+  auto gs = a.after_release(1, 0, always);
+  REQUIRE(gs.count == 1);
+  REQUIRE(gs.list[0].input == 1);
+  a.request(1, 0, 0, 0, kBig);
+  // Output 0 frees again, input 0 still busy: now it reserves input 0 and takes no one.
+  gs = a.after_release(1, 0, always);
+  REQUIRE(gs.count == 0);
+  REQUIRE(a.output_reserved(0));
+  REQUIRE_FALSE(a.output_busy(0));
+  // Input 0's transfer ends: the reservation goes first, before its own VL1.
+  a.request(0, 1, 1, 1, kBig);
+  gs = a.after_release(0, 1, always);
+  REQUIRE(gs.count == 1);  // output 1 then finds its only requester busy
+  REQUIRE(gs.list[0].input == 0);
+  REQUIRE(gs.list[0].output == 0);
+  REQUIRE_FALSE(a.output_reserved(0));
 }
