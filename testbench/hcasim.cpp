@@ -1,15 +1,17 @@
 // hcasim: the command-line program.
 //
 //   hcasim run SCENARIO.json [--out DIR] [--seed N] [--set path=value ...] [--pcap] [--vcd] [--quiet]
-//   hcasim validate SCENARIO.json [--set path=value ...]
+//   hcasim validate SCENARIO.json [--set path=value ...]   also routes the fabric and checks for credit loops
+//   hcasim import FABRIC.ibnd [--out FILE.json]  an ibnetdiscover dump as an explicit topology (nodes and links)
 //   hcasim params                  print every scenario parameter with its default (Markdown)
 //   hcasim calibrate [--events N]  cost of one timed SC_METHOD notification on this machine
 //
-// Exit codes (DESIGN.md): 0 ran and every check passed; 1 a checker failed;
-// 2 bad input. Errors are one line on stderr, naming the JSON path.
+// Exit codes (DESIGN.md): 0 ran and every check passed; 1 a checker failed
+// (validate: the routes have a credit loop); 2 bad input. Errors are one line on stderr, naming the JSON path.
 
 #include <systemc>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -20,6 +22,8 @@
 #include <vector>
 
 #include "models/fabric/config_error.hpp"
+#include "models/fabric/ibnetdiscover.hpp"
+#include "models/fabric/topology_json.hpp"
 #include "models/fabric/overrides.hpp"
 #include "models/fabric/scenario.hpp"
 #include "testbench/event_cost.hpp"
@@ -39,6 +43,7 @@ constexpr const char* kOutputMarker = ".hcasim-output";  // marks a folder hcasi
 const char* kUsage =
     "usage: hcasim run SCENARIO.json [--out DIR] [--seed N] [--set path=value ...] [--pcap] [--vcd] [--quiet]\n"
     "       hcasim validate SCENARIO.json [--set path=value ...]\n"
+    "       hcasim import FABRIC.ibnd [--out FILE.json]\n"
     "       hcasim params\n"
     "       hcasim calibrate [--events N]\n";
 
@@ -70,29 +75,31 @@ uint64_t parse_count(const std::string& flag, const char* text) {
 
 Args parse_args(int argc, char* argv[]) {
   Args a;
-  if (argc < 2) throw BadInput("missing command; expected run, validate, params or calibrate");
+  if (argc < 2) throw BadInput("missing command; expected run, validate, import, params or calibrate");
   a.command = argv[1];
   if (a.command == "--help" || a.command == "-h") return a;
-  if (a.command != "run" && a.command != "validate" && a.command != "params" && a.command != "calibrate")
-    throw BadInput("unknown command '" + a.command + "'; expected run, validate, params or calibrate");
+  if (a.command != "run" && a.command != "validate" && a.command != "import" && a.command != "params" &&
+      a.command != "calibrate")
+    throw BadInput("unknown command '" + a.command + "'; expected run, validate, import, params or calibrate");
+  const bool takes_file = a.command == "run" || a.command == "validate" || a.command == "import";
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&](const char* flag) -> const char* {
       if (i + 1 >= argc) throw BadInput(std::string(flag) + " needs a value");
       return argv[++i];
     };
-    if (arg == "--out" && a.command == "run") a.out = value("--out");
+    if (arg == "--out" && (a.command == "run" || a.command == "import")) a.out = value("--out");
     else if (arg == "--seed" && a.command == "run") { a.seed = parse_count("--seed", value("--seed")); a.seed_given = true; }
     else if (arg == "--set" && (a.command == "run" || a.command == "validate")) a.sets.push_back(value("--set"));
     else if (arg == "--pcap" && a.command == "run") a.pcap = true;
     else if (arg == "--vcd" && a.command == "run") a.vcd = true;
     else if (arg == "--quiet" && a.command == "run") a.quiet = true;
     else if (arg == "--events" && a.command == "calibrate") a.events = std::max<uint64_t>(1, parse_count("--events", value("--events")));
-    else if (!arg.empty() && arg[0] != '-' && a.scenario.empty() && (a.command == "run" || a.command == "validate")) a.scenario = arg;
+    else if (!arg.empty() && arg[0] != '-' && a.scenario.empty() && takes_file) a.scenario = arg;
     else throw BadInput("unexpected argument '" + arg + "' for " + a.command);
   }
-  if ((a.command == "run" || a.command == "validate") && a.scenario.empty())
-    throw BadInput(a.command + ": missing SCENARIO.json");
+  if (takes_file && a.scenario.empty())
+    throw BadInput(a.command + (a.command == "import" ? ": missing FABRIC file" : ": missing SCENARIO.json"));
   return a;
 }
 
@@ -114,7 +121,7 @@ fabric::Scenario load(const Args& a, nlohmann::json& root) {
   if (a.seed_given) root["run"]["seed"] = a.seed;
   if (a.pcap) root["outputs"]["pcap"] = true;
   if (a.vcd) root["outputs"]["vcd"] = true;
-  return fabric::load_scenario(root);
+  return fabric::load_scenario(root, fs::path(a.scenario).parent_path().string());
 }
 
 // Creates the output folder, refusing to write into one that holds files
@@ -144,11 +151,21 @@ int run(const Args& a) {
   prepare_out_dir(out);
   const nlohmann::json resolved = fabric::resolved_json(s);
   write_file(fs::path(out) / "scenario.resolved.json", resolved.dump(2) + "\n");
+  const auto build_start = std::chrono::steady_clock::now();
   SimulationSetup setup = setup_from(s, out, a.quiet);
+  if (setup.credit_loops.loop)
+    std::cerr << "hcasim: warning: " << setup.credit_loops.describe(s.graph) << "; the fabric can deadlock\n";
   Simulation sim(setup.fabric, setup.flows, setup.options);
+  const double build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - build_start).count();
   sim.run();
   RunMetadata meta{s.name, s.run.seed, fnv1a_hex(resolved.dump())};
-  const nlohmann::json stats = stats_document(sim, meta);
+  nlohmann::json stats = stats_document(sim, meta);
+  stats["wall"]["build_seconds"] = build_seconds;  // routing, credit-loop check and elaboration
+  stats["routing"] = {{"algorithm", resolved["routing"]["algorithm"]},
+                      {"lmc", s.routing.lmc},
+                      {"credit_loops_checked", setup.credit_loops_checked},
+                      {"credit_loop", setup.credit_loops.loop},
+                      {"credit_loop_report", setup.credit_loops_checked ? setup.credit_loops.describe(s.graph) : ""}};
   write_file(fs::path(out) / "stats.json", stats.dump(2) + "\n");
   std::cout << human_summary(stats) << "  results in " << out << "\n";
   if (!sim.checker().ok()) {
@@ -161,8 +178,32 @@ int run(const Args& a) {
 int validate(const Args& a) {
   nlohmann::json root;
   const fabric::Scenario s = load(a, root);
-  std::cout << a.scenario << ": ok (" << s.workload.flows.size() << " flows, " << fabric::port_names(s).size()
-            << " ports)\n";
+  const fabric::RoutedFabric routed = fabric::route_fabric(s);
+  unsigned switches = 0;
+  for (const fabric::TopoNode& n : s.graph.nodes) switches += n.kind == fabric::NodeKind::Switch;
+  std::cout << a.scenario << ": ok (" << s.workload.flows.size() << " flows, " << s.workload.patterns.size()
+            << " patterns, " << s.graph.nodes.size() - switches << " HCAs, " << switches << " switches, "
+            << fabric::port_names(s).size() << " ports, LIDs 1-" << routed.lids.top << ")\n";
+  const fabric::CreditLoopReport loops = check_credit_loops(s, routed);
+  std::cout << a.scenario << ": " << loops.describe(s.graph) << "\n";
+  return loops.loop ? kExitCheckFailed : kExitOk;
+}
+
+// Writes an ibnetdiscover dump as the explicit topology form, to stdout or to
+// a new file (an existing one is never overwritten).
+int import_fabric(const Args& a) {
+  std::ifstream in(a.scenario);
+  if (!in) throw BadInput(a.scenario + ": cannot open: " + std::strerror(errno));
+  const fabric::Topology t = fabric::read_ibnetdiscover(in, a.scenario);
+  if (const std::string why = fabric::check_topology(t); !why.empty()) throw BadInput(a.scenario + ": " + why);
+  const std::string text = fabric::topology_to_json(t).dump(2) + "\n";
+  if (a.out.empty()) {
+    std::cout << text;
+    return kExitOk;
+  }
+  std::error_code ec;
+  if (fs::exists(a.out, ec)) throw BadInput("--out " + a.out + ": exists; choose a new file name");
+  write_file(a.out, text);
   return kExitOk;
 }
 
@@ -178,6 +219,7 @@ int sc_main(int argc, char* argv[]) {
     }
     if (a.command == "run") return run(a);
     if (a.command == "validate") return validate(a);
+    if (a.command == "import") return import_fabric(a);
     if (a.command == "params") {
       std::cout << fabric::scenario_reference();
       return kExitOk;

@@ -11,6 +11,12 @@ namespace hcasim {
 
 namespace {
 using Clock = std::chrono::steady_clock;
+
+struct PatternTotals {
+  uint64_t flows = 0, sent = 0, delivered = 0, bytes = 0, payload = 0;
+  uint64_t start_ps = UINT64_MAX, last_ps = 0;
+  trace::Histogram latency;
+};
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 }  // namespace
 
@@ -22,12 +28,25 @@ Simulation::Simulation(const fabric::FabricSpec& fabric, std::vector<workloads::
       recorder_(results_, pool_) {
   for (unsigned i = 0; i < fabric_->hca_count(); ++i) fabric_->hca(i).set_sink(&recorder_);
   std::map<std::pair<unsigned, unsigned>, std::vector<unsigned>> by_port;
+  const unsigned paths = 1u << fabric_->spec().lmc;  // LIDs per port: flows spread over them
+  const unsigned hcas = fabric_->hca_count();
+  auto lid_of = [&](const workloads::Endpoint& e, unsigned f) {
+    if (e.node >= hcas || e.port >= fabric_->hca(e.node).port_count())
+      throw std::invalid_argument("flow " + flows_[f].name + ": no such destination HCA port");
+    return static_cast<uint16_t>(fabric_->hca(e.node).lid(e.port) + f % paths);
+  };
   for (unsigned f = 0; f < flows_.size(); ++f) {
     workloads::FlowSpec& s = flows_[f];
-    if (s.src_node >= fabric_->hca_count() || s.dst_node >= fabric_->hca_count())
-      throw std::invalid_argument("flow " + s.name + ": no such node");
+    if (s.src_node >= hcas || s.src_port >= fabric_->hca(s.src_node).port_count())
+      throw std::invalid_argument("flow " + s.name + ": no such source HCA port");
     s.slid = fabric_->hca(s.src_node).lid(s.src_port);
-    s.dlid = fabric_->hca(s.dst_node).lid(0);
+    s.dlid = lid_of({s.dst_node, s.dst_port}, f);
+    s.dlids.clear();
+    s.hot_dlids.clear();
+    for (const workloads::Endpoint& e : s.dsts) s.dlids.push_back(lid_of(e, f));
+    for (const workloads::Endpoint& e : s.hot) s.hot_dlids.push_back(lid_of(e, f));
+    if (s.choice != workloads::DestChoice::Fixed && s.dlids.empty() && s.hot_dlids.empty())
+      throw std::invalid_argument("flow " + s.name + ": no destinations");
     if (s.dest_qp == 0 && !s.vl15) s.dest_qp = 0x100 + f;
     by_port[{s.src_node, s.src_port}].push_back(f);
   }
@@ -54,6 +73,19 @@ uint64_t Simulation::expected_packets() const {
   uint64_t n = 0;
   for (const workloads::FlowSpec& s : flows_) n += s.count;
   return n;
+}
+
+std::string Simulation::destination_text(const workloads::FlowSpec& s) const {
+  const auto name = [this](const workloads::Endpoint& e) { return std::string(fabric_->hca(e.node).port(e.port).name()); };
+  switch (s.choice) {
+    case workloads::DestChoice::Fixed: return name({s.dst_node, s.dst_port});
+    case workloads::DestChoice::Uniform: return "uniform over " + std::to_string(s.dsts.size()) + " ports";
+    case workloads::DestChoice::Cycle: return "in turn over " + std::to_string(s.dsts.size()) + " ports";
+    case workloads::DestChoice::HotSpot:
+      return "uniform over " + std::to_string(s.dsts.size()) + " ports, " + std::to_string(s.hot_fraction) +
+             " to " + std::to_string(s.hot.size()) + " hot";
+  }
+  return "";
 }
 
 void Simulation::report_progress(bool final_line) {
@@ -121,13 +153,14 @@ nlohmann::json Simulation::results_json() const {
   nlohmann::json ports = nlohmann::json::array();
   for (const link::Port* p : fabric_->ports()) ports.push_back(trace::port_stats_json(*p, end_ps_));
   nlohmann::json flows = nlohmann::json::array();
+  std::map<std::string, PatternTotals> patterns;
   for (std::size_t f = 0; f < flows_.size(); ++f) {
     const workloads::FlowSpec& s = flows_[f];
     const workloads::FlowResult& r = results_[f];
     const uint64_t span = r.delivered > 0 ? r.last_delivery_ps - s.start_ps : 0;
     flows.push_back({{"name", s.name},
                      {"src", fabric_->hca(s.src_node).port(s.src_port).name()},
-                     {"dst", fabric_->hca(s.dst_node).port(0).name()},
+                     {"dst", destination_text(s)},
                      {"sl", s.sl},
                      {"vl15", s.vl15},
                      {"payload_bytes", s.payload},
@@ -139,10 +172,42 @@ nlohmann::json Simulation::results_json() const {
                      {"throughput_bps", trace::bits_per_second(r.delivered_bytes, span)},
                      {"data_throughput_bps", trace::bits_per_second(r.delivered_payload, span)},
                      {"latency", trace::latency_json(r.latency_ps)}});
+    if (s.pattern.empty()) continue;
+    PatternTotals& t = patterns[s.pattern];
+    ++t.flows;
+    t.start_ps = std::min(t.start_ps, s.start_ps);
+    t.last_ps = std::max(t.last_ps, r.last_delivery_ps);
+    t.sent += r.sent;
+    t.delivered += r.delivered;
+    t.bytes += r.delivered_bytes;
+    t.payload += r.delivered_payload;
+    t.latency.merge(r.latency_ps);
+  }
+  nlohmann::json pattern_list = nlohmann::json::array();
+  for (const auto& [name, t] : patterns) {
+    const uint64_t span = t.last_ps > t.start_ps ? t.last_ps - t.start_ps : 0;
+    pattern_list.push_back({{"name", name},
+                            {"flows", t.flows},
+                            {"packets_sent", t.sent},
+                            {"packets_delivered", t.delivered},
+                            {"bytes_delivered", t.bytes},
+                            {"throughput_bps", trace::bits_per_second(t.bytes, span)},
+                            {"data_throughput_bps", trace::bits_per_second(t.payload, span)},
+                            {"latency", trace::latency_json(t.latency)}});
+  }
+  nlohmann::json switches = nlohmann::json::array();
+  for (unsigned i = 0; i < fabric_->switch_count(); ++i) {
+    const sw::Switch& w = fabric_->switch_at(i);
+    switches.push_back({{"name", w.name()},
+                        {"lid", w.lid()},
+                        {"forwarded", w.stats().forwarded},
+                        {"to_management", w.stats().to_management}});
   }
   nlohmann::json violations = checker_.messages();
   return {{"ports", ports},
+          {"switches", switches},
           {"flows", flows},
+          {"patterns", pattern_list},
           {"checker",
            {{"ok", checker_.ok()},
             {"violations", checker_.violations()},

@@ -35,7 +35,8 @@ struct RunOptions {
 
 class Simulation {
  public:
-  // Flows name nodes and ports by index; their LIDs are filled in here.
+  // Flows name HCAs and ports by index; their LIDs are filled in here. Throws
+  // std::invalid_argument for a flow naming a port the fabric lacks.
   Simulation(const fabric::FabricSpec& fabric, std::vector<workloads::FlowSpec> flows, RunOptions options);
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
@@ -58,6 +59,7 @@ class Simulation {
 
  private:
   void report_progress(bool final_line);
+  std::string destination_text(const workloads::FlowSpec& s) const;
   uint64_t expected_packets() const;
 
   ib::PacketPool pool_;

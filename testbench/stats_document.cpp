@@ -56,6 +56,9 @@ std::string human_summary(const nlohmann::json& s) {
                 s["run"]["scenario"].get<std::string>().c_str(), sim_us, s["wall"]["seconds"].get<double>(),
                 static_cast<unsigned long long>(s["run"]["packet_hops"].get<uint64_t>()));
   o << line;
+  constexpr std::size_t kListed = 16;  // longer lists are summed up in one line
+  std::size_t listed = 0;
+  uint64_t all_drops = 0;
   for (const auto& p : s["ports"]) {
     uint64_t pkts = 0, drops = 0, stall = 0;
     double data = 0;
@@ -65,6 +68,8 @@ std::string human_summary(const nlohmann::json& s) {
       stall += v["credit_stall_ps"].get<uint64_t>();
       for (const auto& d : v["drops"]) drops += d.get<uint64_t>();
     }
+    all_drops += drops;
+    if (++listed > kListed) continue;
     std::snprintf(line, sizeof line,
                   "  port %-10s sent %llu packets, data %.3f Gb/s, link busy %.1f%%, FC packets %llu, credit stall %.3f us, drops %llu\n",
                   p["name"].get<std::string>().c_str(), static_cast<unsigned long long>(pkts), data / 1e9,
@@ -73,7 +78,14 @@ std::string human_summary(const nlohmann::json& s) {
                   static_cast<unsigned long long>(drops));
     o << line;
   }
+  if (listed > kListed) {
+    std::snprintf(line, sizeof line, "  ... %zu ports in all, %llu drops in all\n", listed,
+                  static_cast<unsigned long long>(all_drops));
+    o << line;
+  }
+  listed = 0;
   for (const auto& f : s["flows"]) {
+    if (++listed > kListed) continue;
     const auto& l = f["latency"];
     std::snprintf(line, sizeof line,
                   "  flow %-10s %llu/%llu delivered, data %.3f Gb/s, latency p50 %.1f ns p99 %.1f ns max %.1f ns\n",
@@ -81,6 +93,18 @@ std::string human_summary(const nlohmann::json& s) {
                   static_cast<unsigned long long>(f["packets_sent"].get<uint64_t>()),
                   f["data_throughput_bps"].get<double>() / 1e9, l["p50_ns"].get<double>(), l["p99_ns"].get<double>(),
                   l["max_ns"].get<double>());
+    o << line;
+  }
+  if (listed > kListed) o << "  ... " << listed << " flows in all\n";
+  for (const auto& p : s["patterns"]) {
+    const auto& l = p["latency"];
+    std::snprintf(line, sizeof line,
+                  "  pattern %-8s %llu flows, %llu/%llu delivered, data %.3f Gb/s, latency p50 %.1f ns p99 %.1f ns p99.9 %.1f ns max %.1f ns\n",
+                  p["name"].get<std::string>().c_str(), static_cast<unsigned long long>(p["flows"].get<uint64_t>()),
+                  static_cast<unsigned long long>(p["packets_delivered"].get<uint64_t>()),
+                  static_cast<unsigned long long>(p["packets_sent"].get<uint64_t>()),
+                  p["data_throughput_bps"].get<double>() / 1e9, l["p50_ns"].get<double>(), l["p99_ns"].get<double>(),
+                  l["p999_ns"].get<double>(), l["max_ns"].get<double>());
     o << line;
   }
   const auto& c = s["checker"];

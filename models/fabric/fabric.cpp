@@ -3,12 +3,17 @@
 #include <set>
 #include <utility>
 
+#include "models/link/port_config.hpp"
+
 namespace hcasim::fabric {
 
 FabricSpec back_to_back(const link::PortConfig& a, const link::PortConfig& b, const link::LinkConfig& link) {
   FabricSpec s;
-  s.hcas.push_back({"hca0", {a}});
-  s.hcas.push_back({"hca1", {b}});
+  s.nodes.resize(2);
+  s.nodes[0].name = "hca0";
+  s.nodes[0].ports = {a};
+  s.nodes[1].name = "hca1";
+  s.nodes[1].ports = {b};
   s.links.push_back({0, 0, 1, 0, link});
   return s;
 }
@@ -19,33 +24,68 @@ std::string check_fabric(const FabricSpec& spec) {
     const LinkSpec& l = spec.links[i];
     const std::string where = "link " + std::to_string(i);
     for (auto [n, p] : {std::pair{l.node_a, l.port_a}, std::pair{l.node_b, l.port_b}}) {
-      if (n >= spec.hcas.size() || p >= spec.hcas[n].ports.size())
+      if (n >= spec.nodes.size() || p >= spec.nodes[n].ports.size())
         return where + ": no such node or port; accepted: a node and port of the fabric";
       if (!used.insert({n, p}).second)
-        return where + ": " + spec.hcas[n].name + " port " + std::to_string(p + 1) + " is already on a link; accepted: one link per port";
+        return where + ": " + spec.nodes[n].name + " port " + std::to_string(p + 1) +
+               " is already on a link; accepted: one link per port";
     }
-    const link::PortConfig& a = spec.hcas[l.node_a].ports[l.port_a];
-    const link::PortConfig& b = spec.hcas[l.node_b].ports[l.port_b];
+    const link::PortConfig& a = spec.nodes[l.node_a].ports[l.port_a];
+    const link::PortConfig& b = spec.nodes[l.node_b].ports[l.port_b];
     if (a.effective_vls() != b.effective_vls())
-      return where + ": the ends operate " + std::to_string(a.effective_vls()) + " and " +
-             std::to_string(b.effective_vls()) + " data VLs; accepted: the same operational_vls on both ports";
+      return where + " (" + spec.nodes[l.node_a].name + ".p" + std::to_string(l.port_a + 1) + " - " +
+             spec.nodes[l.node_b].name + ".p" + std::to_string(l.port_b + 1) + "): the ends operate " +
+             std::to_string(a.effective_vls()) + " and " + std::to_string(b.effective_vls()) +
+             " data VLs; accepted: the same operational_vls on both ports";
   }
   return "";
 }
 
+std::array<uint8_t, 16> sl2vl_table(const FabricSpec& spec, unsigned node, unsigned in_port, unsigned out_port) {
+  const NodeSpec& n = spec.nodes[node];
+  std::array<uint8_t, 16> table = link::resolved_sl2vl(n.ports[out_port - 1]);
+  if (n.kind == NodeKind::Switch)
+    for (const Sl2VlSpec& e : spec.sl2vl)
+      if (e.node == node && e.in_port == in_port && e.out_port == out_port) table = e.table;
+  return table;
+}
+
 Fabric::Fabric(const FabricSpec& spec, ib::PacketPool& pool) : spec_(spec) {
   if (const std::string why = check_fabric(spec); !why.empty()) throw std::invalid_argument(why);
-  uint16_t lid = 1;
-  for (const NodeSpec& n : spec.hcas) {
-    hcas_.push_back(std::make_unique<hca::Hca>(n.name.c_str(), n.ports, lid, pool));
-    lid = static_cast<uint16_t>(lid + n.ports.size());
-    for (unsigned p = 0; p < hcas_.back()->port_count(); ++p) {
-      hcas_.back()->port(p).set_id(static_cast<unsigned>(ports_.size()));
-      ports_.push_back(&hcas_.back()->port(p));
+  uint16_t next_lid = 1;  // for specs without LIDs
+  auto lids_of = [&next_lid](const NodeSpec& n, std::size_t count) {
+    if (!n.lids.empty()) return n.lids;
+    std::vector<uint16_t> out;
+    for (std::size_t i = 0; i < count; ++i) out.push_back(next_lid++);
+    return out;
+  };
+  for (unsigned i = 0; i < spec_.nodes.size(); ++i) {
+    const NodeSpec& n = spec_.nodes[i];
+    if (n.kind == NodeKind::Hca) {
+      where_.emplace_back(false, static_cast<unsigned>(hcas_.size()));
+      hcas_.push_back(std::make_unique<hca::Hca>(n.name.c_str(), n.ports, lids_of(n, n.ports.size()), pool));
+    } else {
+      where_.emplace_back(true, static_cast<unsigned>(switches_.size()));
+      switches_.push_back(
+          std::make_unique<sw::Switch>(n.name.c_str(), n.switch_config, n.ports, lids_of(n, 1).front(), pool));
+      sw::Switch& s = *switches_.back();
+      s.set_lft(n.lft);
+      for (unsigned out = 1; out <= n.ports.size(); ++out)
+        for (unsigned in = 0; in <= n.ports.size(); ++in) s.set_sl2vl(in, out, sl2vl_table(spec_, i, in, out));
+    }
+    for (unsigned p = 0; p < n.ports.size(); ++p) {
+      link::Port& port = node_port(i, p);
+      port.set_id(static_cast<unsigned>(ports_.size()));
+      ports_.push_back(&port);
     }
   }
-  for (const LinkSpec& l : spec.links)
-    link::Port::connect(hcas_[l.node_a]->port(l.port_a), hcas_[l.node_b]->port(l.port_b), l.config);
+  for (const LinkSpec& l : spec_.links)
+    link::Port::connect(node_port(l.node_a, l.port_a), node_port(l.node_b, l.port_b), l.config);
+}
+
+link::Port& Fabric::node_port(unsigned node, unsigned index) {
+  const auto [is_switch, at] = where_[node];
+  return is_switch ? switches_[at]->port(index + 1) : hcas_[at]->port(index);
 }
 
 link::Port* Fabric::find_port(const std::string& name) const {

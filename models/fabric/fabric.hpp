@@ -1,37 +1,58 @@
 #pragma once
-// Builds the modules of a fabric from a resolved description and owns them.
-// This stage knows HCAs joined by links (the back-to-back pattern); switches and
-// generated topologies extend FabricSpec later.
+// Builds the modules of a fabric (HCAs, switches, links) from a resolved
+// description, installs the forwarding state at time zero (the pre-configured
+// mode of DESIGN.md), and owns the modules.
 //
-// Rules: ports get consecutive LIDs from 1 in node order (LMC 0); both ends of
-// a link must operate the same number of data VLs (what a subnet manager sets
-// OperationalVLs to); a port is on at most one link.
+// Rules:
+// - Nodes are HCAs or switches; links join two ports. Port indices in a
+//   FabricSpec are 0-based (index i is IBA port number i + 1).
+// - LIDs come with the spec (from the routing library); a spec without them
+//   (hand-built, switchless) gets consecutive LIDs from 1 in node order.
+// - Both ends of a link operate the same number of data VLs (what a subnet
+//   manager sets OperationalVLs to); a port is on at most one link.
+// - A switch's SL-to-VL table for (in, out) is the output port's own table
+//   (PortConfig::sl2vl) for every input, then the spec's per-pair entries on top.
 
+#include <array>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "models/fabric/topology.hpp"
 #include "models/hca/hca.hpp"
 #include "models/link/link_timing.hpp"
 #include "models/link/port_config.hpp"
+#include "models/switch/switch.hpp"
 
 namespace hcasim::fabric {
 
 struct NodeSpec {
   std::string name;
-  std::vector<link::PortConfig> ports;
+  std::vector<link::PortConfig> ports;  // ports[i] is port number i + 1
+  NodeKind kind = NodeKind::Hca;
+  sw::SwitchConfig switch_config;       // switches only
+  std::vector<uint16_t> lids;           // HCA: base LID per port; switch: {its LID}; empty = consecutive
+  std::vector<uint8_t> lft;             // switches: output port by DLID
 };
 
 struct LinkSpec {
-  unsigned node_a = 0, port_a = 0;  // indices
+  unsigned node_a = 0, port_a = 0;  // node index, 0-based port index
   unsigned node_b = 0, port_b = 0;
   link::LinkConfig config;
 };
 
+// A per-(input, output) SL-to-VL table of one switch (port numbers; in 0 = management port).
+struct Sl2VlSpec {
+  unsigned node = 0, in_port = 0, out_port = 0;
+  std::array<uint8_t, 16> table{};
+};
+
 struct FabricSpec {
-  std::vector<NodeSpec> hcas;
+  std::vector<NodeSpec> nodes;
   std::vector<LinkSpec> links;
+  std::vector<Sl2VlSpec> sl2vl;
+  unsigned lmc = 0;
 };
 
 // Two single-port HCAs, hca0 and hca1, joined by one link.
@@ -39,6 +60,10 @@ FabricSpec back_to_back(const link::PortConfig& a, const link::PortConfig& b, co
 
 // Why a FabricSpec cannot be built, or "" when it can. `where` names the link.
 std::string check_fabric(const FabricSpec& spec);
+
+// The SL-to-VL table a switch applies from in_port to out_port (port numbers),
+// or an HCA's own table (in_port 0, out_port its port): what the builder installs.
+std::array<uint8_t, 16> sl2vl_table(const FabricSpec& spec, unsigned node, unsigned in_port, unsigned out_port);
 
 class Fabric {
  public:
@@ -49,6 +74,10 @@ class Fabric {
 
   unsigned hca_count() const { return static_cast<unsigned>(hcas_.size()); }
   hca::Hca& hca(unsigned i) { return *hcas_[i]; }
+  const hca::Hca& hca(unsigned i) const { return *hcas_[i]; }
+  unsigned switch_count() const { return static_cast<unsigned>(switches_.size()); }
+  sw::Switch& switch_at(unsigned i) { return *switches_[i]; }
+  const sw::Switch& switch_at(unsigned i) const { return *switches_[i]; }
   const FabricSpec& spec() const { return spec_; }
   // Every port in node order, then port order.
   const std::vector<link::Port*>& ports() const { return ports_; }
@@ -56,8 +85,12 @@ class Fabric {
   link::Port* find_port(const std::string& name) const;
 
  private:
+  link::Port& node_port(unsigned node, unsigned index);
+
   FabricSpec spec_;
   std::vector<std::unique_ptr<hca::Hca>> hcas_;
+  std::vector<std::unique_ptr<sw::Switch>> switches_;
+  std::vector<std::pair<bool, unsigned>> where_;  // per node: (is switch, index in its list)
   std::vector<link::Port*> ports_;
 };
 

@@ -6,14 +6,14 @@
 
 namespace hcasim::hca {
 
-Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig>& ports, uint16_t base_lid,
-         ib::PacketPool& pool)
+Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig>& ports,
+         const std::vector<uint16_t>& lids, ib::PacketPool& pool)
     : sc_module(name), pool_(pool) {
   for (unsigned i = 0; i < ports.size(); ++i) {
-    auto h = std::make_unique<HostPort>();
+    auto h = std::make_unique<HostPort>("drain_done_p" + std::to_string(i + 1));
     const std::string port_name = "p" + std::to_string(i + 1);
     h->port = std::make_unique<link::Port>(port_name.c_str(), ports[i], pool);
-    h->lid = static_cast<uint16_t>(base_lid + i);
+    h->lid = lids.at(i);
     h->drain_rate_bps = ports[i].drain_rate_bps;
     const std::string method = "drain_p" + std::to_string(i + 1);
     link::spawn_method(method.c_str(), h->port->rx_ready_event(), [this, i] { drain(i); });

@@ -32,8 +32,9 @@ class PacketSink {
 
 class Hca : public sc_core::sc_module {
  public:
-  Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig>& ports, uint16_t base_lid,
-      ib::PacketPool& pool);
+  // lids[i] is the base LID of port i.
+  Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig>& ports,
+      const std::vector<uint16_t>& lids, ib::PacketPool& pool);
   Hca() = delete;
   Hca(const Hca&) = delete;
   Hca& operator=(const Hca&) = delete;
@@ -46,13 +47,14 @@ class Hca : public sc_core::sc_module {
 
  private:
   struct HostPort {
+    explicit HostPort(const std::string& event_name) : done(event_name.c_str()) {}
     std::unique_ptr<link::Port> port;
     uint16_t lid = 0;
     uint64_t drain_rate_bps = 0;
     unsigned next_vl = 0;           // round-robin position among data VLs
     int draining_vl = -1;           // VL whose head packet the host is reading
     uint64_t busy_until_ps = 0;     // when the host is done with it
-    sc_core::sc_event done{"drain_done"};
+    sc_core::sc_event done;         // the host finished reading a packet
   };
   void drain(unsigned index);
   int next_vl(HostPort& h);

@@ -40,4 +40,12 @@ uint64_t Histogram::quantile(double q) const {
   return max_;
 }
 
+void Histogram::merge(const Histogram& other) {
+  for (unsigned b = 0; b < kBuckets; ++b) counts_[b] += other.counts_[b];
+  count_ += other.count_;
+  sum_ += other.sum_;
+  min_ = std::min(min_, other.min_);
+  max_ = std::max(max_, other.max_);
+}
+
 }  // namespace hcasim::trace

@@ -17,6 +17,8 @@ class Histogram {
   static constexpr unsigned kSubBits = 7;
 
   void add(uint64_t v);
+  // Adds every sample of another histogram.
+  void merge(const Histogram& other);
   uint64_t count() const { return count_; }
   uint64_t min() const { return count_ ? min_ : 0; }
   uint64_t max() const { return max_; }

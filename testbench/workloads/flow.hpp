@@ -1,20 +1,40 @@
 #pragma once
 // A raw-packet flow: what the generator sends, and what the recorder measured.
+//
+// A flow has one source port. Its destination is fixed, or chosen per packet
+// from a list: uniformly at random, in turn (all-to-all), or with a share of
+// hot_fraction going to a hot list (hot spot). Random choices come from the
+// flow's own seeded generator, so a run is the same for the same seed.
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "models/trace/histogram.hpp"
 
 namespace hcasim::workloads {
 
+// An HCA port: index of the HCA among the fabric's HCAs, and port index on it.
+struct Endpoint {
+  unsigned node = 0;
+  unsigned port = 0;
+  bool operator==(const Endpoint& o) const { return node == o.node && port == o.port; }
+};
+
+enum class DestChoice { Fixed, Uniform, Cycle, HotSpot };
+
 struct FlowSpec {
   std::string name;
+  std::string pattern;         // the traffic pattern it came from; "" = a single flow
   unsigned src_node = 0;       // index of the source HCA
   unsigned src_port = 0;       // port index on it
-  unsigned dst_node = 0;
-  uint16_t dlid = 0;
-  uint16_t slid = 0;
+  unsigned dst_node = 0;       // Fixed: the destination HCA and port
+  unsigned dst_port = 0;
+  DestChoice choice = DestChoice::Fixed;
+  std::vector<Endpoint> dsts;  // Uniform, Cycle, HotSpot: the destinations to pick from
+  std::vector<Endpoint> hot;   // HotSpot: the hot destinations
+  double hot_fraction = 0;     // HotSpot: share of packets to `hot`
+  uint64_t seed = 0;           // Uniform, HotSpot: seed of the flow's random choices
   uint32_t dest_qp = 0;
   uint8_t sl = 0;
   bool vl15 = false;           // send on VL15 (management) to QP0
@@ -23,6 +43,12 @@ struct FlowSpec {
   double load = 0;             // offered load as a fraction of the source link; 0 = use rate_bps
   uint64_t count = 0;          // packets to send; 0 = until the run ends
   uint64_t start_ps = 0;
+
+  // Filled by the simulation from the fabric's LIDs.
+  uint16_t slid = 0;
+  uint16_t dlid = 0;               // Fixed
+  std::vector<uint16_t> dlids;     // per entry of dsts
+  std::vector<uint16_t> hot_dlids; // per entry of hot
 };
 
 struct FlowResult {

@@ -21,7 +21,12 @@ RawGenerator::RawGenerator(const sc_core::sc_module_name& name, hca::Hca& hca, u
       results_(results),
       pool_(pool),
       next_id_((flows.empty() ? 0 : specs[flows.front()].src_node + 1) * kIdStride) {
-  for (unsigned f : flows) active_.push_back({f});
+  for (unsigned f : flows) {
+    Active a;
+    a.index = f;
+    a.rng.seed(specs[f].seed);
+    active_.push_back(std::move(a));
+  }
   link::spawn_method("run", wake_, [this] { run(); });
   link::spawn_method("space", port_.tx_space_event(), [this] { run(); });
 }
@@ -33,7 +38,7 @@ void RawGenerator::start_of_simulation() {
     a.next_ps = s.start_ps;
     first = std::min(first, s.start_ps);
     // Packet size on the wire does not depend on the sequence number.
-    ib::Packet* probe = make_packet(a);
+    ib::Packet* probe = make_packet(a, 0);
     const uint32_t bytes = probe->wire_bytes();
     pool_.release(probe);
     if (s.load > 0)
@@ -44,13 +49,40 @@ void RawGenerator::start_of_simulation() {
   if (first != UINT64_MAX) wake_.notify(sc_core::sc_time::from_value(first));
 }
 
-ib::Packet* RawGenerator::make_packet(const Active& a) {
+namespace {
+// An index below n from a 64-bit random word (multiply-shift: no modulo bias worth noting).
+std::size_t below(uint64_t word, std::size_t n) {
+  return static_cast<std::size_t>((static_cast<unsigned __int128>(word) * n) >> 64);
+}
+}  // namespace
+
+uint16_t RawGenerator::pick_dlid(Active& a) {
+  const FlowSpec& s = specs_[a.index];
+  switch (s.choice) {
+    case DestChoice::Fixed: return s.dlid;
+    case DestChoice::Uniform: return s.dlids[below(a.rng(), s.dlids.size())];
+    case DestChoice::Cycle: {
+      const uint16_t d = s.dlids[a.cursor];
+      a.cursor = (a.cursor + 1) % s.dlids.size();
+      return d;
+    }
+    case DestChoice::HotSpot: {
+      const double u = static_cast<double>(a.rng() >> 11) * 0x1.0p-53;
+      if ((u < s.hot_fraction && !s.hot_dlids.empty()) || s.dlids.empty())
+        return s.hot_dlids[below(a.rng(), s.hot_dlids.size())];
+      return s.dlids[below(a.rng(), s.dlids.size())];
+    }
+  }
+  return s.dlid;
+}
+
+ib::Packet* RawGenerator::make_packet(const Active& a, uint16_t dlid) {
   const FlowSpec& s = specs_[a.index];
   ib::Packet* p = pool_.acquire();
   ib::Headers& h = p->hdr;
   h.lrh.sl = s.sl;
   h.lrh.lnh = ib::Lnh::IbaLocal;
-  h.lrh.dlid = s.dlid;
+  h.lrh.dlid = dlid;
   h.lrh.slid = s.slid;
   h.bth.opcode = ib::op::kUdSendOnly;
   h.bth.dest_qp = s.vl15 ? 0 : s.dest_qp;
@@ -79,7 +111,7 @@ void RawGenerator::run() {
         next_wake = std::min(next_wake, a.next_ps);
         break;
       }
-      ib::Packet* p = a.pending != nullptr ? a.pending : make_packet(a);
+      ib::Packet* p = a.pending != nullptr ? a.pending : make_packet(a, pick_dlid(a));
       const link::SubmitResult res = s.vl15 ? port_.submit_on_vl(p, link::kVl15) : port_.submit(p);
       if (res == link::SubmitResult::Busy) {
         a.pending = p;

@@ -11,10 +11,13 @@
 //   and keeps its schedule.
 // - Flows of one port take turns round robin, so none starves another.
 // - A flow stops after `count` packets (0 = never).
+// - A flow's destination is fixed or picked per packet (flow.hpp); the pick is
+//   made once per packet, so a packet refused as Busy keeps its destination.
 
 #include <systemc>
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "models/hca/hca.hpp"
@@ -33,14 +36,17 @@ class RawGenerator : public sc_core::sc_module {
 
  private:
   struct Active {
-    unsigned index;            // flow index
+    unsigned index = 0;        // flow index
     uint64_t interval_ps = 0;  // 0 = saturate
     uint64_t next_ps = 0;
     ib::Packet* pending = nullptr;  // built but refused as Busy
+    std::mt19937_64 rng;            // destination choices
+    std::size_t cursor = 0;         // Cycle: next destination
   };
   void start_of_simulation() override;
   void run();
-  ib::Packet* make_packet(const Active& a);
+  ib::Packet* make_packet(const Active& a, uint16_t dlid);
+  uint16_t pick_dlid(Active& a);
 
   link::Port& port_;
   const std::vector<FlowSpec>& specs_;

@@ -1,6 +1,7 @@
 #pragma once
 // Helpers for back-to-back link scenarios driven from C++ (no JSON).
 
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -32,6 +33,24 @@ inline std::unique_ptr<Simulation> run_b2b(const link::PortConfig& a, const link
 // Wire bytes of the generator's UD SEND-only packet: LRH 8 + BTH 12 + DETH 8 +
 // payload + pad + ICRC 4 + VCRC 2 (iba-facts 1).
 inline uint32_t ud_wire_bytes(uint32_t payload) { return 8 + 12 + 8 + payload + ((4 - payload % 4) % 4) + 4 + 2; }
+
+struct Bound {
+  double data_bps;      // payload throughput bound
+  double fc_per_packet; // flow-control packets per data packet on the data direction
+};
+
+// The sender sends a flow-control packet for its VL when its FCTBS has changed
+// and fc_period has passed: the first packet boundary after each period, so one
+// every ceil(period / slot) data packets (one per packet when a packet outlasts
+// the period).
+inline Bound analytic_bound(const link::LinkConfig& l, uint32_t payload) {
+  const double rate = link::data_rate_bps(l.speed, l.width);
+  const double slot_bytes = ud_wire_bytes(payload) + l.framing_bytes;
+  const double slot_ps = slot_bytes * 8.0 * 1e12 / rate;
+  const double packets_per_fc = std::ceil(static_cast<double>(l.fc_period_ps) / slot_ps);
+  const double fc_bytes = 6 + l.framing_bytes;
+  return {rate * payload / (slot_bytes + fc_bytes / packets_per_fc), 1.0 / packets_per_fc};
+}
 
 inline uint64_t total_drops(const link::VlStats& v) {
   uint64_t n = 0;

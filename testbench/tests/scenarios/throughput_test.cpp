@@ -12,24 +12,6 @@ using namespace hcasim::test;
 
 namespace {
 
-struct Bound {
-  double data_bps;      // payload throughput bound
-  double fc_per_packet; // flow-control packets per data packet on the data direction
-};
-
-// The sender sends a flow-control packet for its VL when its FCTBS has changed
-// and fc_period has passed: the first packet boundary after each period, so one
-// every ceil(period / slot) data packets (one per packet when a packet outlasts
-// the period).
-Bound analytic_bound(const link::LinkConfig& l, uint32_t payload) {
-  const double rate = link::data_rate_bps(l.speed, l.width);
-  const double slot_bytes = ud_wire_bytes(payload) + l.framing_bytes;
-  const double slot_ps = slot_bytes * 8.0 * 1e12 / rate;
-  const double packets_per_fc = std::ceil(static_cast<double>(l.fc_period_ps) / slot_ps);
-  const double fc_bytes = 6 + l.framing_bytes;
-  return {rate * payload / (slot_bytes + fc_bytes / packets_per_fc), 1.0 / packets_per_fc};
-}
-
 void check_saturated(link::Speed speed, link::Width width, uint64_t count) {
   link::PortConfig pc;
   pc.mtu = 4096;

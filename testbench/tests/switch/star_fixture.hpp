@@ -40,7 +40,7 @@ class Star {
       const link::PortConfig& pc = h < o.hca_ports.size() ? o.hca_ports[h] : o.hca_port;
       const std::string name = "hca" + std::to_string(h);
       hcas_.push_back(std::make_unique<hca::Hca>(name.c_str(), std::vector<link::PortConfig>{pc},
-                                                 static_cast<uint16_t>(h + 1), pool_));
+                                                 std::vector<uint16_t>{static_cast<uint16_t>(h + 1)}, pool_));
       hcas_.back()->set_sink(&recorder_);
     }
     std::vector<link::PortConfig> sw_ports(ports, o.switch_port);

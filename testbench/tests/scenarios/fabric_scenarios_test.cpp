@@ -1,0 +1,211 @@
+// Fabric scenarios of configs/ run end to end: incast through one switch, VL
+// isolation, a fat tree under a random permutation, an imported ibnetdiscover
+// fabric, LMC multipath. Numbers are checked against analytic bounds.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "models/fabric/routing.hpp"
+#include "testbench/tests/scenarios/b2b_fixture.hpp"
+#include "testbench/tests/scenarios/scenario_fixture.hpp"
+
+using namespace hcasim;
+using namespace hcasim::test;
+
+namespace {
+
+uint64_t fabric_drops(const Simulation& sim) {
+  uint64_t n = 0;
+  for (const link::Port* p : sim.fabric().ports())
+    for (const link::VlStats& v : p->stats().vl) n += total_drops(v);
+  return n;
+}
+
+// Payload throughput of a flow from its first to its last delivery.
+double steady_bps(const workloads::FlowResult& r, uint32_t payload) {
+  if (r.delivered < 2) return 0;
+  return 8.0 * payload * static_cast<double>(r.delivered - 1) * 1e12 /
+         static_cast<double>(r.last_delivery_ps - r.first_delivery_ps);
+}
+
+const workloads::FlowResult& result_of(const Simulation& sim, const std::string& name) {
+  for (std::size_t i = 0; i < sim.flows().size(); ++i)
+    if (sim.flows()[i].name == name) return sim.flow_results()[i];
+  FAIL("no flow " << name);
+  return sim.flow_results().front();
+}
+
+}  // namespace
+
+TEST_CASE("8-to-1 incast through one switch: no drops - the bottleneck link within 1% of its bound - fair shares") {
+  ScenarioRun run = run_config("incast_8to1.json");
+  const Simulation& sim = *run.sim;
+  REQUIRE(sim.checker().ok());
+  REQUIRE(fabric_drops(sim) == 0);
+  REQUIRE(sim.flows().size() == 8);
+
+  uint64_t total = 0, first = UINT64_MAX, last = 0;
+  for (const workloads::FlowResult& r : sim.flow_results()) {
+    total += r.delivered;
+    first = std::min(first, r.first_delivery_ps);
+    last = std::max(last, r.last_delivery_ps);
+  }
+  const double measured = 8.0 * 4096 * static_cast<double>(total - 1) * 1e12 / static_cast<double>(last - first);
+  const double bound = analytic_bound(run.scenario.link, 4096).data_bps;
+  INFO("bottleneck " << measured / 1e9 << " Gb/s, bound " << bound / 1e9 << " Gb/s, " << total << " packets");
+  REQUIRE(std::abs(measured - bound) / bound < 0.01);
+  for (std::size_t i = 0; i < sim.flows().size(); ++i) {
+    const double share = static_cast<double>(sim.flow_results()[i].delivered) / static_cast<double>(total);
+    INFO(sim.flows()[i].name << " share " << share);
+    REQUIRE(std::abs(share - 0.125) <= 0.05 * 0.125);
+  }
+}
+
+TEST_CASE("VL isolation: a VL1 flow keeps its arbitration share of a congested output and VL0 congestion does not spread") {
+  ScenarioRun run = run_config("vl_isolation.json");
+  const Simulation& sim = *run.sim;
+  REQUIRE(sim.checker().ok());
+  REQUIRE(fabric_drops(sim) == 0);
+  const double bound = analytic_bound(run.scenario.link, 4096).data_bps;
+
+  // The output to hca8 arbitrates VL0:VL1 at weights 64:64, so VL1 gets half.
+  const double vl1 = steady_bps(result_of(sim, "vl1_same_output"), 4096);
+  double vl0 = 0;
+  for (std::size_t i = 0; i < sim.flows().size(); ++i)
+    if (sim.flows()[i].pattern == "incast_vl0") vl0 += steady_bps(sim.flow_results()[i], 4096);
+  INFO("VL1 " << vl1 / 1e9 << " Gb/s, VL0 incast " << vl0 / 1e9 << " Gb/s, bound " << bound / 1e9 << " Gb/s");
+  REQUIRE(std::abs(vl1 / bound - 0.5) < 0.02);
+  REQUIRE(std::abs(vl0 / bound - 0.5) < 0.03);
+
+  // hca0 also feeds the VL0 incast; its VL1 flow to an idle output gets all it offers.
+  const double rate = link::data_rate_bps(run.scenario.link.speed, run.scenario.link.width);
+  const double offered = 0.5 * rate * 4096 / (ud_wire_bytes(4096) + run.scenario.link.framing_bytes);
+  const double other = steady_bps(result_of(sim, "vl1_other_output"), 4096);
+  INFO("VL1 to the idle output " << other / 1e9 << " Gb/s of " << offered / 1e9 << " offered");
+  REQUIRE(other >= 0.98 * offered);
+  REQUIRE(other <= 1.01 * offered);
+}
+
+TEST_CASE("2-level fat tree - random permutation at full load: aggregate throughput against the bisection bound") {
+  ScenarioRun run = run_config("fat_tree_permutation.json");
+  const Simulation& sim = *run.sim;
+  REQUIRE(sim.checker().ok());
+  REQUIRE(fabric_drops(sim) == 0);
+  const unsigned hosts = 64;  // 8-ary 2-tree
+  REQUIRE(sim.flows().size() == hosts);
+
+  // Full bisection: every host can send at its link's bound at once.
+  const double link_bound = analytic_bound(run.scenario.link, 4096).data_bps;
+  const double bisection_bound = hosts * link_bound;
+  double aggregate = 0;
+  trace::Histogram latency;
+  for (const workloads::FlowResult& r : sim.flow_results()) {
+    aggregate += steady_bps(r, 4096);
+    latency.merge(r.latency_ps);
+  }
+
+  // Static routes share links: a flow can get no more than its link's bound
+  // divided among the flows that share the busiest link of its path.
+  const fabric::RoutedFabric routed = fabric::route_fabric(run.scenario);
+  const fabric::TopologyIndex index(run.scenario.graph);
+  std::map<std::pair<unsigned, unsigned>, unsigned> load;  // (switch, output port) -> flows
+  std::vector<fabric::Path> paths;
+  std::vector<unsigned> hca_node;
+  for (unsigned n = 0; n < run.scenario.graph.nodes.size(); ++n)
+    if (run.scenario.graph.nodes[n].kind == fabric::NodeKind::Hca) hca_node.push_back(n);
+  for (const workloads::FlowSpec& f : sim.flows()) {
+    const uint16_t dlid = routed.lids.base[hca_node[f.dst_node]][f.dst_port];
+    paths.push_back(fabric::trace_path(run.scenario.graph, index, routed.lids, routed.routes,
+                                       {hca_node[f.src_node], f.src_port + 1}, dlid));
+    REQUIRE(paths.back().ok);
+    for (const fabric::LinkEnd& h : paths.back().hops) ++load[{h.node, h.port}];
+  }
+  double shared_bound = 0;
+  for (const fabric::Path& p : paths) {
+    unsigned worst = 1;
+    for (const fabric::LinkEnd& h : p.hops) worst = std::max(worst, load[{h.node, h.port}]);
+    shared_bound += link_bound / worst;
+  }
+  INFO("aggregate " << aggregate / 1e9 << " Gb/s; bisection bound " << bisection_bound / 1e9
+                    << " Gb/s; bound from shared links " << shared_bound / 1e9 << " Gb/s");
+  INFO("latency p50 " << latency.quantile(0.5) / 1e3 << " ns, p99 " << latency.quantile(0.99) / 1e3 << " ns, p99.9 "
+                      << latency.quantile(0.999) / 1e3 << " ns, max " << latency.max() / 1e3 << " ns");
+  REQUIRE(aggregate <= 1.001 * bisection_bound);
+  REQUIRE(aggregate <= 1.001 * shared_bound);
+  WARN("aggregate " << aggregate / 1e9 << " Gb/s = " << 100 * aggregate / bisection_bound
+                    << "% of the bisection bound, " << 100 * aggregate / shared_bound << "% of the shared-link bound");
+
+  // No packet beats the unloaded time of a same-leaf path: cut-through at the
+  // leaf (LRH in, latency), full serialization out, two cables.
+  const link::LinkTiming t(run.scenario.link);
+  const uint64_t fastest = t.serialization_ps(ud_wire_bytes(4096)) + 2 * t.propagation_ps() +
+                           run.scenario.switches.core.latency_ps;
+  REQUIRE(latency.min() >= fastest);
+  REQUIRE(latency.quantile(0.5) <= latency.quantile(0.99));
+  REQUIRE(latency.quantile(0.99) <= latency.quantile(0.999));
+  REQUIRE(latency.quantile(0.999) <= latency.max());
+}
+
+TEST_CASE("an ibnetdiscover fabric imports with every node - port and link - and runs") {
+  ScenarioRun run = run_config("ibnetdiscover_cluster.json");
+  const fabric::Topology& g = run.scenario.graph;
+  unsigned switches = 0, hcas = 0, ports = 0;
+  for (const fabric::TopoNode& n : g.nodes) {
+    (n.kind == fabric::NodeKind::Switch ? switches : hcas) += 1;
+    ports += n.ports;
+  }
+  // The file: 3 switches of 8 ports, 5 single-port HCAs and one dual-port HCA;
+  // 3 spine-leaf links (two of them parallel) and 7 HCA links.
+  REQUIRE(switches == 3);
+  REQUIRE(hcas == 6);
+  REQUIRE(ports == 3 * 8 + 5 + 2);
+  REQUIRE(g.links.size() == 10);
+  REQUIRE(run.sim->fabric().ports().size() == ports);
+  // node2's cable is EDR, the rest HDR.
+  const fabric::TopologyIndex index(g);
+  const int node2 = index.find("H-e41d2d0300a1c200");
+  REQUIRE(node2 >= 0);
+  const int l = index.link_of(static_cast<unsigned>(node2), 1);
+  REQUIRE(l >= 0);
+  REQUIRE(g.links[static_cast<unsigned>(l)].params.speed == link::Speed::Edr);
+
+  const Simulation& sim = *run.sim;
+  REQUIRE(sim.checker().ok());
+  REQUIRE(fabric_drops(sim) == 0);
+  // All-to-all among the 7 HCA ports, 200 packets each: everything arrives.
+  REQUIRE(sim.flows().size() == 7);
+  for (const workloads::FlowResult& r : sim.flow_results()) REQUIRE(r.delivered == 200);
+}
+
+TEST_CASE("LMC 2: every HCA port owns four LIDs and traffic to all of them arrives") {
+  ScenarioRun run = run_config("fat_tree_permutation.json",
+                               {"routing.lmc=2", "topology.k=4", "workload.patterns.0.kind=uniform",
+                                "workload.patterns.0.rate=50%", "run.duration=20us"});
+  const Simulation& sim = *run.sim;
+  REQUIRE(sim.checker().ok());
+  REQUIRE(fabric_drops(sim) == 0);
+  for (unsigned i = 0; i < sim.fabric().hca_count(); ++i) REQUIRE(sim.fabric().hca(i).lid(0) % 4 == 0);
+  uint64_t delivered = 0;
+  for (const workloads::FlowResult& r : sim.flow_results()) delivered += r.delivered;
+  REQUIRE(delivered > 0);
+}
+
+TEST_CASE("traffic patterns are the same for the same seed and differ for another") {
+  auto dests = [](uint64_t seed) {
+    const fabric::Scenario s = load_config("fat_tree_permutation.json", {"run.seed=" + std::to_string(seed)});
+    const SimulationSetup setup = setup_from(s, "", true);
+    std::vector<unsigned> d;
+    for (const workloads::FlowSpec& f : setup.flows) d.push_back(f.dst_node);
+    return d;
+  };
+  REQUIRE(dests(7) == dests(7));
+  REQUIRE(dests(7) != dests(8));
+  // A permutation: every host receives exactly once, and nobody sends to itself.
+  const std::vector<unsigned> d = dests(7);
+  std::vector<unsigned> sorted = d;
+  std::sort(sorted.begin(), sorted.end());
+  for (unsigned i = 0; i < sorted.size(); ++i) REQUIRE(sorted[i] == i);
+  for (unsigned i = 0; i < d.size(); ++i) REQUIRE(d[i] != i);
+}

@@ -1,0 +1,46 @@
+#pragma once
+// Runs a scenario file of configs/ from C++, the way the command line does.
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/fabric/overrides.hpp"
+#include "models/fabric/scenario.hpp"
+#include "testbench/scenario_setup.hpp"
+#include "testbench/simulation.hpp"
+
+namespace hcasim::test {
+
+inline std::string config_path(const std::string& relative) {
+  return std::string(HCASIM_SOURCE_DIR) + "/configs/" + relative;
+}
+
+inline fabric::Scenario load_config(const std::string& relative, const std::vector<std::string>& sets = {}) {
+  const std::string path = config_path(relative);
+  std::ifstream in(path);
+  nlohmann::json root = nlohmann::json::parse(in);
+  for (const std::string& s : sets) fabric::apply_override(root, s);
+  return fabric::load_scenario(root, std::filesystem::path(path).parent_path().string());
+}
+
+struct ScenarioRun {
+  fabric::Scenario scenario;
+  SimulationSetup setup;
+  std::unique_ptr<Simulation> sim;
+};
+
+inline ScenarioRun run_config(const std::string& relative, const std::vector<std::string>& sets = {}) {
+  ScenarioRun r;
+  r.scenario = load_config(relative, sets);
+  r.setup = setup_from(r.scenario, "", true);
+  r.sim = std::make_unique<Simulation>(r.setup.fabric, r.setup.flows, r.setup.options);
+  r.sim->run();
+  return r;
+}
+
+}  // namespace hcasim::test
