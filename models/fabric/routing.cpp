@@ -90,8 +90,9 @@ namespace {
 // same target port come first.
 class PortChooser {
  public:
-  PortChooser(const Topology& t, const TopologyIndex& index, unsigned node)
-      : index_(index), node_(node), load_(t.nodes[node].ports + 1, 0) {}
+  // shift: where, among the candidates, the tie-break search starts (0 = lowest port).
+  PortChooser(const Topology& t, const TopologyIndex& index, unsigned node, unsigned shift)
+      : index_(index), node_(node), shift_(shift), load_(t.nodes[node].ports + 1, 0) {}
 
   // A new target port (its 2^LMC LIDs follow one another).
   void new_target() { used_neighbours_.clear(); }
@@ -100,7 +101,9 @@ class PortChooser {
     if (begin == end) return kNoPath;
     const uint8_t* best = nullptr;
     bool best_fresh = false;
-    for (const uint8_t* p = begin; p != end; ++p) {
+    const std::size_t n = static_cast<std::size_t>(end - begin);
+    for (std::size_t k = 0; k < n; ++k) {
+      const uint8_t* p = begin + (k + shift_) % n;
       const bool fresh = std::find(used_neighbours_.begin(), used_neighbours_.end(), neighbour(*p)) ==
                          used_neighbours_.end();
       if (!best || (fresh && !best_fresh) || (fresh == best_fresh && load_[*p] < load_[*best])) {
@@ -120,6 +123,7 @@ class PortChooser {
 
   const TopologyIndex& index_;
   unsigned node_;
+  unsigned shift_;
   std::vector<uint32_t> load_;
   std::vector<unsigned> used_neighbours_;
 };
@@ -183,7 +187,7 @@ Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& 
     const unsigned node = g.node[s];
     std::vector<uint8_t>& lft = routes.lft[node];
     lft.assign(std::size_t{lids.top} + 1, kNoPath);
-    PortChooser chooser(t, index, node);
+    PortChooser chooser(t, index, node, config.tie_break == TieBreak::Shifted ? s : 0);
     LinkEnd previous{kNoNode, 0};
     for (unsigned lid = 1; lid <= lids.top; ++lid) {
       const LinkEnd owner = lids.owner[lid];

@@ -78,9 +78,17 @@ Lids assign_lids(const Topology& t, unsigned lmc);
 
 enum class RoutingAlgorithm { MinHop, UpDown };
 
+// How a switch breaks ties among equally loaded minimum-hop ports.
+// LowestPort is OpenSM's rule. Shifted starts the search at a port that
+// depends on the switch's position, so switches of one level do not all pick
+// the same column for a LID; on fat trees of three levels the lowest-port rule
+// sends every LID through one top switch per column, shifting spreads them.
+enum class TieBreak { LowestPort, Shifted };
+
 struct RoutingConfig {
   RoutingAlgorithm algorithm = RoutingAlgorithm::MinHop;
   std::vector<std::string> roots;          // up/down roots by switch name; empty = automatic
+  TieBreak tie_break = TieBreak::LowestPort;
 };
 
 struct Routes {

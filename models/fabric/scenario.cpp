@@ -177,6 +177,10 @@ void describe(Io& io, RoutingSettings& c) {
             "minhop (min-hop with port balancing) or updown (loop-free up*/down*)");
   io.custom("roots", c.roots, parse_string_list, format_string_list, "a list of switch names",
             "updown: root switches; [] = chosen automatically");
+  io.choice("tie_break", c.tie_break,
+            Names<TieBreak>{{"lowest_port", TieBreak::LowestPort}, {"shifted", TieBreak::Shifted}},
+            "among equally loaded min-hop ports: lowest_port (OpenSM) or shifted (the search starts at a port "
+            "that depends on the switch, spreading LIDs over the top of multi-level fat trees)");
   io.uint("lmc", c.lmc, 0, kMaxLmc, "LMC: each HCA port gets 2^lmc LIDs, routed separately");
   io.boolean("check_credit_loops", c.check_credit_loops,
              "check the routes for credit loops before running (validate always checks)");
@@ -556,7 +560,7 @@ RoutedFabric route_fabric(const Scenario& s) {
     throw ConfigError("routing.lmc", e.what());
   }
   try {
-    r.routes = compute_routes(s.graph, r.lids, RoutingConfig{s.routing.algorithm, s.routing.roots});
+    r.routes = compute_routes(s.graph, r.lids, RoutingConfig{s.routing.algorithm, s.routing.roots, s.routing.tie_break});
   } catch (const std::invalid_argument& e) {
     throw ConfigError("routing", e.what());
   }

@@ -44,6 +44,7 @@ struct TopologyConfig {
 struct RoutingSettings {
   RoutingAlgorithm algorithm = RoutingAlgorithm::MinHop;
   std::vector<std::string> roots;  // updown: root switch names; [] = automatic
+  TieBreak tie_break = TieBreak::LowestPort;  // among equally loaded min-hop ports
   uint32_t lmc = 0;                // LIDs per HCA port = 2^lmc
   bool check_credit_loops = true;  // run the credit-loop check before a run (validate always does)
 };

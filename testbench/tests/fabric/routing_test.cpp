@@ -425,3 +425,30 @@ TEST_CASE("trace_path reports kNoPath, dead ends, wrong hosts and loops") {
   CHECK_FALSE(path.ok);
   CHECK(path.hops.size() <= 6);
 }
+
+TEST_CASE("tie break: on a 3-level fat tree the lowest-port rule uses one top switch per column, shifted uses them all") {
+  // k-ary 3-tree: k^2 top switches. With the lowest-port rule every leaf and
+  // every middle switch send a LID up the same column, so the paths to all
+  // LIDs cross only the k top switches whose two index digits are equal.
+  const unsigned k = 4;
+  const f::Topology t = f::fat_tree_topology(k, 3);
+  const f::Lids lids = f::assign_lids(t, 0);
+  const f::TopologyIndex index(t);
+  auto top_switches_used = [&](f::TieBreak tb) {
+    f::RoutingConfig c;
+    c.tie_break = tb;
+    const f::Routes r = f::compute_routes(t, lids, c);
+    std::set<unsigned> used;
+    for (unsigned src = 0; src < k * k * k; ++src)
+      for (unsigned dst = 0; dst < k * k * k; ++dst) {
+        if (src == dst) continue;
+        const f::Path p = f::trace_path(t, index, lids, r, {src, 1}, lids.base[dst][0]);
+        REQUIRE(p.ok);
+        for (const f::LinkEnd& h : p.hops)
+          if (t.nodes[h.node].name.rfind("sw3_", 0) == 0) used.insert(h.node);
+      }
+    return used.size();
+  };
+  CHECK(top_switches_used(f::TieBreak::LowestPort) == k);
+  CHECK(top_switches_used(f::TieBreak::Shifted) == k * k);
+}
