@@ -102,7 +102,8 @@ class Port : public sc_core::sc_module,
   // credits held) until rx_release with its wire bytes.
   ib::Packet* rx_take(unsigned vl);
   void rx_release(unsigned vl, uint32_t wire_bytes);
-  // How this port wants its peer to deliver packets to it (see the rules above).
+  // How this port wants its peer to deliver packets to it (see the rules
+  // above). Set before the simulation starts, before or after connect.
   void set_rx_timing(bool cut_through, uint64_t extra_latency_ps);
 
   // Position of the port in its fabric (set by the builder): an index for

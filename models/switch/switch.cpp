@@ -196,7 +196,11 @@ link::Port& Switch::port(unsigned number) {
   return *impl_->ports[number - 1];
 }
 
-const link::Port& Switch::port(unsigned number) const { return const_cast<Switch*>(this)->port(number); }
+const link::Port& Switch::port(unsigned number) const {
+  if (number < 1 || number > port_count())
+    throw std::out_of_range(std::string(name()) + ": no port " + std::to_string(number));
+  return *impl_->ports[number - 1];
+}
 
 const SwitchStats& Switch::stats() const { return impl_->stats; }
 

@@ -10,8 +10,10 @@
 // - a packet lost on a lossless link: every packet that starts on a link
 //   arrives at the far end, in order, at the time the sender announced; at the
 //   end, nothing is missing whose arrival time has passed.
-// Policy drops (MTU, SL to VL15, an unsupported VL, a full VL15 buffer) are
-// counted by the ports, not flagged here.
+// Policy drops (MTU, SL to VL15, an unsupported VL, a full VL15 buffer, a
+// switch's no-route and lifetime discards) are counted by the ports, not
+// flagged here. Arrival times are the sender's announced delivery times (a
+// cut-through receiver takes a packet before its tail is in).
 
 #include <cstdint>
 #include <deque>
