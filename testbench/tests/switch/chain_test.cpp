@@ -30,8 +30,8 @@ struct Chain {
   std::vector<workloads::FlowSpec> specs;
   std::vector<workloads::FlowResult> results;
   workloads::FlowRecorder recorder{results, pool};
-  hca::Hca h0{"h0", {link::PortConfig{}}, 1, pool};
-  hca::Hca h1{"h1", {link::PortConfig{}}, 2, pool};
+  hca::Hca h0{"h0", {link::PortConfig{}}, {1}, pool};
+  hca::Hca h1{"h1", {link::PortConfig{}}, {2}, pool};
   std::unique_ptr<sw::Switch> s0, s1;
   std::unique_ptr<workloads::RawGenerator> gen;
   checkers::LinkChecker checker;
