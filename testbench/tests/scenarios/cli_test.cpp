@@ -21,12 +21,6 @@ const char* kBase = R"({
                            { "src": "hca1.p1", "dst": "hca0.p1", "sl": 0, "payload": "100B", "count": 50 } ] }
 })";
 
-struct BadCase {
-  const char* what;
-  std::string sets;   // --set arguments applied to kBase
-  const char* path;   // the JSON path the error must name
-};
-
 }  // namespace
 
 TEST_CASE("bad configs each give one clear line naming the JSON path - and exit 2") {
@@ -62,15 +56,7 @@ TEST_CASE("bad configs each give one clear line naming the JSON path - and exit 
       {"set without a value", "--set port.mtu", "--set"},
       {"scenario name that is a path", "--set name=../x", "name"},
   };
-  for (const BadCase& c : cases) {
-    INFO(c.what);
-    const CommandResult r = run_command("validate " + base + " " + c.sets, dir);
-    INFO("stderr: " << r.err);
-    CHECK(r.exit_code == 2);
-    CHECK(count_lines(r.err) == 1);
-    CHECK(r.err.find(std::string(c.path) + ":") != std::string::npos);
-    CHECK(r.err.find("accepted") != std::string::npos);
-  }
+  check_bad_configs(base, cases, dir);
 }
 
 TEST_CASE("unreadable input: missing file - invalid JSON - unknown command - bad seed") {

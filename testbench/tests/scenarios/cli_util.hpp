@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 #include <sys/wait.h>
 
 namespace hcasim::test {
@@ -52,6 +53,28 @@ inline int count_lines(const std::string& s) {
   int n = 0;
   for (char c : s) n += c == '\n';
   return n;
+}
+
+// A mistake in a config, made with --set arguments on a base file.
+struct BadCase {
+  const char* what;
+  std::string sets;   // --set arguments applied to the base
+  const char* path;   // the JSON path the error must name
+};
+
+// Each case: exit 2 and exactly one stderr line naming the path and what is accepted.
+// (Catch2 macros: include catch.hpp before this header.)
+inline void check_bad_configs(const std::string& base, const std::vector<BadCase>& cases,
+                              const std::filesystem::path& dir) {
+  for (const BadCase& c : cases) {
+    INFO(c.what);
+    const CommandResult r = run_command("validate " + base + " " + c.sets, dir);
+    INFO("stderr: " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.err.find(std::string(c.path) + ":") != std::string::npos);
+    CHECK(r.err.find("accepted") != std::string::npos);
+  }
 }
 
 }  // namespace hcasim::test
