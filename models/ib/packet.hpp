@@ -48,6 +48,12 @@ class Packet {
   uint64_t tail_ps = 0;              // when its last byte reaches the receiver of that link
   uint64_t received_ps = 0;          // when it was delivered to the receiver of that link
 
+  // Link-layer bookkeeping of the one queue holding the packet (PacketQueue):
+  // a packet waits in at most one queue at a time, so the queues allocate nothing.
+  Packet* next = nullptr;            // the packet behind it in that queue; not owned
+  uint64_t due_ps = 0;               // in flight: when the receiver takes it
+  uint32_t queued_bytes = 0;         // wire bytes, recorded when it was queued
+
   // Bytes on the wire, LRH through VCRC (data) or the 6-byte FCP.
   uint32_t wire_bytes() const;
 
