@@ -25,6 +25,9 @@ void Packet::reset() {
   flow = 0;
   seq = 0;
   created_ps = injected_ps = last_hop_ps = tail_ps = received_ps = 0;
+  next = nullptr;
+  due_ps = 0;
+  queued_bytes = 0;
 }
 
 Packet* PacketPool::acquire() {

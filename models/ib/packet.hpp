@@ -32,21 +32,29 @@ class PacketPool;
 
 class Packet {
  public:
+  // Member order is for the cache: what every hop reads or writes comes first
+  // (one 64-byte line), then the headers (the LRH and BTH size the packet).
   PacketKind kind = PacketKind::Data;
-  Headers hdr;
-  FlowControl fc;                    // valid when kind == FlowControl
   uint32_t payload_len = 0;          // payload bytes, pad excluded
-  std::vector<uint8_t> payload;      // empty, or exactly payload_len real bytes
+  // Link-layer bookkeeping of the one queue holding the packet (PacketQueue):
+  // a packet waits in at most one queue at a time, so the queues allocate nothing.
+  uint32_t queued_bytes = 0;         // wire bytes, recorded when it was queued
+  Packet* next = nullptr;            // the packet behind it in that queue; not owned
+  uint64_t due_ps = 0;               // in flight: when the receiver takes it
 
   // Model metadata, not on the wire.
   uint64_t id = 0;                   // unique per run, assigned by the source
+  uint64_t last_hop_ps = 0;          // when it last started on a link
+  uint64_t tail_ps = 0;              // when its last byte reaches the receiver of that link
+  uint64_t received_ps = 0;          // when it was delivered to the receiver of that link
   uint32_t flow = 0;                 // workload flow index
   uint64_t seq = 0;                  // sequence number within the flow
   uint64_t created_ps = 0;           // when the source made it
   uint64_t injected_ps = 0;          // when it entered the first transmit buffer
-  uint64_t last_hop_ps = 0;          // when it last started on a link
-  uint64_t tail_ps = 0;              // when its last byte reaches the receiver of that link
-  uint64_t received_ps = 0;          // when it was delivered to the receiver of that link
+
+  Headers hdr;
+  FlowControl fc;                    // valid when kind == FlowControl
+  std::vector<uint8_t> payload;      // empty, or exactly payload_len real bytes
 
   // Bytes on the wire, LRH through VCRC (data) or the 6-byte FCP.
   uint32_t wire_bytes() const;

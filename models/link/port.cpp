@@ -99,8 +99,9 @@ SubmitResult Port::submit_on_vl(ib::Packet* p, unsigned vl) {
     }
     if (p->received_ps == 0) p->received_ps = now_ps();  // made here: its switch lifetime starts now
   }
-  txq_[vl].push_back({p, bytes, blocks_for(bytes)});
-  if (lifetimes_on_ && txq_[vl].size() == 1) new_head(vl);
+  p->queued_bytes = bytes;
+  txq_[vl].push_back(p);
+  if (lifetimes_on_ && txq_[vl].front() == p) new_head(vl);
   txq_bytes_[vl] += bytes;
   VlStats& s = stats_.vl[vl];
   s.tx_high_water_bytes = std::max(s.tx_high_water_bytes, txq_bytes_[vl]);
@@ -112,7 +113,7 @@ SubmitResult Port::submit_on_vl(ib::Packet* p, unsigned vl) {
 void Port::open_stalls() {
   const uint64_t now = now_ps();
   for (unsigned vl = 0; vl < vls_; ++vl)
-    if (stall_since_[vl] == 0 && !txq_[vl].empty() && !sender_[vl].may_send(txq_[vl].front().blocks))
+    if (stall_since_[vl] == 0 && !txq_[vl].empty() && !sender_[vl].may_send(blocks_for(txq_[vl].front()->queued_bytes)))
       stall_since_[vl] = now + 1;
 }
 
@@ -134,7 +135,7 @@ void Port::tx_method() {
     return;
   }
   if (!txq_[kVl15].empty()) {
-    transmit(pop_tx(kVl15).packet, kVl15);
+    transmit(pop_tx(kVl15), kVl15);
     return;
   }
   if (fc_pending_ != 0) {
@@ -148,7 +149,7 @@ void Port::tx_method() {
   VlCandidates candidates{};
   for (unsigned vl = 0; vl < vls_; ++vl) {
     if (txq_[vl].empty()) continue;
-    const uint32_t blocks = txq_[vl].front().blocks;
+    const uint32_t blocks = blocks_for(txq_[vl].front()->queued_bytes);
     if (sender_[vl].may_send(blocks)) candidates[vl] = blocks;
   }
   const int vl = arbiter_.grant(candidates);
@@ -158,22 +159,21 @@ void Port::tx_method() {
     open_stalls();
     return;
   }
-  const Queued q = pop_tx(static_cast<unsigned>(vl));
-  sender_[vl].on_sent(q.blocks);
+  ib::Packet* p = pop_tx(static_cast<unsigned>(vl));
+  sender_[vl].on_sent(blocks_for(p->queued_bytes));
   trace_credits_[vl] = sender_[vl].available();
-  transmit(q.packet, static_cast<uint32_t>(vl));
+  transmit(p, static_cast<uint32_t>(vl));
   consider_flow_control(static_cast<unsigned>(vl));
 }
 
-Port::Queued Port::pop_tx(unsigned vl) {
-  const Queued q = txq_[vl].front();
-  txq_[vl].pop_front();
-  txq_bytes_[vl] -= q.bytes;
+ib::Packet* Port::pop_tx(unsigned vl) {
+  ib::Packet* p = txq_[vl].pop_front();
+  txq_bytes_[vl] -= p->queued_bytes;
   if (lifetimes_on_) {
     stall_[vl].on_sent();
     if (!txq_[vl].empty()) new_head(vl);
   }
-  return q;
+  return p;
 }
 
 void Port::new_head(unsigned vl) {
@@ -182,7 +182,7 @@ void Port::new_head(unsigned vl) {
 }
 
 void Port::arm_lifetime(unsigned vl) {
-  const uint64_t deadline = lifetimes_.deadline(head_since_[vl], txq_[vl].front().packet->received_ps);
+  const uint64_t deadline = lifetimes_.deadline(head_since_[vl], txq_[vl].front()->received_ps);
   if (deadline >= lifetime_at_) return;  // the timer goes off earlier anyway
   lifetime_at_ = deadline;
   const uint64_t now = now_ps();
@@ -196,15 +196,14 @@ void Port::lifetime_method() {
   bool freed = false;
   for (unsigned vl = 0; vl < 16; ++vl) {
     if (vl >= vls_ && vl != kVl15) continue;
-    std::deque<Queued>& q = txq_[vl];
+    ib::PacketQueue& q = txq_[vl];
     while (!q.empty()) {
-      const uint64_t received = q.front().packet->received_ps;
+      const uint64_t received = q.front()->received_ps;
       if (now < lifetimes_.deadline(head_since_[vl], received)) break;
       const bool hoq = lifetimes_.hoq_expired_first(head_since_[vl], received);
-      const Queued gone = q.front();
-      q.pop_front();
-      txq_bytes_[vl] -= gone.bytes;
-      discard(gone.packet, vl, hoq ? DropReason::HoqLifetime : DropReason::SwitchLifetime);
+      ib::Packet* gone = q.pop_front();
+      txq_bytes_[vl] -= gone->queued_bytes;
+      discard(gone, vl, hoq ? DropReason::HoqLifetime : DropReason::SwitchLifetime);
       freed = true;
       head_since_[vl] = now;
       if (hoq && stall_[vl].on_hoq_discard(lifetimes_, now)) flush_stalled(vl);
@@ -220,9 +219,7 @@ void Port::lifetime_method() {
 
 void Port::flush_stalled(unsigned vl) {
   while (!txq_[vl].empty()) {
-    ib::Packet* p = txq_[vl].front().packet;
-    txq_[vl].pop_front();
-    discard(p, vl, DropReason::VlStalled);
+    discard(txq_[vl].pop_front(), vl, DropReason::VlStalled);
   }
   txq_bytes_[vl] = 0;
 }
@@ -307,9 +304,9 @@ void Port::fc_timer_method() {
 }
 
 tlm::tlm_sync_enum Port::nb_transport_fw(ib::Packet& p, tlm::tlm_phase&, sc_time& delay) {
-  const uint64_t arrival = now_ps() + delay.value();
+  p.due_ps = now_ps() + delay.value();
   if (in_flight_.empty()) rx_arrival_.notify(delay);
-  in_flight_.emplace_back(arrival, &p);
+  in_flight_.push_back(&p);
   return tlm::TLM_COMPLETED;
 }
 
@@ -321,16 +318,15 @@ void Port::b_transport(ib::Packet& p, sc_time& delay) {
 
 void Port::rx_method() {
   const uint64_t now = now_ps();
-  while (!in_flight_.empty() && in_flight_.front().first <= now) {
-    ib::Packet* p = in_flight_.front().second;
-    in_flight_.pop_front();
+  while (!in_flight_.empty() && in_flight_.front()->due_ps <= now) {
+    ib::Packet* p = in_flight_.pop_front();
     for (PortObserver* o : observers_) o->on_arrival(*this, *p, now);
     if (p->kind == ib::PacketKind::FlowControl)
       receive_flow_control(p);
     else
       receive_data(p);
   }
-  if (!in_flight_.empty()) rx_arrival_.notify(ps(in_flight_.front().first - now));
+  if (!in_flight_.empty()) rx_arrival_.notify(ps(in_flight_.front()->due_ps - now));
 }
 
 void Port::receive_flow_control(ib::Packet* p) {
@@ -369,23 +365,22 @@ void Port::receive_data(ib::Packet* p) {
       vl == kVl15 ? vl15_rx_bytes_ : static_cast<uint64_t>(receiver_[vl].used_blocks()) * kCreditBlockBytes;
   s.rx_high_water_bytes = std::max(s.rx_high_water_bytes, occupancy);
   trace_rx_blocks_[vl] = static_cast<uint32_t>(occupancy / kCreditBlockBytes);
-  rxq_[vl].push_back({p, bytes, blocks});
+  p->queued_bytes = bytes;
+  rxq_[vl].push_back(p);
   for (PortObserver* o : observers_) o->on_buffered(*this, *p, vl, blocks);
   if (vl != kVl15) consider_flow_control(vl);
   rx_ready_.notify();  // the upper layer may take it in this same evaluation phase
 }
 
 ib::Packet* Port::rx_pop(unsigned vl) {
-  const uint32_t bytes = rxq_[vl].front().bytes;
+  const uint32_t bytes = rxq_[vl].front()->queued_bytes;
   ib::Packet* p = rx_take(vl);
   rx_release(vl, bytes);
   return p;
 }
 
 ib::Packet* Port::rx_take(unsigned vl) {
-  ib::Packet* p = rxq_[vl].front().packet;
-  rxq_[vl].pop_front();
-  return p;
+  return rxq_[vl].pop_front();
 }
 
 void Port::rx_release(unsigned vl, uint32_t wire_bytes) {

@@ -41,11 +41,11 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <vector>
 
 #include "models/ib/packet.hpp"
+#include "models/ib/packet_queue.hpp"
 #include "models/link/credits.hpp"
 #include "models/link/ib_protocol.hpp"
 #include "models/link/lifetimes.hpp"
@@ -96,7 +96,7 @@ class Port : public sc_core::sc_module,
   // Receive side. The upper layer owns a packet after rx_pop.
   const sc_core::sc_event& rx_ready_event() const { return rx_ready_; }
   bool rx_empty(unsigned vl) const { return rxq_[vl].empty(); }
-  const ib::Packet* rx_front(unsigned vl) const { return rxq_[vl].front().packet; }
+  const ib::Packet* rx_front(unsigned vl) const { return rxq_[vl].front(); }
   ib::Packet* rx_pop(unsigned vl);  // rx_take + rx_release
   // Takes the head packet of a VL; its buffer space stays in use (and its
   // credits held) until rx_release with its wire bytes.
@@ -135,11 +135,6 @@ class Port : public sc_core::sc_module,
   void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 
  private:
-  struct Queued {
-    ib::Packet* packet;
-    uint32_t bytes;   // wire bytes
-    uint32_t blocks;  // credit blocks
-  };
   struct FlowControlState {
     uint16_t last_fccl = 0;
     uint16_t last_fctbs = 0;
@@ -158,7 +153,7 @@ class Port : public sc_core::sc_module,
   ib::Packet* make_flow_control(unsigned vl);
   void receive_data(ib::Packet* p);
   void receive_flow_control(ib::Packet* p);
-  Queued pop_tx(unsigned vl);        // removes a transmit queue's head
+  ib::Packet* pop_tx(unsigned vl);   // removes a transmit queue's head
   void new_head(unsigned vl);        // lifetimes: the queue's head changed now
   void arm_lifetime(unsigned vl);
   void flush_stalled(unsigned vl);
@@ -186,7 +181,8 @@ class Port : public sc_core::sc_module,
   uint64_t rx_extra_ps_ = 0;
   unsigned id_ = 0;
 
-  std::array<std::deque<Queued>, 16> txq_;
+  // Queued packets carry their wire bytes (Packet::queued_bytes).
+  std::array<ib::PacketQueue, 16> txq_;
   std::array<uint64_t, 16> txq_bytes_{};
   std::array<CreditSender, kMaxDataVls> sender_;
   std::array<CreditReceiver, kMaxDataVls> receiver_;
@@ -203,9 +199,9 @@ class Port : public sc_core::sc_module,
   std::array<VlStall, 16> stall_{};
   uint64_t lifetime_at_ = UINT64_MAX;      // when lifetime_timer_ is armed for
 
-  std::array<std::deque<Queued>, 16> rxq_;
+  std::array<ib::PacketQueue, 16> rxq_;
   uint64_t vl15_rx_bytes_ = 0;
-  std::deque<std::pair<uint64_t, ib::Packet*>> in_flight_;  // arrivals, in link order
+  ib::PacketQueue in_flight_;  // arrivals (Packet::due_ps), in link order
 
   sc_core::sc_event tx_wakeup_{"tx_wakeup"};
   sc_core::sc_event rx_arrival_{"rx_arrival"};

@@ -95,10 +95,11 @@ void LinkChecker::on_drop(const link::Port& port, const ib::Packet& p, link::Dro
 
 void LinkChecker::finish(uint64_t now_ps) {
   for (std::size_t i = 0; i < views_.size(); ++i)
-    for (const InFlight& f : views_[i].wire)
+    views_[i].wire.for_each([&](const InFlight& f) {
       if (f.arrival_ps < now_ps)  // one due at the very end may not have been taken yet
         fail(now_ps, std::string(ports_[i]->name()) + ": packet " + std::to_string(f.id) + " due at " +
                          std::to_string(f.arrival_ps) + "ps was lost on the link");
+    });
 }
 
 }  // namespace hcasim::checkers

@@ -16,11 +16,12 @@
 // cut-through receiver takes a packet before its tail is in).
 
 #include <cstdint>
-#include <deque>
+#include <array>
 #include <string>
 #include <vector>
 
 #include "models/link/port.hpp"
+#include "testbench/checkers/ring_fifo.hpp"
 
 namespace hcasim::checkers {
 
@@ -56,7 +57,7 @@ class LinkChecker : public link::PortObserver {
   };
   struct PortView {
     std::array<VlView, 16> vl;
-    std::deque<InFlight> wire;   // packets this port sent, not yet arrived
+    RingFifo<InFlight> wire;     // packets this port sent, not yet arrived
   };
   void fail(uint64_t now_ps, const std::string& what);
   PortView& view(const link::Port& p) { return views_[p.id()]; }

@@ -1,0 +1,26 @@
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "testbench/checkers/ring_fifo.hpp"
+
+using hcasim::checkers::RingFifo;
+
+TEST_CASE("RingFifo keeps FIFO order across wrap-around and growth", "[checker][fifo]") {
+  RingFifo<int> q;
+  REQUIRE(q.empty());
+  int next_in = 0, next_out = 0;
+  // Uneven push/pop runs wrap the ring and grow it while it holds elements.
+  for (int round = 0; round < 50; ++round) {
+    for (int i = 0; i < round % 7 + 1; ++i) q.push_back(next_in++);
+    for (int i = 0; i < round % 5 + 1 && !q.empty(); ++i) {
+      REQUIRE(q.front() == next_out++);
+      q.pop_front();
+    }
+    REQUIRE(q.size() == static_cast<std::size_t>(next_in - next_out));
+  }
+  std::vector<int> rest;
+  q.for_each([&](int v) { rest.push_back(v); });
+  REQUIRE(rest.size() == q.size());
+  for (std::size_t i = 0; i < rest.size(); ++i) REQUIRE(rest[i] == next_out + static_cast<int>(i));
+}
