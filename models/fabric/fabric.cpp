@@ -43,11 +43,11 @@ std::string check_fabric(const FabricSpec& spec) {
 
 std::array<uint8_t, 16> sl2vl_table(const FabricSpec& spec, unsigned node, unsigned in_port, unsigned out_port) {
   const NodeSpec& n = spec.nodes[node];
-  std::array<uint8_t, 16> table = link::resolved_sl2vl(n.ports[out_port - 1]);
-  if (n.kind == NodeKind::Switch)
-    for (const Sl2VlSpec& e : spec.sl2vl)
-      if (e.node == node && e.in_port == in_port && e.out_port == out_port) table = e.table;
-  return table;
+  if (n.kind == NodeKind::Switch) {
+    const auto it = spec.sl2vl.find({node, in_port, out_port});
+    if (it != spec.sl2vl.end()) return it->second;
+  }
+  return link::resolved_sl2vl(n.ports[out_port - 1]);
 }
 
 Fabric::Fabric(const FabricSpec& spec, ib::PacketPool& pool) : spec_(spec) {

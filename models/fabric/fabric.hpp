@@ -14,9 +14,11 @@
 //   (PortConfig::sl2vl) for every input, then the spec's per-pair entries on top.
 
 #include <array>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "models/fabric/topology.hpp"
@@ -42,16 +44,18 @@ struct LinkSpec {
   link::LinkConfig config;
 };
 
-// A per-(input, output) SL-to-VL table of one switch (port numbers; in 0 = management port).
-struct Sl2VlSpec {
+// Where a per-(input, output) SL-to-VL table of one switch applies (port numbers; in 0 = management port).
+struct Sl2VlKey {
   unsigned node = 0, in_port = 0, out_port = 0;
-  std::array<uint8_t, 16> table{};
+  bool operator<(const Sl2VlKey& o) const {
+    return std::tie(node, in_port, out_port) < std::tie(o.node, o.in_port, o.out_port);
+  }
 };
 
 struct FabricSpec {
   std::vector<NodeSpec> nodes;
   std::vector<LinkSpec> links;
-  std::vector<Sl2VlSpec> sl2vl;
+  std::map<Sl2VlKey, std::array<uint8_t, 16>> sl2vl;
   unsigned lmc = 0;
 };
 

@@ -109,6 +109,19 @@ nlohmann::json format_overrides(const std::vector<Entry>& list) {
   return out;
 }
 
+// A list of {"port": name, ...keys} entries, each read on top of `defaults`.
+template <class Io, class Entry, class Config>
+void describe_overrides(Io& io, const std::string& key, std::vector<Entry>& list, const Config& defaults,
+                        const std::string& keys_text, const std::string& help) {
+  const Config base = defaults;  // the defaults as read so far, not as they may change later
+  io.custom(
+      key, list,
+      [base, keys_text](const nlohmann::json& v, const std::string& path) {
+        return parse_overrides<Entry>(v, path, base, keys_text);
+      },
+      format_overrides<Entry>, "a list of objects: \"port\" (wildcards allowed) plus any " + keys_text, help);
+}
+
 const Names<Pattern> kPatterns{{"back_to_back", Pattern::BackToBack}, {"single_switch", Pattern::SingleSwitch},
                                {"fat_tree", Pattern::FatTree},         {"mesh", Pattern::Mesh},
                                {"torus", Pattern::Torus},              {"dragonfly", Pattern::Dragonfly},
@@ -265,24 +278,12 @@ void describe(Io& io, Scenario& c) {
   io.object("topology", c.topology, "topology");
   io.object("routing", c.routing, "LIDs and forwarding tables, installed at time zero");
   io.object("port", c.port, "defaults of every port (HCA and switch)");
-  const link::PortConfig port_defaults = c.port;
-  io.custom(
-      "port_overrides", c.port_overrides,
-      [&port_defaults](const nlohmann::json& v, const std::string& path) {
-        return parse_overrides<PortOverride>(v, path, port_defaults, "port keys");
-      },
-      format_overrides<PortOverride>, "a list of objects: \"port\" (wildcards allowed) plus any port keys",
-      "per-port parameters on top of the defaults");
+  describe_overrides(io, "port_overrides", c.port_overrides, c.port, "port keys",
+                     "per-port parameters on top of the defaults");
   io.object("switch", c.switches, "switch forwarding core");
   io.object("link", c.link, "defaults of every link");
-  const link::LinkConfig link_defaults = c.link;
-  io.custom(
-      "link_overrides", c.link_overrides,
-      [&link_defaults](const nlohmann::json& v, const std::string& path) {
-        return parse_overrides<LinkOverride>(v, path, link_defaults, "link keys");
-      },
-      format_overrides<LinkOverride>, "a list of objects: \"port\" (either end, wildcards allowed) plus any link keys",
-      "per-link parameters (speed, width, propagation, ...) on top of the defaults");
+  describe_overrides(io, "link_overrides", c.link_overrides, c.link, "link keys (the port names either end)",
+                     "per-link parameters (speed, width, propagation, ...) on top of the defaults");
   io.object("workload", c.workload, "traffic");
   io.object("run", c.run, "run settings");
   io.object("outputs", c.outputs, "outputs");
@@ -436,11 +437,7 @@ FabricSpec unrouted_spec(const Scenario& s) {
           const bool in_ok = r.in.empty() || std::find(r.in.begin(), r.in.end(), in) != r.in.end();
           const bool out_ok = r.out.empty() || std::find(r.out.begin(), r.out.end(), out) != r.out.end();
           if (!in_ok || !out_ok) continue;
-          auto same = std::find_if(spec.sl2vl.begin(), spec.sl2vl.end(), [&](const Sl2VlSpec& e) {
-            return e.node == n && e.in_port == in && e.out_port == out;
-          });
-          if (same != spec.sl2vl.end()) same->table = table;
-          else spec.sl2vl.push_back({n, in, out, table});
+          spec.sl2vl[{n, in, out}] = table;  // a later rule wins
         }
     }
   }
