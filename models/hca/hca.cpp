@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include "models/link/spawn.hpp"
 
 namespace hcasim::hca {
 
@@ -10,14 +9,12 @@ Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig
          const std::vector<uint16_t>& lids, ib::PacketPool& pool)
     : sc_module(name), pool_(pool) {
   for (unsigned i = 0; i < ports.size(); ++i) {
-    auto h = std::make_unique<HostPort>("drain_done_p" + std::to_string(i + 1));
+    auto h = std::make_unique<HostPort>([this, i] { drain(i); });
     const std::string port_name = "p" + std::to_string(i + 1);
     h->port = std::make_unique<link::Port>(port_name.c_str(), ports[i], pool);
     h->lid = lids.at(i);
     h->drain_rate_bps = ports[i].drain_rate_bps;
-    const std::string method = "drain_p" + std::to_string(i + 1);
-    link::spawn_method(method.c_str(), h->port->rx_ready_event(), [this, i] { drain(i); });
-    link::spawn_method((method + "_done").c_str(), h->done, [this, i] { drain(i); });
+    h->port->on_rx_ready([this, i] { drain(i); });
     ports_.push_back(std::move(h));
   }
 }
@@ -59,7 +56,7 @@ void Hca::drain(unsigned index) {
     const auto read_ps = static_cast<uint64_t>(std::llround(bits * 1e12 / static_cast<double>(h.drain_rate_bps)));
     h.draining_vl = vl;
     h.busy_until_ps = now + read_ps;
-    h.done.notify(sc_core::sc_time::from_value(read_ps));
+    h.done.notify_at(h.busy_until_ps);
     return;
   }
 }

@@ -14,12 +14,14 @@
 #include <systemc>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "models/ib/packet.hpp"
 #include "models/link/port.hpp"
+#include "models/link/timeline.hpp"
 
 namespace hcasim::hca {
 
@@ -47,14 +49,14 @@ class Hca : public sc_core::sc_module {
 
  private:
   struct HostPort {
-    explicit HostPort(const std::string& event_name) : done(event_name.c_str()) {}
+    explicit HostPort(std::function<void()> on_done) : done(std::move(on_done)) {}
     std::unique_ptr<link::Port> port;
     uint16_t lid = 0;
     uint64_t drain_rate_bps = 0;
     unsigned next_vl = 0;           // round-robin position among data VLs
     int draining_vl = -1;           // VL whose head packet the host is reading
     uint64_t busy_until_ps = 0;     // when the host is done with it
-    sc_core::sc_event done;         // the host finished reading a packet
+    link::Alarm done;               // the host finished reading a packet
   };
   void drain(unsigned index);
   int next_vl(HostPort& h);

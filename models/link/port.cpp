@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "models/link/spawn.hpp"
 
 namespace hcasim::link {
 
@@ -24,10 +23,6 @@ Port::Port(const sc_core::sc_module_name& name, const PortConfig& config, ib::Pa
   for (unsigned vl = 0; vl < vls_; ++vl)
     receiver_[vl] = CreditReceiver(static_cast<uint32_t>(rx_buffer_bytes(config_, vl) / kCreditBlockBytes));
 
-  spawn_method("tx_method", tx_wakeup_, [this] { tx_method(); });
-  spawn_method("rx_method", rx_arrival_, [this] { rx_method(); });
-  spawn_method("fc_timer_method", fc_timer_, [this] { fc_timer_method(); });
-  spawn_method("lifetime_method", lifetime_timer_, [this] { lifetime_method(); });
 }
 
 void Port::connect(Port& a, Port& b, const LinkConfig& link) {
@@ -131,11 +126,12 @@ void Port::finish() { close_stalls(); }
 void Port::tx_method() {
   const uint64_t now = now_ps();
   if (now < tx_free_at_) {
-    tx_wakeup_.notify(ps(tx_free_at_ - now));
+    tx_wakeup_.notify_at(tx_free_at_);
     return;
   }
   if (!txq_[kVl15].empty()) {
     transmit(pop_tx(kVl15), kVl15);
+    if (tx_waiting()) tx_wakeup_.notify_at(tx_free_at_);
     return;
   }
   if (fc_pending_ != 0) {
@@ -144,6 +140,7 @@ void Port::tx_method() {
     const unsigned vl = static_cast<unsigned>(__builtin_ctz(later != 0 ? later : fc_pending_));
     fc_next_ = (vl + 1) % vls_;
     transmit(make_flow_control(vl), kGrantFlowControl);
+    if (tx_waiting()) tx_wakeup_.notify_at(tx_free_at_);
     return;
   }
   VlCandidates candidates{};
@@ -164,6 +161,7 @@ void Port::tx_method() {
   trace_credits_[vl] = sender_[vl].available();
   transmit(p, static_cast<uint32_t>(vl));
   consider_flow_control(static_cast<unsigned>(vl));
+  if (tx_waiting()) tx_wakeup_.notify_at(tx_free_at_);
 }
 
 ib::Packet* Port::pop_tx(unsigned vl) {
@@ -186,7 +184,7 @@ void Port::arm_lifetime(unsigned vl) {
   if (deadline >= lifetime_at_) return;  // the timer goes off earlier anyway
   lifetime_at_ = deadline;
   const uint64_t now = now_ps();
-  lifetime_timer_.notify(ps(deadline > now ? deadline - now : 0));
+  lifetime_timer_.notify_at(std::max(deadline, now));
 }
 
 void Port::lifetime_method() {
@@ -212,7 +210,7 @@ void Port::lifetime_method() {
     if (!q.empty()) arm_lifetime(vl);
   }
   if (freed) {
-    tx_space_.notify();
+    signal(tx_space_);
     wake_tx();
   }
 }
@@ -246,7 +244,7 @@ void Port::transmit(ib::Packet* p, uint32_t grant) {
     s.tx_bytes += bytes;
     s.tx_payload_bytes += p->payload_len;
     trace_tx_bytes_[vl] = static_cast<uint32_t>(txq_bytes_[vl]);
-    tx_space_.notify();  // the upper layer may refill in this same evaluation phase
+    signal(tx_space_);  // the upper layer may refill at this same time
   } else {
     ++stats_.fc_tx;
   }
@@ -255,7 +253,6 @@ void Port::transmit(ib::Packet* p, uint32_t grant) {
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   sc_time delay = ps(arrival - now);
   tx->nb_transport_fw(*p, phase, delay);
-  tx_wakeup_.notify(ps(serialization));
 }
 
 ib::Packet* Port::make_flow_control(unsigned vl) {
@@ -287,7 +284,7 @@ void Port::consider_flow_control(unsigned vl) {
     wake_tx();
   } else if (due < fc_timer_at_ || fc_timer_at_ <= now) {
     fc_timer_at_ = due;
-    fc_timer_.notify(ps(due - now));
+    fc_timer_.notify_at(due);
   }
 }
 
@@ -305,7 +302,7 @@ void Port::fc_timer_method() {
 
 tlm::tlm_sync_enum Port::nb_transport_fw(ib::Packet& p, tlm::tlm_phase&, sc_time& delay) {
   p.due_ps = now_ps() + delay.value();
-  if (in_flight_.empty()) rx_arrival_.notify(delay);
+  if (in_flight_.empty()) rx_arrival_.notify_at(p.due_ps);
   in_flight_.push_back(&p);
   return tlm::TLM_COMPLETED;
 }
@@ -326,7 +323,7 @@ void Port::rx_method() {
     else
       receive_data(p);
   }
-  if (!in_flight_.empty()) rx_arrival_.notify(ps(in_flight_.front()->due_ps - now));
+  if (!in_flight_.empty()) rx_arrival_.notify_at(in_flight_.front()->due_ps);
 }
 
 void Port::receive_flow_control(ib::Packet* p) {
@@ -369,7 +366,7 @@ void Port::receive_data(ib::Packet* p) {
   rxq_[vl].push_back(p);
   for (PortObserver* o : observers_) o->on_buffered(*this, *p, vl, blocks);
   if (vl != kVl15) consider_flow_control(vl);
-  rx_ready_.notify();  // the upper layer may take it in this same evaluation phase
+  signal(rx_ready_);  // the upper layer may take it at this same time
 }
 
 ib::Packet* Port::rx_pop(unsigned vl) {

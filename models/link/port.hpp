@@ -39,6 +39,7 @@
 #include <systemc>
 #include <tlm>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -53,6 +54,7 @@
 #include "models/link/port_config.hpp"
 #include "models/link/port_observer.hpp"
 #include "models/link/port_stats.hpp"
+#include "models/link/timeline.hpp"
 #include "models/link/vl_arbiter.hpp"
 
 namespace hcasim::link {
@@ -81,7 +83,9 @@ class Port : public sc_core::sc_module,
   // Transmit side. The port takes ownership unless the result is Busy.
   SubmitResult submit(ib::Packet* p);                    // CA port: VL from the SL-to-VL table
   SubmitResult submit_on_vl(ib::Packet* p, unsigned vl); // VL chosen by the caller (switch, SMA)
-  const sc_core::sc_event& tx_space_event() const { return tx_space_; }
+  // The upper layer's handler for "a transmit queue may have room again"; it
+  // runs after the current handler, at the same simulated time. One per port.
+  void on_tx_space(std::function<void()> handler) { tx_space_.set_handler(std::move(handler)); }
   // Whether submit_on_vl would queue a packet of this size now (a queue takes a
   // packet when it is empty or when the packet fits in tx_buffer_bytes).
   bool tx_has_room(unsigned vl, uint32_t wire_bytes) const {
@@ -94,7 +98,9 @@ class Port : public sc_core::sc_module,
   void discard(ib::Packet* p, unsigned vl, DropReason why);
 
   // Receive side. The upper layer owns a packet after rx_pop.
-  const sc_core::sc_event& rx_ready_event() const { return rx_ready_; }
+  // The upper layer's handler for "a packet is waiting in a receive buffer";
+  // it runs after the current handler, at the same simulated time. One per port.
+  void on_rx_ready(std::function<void()> handler) { rx_ready_.set_handler(std::move(handler)); }
   bool rx_empty(unsigned vl) const { return rxq_[vl].empty(); }
   const ib::Packet* rx_front(unsigned vl) const { return rxq_[vl].front(); }
   ib::Packet* rx_pop(unsigned vl);  // rx_take + rx_release
@@ -149,6 +155,9 @@ class Port : public sc_core::sc_module,
   void lifetime_method();
 
   uint64_t now_ps() const { return sc_core::sc_time_stamp().value(); }
+  void signal(Alarm& a) {
+    if (a.has_handler()) a.notify_now();
+  }
   void transmit(ib::Packet* p, uint32_t grant);
   ib::Packet* make_flow_control(unsigned vl);
   void receive_data(ib::Packet* p);
@@ -161,9 +170,14 @@ class Port : public sc_core::sc_module,
   bool peer_would_stall(unsigned vl, uint64_t wait_ps) const;
   void open_stalls();   // the link went idle: start the stall of every VL blocked on credits
   void close_stalls();  // the link carries something again
-  // While a packet is on the wire a wakeup at its end is already pending.
-  void wake_tx() {
-    if (now_ps() >= tx_free_at_) tx_wakeup_.notify(sc_core::SC_ZERO_TIME);
+  // Something may be sent: at once, or when the packet on the wire ends.
+  void wake_tx() { tx_wakeup_.notify_at(std::max(now_ps(), tx_free_at_)); }
+  // Whether the end of the packet on the wire needs a wakeup: something waits.
+  bool tx_waiting() const {
+    if (fc_pending_ != 0 || !txq_[kVl15].empty()) return true;
+    for (unsigned vl = 0; vl < vls_; ++vl)
+      if (!txq_[vl].empty()) return true;
+    return false;
   }
 
   PortConfig config_;
@@ -203,12 +217,12 @@ class Port : public sc_core::sc_module,
   uint64_t vl15_rx_bytes_ = 0;
   ib::PacketQueue in_flight_;  // arrivals (Packet::due_ps), in link order
 
-  sc_core::sc_event tx_wakeup_{"tx_wakeup"};
-  sc_core::sc_event rx_arrival_{"rx_arrival"};
-  sc_core::sc_event fc_timer_{"fc_timer"};
-  sc_core::sc_event tx_space_{"tx_space"};
-  sc_core::sc_event rx_ready_{"rx_ready"};
-  sc_core::sc_event lifetime_timer_{"lifetime_timer"};
+  Alarm tx_wakeup_{[this] { tx_method(); }};
+  Alarm rx_arrival_{[this] { rx_method(); }};
+  Alarm fc_timer_{[this] { fc_timer_method(); }};
+  Alarm lifetime_timer_{[this] { lifetime_method(); }};
+  Alarm tx_space_;  // handlers of the upper layer
+  Alarm rx_ready_;
 
   PortStats stats_;
   std::vector<PortObserver*> observers_;

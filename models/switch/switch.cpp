@@ -5,14 +5,13 @@
 #include <stdexcept>
 #include <string>
 
-#include "models/link/spawn.hpp"
+#include "models/link/timeline.hpp"
 #include "models/switch/crossbar_allocator.hpp"
 
 namespace hcasim::sw {
 
 namespace {
 
-sc_core::sc_time ps(uint64_t v) { return sc_core::sc_time::from_value(v); }
 uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
 
 std::vector<unsigned> operational_vls(const std::vector<link::PortConfig>& ports) {
@@ -42,10 +41,10 @@ struct Switch::Impl {
     uint32_t bytes = 0;           // wire bytes
     ib::Packet* held = nullptr;   // cut-through: not yet in the output queue (under-run guard)
     uint8_t held_vl = 0;          // its output VL
-    sc_core::sc_event done;       // the transfer ends
-    sc_core::sc_event submit;     // the held packet may enter the output queue
-    explicit Transfer(const std::string& port)
-        : done((port + "_xbar_done").c_str()), submit((port + "_xbar_submit").c_str()) {}
+    link::Alarm done;             // the transfer ends
+    link::Alarm submit;           // the held packet may enter the output queue
+    Transfer(std::function<void()> on_done, std::function<void()> on_submit)
+        : done(std::move(on_done)), submit(std::move(on_submit)) {}
   };
   // The routed head packet of an input VL (a crossbar requester).
   struct Head {
@@ -65,12 +64,9 @@ struct Switch::Impl {
       link::Port& p = *ports.back();
       p.set_rx_timing(cut_through, config.latency_ps);
       p.set_lifetimes(lifetimes);
-      transfers.push_back(std::make_unique<Transfer>(name));
-      Transfer& t = *transfers.back();
-      link::spawn_method(("rx_" + name).c_str(), p.rx_ready_event(), [this, i] { on_arrival(i); });
-      link::spawn_method(("space_" + name).c_str(), p.tx_space_event(), [this, i] { on_space(i); });
-      link::spawn_method(("xbar_done_" + name).c_str(), t.done, [this, i] { on_transfer_end(i); });
-      link::spawn_method(("xbar_submit_" + name).c_str(), t.submit, [this, i] { on_held(i); });
+      transfers.push_back(std::make_unique<Transfer>([this, i] { on_transfer_end(i); }, [this, i] { on_held(i); }));
+      p.on_rx_ready([this, i] { on_arrival(i); });
+      p.on_tx_space([this, i] { on_space(i); });
     }
   }
 
@@ -135,11 +131,11 @@ struct Switch::Impl {
     if (earliest > now) {
       t.held = p;
       t.held_vl = h.out_vl;
-      t.submit.notify(ps(earliest - now));
+      t.submit.notify_at(earliest);
     } else {
       submit(output, p, h.out_vl);
     }
-    t.done.notify(ps(std::max(now + xfer, p->tail_ps) - now));
+    t.done.notify_at(std::max(now + xfer, p->tail_ps));
     route_heads(g.input, g.vl);  // the next packet of that VL is the head now
   }
 

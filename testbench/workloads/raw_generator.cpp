@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "models/ib/opcodes.hpp"
-#include "models/link/spawn.hpp"
 
 namespace hcasim::workloads {
 
@@ -27,8 +26,7 @@ RawGenerator::RawGenerator(const sc_core::sc_module_name& name, hca::Hca& hca, u
     a.rng.seed(specs[f].seed);
     active_.push_back(std::move(a));
   }
-  link::spawn_method("run", wake_, [this] { run(); });
-  link::spawn_method("space", port_.tx_space_event(), [this] { run(); });
+  port_.on_tx_space([this] { run(); });
 }
 
 void RawGenerator::start_of_simulation() {
@@ -46,7 +44,7 @@ void RawGenerator::start_of_simulation() {
     else if (s.rate_bps > 0)
       a.interval_ps = static_cast<uint64_t>(std::llround(8.0 * bytes * 1e12 / s.rate_bps));
   }
-  if (first != UINT64_MAX) wake_.notify(sc_core::sc_time::from_value(first));
+  if (first != UINT64_MAX) wake_.notify_at(first);
 }
 
 namespace {
@@ -125,7 +123,7 @@ void RawGenerator::run() {
     }
   }
   turn_ = n ? (turn_ + 1) % n : 0;
-  if (next_wake != UINT64_MAX) wake_.notify(sc_core::sc_time::from_value(next_wake - now));
+  if (next_wake != UINT64_MAX) wake_.notify_at(next_wake);
 }
 
 }  // namespace hcasim::workloads

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "models/hca/hca.hpp"
+#include "models/link/timeline.hpp"
 #include "testbench/workloads/flow.hpp"
 
 namespace hcasim::workloads {
@@ -55,7 +56,7 @@ class RawGenerator : public sc_core::sc_module {
   std::vector<Active> active_;
   std::size_t turn_ = 0;
   uint64_t next_id_;
-  sc_core::sc_event wake_{"wake"};
+  link::Alarm wake_{[this] { run(); }};
 };
 
 }  // namespace hcasim::workloads

@@ -1,0 +1,56 @@
+#include "models/link/timeline.hpp"
+
+#include <map>
+
+namespace hcasim::link {
+
+Timeline& Timeline::current() {
+  // Never destroyed: its event and process belong to a simulation context that
+  // lives until the program ends.
+  static std::map<sc_core::sc_simcontext*, Timeline*>& timelines = *new std::map<sc_core::sc_simcontext*, Timeline*>;
+  Timeline*& t = timelines[sc_core::sc_get_curr_simcontext()];
+  if (t == nullptr) t = new Timeline;
+  return *t;
+}
+
+Timeline::Timeline() : wake_(sc_core::sc_gen_unique_name("hcasim_timeline")) {
+  sc_core::sc_spawn_options options;
+  options.spawn_method();
+  options.dont_initialize();
+  options.set_sensitivity(&wake_);
+  sc_core::sc_spawn([this] { dispatch(); }, sc_core::sc_gen_unique_name("hcasim_timeline_dispatch"), &options);
+}
+
+uint64_t Timeline::schedule(uint64_t time_ps, Alarm* a) {
+  const uint64_t seq = queue_.push(time_ps, a);
+  if (!dispatching_) arm(time_ps);
+  return seq;
+}
+
+void Timeline::arm(uint64_t time_ps) {
+  if (time_ps >= armed_at_) return;
+  armed_at_ = time_ps;
+  const uint64_t now = now_ps();
+  if (time_ps <= now) wake_.notify(sc_core::SC_ZERO_TIME);
+  else wake_.notify(sc_core::sc_time::from_value(time_ps - now));
+}
+
+void Timeline::dispatch() {
+  const uint64_t now = now_ps();
+  armed_at_ = UINT64_MAX;
+  dispatching_ = true;
+  while (!queue_.empty() && queue_.top().time_ps <= now) {
+    const auto e = queue_.pop();
+    Alarm* a = e.target;
+    if (a->seq_ != e.seq) continue;  // re-armed or cancelled since
+    a->at_ = UINT64_MAX;
+    a->seq_ = 0;
+    ++dispatched_;
+    a->handler_();
+  }
+  dispatching_ = false;
+  while (!queue_.empty() && queue_.top().target->seq_ != queue_.top().seq) queue_.pop();
+  if (!queue_.empty()) arm(queue_.top().time_ps);
+}
+
+}  // namespace hcasim::link
