@@ -1,5 +1,7 @@
 #include "testbench/stats_document.hpp"
 
+#include "models/link/timeline.hpp"
+
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -38,6 +40,7 @@ nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta) {
                 {"config_hash", meta.config_hash},
                 {"sim_time_ps", sim.sim_time_ps()},
                 {"delta_cycles", sc_core::sc_delta_count()},
+                {"wakeups", link::Timeline::current().dispatched()},
                 {"packet_hops", hops},
                 {"packets_delivered", sim.packets_delivered()}};
   const double wall = sim.wall_seconds();
