@@ -21,10 +21,9 @@ Timeline::Timeline() : wake_(sc_core::sc_gen_unique_name("hcasim_timeline")) {
   sc_core::sc_spawn([this] { dispatch(); }, sc_core::sc_gen_unique_name("hcasim_timeline_dispatch"), &options);
 }
 
-uint64_t Timeline::schedule(uint64_t time_ps, Alarm* a) {
-  const uint64_t seq = queue_.push(time_ps, a);
+void Timeline::schedule(Alarm* a, uint64_t time_ps) {
+  queue_.push(a, time_ps);
   if (!dispatching_) arm(time_ps);
-  return seq;
 }
 
 void Timeline::arm(uint64_t time_ps) {
@@ -39,18 +38,13 @@ void Timeline::dispatch() {
   const uint64_t now = now_ps();
   armed_at_ = UINT64_MAX;
   dispatching_ = true;
-  while (!queue_.empty() && queue_.top().time_ps <= now) {
-    const auto e = queue_.pop();
-    Alarm* a = e.target;
-    if (a->seq_ != e.seq) continue;  // re-armed or cancelled since
-    a->at_ = UINT64_MAX;
-    a->seq_ = 0;
+  while (!queue_.empty() && queue_.front_time() <= now) {
+    auto* a = static_cast<Alarm*>(queue_.pop());
     ++dispatched_;
     a->handler_();
   }
   dispatching_ = false;
-  while (!queue_.empty() && queue_.top().target->seq_ != queue_.top().seq) queue_.pop();
-  if (!queue_.empty()) arm(queue_.top().time_ps);
+  if (!queue_.empty()) arm(queue_.front_time());
 }
 
 }  // namespace hcasim::link

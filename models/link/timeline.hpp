@@ -21,7 +21,6 @@
 //   immediate or delta notification between two methods behaved.
 // - An alarm notified from outside a handler (another SystemC process, or
 //   start_of_simulation) wakes the Timeline with a delta or timed notification.
-// - An Alarm lives as long as the simulation runs (a module's member).
 // - One Timeline per simulation context, created by the first Alarm (during
 //   elaboration). SystemC itself keeps its kernel per process the same way;
 //   handing a Timeline to every port, switch and HCA constructor would add an
@@ -53,48 +52,49 @@ class Timeline {
  private:
   friend class Alarm;
   Timeline();
-  uint64_t schedule(uint64_t time_ps, Alarm* a);
+  void schedule(Alarm* a, uint64_t time_ps);
+  void unschedule(Alarm* a);
   void dispatch();
   void arm(uint64_t time_ps);
 
-  AlarmQueue<Alarm> queue_;
+  AlarmQueue queue_;
   sc_core::sc_event wake_;
   uint64_t armed_at_ = UINT64_MAX;  // when wake_ is notified for
   bool dispatching_ = false;
   uint64_t dispatched_ = 0;
 };
 
-class Alarm {
+class Alarm : private AlarmHook {
  public:
   explicit Alarm(std::function<void()> handler = {})
       : timeline_(&Timeline::current()), handler_(std::move(handler)) {}
   Alarm(const Alarm&) = delete;
   Alarm& operator=(const Alarm&) = delete;
+  ~Alarm() { cancel(); }
 
   // For an alarm whose handler is chosen by another module (a port's listener).
   void set_handler(std::function<void()> handler) { handler_ = std::move(handler); }
   bool has_handler() const { return static_cast<bool>(handler_); }
 
   void notify_at(uint64_t time_ps) {
-    if (time_ps >= at_) return;  // pending earlier (or at the same time) already
-    at_ = time_ps;
-    seq_ = timeline_->schedule(time_ps, this);
+    if (time_ps >= at_ps) return;  // pending earlier (or at the same time) already
+    if (queued()) timeline_->unschedule(this);
+    timeline_->schedule(this, time_ps);
   }
   void notify_in(uint64_t delay_ps) { notify_at(timeline_->now_ps() + delay_ps); }
   void notify_now() { notify_at(timeline_->now_ps()); }
   void cancel() {
-    at_ = UINT64_MAX;
-    seq_ = 0;
+    if (queued()) timeline_->unschedule(this);
   }
-  bool pending() const { return at_ != UINT64_MAX; }
-  uint64_t when_ps() const { return at_; }
+  bool pending() const { return queued(); }
+  uint64_t when_ps() const { return at_ps; }
 
  private:
   friend class Timeline;
   Timeline* timeline_;
-  uint64_t at_ = UINT64_MAX;  // pending wakeup time
-  uint64_t seq_ = 0;          // its queue entry
   std::function<void()> handler_;
 };
+
+inline void Timeline::unschedule(Alarm* a) { queue_.remove(a); }
 
 }  // namespace hcasim::link

@@ -16,50 +16,74 @@
 using namespace hcasim::link;
 
 namespace {
-struct Tag {
-  int id;
+struct Tag : AlarmHook {
+  int id = 0;
 };
 }  // namespace
 
 TEST_CASE("alarm queue pops by time and keeps push order among equal times") {
-  AlarmQueue<Tag> q;
+  AlarmQueue q;
   std::vector<Tag> tags(2000);
   std::vector<std::pair<uint64_t, int>> expected;  // (time, push index)
   std::mt19937_64 rng(7);
   for (int i = 0; i < 2000; ++i) {
     tags[i].id = i;
     const uint64_t t = rng() % 50;  // many ties
-    q.push(t, &tags[i]);
+    q.push(&tags[i], t);
     expected.emplace_back(t, i);
   }
   std::stable_sort(expected.begin(), expected.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [t, i] : expected) {
     REQUIRE_FALSE(q.empty());
-    const auto e = q.pop();
-    REQUIRE(e.time_ps == t);
-    REQUIRE(e.target->id == i);
+    REQUIRE(q.front_time() == t);
+    const auto* e = static_cast<Tag*>(q.pop());
+    REQUIRE(e->id == i);
+    REQUIRE_FALSE(e->queued());
   }
   REQUIRE(q.empty());
 }
 
-TEST_CASE("alarm queue interleaves pushes and pops in order") {
-  AlarmQueue<Tag> q;
-  Tag tag{0};
+TEST_CASE("alarm queue re-queues and removes and stays in order") {
+  // A reference model: the same operations on a sorted list of (time, order).
+  AlarmQueue q;
+  std::vector<Tag> tags(300);
+  std::vector<uint64_t> order(tags.size(), 0);  // push order of each queued tag
+  uint64_t pushes = 0;
   std::mt19937_64 rng(11);
   uint64_t now = 0;
-  for (int round = 0; round < 5000; ++round) {
-    q.push(now + rng() % 1000, &tag);
-    if (round % 3 == 2) {
-      const auto e = q.pop();
-      REQUIRE(e.time_ps >= now);
-      now = e.time_ps;
+  for (int round = 0; round < 20000; ++round) {
+    Tag& t = tags[rng() % tags.size()];
+    const int op = static_cast<int>(rng() % 4);
+    if (op == 0 && t.queued()) {
+      q.remove(&t);
+    } else if (op <= 2) {
+      if (t.queued()) q.remove(&t);
+      q.push(&t, now + rng() % 200);
+      order[static_cast<std::size_t>(&t - tags.data())] = ++pushes;
+    } else if (!q.empty()) {
+      // The front is the earliest queued tag, the first pushed among equals.
+      const Tag* best = nullptr;
+      for (const Tag& c : tags) {
+        if (!c.queued()) continue;
+        const auto oc = order[static_cast<std::size_t>(&c - tags.data())];
+        if (best == nullptr || c.at_ps < best->at_ps ||
+            (c.at_ps == best->at_ps && oc < order[static_cast<std::size_t>(best - tags.data())]))
+          best = &c;
+      }
+      REQUIRE(q.front() == best);
+      REQUIRE(q.front_time() == best->at_ps);
+      now = q.front_time();
+      q.pop();
     }
   }
+  std::size_t queued = 0;
+  for (const Tag& c : tags) queued += c.queued();
+  REQUIRE(q.size() == queued);
   while (!q.empty()) {
-    const auto e = q.pop();
-    REQUIRE(e.time_ps >= now);
-    now = e.time_ps;
+    REQUIRE(q.front_time() >= now);
+    now = q.front_time();
+    q.pop();
   }
 }
 
