@@ -1,28 +1,32 @@
 #include "models/link/port.hpp"
 
 #include <algorithm>
-
+#include <stdexcept>
 
 namespace hcasim::link {
 
 using sc_core::sc_time;
 
-namespace {
-sc_time ps(uint64_t v) { return sc_time::from_value(v); }
-}  // namespace
-
 Port::Port(const sc_core::sc_module_name& name, const PortConfig& config, ib::PacketPool& pool)
     : sc_module(name),
-      config_(config),
       pool_(pool),
       vls_(config.effective_vls()),
+      mtu_(config.mtu),
+      tx_buffer_bytes_(config.tx_buffer_bytes),
+      vl15_buffer_bytes_(config.vl15_buffer_bytes),
       sl2vl_(resolved_sl2vl(config)),
-      arbiter_(resolved_vlarb(config)) {
+      arbiter_(resolved_vlarb(config)),
+      config_(config) {
   tx.bind(*this);
   rx.bind(*this);
   for (unsigned vl = 0; vl < vls_; ++vl)
-    receiver_[vl] = CreditReceiver(static_cast<uint32_t>(rx_buffer_bytes(config_, vl) / kCreditBlockBytes));
+    lanes_[vl].receiver = CreditReceiver(static_cast<uint32_t>(rx_buffer_bytes(config_, vl) / kCreditBlockBytes));
+}
 
+void Port::add_observer(PortObserver* o) {
+  if (observer_count_ == kMaxObservers)
+    throw std::logic_error(std::string(name()) + ": more than " + std::to_string(kMaxObservers) + " observers");
+  observers_[observer_count_++] = o;
 }
 
 void Port::connect(Port& a, Port& b, const LinkConfig& link) {
@@ -36,18 +40,22 @@ void Port::connect(Port& a, Port& b, const LinkConfig& link) {
     p->fc_period_ps_ = link.fc_period_ps;
     p->block_ps_ = static_cast<double>(kCreditBlockBytes) * 8e12 / p->timing_.data_rate_bps();
     p->head_ps_ = p->timing_.bytes_ps(ib::kLrhBytes);
-    p->fc_flight_ps_ = p->timing_.serialization_ps(ib::kFlowControlBytes) + p->timing_.propagation_ps() +
-                       p->peer_->rx_extra_ps_;
+    p->update_peer_timing();
   }
+}
+
+void Port::update_peer_timing() {
+  // What the transmitter needs of its peer's receive timing, kept on this side.
+  peer_cut_through_ = peer_->rx_cut_through_;
+  peer_extra_ps_ = peer_->rx_extra_ps_;
+  fc_flight_ps_ = timing_.serialization_ps(ib::kFlowControlBytes) + timing_.propagation_ps() + peer_extra_ps_;
 }
 
 void Port::set_rx_timing(bool cut_through, uint64_t extra_latency_ps) {
   rx_cut_through_ = cut_through;
   rx_extra_ps_ = extra_latency_ps;
-  // The peer's flow-control packets now reach this port later.
-  if (peer_ != nullptr)
-    peer_->fc_flight_ps_ = peer_->timing_.serialization_ps(ib::kFlowControlBytes) + peer_->timing_.propagation_ps() +
-                           rx_extra_ps_;
+  // The peer's packets now reach this port differently.
+  if (peer_ != nullptr) peer_->update_peer_timing();
 }
 
 void Port::set_lifetimes(const Lifetimes& lifetimes) {
@@ -75,7 +83,7 @@ SubmitResult Port::submit_on_vl(ib::Packet* p, unsigned vl) {
     discard(p, vl, DropReason::LinkDown);
     return SubmitResult::Dropped;
   }
-  if (p->payload_len > config_.mtu) {
+  if (p->payload_len > mtu_) {
     discard(p, vl, DropReason::MtuExceeded);
     return SubmitResult::Dropped;
   }
@@ -85,40 +93,49 @@ SubmitResult Port::submit_on_vl(ib::Packet* p, unsigned vl) {
   }
   const uint32_t bytes = p->wire_bytes();
   if (!tx_has_room(vl, bytes)) return SubmitResult::Busy;
+  const uint64_t now = now_ps();
   p->hdr.lrh.vl = static_cast<uint8_t>(vl);
-  if (p->injected_ps == 0) p->injected_ps = now_ps();
+  if (p->injected_ps == 0) p->injected_ps = now;
+  Lane& l = lanes_[vl];
   if (lifetimes_on_) {
-    if (stall_[vl].stalled(now_ps())) {
+    if (l.stall.stalled(now)) {
       discard(p, vl, DropReason::VlStalled);
       return SubmitResult::Dropped;
     }
-    if (p->received_ps == 0) p->received_ps = now_ps();  // made here: its switch lifetime starts now
+    if (p->received_ps == 0) p->received_ps = now;  // made here: its switch lifetime starts now
   }
   p->queued_bytes = bytes;
-  txq_[vl].push_back(p);
-  if (lifetimes_on_ && txq_[vl].front() == p) new_head(vl);
-  txq_bytes_[vl] += bytes;
+  l.txq.push_back(p);
+  if (lifetimes_on_ && l.txq.front() == p) new_head(vl);
+  l.txq_bytes += bytes;
   VlStats& s = stats_.vl[vl];
-  s.tx_high_water_bytes = std::max(s.tx_high_water_bytes, txq_bytes_[vl]);
-  trace_tx_bytes_[vl] = static_cast<uint32_t>(txq_bytes_[vl]);
+  s.tx_high_water_bytes = std::max(s.tx_high_water_bytes, l.txq_bytes);
+  if (trace_ != nullptr) trace_->tx_bytes[vl] = static_cast<uint32_t>(l.txq_bytes);
   wake_tx();
   return SubmitResult::Queued;
 }
 
 void Port::open_stalls() {
   const uint64_t now = now_ps();
-  for (unsigned vl = 0; vl < vls_; ++vl)
-    if (stall_since_[vl] == 0 && !txq_[vl].empty() && !sender_[vl].may_send(blocks_for(txq_[vl].front()->queued_bytes)))
-      stall_since_[vl] = now + 1;
+  for (unsigned vl = 0; vl < vls_; ++vl) {
+    Lane& l = lanes_[vl];
+    if (l.stall_since == 0 && !l.txq.empty() && !l.sender.may_send(blocks_for(l.txq.front()->queued_bytes))) {
+      l.stall_since = now + 1;
+      stalled_ |= 1u << vl;
+    }
+  }
 }
 
 void Port::close_stalls() {
+  if (stalled_ == 0) return;
   const uint64_t now = now_ps();
   for (unsigned vl = 0; vl < vls_; ++vl) {
-    if (stall_since_[vl] == 0) continue;
-    stats_.vl[vl].credit_stall_ps += now - (stall_since_[vl] - 1);
-    stall_since_[vl] = 0;
+    Lane& l = lanes_[vl];
+    if (l.stall_since == 0) continue;
+    stats_.vl[vl].credit_stall_ps += now - (l.stall_since - 1);
+    l.stall_since = 0;
   }
+  stalled_ = 0;
 }
 
 void Port::finish() { close_stalls(); }
@@ -129,62 +146,64 @@ void Port::tx_method() {
     tx_wakeup_.notify_at(tx_free_at_);
     return;
   }
-  if (!txq_[kVl15].empty()) {
+  if (!lanes_[kVl15].txq.empty()) {
     transmit(pop_tx(kVl15), kVl15);
-    if (tx_waiting()) tx_wakeup_.notify_at(tx_free_at_);
-    return;
-  }
-  if (fc_pending_ != 0) {
+    if (on_tx_space_) on_tx_space_();
+  } else if (fc_pending_ != 0) {
     // Round robin among the VLs with a flow-control packet due.
     const uint32_t later = fc_pending_ & ~((1u << fc_next_) - 1);
     const unsigned vl = static_cast<unsigned>(__builtin_ctz(later != 0 ? later : fc_pending_));
     fc_next_ = (vl + 1) % vls_;
     transmit(make_flow_control(vl), kGrantFlowControl);
-    if (tx_waiting()) tx_wakeup_.notify_at(tx_free_at_);
-    return;
+  } else {
+    VlCandidates candidates{};
+    for (unsigned vl = 0; vl < vls_; ++vl) {
+      const Lane& l = lanes_[vl];
+      if (l.txq.empty()) continue;
+      const uint32_t blocks = blocks_for(l.txq.front()->queued_bytes);
+      if (l.sender.may_send(blocks)) candidates[vl] = blocks;
+    }
+    const int vl = arbiter_.grant(candidates);
+    if (vl < 0) {
+      // The link is idle: VLs whose head packet lacks credits are stalled.
+      if (trace_ != nullptr) trace_->grant = kGrantIdle;
+      open_stalls();
+      return;
+    }
+    ib::Packet* p = pop_tx(static_cast<unsigned>(vl));
+    Lane& l = lanes_[vl];
+    l.sender.on_sent(blocks_for(p->queued_bytes));
+    if (trace_ != nullptr) trace_->credits[vl] = l.sender.available();
+    transmit(p, static_cast<uint32_t>(vl));
+    consider_flow_control(static_cast<unsigned>(vl));
+    if (on_tx_space_) on_tx_space_();  // the upper layer may refill now
   }
-  VlCandidates candidates{};
-  for (unsigned vl = 0; vl < vls_; ++vl) {
-    if (txq_[vl].empty()) continue;
-    const uint32_t blocks = blocks_for(txq_[vl].front()->queued_bytes);
-    if (sender_[vl].may_send(blocks)) candidates[vl] = blocks;
-  }
-  const int vl = arbiter_.grant(candidates);
-  if (vl < 0) {
-    // The link is idle: VLs whose head packet lacks credits are stalled.
-    trace_grant_ = kGrantIdle;
-    open_stalls();
-    return;
-  }
-  ib::Packet* p = pop_tx(static_cast<unsigned>(vl));
-  sender_[vl].on_sent(blocks_for(p->queued_bytes));
-  trace_credits_[vl] = sender_[vl].available();
-  transmit(p, static_cast<uint32_t>(vl));
-  consider_flow_control(static_cast<unsigned>(vl));
   if (tx_waiting()) tx_wakeup_.notify_at(tx_free_at_);
 }
 
 ib::Packet* Port::pop_tx(unsigned vl) {
-  ib::Packet* p = txq_[vl].pop_front();
-  txq_bytes_[vl] -= p->queued_bytes;
+  Lane& l = lanes_[vl];
+  ib::Packet* p = l.txq.pop_front();
+  l.txq_bytes -= p->queued_bytes;
+  if (trace_ != nullptr) trace_->tx_bytes[vl] = static_cast<uint32_t>(l.txq_bytes);
   if (lifetimes_on_) {
-    stall_[vl].on_sent();
-    if (!txq_[vl].empty()) new_head(vl);
+    l.stall.on_sent();
+    if (!l.txq.empty()) new_head(vl);
   }
   return p;
 }
 
 void Port::new_head(unsigned vl) {
-  head_since_[vl] = now_ps();
+  lanes_[vl].head_since = now_ps();
   arm_lifetime(vl);
 }
 
 void Port::arm_lifetime(unsigned vl) {
-  const uint64_t deadline = lifetimes_.deadline(head_since_[vl], txq_[vl].front()->received_ps);
+  const Lane& l = lanes_[vl];
+  const uint64_t deadline = lifetimes_.deadline(l.head_since, l.txq.front()->received_ps);
   if (deadline >= lifetime_at_) return;  // the timer goes off earlier anyway
   lifetime_at_ = deadline;
-  const uint64_t now = now_ps();
-  lifetime_timer_.notify_at(std::max(deadline, now));
+  lifetime_timer_.notify_at(std::max(deadline, now_ps()));
 }
 
 void Port::lifetime_method() {
@@ -194,32 +213,31 @@ void Port::lifetime_method() {
   bool freed = false;
   for (unsigned vl = 0; vl < 16; ++vl) {
     if (vl >= vls_ && vl != kVl15) continue;
-    ib::PacketQueue& q = txq_[vl];
-    while (!q.empty()) {
-      const uint64_t received = q.front()->received_ps;
-      if (now < lifetimes_.deadline(head_since_[vl], received)) break;
-      const bool hoq = lifetimes_.hoq_expired_first(head_since_[vl], received);
-      ib::Packet* gone = q.pop_front();
-      txq_bytes_[vl] -= gone->queued_bytes;
+    Lane& l = lanes_[vl];
+    while (!l.txq.empty()) {
+      const uint64_t received = l.txq.front()->received_ps;
+      if (now < lifetimes_.deadline(l.head_since, received)) break;
+      const bool hoq = lifetimes_.hoq_expired_first(l.head_since, received);
+      ib::Packet* gone = l.txq.pop_front();
+      l.txq_bytes -= gone->queued_bytes;
       discard(gone, vl, hoq ? DropReason::HoqLifetime : DropReason::SwitchLifetime);
       freed = true;
-      head_since_[vl] = now;
-      if (hoq && stall_[vl].on_hoq_discard(lifetimes_, now)) flush_stalled(vl);
+      l.head_since = now;
+      if (hoq && l.stall.on_hoq_discard(lifetimes_, now)) flush_stalled(vl);
     }
-    trace_tx_bytes_[vl] = static_cast<uint32_t>(txq_bytes_[vl]);
-    if (!q.empty()) arm_lifetime(vl);
+    if (trace_ != nullptr) trace_->tx_bytes[vl] = static_cast<uint32_t>(l.txq_bytes);
+    if (!l.txq.empty()) arm_lifetime(vl);
   }
   if (freed) {
-    signal(tx_space_);
     wake_tx();
+    if (on_tx_space_) on_tx_space_();
   }
 }
 
 void Port::flush_stalled(unsigned vl) {
-  while (!txq_[vl].empty()) {
-    discard(txq_[vl].pop_front(), vl, DropReason::VlStalled);
-  }
-  txq_bytes_[vl] = 0;
+  Lane& l = lanes_[vl];
+  while (!l.txq.empty()) discard(l.txq.pop_front(), vl, DropReason::VlStalled);
+  l.txq_bytes = 0;
 }
 
 void Port::transmit(ib::Packet* p, uint32_t grant) {
@@ -230,39 +248,37 @@ void Port::transmit(ib::Packet* p, uint32_t grant) {
   // Delivery: when the receiver takes it (its cut-through setting), plus the
   // receiver's latency; the same latency for flow control keeps link order.
   uint64_t arrival = tail;
-  if (p->kind == ib::PacketKind::Data && peer_->rx_cut_through_) arrival = now + head_ps_ + timing_.propagation_ps();
-  arrival += peer_->rx_extra_ps_;
+  if (p->kind == ib::PacketKind::Data && peer_cut_through_) arrival = now + head_ps_ + timing_.propagation_ps();
+  arrival += peer_extra_ps_;
   p->tail_ps = tail;
   tx_free_at_ = now + serialization;
   stats_.busy_ps += serialization;
   close_stalls();
-  trace_grant_ = grant;
+  if (trace_ != nullptr) trace_->grant = grant;
   if (p->kind == ib::PacketKind::Data) {
-    const unsigned vl = p->hdr.lrh.vl;
-    VlStats& s = stats_.vl[vl];
+    VlStats& s = stats_.vl[p->hdr.lrh.vl];
     ++s.tx_packets;
     s.tx_bytes += bytes;
     s.tx_payload_bytes += p->payload_len;
-    trace_tx_bytes_[vl] = static_cast<uint32_t>(txq_bytes_[vl]);
-    signal(tx_space_);  // the upper layer may refill at this same time
   } else {
     ++stats_.fc_tx;
   }
   p->last_hop_ps = now;
-  for (PortObserver* o : observers_) o->on_transmit(*this, *p, now, arrival);
+  notify_observers([&](PortObserver& o) { o.on_transmit(*this, *p, now, arrival); });
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
-  sc_time delay = ps(arrival - now);
+  sc_time delay = sc_time::from_value(arrival - now);
   tx->nb_transport_fw(*p, phase, delay);
 }
 
 ib::Packet* Port::make_flow_control(unsigned vl) {
+  Lane& l = lanes_[vl];
   ib::Packet* p = pool_.acquire();
   p->kind = ib::PacketKind::FlowControl;
   p->fc.op = 0;
   p->fc.vl = static_cast<uint8_t>(vl);
-  p->fc.fctbs = sender_[vl].fctbs();
-  p->fc.fccl = receiver_[vl].fccl();
-  FlowControlState& f = fc_[vl];
+  p->fc.fctbs = l.sender.fctbs();
+  p->fc.fccl = l.receiver.fccl();
+  FlowControlState& f = l.fc;
   f.last_fccl = p->fc.fccl;
   f.last_fctbs = p->fc.fctbs;
   f.last_ps = now_ps();
@@ -274,9 +290,10 @@ ib::Packet* Port::make_flow_control(unsigned vl) {
 
 void Port::consider_flow_control(unsigned vl) {
   if (fc_pending_ & (1u << vl)) return;
-  const FlowControlState& f = fc_[vl];
-  const bool fccl_changed = !f.sent_once || receiver_[vl].fccl() != f.last_fccl;
-  if (!fccl_changed && sender_[vl].fctbs() == f.last_fctbs) return;
+  const Lane& l = lanes_[vl];
+  const FlowControlState& f = l.fc;
+  const bool fccl_changed = !f.sent_once || l.receiver.fccl() != f.last_fccl;
+  if (!fccl_changed && l.sender.fctbs() == f.last_fctbs) return;
   const uint64_t now = now_ps();
   const uint64_t due = f.sent_once ? f.last_ps + fc_period_ps_ : now;
   if (now >= due || (fccl_changed && peer_would_stall(vl, due - now))) {
@@ -289,8 +306,9 @@ void Port::consider_flow_control(unsigned vl) {
 }
 
 bool Port::peer_would_stall(unsigned vl, uint64_t wait_ps) const {
+  const Lane& l = lanes_[vl];
   // The credit the peer holds keeps its link busy for this long...
-  const double headroom_ps = receiver_[vl].sender_headroom(fc_[vl].last_fccl) * block_ps_;
+  const double headroom_ps = l.receiver.sender_headroom(l.fc.last_fccl) * block_ps_;
   // ...and a flow-control packet sent after waiting reaches it this late.
   return headroom_ps < static_cast<double>(wait_ps + fc_flight_ps_);
 }
@@ -315,43 +333,53 @@ void Port::b_transport(ib::Packet& p, sc_time& delay) {
 
 void Port::rx_method() {
   const uint64_t now = now_ps();
+  bool buffered = false;
   while (!in_flight_.empty() && in_flight_.front()->due_ps <= now) {
     ib::Packet* p = in_flight_.pop_front();
-    for (PortObserver* o : observers_) o->on_arrival(*this, *p, now);
+    notify_observers([&](PortObserver& o) { o.on_arrival(*this, *p, now); });
     if (p->kind == ib::PacketKind::FlowControl)
       receive_flow_control(p);
     else
-      receive_data(p);
+      buffered |= receive_data(p);
   }
   if (!in_flight_.empty()) rx_arrival_.notify_at(in_flight_.front()->due_ps);
+  if (buffered && on_rx_ready_) on_rx_ready_();  // the upper layer may take them now
 }
 
 void Port::receive_flow_control(ib::Packet* p) {
   ++stats_.fc_rx;
   const unsigned vl = p->fc.vl;
   if (vl < vls_ && p->fc.op <= 1) {
-    sender_[vl].on_flow_control(p->fc.fccl);
-    receiver_[vl].on_flow_control(p->fc.fctbs);
-    trace_credits_[vl] = sender_[vl].available();
+    Lane& l = lanes_[vl];
+    l.sender.on_flow_control(p->fc.fccl);
+    l.receiver.on_flow_control(p->fc.fctbs);
+    if (trace_ != nullptr) trace_->credits[vl] = l.sender.available();
     consider_flow_control(vl);
     wake_tx();
   }
   pool_.release(p);
 }
 
-void Port::receive_data(ib::Packet* p) {
+bool Port::receive_data(ib::Packet* p) {
   const unsigned vl = p->hdr.lrh.vl;
   const uint32_t bytes = p->wire_bytes();
   const uint32_t blocks = blocks_for(bytes);
+  Lane& l = lanes_[vl & 0xF];
   if (vl == kVl15) {
-    if (vl15_rx_bytes_ + bytes > config_.vl15_buffer_bytes) return discard(p, vl, DropReason::Vl15Overflow);
+    if (vl15_rx_bytes_ + bytes > vl15_buffer_bytes_) {
+      discard(p, vl, DropReason::Vl15Overflow);
+      return false;
+    }
     vl15_rx_bytes_ += bytes;
   } else if (vl >= vls_) {
-    return discard(p, vl, DropReason::BadVl);
-  } else if (p->payload_len > config_.mtu) {
-    return discard(p, vl, DropReason::MtuExceeded);
-  } else if (!receiver_[vl].on_packet(blocks)) {
-    return discard(p, vl, DropReason::BufferOverflow);
+    discard(p, vl, DropReason::BadVl);
+    return false;
+  } else if (p->payload_len > mtu_) {
+    discard(p, vl, DropReason::MtuExceeded);
+    return false;
+  } else if (!l.receiver.on_packet(blocks)) {
+    discard(p, vl, DropReason::BufferOverflow);
+    return false;
   }
   p->received_ps = now_ps();
   VlStats& s = stats_.vl[vl];
@@ -359,56 +387,65 @@ void Port::receive_data(ib::Packet* p) {
   s.rx_bytes += bytes;
   s.rx_payload_bytes += p->payload_len;
   const uint64_t occupancy =
-      vl == kVl15 ? vl15_rx_bytes_ : static_cast<uint64_t>(receiver_[vl].used_blocks()) * kCreditBlockBytes;
+      vl == kVl15 ? vl15_rx_bytes_ : static_cast<uint64_t>(l.receiver.used_blocks()) * kCreditBlockBytes;
   s.rx_high_water_bytes = std::max(s.rx_high_water_bytes, occupancy);
-  trace_rx_blocks_[vl] = static_cast<uint32_t>(occupancy / kCreditBlockBytes);
+  if (trace_ != nullptr) trace_->rx_blocks[vl] = static_cast<uint32_t>(occupancy / kCreditBlockBytes);
   p->queued_bytes = bytes;
-  rxq_[vl].push_back(p);
-  for (PortObserver* o : observers_) o->on_buffered(*this, *p, vl, blocks);
+  l.rxq.push_back(p);
+  notify_observers([&](PortObserver& o) { o.on_buffered(*this, *p, vl, blocks); });
   if (vl != kVl15) consider_flow_control(vl);
-  signal(rx_ready_);  // the upper layer may take it at this same time
+  return true;
 }
 
 ib::Packet* Port::rx_pop(unsigned vl) {
-  const uint32_t bytes = rxq_[vl].front()->queued_bytes;
+  const uint32_t bytes = lanes_[vl].rxq.front()->queued_bytes;
   ib::Packet* p = rx_take(vl);
   rx_release(vl, bytes);
   return p;
 }
 
-ib::Packet* Port::rx_take(unsigned vl) {
-  return rxq_[vl].pop_front();
-}
+ib::Packet* Port::rx_take(unsigned vl) { return lanes_[vl].rxq.pop_front(); }
 
 void Port::rx_release(unsigned vl, uint32_t wire_bytes) {
   const uint32_t blocks = blocks_for(wire_bytes);
   if (vl == kVl15) {
     vl15_rx_bytes_ -= wire_bytes;
-    trace_rx_blocks_[vl] = static_cast<uint32_t>(vl15_rx_bytes_ / kCreditBlockBytes);
+    if (trace_ != nullptr) trace_->rx_blocks[vl] = static_cast<uint32_t>(vl15_rx_bytes_ / kCreditBlockBytes);
   } else {
-    receiver_[vl].on_released(blocks);
-    trace_rx_blocks_[vl] = receiver_[vl].used_blocks();
+    Lane& l = lanes_[vl];
+    l.receiver.on_released(blocks);
+    if (trace_ != nullptr) trace_->rx_blocks[vl] = l.receiver.used_blocks();
     consider_flow_control(vl);
   }
-  for (PortObserver* o : observers_) o->on_released(*this, vl, blocks);
+  notify_observers([&](PortObserver& o) { o.on_released(*this, vl, blocks); });
 }
 
 void Port::discard(ib::Packet* p, unsigned vl, DropReason why) {
   ++stats_.vl[std::min(vl, 15u)].drops[static_cast<std::size_t>(why)];
-  for (PortObserver* o : observers_) o->on_drop(*this, *p, why, now_ps());
+  notify_observers([&](PortObserver& o) { o.on_drop(*this, *p, why, now_ps()); });
   pool_.release(p);
 }
 
-void Port::trace(sc_core::sc_trace_file* tf) const {
+void Port::trace(sc_core::sc_trace_file* tf) {
+  if (trace_mirror_ == nullptr) {
+    trace_mirror_ = std::make_unique<TraceMirror>();
+    trace_ = trace_mirror_.get();
+    for (unsigned vl = 0; vl < 16; ++vl) {
+      const Lane& l = lanes_[vl];
+      trace_->credits[vl] = l.sender.available();
+      trace_->rx_blocks[vl] = vl == kVl15 ? static_cast<uint32_t>(vl15_rx_bytes_ / kCreditBlockBytes) : l.receiver.used_blocks();
+      trace_->tx_bytes[vl] = static_cast<uint32_t>(l.txq_bytes);
+    }
+  }
   const std::string base = name();
   for (unsigned vl = 0; vl < vls_; ++vl) {
     const std::string v = base + ".vl" + std::to_string(vl);
-    sc_core::sc_trace(tf, trace_credits_[vl], v + ".credits");
-    sc_core::sc_trace(tf, trace_rx_blocks_[vl], v + ".rx_blocks");
-    sc_core::sc_trace(tf, trace_tx_bytes_[vl], v + ".tx_bytes");
+    sc_core::sc_trace(tf, trace_->credits[vl], v + ".credits");
+    sc_core::sc_trace(tf, trace_->rx_blocks[vl], v + ".rx_blocks");
+    sc_core::sc_trace(tf, trace_->tx_bytes[vl], v + ".tx_bytes");
   }
-  sc_core::sc_trace(tf, trace_rx_blocks_[kVl15], base + ".vl15.rx_blocks");
-  sc_core::sc_trace(tf, trace_grant_, base + ".grant", 5);
+  sc_core::sc_trace(tf, trace_->rx_blocks[kVl15], base + ".vl15.rx_blocks");
+  sc_core::sc_trace(tf, trace_->grant, base + ".grant", 5);
 }
 
 }  // namespace hcasim::link

@@ -42,6 +42,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -83,13 +85,16 @@ class Port : public sc_core::sc_module,
   // Transmit side. The port takes ownership unless the result is Busy.
   SubmitResult submit(ib::Packet* p);                    // CA port: VL from the SL-to-VL table
   SubmitResult submit_on_vl(ib::Packet* p, unsigned vl); // VL chosen by the caller (switch, SMA)
-  // The upper layer's handler for "a transmit queue may have room again"; it
-  // runs after the current handler, at the same simulated time. One per port.
-  void on_tx_space(std::function<void()> handler) { tx_space_.set_handler(std::move(handler)); }
+  // The upper layer's handler for "a transmit queue may have room again". The
+  // port calls it at the end of its own handling (a transmission, a lifetime
+  // discard), at the same simulated time; it may call back into the port.
+  // One per port.
+  void on_tx_space(std::function<void()> handler) { on_tx_space_ = std::move(handler); }
   // Whether submit_on_vl would queue a packet of this size now (a queue takes a
   // packet when it is empty or when the packet fits in tx_buffer_bytes).
   bool tx_has_room(unsigned vl, uint32_t wire_bytes) const {
-    return txq_[vl].empty() || txq_bytes_[vl] + wire_bytes <= config_.tx_buffer_bytes;
+    const Lane& l = lanes_[vl];
+    return l.txq.empty() || l.txq_bytes + wire_bytes <= tx_buffer_bytes_;
   }
   // Lifetimes of packets in the transmit queues (switch ports; default off).
   void set_lifetimes(const Lifetimes& lifetimes);
@@ -98,11 +103,12 @@ class Port : public sc_core::sc_module,
   void discard(ib::Packet* p, unsigned vl, DropReason why);
 
   // Receive side. The upper layer owns a packet after rx_pop.
-  // The upper layer's handler for "a packet is waiting in a receive buffer";
-  // it runs after the current handler, at the same simulated time. One per port.
-  void on_rx_ready(std::function<void()> handler) { rx_ready_.set_handler(std::move(handler)); }
-  bool rx_empty(unsigned vl) const { return rxq_[vl].empty(); }
-  const ib::Packet* rx_front(unsigned vl) const { return rxq_[vl].front(); }
+  // The upper layer's handler for "packets are waiting in the receive
+  // buffers". The port calls it after taking in the arrivals due now, at the
+  // same simulated time; it may call back into the port. One per port.
+  void on_rx_ready(std::function<void()> handler) { on_rx_ready_ = std::move(handler); }
+  bool rx_empty(unsigned vl) const { return lanes_[vl].rxq.empty(); }
+  const ib::Packet* rx_front(unsigned vl) const { return lanes_[vl].rxq.front(); }
   ib::Packet* rx_pop(unsigned vl);  // rx_take + rx_release
   // Takes the head packet of a VL; its buffer space stays in use (and its
   // credits held) until rx_release with its wire bytes.
@@ -122,11 +128,13 @@ class Port : public sc_core::sc_module,
   const LinkTiming& timing() const { return timing_; }
   const Port* peer() const { return peer_; }
   const PortStats& stats() const { return stats_; }
-  uint32_t rx_capacity_blocks(unsigned vl) const { return receiver_[vl].capacity_blocks(); }
-  uint32_t credits_available(unsigned vl) const { return sender_[vl].available(); }
+  uint32_t rx_capacity_blocks(unsigned vl) const { return lanes_[vl].receiver.capacity_blocks(); }
+  uint32_t credits_available(unsigned vl) const { return lanes_[vl].sender.available(); }
 
-  void add_observer(PortObserver* o) { observers_.push_back(o); }
-  void trace(sc_core::sc_trace_file* tf) const;
+  // At most kMaxObservers per port (a checker, a capture and a tracer fit).
+  void add_observer(PortObserver* o);
+  static constexpr unsigned kMaxObservers = 4;
+  void trace(sc_core::sc_trace_file* tf);
   // Closes open credit-stall intervals; call once after the simulation stops.
   void finish();
 
@@ -142,10 +150,33 @@ class Port : public sc_core::sc_module,
 
  private:
   struct FlowControlState {
+    uint64_t last_ps = 0;
     uint16_t last_fccl = 0;
     uint16_t last_fctbs = 0;
-    uint64_t last_ps = 0;
     bool sent_once = false;
+  };
+  // One VL's transmit and receive state, together: a hop touches two cache
+  // lines of it instead of one line in each of a dozen per-VL arrays (the
+  // fabric benchmarks are bound by cache misses). VL15 is lane 15.
+  struct alignas(64) Lane {
+    // Line 1: queues and credits.
+    ib::PacketQueue txq;          // queued packets carry their wire bytes (Packet::queued_bytes)
+    uint64_t txq_bytes = 0;
+    CreditSender sender;
+    CreditReceiver receiver;
+    ib::PacketQueue rxq;
+    // Line 2: flow-control timing, credit stalls, lifetimes.
+    FlowControlState fc;
+    uint64_t stall_since = 0;     // 0 = not stalled, else start + 1
+    uint64_t head_since = 0;      // lifetimes: when the queue's head became the head
+    VlStall stall;
+  };
+  // Values a VCD samples, kept only while tracing.
+  struct TraceMirror {
+    std::array<uint32_t, 16> credits{};
+    std::array<uint32_t, 16> rx_blocks{};
+    std::array<uint32_t, 16> tx_bytes{};
+    uint32_t grant = kGrantIdle;
   };
 
   void start_of_simulation() override;
@@ -155,12 +186,10 @@ class Port : public sc_core::sc_module,
   void lifetime_method();
 
   uint64_t now_ps() const { return sc_core::sc_time_stamp().value(); }
-  void signal(Alarm& a) {
-    if (a.has_handler()) a.notify_now();
-  }
   void transmit(ib::Packet* p, uint32_t grant);
   ib::Packet* make_flow_control(unsigned vl);
-  void receive_data(ib::Packet* p);
+  // Returns whether the packet went into a receive buffer.
+  bool receive_data(ib::Packet* p);
   void receive_flow_control(ib::Packet* p);
   ib::Packet* pop_tx(unsigned vl);   // removes a transmit queue's head
   void new_head(unsigned vl);        // lifetimes: the queue's head changed now
@@ -170,68 +199,66 @@ class Port : public sc_core::sc_module,
   bool peer_would_stall(unsigned vl, uint64_t wait_ps) const;
   void open_stalls();   // the link went idle: start the stall of every VL blocked on credits
   void close_stalls();  // the link carries something again
+  void update_peer_timing();
   // Something may be sent: at once, or when the packet on the wire ends.
   void wake_tx() { tx_wakeup_.notify_at(std::max(now_ps(), tx_free_at_)); }
   // Whether the end of the packet on the wire needs a wakeup: something waits.
   bool tx_waiting() const {
-    if (fc_pending_ != 0 || !txq_[kVl15].empty()) return true;
+    if (fc_pending_ != 0 || !lanes_[kVl15].txq.empty()) return true;
     for (unsigned vl = 0; vl < vls_; ++vl)
-      if (!txq_[vl].empty()) return true;
+      if (!lanes_[vl].txq.empty()) return true;
     return false;
   }
+  template <class F>
+  void notify_observers(F&& f) {
+    for (unsigned i = 0; i < observer_count_; ++i) f(*observers_[i]);
+  }
 
-  PortConfig config_;
+  // Hot state first, together: what a transmission or an arrival reads
+  // besides its lane and its alarms.
   ib::PacketPool& pool_;
-  unsigned vls_;
-  std::array<uint8_t, kSlCount> sl2vl_;
-  VlArbiter arbiter_;
-  LinkTiming timing_{LinkConfig{}};
-  uint64_t fc_period_ps_ = LinkConfig{}.fc_period_ps;
-  double block_ps_ = 0;               // time one credit block takes on the wire
-  uint64_t fc_flight_ps_ = 0;         // serialization + propagation of a flow-control packet
-  uint64_t head_ps_ = 0;              // time the LRH takes on the wire
   Port* peer_ = nullptr;
-  bool rx_cut_through_ = false;       // this port as receiver
-  uint64_t rx_extra_ps_ = 0;
-  unsigned id_ = 0;
-
-  // Queued packets carry their wire bytes (Packet::queued_bytes).
-  std::array<ib::PacketQueue, 16> txq_;
-  std::array<uint64_t, 16> txq_bytes_{};
-  std::array<CreditSender, kMaxDataVls> sender_;
-  std::array<CreditReceiver, kMaxDataVls> receiver_;
-  std::array<FlowControlState, kMaxDataVls> fc_;
+  unsigned vls_;
+  uint32_t mtu_;
+  uint64_t tx_buffer_bytes_;
+  uint64_t vl15_buffer_bytes_;
+  uint64_t tx_free_at_ = 0;
   uint32_t fc_pending_ = 0;           // bit per VL: a flow-control packet is due
   unsigned fc_next_ = 0;              // where the round robin over due VLs resumes
   uint64_t fc_timer_at_ = UINT64_MAX; // when fc_timer_ is armed for
-  std::array<uint64_t, kMaxDataVls> stall_since_{};  // 0 = not stalled, else start + 1
-  uint64_t tx_free_at_ = 0;
-
-  Lifetimes lifetimes_;
-  bool lifetimes_on_ = false;
-  std::array<uint64_t, 16> head_since_{};  // when each queue's head became the head
-  std::array<VlStall, 16> stall_{};
-  uint64_t lifetime_at_ = UINT64_MAX;      // when lifetime_timer_ is armed for
-
-  std::array<ib::PacketQueue, 16> rxq_;
+  LinkTiming timing_{LinkConfig{}};
+  uint64_t head_ps_ = 0;              // time the LRH takes on the wire
+  bool peer_cut_through_ = false;     // the peer as receiver (its set_rx_timing), kept here
+  uint64_t peer_extra_ps_ = 0;
+  uint64_t fc_period_ps_ = LinkConfig{}.fc_period_ps;
+  double block_ps_ = 0;               // time one credit block takes on the wire
+  uint64_t fc_flight_ps_ = 0;         // serialization + propagation of a flow-control packet
+  ib::PacketQueue in_flight_;         // arrivals (Packet::due_ps), in link order
   uint64_t vl15_rx_bytes_ = 0;
-  ib::PacketQueue in_flight_;  // arrivals (Packet::due_ps), in link order
+  bool lifetimes_on_ = false;
+  uint64_t lifetime_at_ = UINT64_MAX; // when lifetime_timer_ is armed for
+  uint32_t stalled_ = 0;              // bit per VL: a credit stall is open
+  TraceMirror* trace_ = nullptr;      // trace_mirror_ while tracing
+  unsigned observer_count_ = 0;
+  std::array<PortObserver*, kMaxObservers> observers_{};
+  std::array<uint8_t, kSlCount> sl2vl_;
+  bool rx_cut_through_ = false;       // this port as receiver
+  uint64_t rx_extra_ps_ = 0;
+  unsigned id_ = 0;
 
   Alarm tx_wakeup_{[this] { tx_method(); }};
   Alarm rx_arrival_{[this] { rx_method(); }};
   Alarm fc_timer_{[this] { fc_timer_method(); }};
   Alarm lifetime_timer_{[this] { lifetime_method(); }};
-  Alarm tx_space_;  // handlers of the upper layer
-  Alarm rx_ready_;
+  std::function<void()> on_tx_space_;  // the upper layer's handlers
+  std::function<void()> on_rx_ready_;
 
+  std::array<Lane, 16> lanes_;
+  VlArbiter arbiter_;
   PortStats stats_;
-  std::vector<PortObserver*> observers_;
-
-  // Mirrors for VCD tracing.
-  std::array<uint32_t, 16> trace_credits_{};
-  std::array<uint32_t, 16> trace_rx_blocks_{};
-  std::array<uint32_t, 16> trace_tx_bytes_{};
-  uint32_t trace_grant_ = kGrantIdle;
+  PortConfig config_;
+  Lifetimes lifetimes_;
+  std::unique_ptr<TraceMirror> trace_mirror_;
 };
 
 }  // namespace hcasim::link
