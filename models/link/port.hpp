@@ -71,8 +71,8 @@ class Port : public sc_core::sc_module,
              public tlm::tlm_fw_transport_if<IbProtocol>,
              public tlm::tlm_bw_transport_if<IbProtocol> {
  public:
-  TxSocket tx{"tx"};
-  RxSocket rx{"rx"};
+  // Sockets: declared at the end of the class (tx, rx) so that the state an
+  // arriving packet touches sits right after the interface the peer calls.
 
   Port(const sc_core::sc_module_name& name, const PortConfig& config, ib::PacketPool& pool);
   Port() = delete;
@@ -215,7 +215,9 @@ class Port : public sc_core::sc_module,
   }
 
   // Hot state first, together: what a transmission or an arrival reads
-  // besides its lane and its alarms.
+  // besides its lane. The peer's transmission touches the first two.
+  ib::PacketQueue in_flight_;         // arrivals (Packet::due_ps), in link order
+  Alarm rx_arrival_{[this] { rx_method(); }};
   ib::PacketPool& pool_;
   Port* peer_ = nullptr;
   unsigned vls_;
@@ -233,7 +235,6 @@ class Port : public sc_core::sc_module,
   uint64_t fc_period_ps_ = LinkConfig{}.fc_period_ps;
   double block_ps_ = 0;               // time one credit block takes on the wire
   uint64_t fc_flight_ps_ = 0;         // serialization + propagation of a flow-control packet
-  ib::PacketQueue in_flight_;         // arrivals (Packet::due_ps), in link order
   uint64_t vl15_rx_bytes_ = 0;
   bool lifetimes_on_ = false;
   uint64_t lifetime_at_ = UINT64_MAX; // when lifetime_timer_ is armed for
@@ -247,7 +248,6 @@ class Port : public sc_core::sc_module,
   unsigned id_ = 0;
 
   Alarm tx_wakeup_{[this] { tx_method(); }};
-  Alarm rx_arrival_{[this] { rx_method(); }};
   Alarm fc_timer_{[this] { fc_timer_method(); }};
   Alarm lifetime_timer_{[this] { lifetime_method(); }};
   std::function<void()> on_tx_space_;  // the upper layer's handlers
@@ -259,6 +259,10 @@ class Port : public sc_core::sc_module,
   PortConfig config_;
   Lifetimes lifetimes_;
   std::unique_ptr<TraceMirror> trace_mirror_;
+
+ public:
+  TxSocket tx{"tx"};
+  RxSocket rx{"rx"};
 };
 
 }  // namespace hcasim::link

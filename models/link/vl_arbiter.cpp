@@ -1,13 +1,22 @@
 #include "models/link/vl_arbiter.hpp"
 
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
 namespace hcasim::link {
 
 VlArbiter::Table::Table(const std::vector<VlArbEntry>& entries, WeightPolicy policy)
-    : entries_(entries), carry_(entries.size(), 0), policy_(policy) {}
+    : size_(static_cast<uint32_t>(entries.size())), policy_(policy), carry_(entries.size(), 0) {
+  if (entries.size() > kMaxArbEntries)
+    throw std::invalid_argument("VL arbitration table of " + std::to_string(entries.size()) +
+                                " entries; accepted: at most " + std::to_string(kMaxArbEntries));
+  std::copy(entries.begin(), entries.end(), entries_.begin());
+}
 
 bool VlArbiter::Table::has_candidate(const VlCandidates& c) const {
-  for (const VlArbEntry& e : entries_)
-    if (sendable(e, c)) return true;
+  for (uint32_t i = 0; i < size_; ++i)
+    if (sendable(entries_[i], c)) return true;
   return false;
 }
 
@@ -18,13 +27,13 @@ void VlArbiter::Table::leave_current(bool exhausted) {
 }
 
 int VlArbiter::Table::pick(const VlCandidates& c) {
-  const std::size_t n = entries_.size();
+  const std::size_t n = size_;
   if (n == 0) return -1;
   // Offset 0 is the entry holding the turn; offsets 1..n-1 the others in
   // order; offset n is the same entry again with a fresh turn.
   const std::size_t start = current_;
   for (std::size_t k = 0; k <= n; ++k) {
-    const std::size_t i = (start + k) % n;
+    const auto i = static_cast<uint32_t>((start + k) % n);
     const VlArbEntry& e = entries_[i];
     if (k > 0) {
       // Moving the turn to entry i.
@@ -69,7 +78,7 @@ void VlArbiter::Table::idle(const VlCandidates& none) {
   // Under overshoot the round only ends the current entry's turn; under deficit
   // every entry's carry changes on the way, so the round is walked.
   if (policy_ == WeightPolicy::Overshoot) {
-    if (!entries_.empty()) used_ = 0;
+    if (size_ != 0) used_ = 0;
   } else {
     pick(none);
   }

@@ -81,11 +81,14 @@ class VlArbiter {
     }
     void leave_current(bool exhausted);
 
-    std::vector<VlArbEntry> entries_;
-    std::vector<int64_t> carry_;   // deficit policy: blocks overshot in the last turn
-    WeightPolicy policy_;
-    std::size_t current_ = 0;
+    // The turn state first and the entries inline: a grant reads one or two
+    // cache lines of the port instead of following a pointer.
     int64_t used_ = 0;             // blocks sent in the current entry's turn
+    uint32_t current_ = 0;
+    uint32_t size_ = 0;
+    WeightPolicy policy_;
+    std::array<VlArbEntry, kMaxArbEntries> entries_{};
+    std::vector<int64_t> carry_;   // deficit policy: blocks overshot in the last turn
   };
 
   Table high_;

@@ -18,12 +18,19 @@ ForwardingTable::ForwardingTable(const std::vector<unsigned>& operational_vls)
   for (unsigned vls : operational_vls)
     if (vls < 1 || vls > kMaxDataVls)
       throw std::invalid_argument("switch port with " + std::to_string(vls) + " data VLs; accepted: 1..15");
-  sl2vl_.resize(static_cast<std::size_t>(ports_ + 1) * (ports_ + 1));
-  for (unsigned in = 0; in <= ports_; ++in)
-    for (unsigned out = 1; out <= ports_; ++out) {
-      Sl2VlTable& t = sl2vl_[index(in, out)];
-      for (unsigned sl = 0; sl < t.size(); ++sl) t[sl] = static_cast<uint8_t>(sl % operational_vls[out - 1]);
-    }
+  which_.assign(static_cast<std::size_t>(ports_ + 1) * (ports_ + 1), intern(Sl2VlTable{}));
+  for (unsigned out = 1; out <= ports_; ++out) {
+    Sl2VlTable t{};
+    for (unsigned sl = 0; sl < t.size(); ++sl) t[sl] = static_cast<uint8_t>(sl % operational_vls[out - 1]);
+    const uint16_t id = intern(t);
+    for (unsigned in = 0; in <= ports_; ++in) which_[index(in, out)] = id;
+  }
+}
+
+uint16_t ForwardingTable::intern(const Sl2VlTable& t) {
+  const auto [it, fresh] = interned_.try_emplace(t, static_cast<uint16_t>(tables_.size()));
+  if (fresh) tables_.push_back(t);
+  return it->second;
 }
 
 void ForwardingTable::set_sl2vl(unsigned in_port, unsigned out_port, const Sl2VlTable& table) {
@@ -33,7 +40,7 @@ void ForwardingTable::set_sl2vl(unsigned in_port, unsigned out_port, const Sl2Vl
   for (uint8_t vl : table)
     if (vl > kVl15)
       throw std::invalid_argument("SL-to-VL entry " + std::to_string(vl) + "; accepted: 0..15 (15 = drop)");
-  sl2vl_[index(in_port, out_port)] = table;
+  which_[index(in_port, out_port)] = intern(table);
 }
 
 RouteDecision ForwardingTable::route(unsigned in_port, uint16_t dlid, uint8_t sl, bool vl15) const {
@@ -50,7 +57,7 @@ RouteDecision ForwardingTable::route(unsigned in_port, uint16_t dlid, uint8_t sl
     d.out_vl = kVl15;
     return d;
   }
-  const uint8_t vl = sl2vl_[index(in_port, out)][sl & 0xF];
+  const uint8_t vl = tables_[which_[index(in_port, out)]][sl & 0xF];
   if (vl == kVl15) {
     d.why = link::DropReason::SlToVl15;  // seed 004 Table 25-2; iba-facts 3
     return d;

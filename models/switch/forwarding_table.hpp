@@ -19,6 +19,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "models/link/port_stats.hpp"
@@ -56,7 +57,7 @@ class ForwardingTable {
 
   // Throws std::invalid_argument for a port outside 0..port count or an entry above 15.
   void set_sl2vl(unsigned in_port, unsigned out_port, const Sl2VlTable& table);
-  const Sl2VlTable& sl2vl(unsigned in_port, unsigned out_port) const { return sl2vl_[index(in_port, out_port)]; }
+  const Sl2VlTable& sl2vl(unsigned in_port, unsigned out_port) const { return tables_[which_[index(in_port, out_port)]]; }
 
   // The decision for a packet with this DLID and SL entering at in_port.
   RouteDecision route(unsigned in_port, uint16_t dlid, uint8_t sl, bool vl15) const;
@@ -68,7 +69,13 @@ class ForwardingTable {
 
   unsigned ports_;
   std::vector<uint8_t> lft_;
-  std::vector<Sl2VlTable> sl2vl_;  // (ports + 1) x (ports + 1), by index()
+  // The SL-to-VL table of each (input, output) pair as an index into the
+  // distinct tables: fabrics use a handful, and a 64-port switch's lookup then
+  // reads one byte pair of a 8 KB array instead of a 16-byte row of a 67 KB one.
+  std::vector<uint16_t> which_;    // (ports + 1) x (ports + 1), by index()
+  std::vector<Sl2VlTable> tables_;
+  std::map<Sl2VlTable, uint16_t> interned_;
+  uint16_t intern(const Sl2VlTable& t);
 };
 
 // Sets the LFT entries of the 2^lmc LIDs from `base` to `port`, growing the table

@@ -150,3 +150,14 @@ TEST_CASE("deficit: a round with nothing to send pays off one weight of a carrie
   REQUIRE(arb.grant(both) == 1);   // VL0's turn pays off the other 1
   REQUIRE(arb.grant(both) == 0);   // (without the idle round VL1 would get three in a row)
 }
+
+TEST_CASE("a table of 64 entries is accepted and 65 are refused with the limit") {
+  VlArbConfig c;
+  c.low.assign(kMaxArbEntries, VlArbEntry{0, 1});  // iba-facts 3: VLArbLowCap <= 64
+  VlArbiter full(c);
+  VlCandidates one{};
+  one[0] = 1;
+  REQUIRE(full.grant(one) == 0);
+  c.low.push_back(VlArbEntry{0, 1});
+  REQUIRE_THROWS_WITH(VlArbiter(c), Catch::Contains("at most 64"));
+}
