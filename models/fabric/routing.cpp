@@ -46,10 +46,14 @@ SwitchGraph build_switch_graph(const Topology& t, const TopologyIndex& index) {
   return g;
 }
 
-std::vector<int> bfs_distances(const SwitchGraph& g, unsigned from) {
+std::vector<int> bfs_distances(const SwitchGraph& g, const std::vector<unsigned>& from) {
   std::vector<int> dist(g.size(), -1);
-  std::vector<unsigned> queue{from};
-  dist[from] = 0;
+  std::vector<unsigned> queue;
+  for (unsigned f : from) {
+    if (dist[f] == 0) continue;
+    dist[f] = 0;
+    queue.push_back(f);
+  }
   for (std::size_t head = 0; head < queue.size(); ++head) {
     const unsigned c = queue[head];
     for (const auto& [port, n] : g.adj[c]) {

@@ -28,8 +28,11 @@ struct SwitchGraph {
 
 SwitchGraph build_switch_graph(const Topology& t, const TopologyIndex& index);
 
-// Hop distances from `from` to every switch (-1 = unreachable).
-std::vector<int> bfs_distances(const SwitchGraph& g, unsigned from);
+// Hop distances from the nearest of `from` to every switch (-1 = unreachable).
+std::vector<int> bfs_distances(const SwitchGraph& g, const std::vector<unsigned>& from);
+inline std::vector<int> bfs_distances(const SwitchGraph& g, unsigned from) {
+  return bfs_distances(g, std::vector<unsigned>{from});
+}
 
 // Candidate ports by (target, switch), stored target-major.
 class Candidates {

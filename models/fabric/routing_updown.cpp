@@ -14,23 +14,8 @@ namespace {
 // Ranks by BFS from the roots, and the direction of every move.
 class Orientation {
  public:
-  Orientation(const Topology& t, const SwitchGraph& g, const std::vector<unsigned>& roots) : t_(t), g_(g) {
-    rank_.assign(g.size(), -1);
-    std::vector<unsigned> queue;
-    for (unsigned r : roots) {
-      rank_[r] = 0;
-      queue.push_back(r);
-    }
-    for (std::size_t head = 0; head < queue.size(); ++head) {
-      const unsigned c = queue[head];
-      for (const auto& [port, n] : g.adj[c]) {
-        if (rank_[n] < 0) {
-          rank_[n] = rank_[c] + 1;
-          queue.push_back(n);
-        }
-      }
-    }
-  }
+  Orientation(const Topology& t, const SwitchGraph& g, const std::vector<unsigned>& roots)
+      : t_(t), g_(g), rank_(bfs_distances(g, roots)) {}
 
   // Is the move from switch u to its neighbour v an up move? Lower rank is
   // up; at equal rank the larger GUID is up, or the larger node index when the

@@ -427,9 +427,8 @@ void Port::discard(ib::Packet* p, unsigned vl, DropReason why) {
 }
 
 void Port::trace(sc_core::sc_trace_file* tf) {
-  if (trace_mirror_ == nullptr) {
-    trace_mirror_ = std::make_unique<TraceMirror>();
-    trace_ = trace_mirror_.get();
+  if (trace_ == nullptr) {
+    trace_ = std::make_unique<TraceMirror>();
     for (unsigned vl = 0; vl < 16; ++vl) {
       const Lane& l = lanes_[vl];
       trace_->credits[vl] = l.sender.available();

@@ -239,7 +239,7 @@ class Port : public sc_core::sc_module,
   bool lifetimes_on_ = false;
   uint64_t lifetime_at_ = UINT64_MAX; // when lifetime_timer_ is armed for
   uint32_t stalled_ = 0;              // bit per VL: a credit stall is open
-  TraceMirror* trace_ = nullptr;      // trace_mirror_ while tracing
+  std::unique_ptr<TraceMirror> trace_; // while tracing
   unsigned observer_count_ = 0;
   std::array<PortObserver*, kMaxObservers> observers_{};
   std::array<uint8_t, kSlCount> sl2vl_;
@@ -258,7 +258,6 @@ class Port : public sc_core::sc_module,
   PortStats stats_;
   PortConfig config_;
   Lifetimes lifetimes_;
-  std::unique_ptr<TraceMirror> trace_mirror_;
 
  public:
   TxSocket tx{"tx"};

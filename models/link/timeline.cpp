@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "models/link/spawn.hpp"
+
 namespace hcasim::link {
 
 Timeline& Timeline::current() {
@@ -14,11 +16,7 @@ Timeline& Timeline::current() {
 }
 
 Timeline::Timeline() : wake_(sc_core::sc_gen_unique_name("hcasim_timeline")) {
-  sc_core::sc_spawn_options options;
-  options.spawn_method();
-  options.dont_initialize();
-  options.set_sensitivity(&wake_);
-  sc_core::sc_spawn([this] { dispatch(); }, sc_core::sc_gen_unique_name("hcasim_timeline_dispatch"), &options);
+  spawn_method(sc_core::sc_gen_unique_name("hcasim_timeline_dispatch"), wake_, [this] { dispatch(); });
 }
 
 void Timeline::schedule(Alarm* a, uint64_t time_ps) {

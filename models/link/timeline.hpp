@@ -66,15 +66,11 @@ class Timeline {
 
 class Alarm : private AlarmHook {
  public:
-  explicit Alarm(std::function<void()> handler = {})
+  explicit Alarm(std::function<void()> handler)
       : timeline_(&Timeline::current()), handler_(std::move(handler)) {}
   Alarm(const Alarm&) = delete;
   Alarm& operator=(const Alarm&) = delete;
   ~Alarm() { cancel(); }
-
-  // For an alarm whose handler is chosen by another module (a port's listener).
-  void set_handler(std::function<void()> handler) { handler_ = std::move(handler); }
-  bool has_handler() const { return static_cast<bool>(handler_); }
 
   void notify_at(uint64_t time_ps) {
     if (time_ps >= at_ps) return;  // pending earlier (or at the same time) already
@@ -86,8 +82,6 @@ class Alarm : private AlarmHook {
   void cancel() {
     if (queued()) timeline_->unschedule(this);
   }
-  bool pending() const { return queued(); }
-  uint64_t when_ps() const { return at_ps; }
 
  private:
   friend class Timeline;

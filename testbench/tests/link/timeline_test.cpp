@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/link/alarm_queue.hpp"
+#include "models/link/spawn.hpp"
 #include "models/link/timeline.hpp"
 
 using namespace hcasim::link;
@@ -119,11 +120,7 @@ namespace {
 class Poker : public sc_core::sc_module {
  public:
   Poker(const sc_core::sc_module_name& name, Alarm& target) : sc_module(name), target_(target) {
-    sc_core::sc_spawn_options o;
-    o.spawn_method();
-    o.set_sensitivity(&tick_);
-    o.dont_initialize();
-    sc_core::sc_spawn([this] { target_.notify_in(250); }, "poke", &o);
+    spawn_method("poke", tick_, [this] { target_.notify_in(250); });
   }
   void start_of_simulation() override { tick_.notify(1, sc_core::SC_NS); }
 
