@@ -52,7 +52,7 @@ void Hca::drain(unsigned index) {
       else pool_.release(p);
       continue;
     }
-    const double bits = 8.0 * h.port->rx_front(static_cast<unsigned>(vl))->wire_bytes();
+    const double bits = 8.0 * h.port->rx_front(static_cast<unsigned>(vl))->wire_len;
     const auto read_ps = static_cast<uint64_t>(std::llround(bits * 1e12 / static_cast<double>(h.drain_rate_bps)));
     h.draining_vl = vl;
     h.busy_until_ps = now + read_ps;

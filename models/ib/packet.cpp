@@ -17,30 +17,51 @@ void Packet::finalize_lengths() {
 
 void Packet::reset() {
   kind = PacketKind::Data;
-  hdr = Headers{};
-  fc = FlowControl{};
+  wire_len = 0;
   payload_len = 0;
-  payload.clear();
+  next = nullptr;
+  due_ps = tail_ps = received_ps = 0;
   id = 0;
+  hdr = Headers{};
   flow = 0;
   seq = 0;
-  created_ps = injected_ps = last_hop_ps = tail_ps = received_ps = 0;
-  next = nullptr;
-  due_ps = 0;
-  queued_bytes = 0;
+  created_ps = 0;
+  fc = FlowControl{};
+  payload.clear();
 }
 
-Packet* PacketPool::acquire() {
+void Packet::reset_as_flow_control() {
+  kind = PacketKind::FlowControl;
+  wire_len = kFlowControlBytes;
+  payload_len = 0;
+  next = nullptr;
+  due_ps = tail_ps = received_ps = 0;
+  id = 0;
+  fc = FlowControl{};
+}
+
+Packet* PacketPool::take() {
   if (free_.empty()) {
-    all_.push_back(std::make_unique<Packet>());
-    return all_.back().get();
+    slabs_.push_back(std::make_unique<Packet[]>(kSlabPackets));
+    allocated_ += kSlabPackets;
+    // Handed out in address order: the first one last onto the stack.
+    for (std::size_t i = kSlabPackets; i-- > 0;) free_.push_back(&slabs_.back()[i]);
   }
   Packet* p = free_.back();
   free_.pop_back();
+  return p;
+}
+
+Packet* PacketPool::acquire() {
+  Packet* p = take();
   p->reset();
   return p;
 }
 
-void PacketPool::release(Packet* p) { free_.push_back(p); }
+Packet* PacketPool::acquire_flow_control() {
+  Packet* p = take();
+  p->reset_as_flow_control();
+  return p;
+}
 
 }  // namespace hcasim::ib

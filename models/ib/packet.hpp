@@ -30,29 +30,33 @@ enum class PacketKind : uint8_t { Data, FlowControl };
 
 class PacketPool;
 
-class Packet {
+class alignas(64) Packet {
  public:
-  // Member order is for the cache: what every hop reads or writes comes first
-  // (one 64-byte line), then the headers (the LRH and BTH size the packet).
+  // Member order is for the cache: the first 64-byte line holds everything a
+  // hop reads or writes (queue links, sizes, times, the id and the LRH); the
+  // rest of the headers and the metadata read once per packet follow.
   PacketKind kind = PacketKind::Data;
+  // Its bytes on the wire (wire_bytes()), recorded by the port that queues it
+  // for transmission; a packet keeps its size from link to link, so receivers,
+  // switches and queues read this instead of decoding the headers again. Code
+  // that changes the headers of a packet that has been queued before sets it
+  // back to 0 (reset() does).
+  uint16_t wire_len = 0;
   uint32_t payload_len = 0;          // payload bytes, pad excluded
-  // Link-layer bookkeeping of the one queue holding the packet (PacketQueue):
-  // a packet waits in at most one queue at a time, so the queues allocate nothing.
-  uint32_t queued_bytes = 0;         // wire bytes, recorded when it was queued
-  Packet* next = nullptr;            // the packet behind it in that queue; not owned
+  // The one queue holding the packet (PacketQueue): a packet waits in at most
+  // one queue at a time, so the queues allocate nothing. Not owned.
+  Packet* next = nullptr;
   uint64_t due_ps = 0;               // in flight: when the receiver takes it
-
-  // Model metadata, not on the wire.
-  uint64_t id = 0;                   // unique per run, assigned by the source
-  uint64_t last_hop_ps = 0;          // when it last started on a link
   uint64_t tail_ps = 0;              // when its last byte reaches the receiver of that link
   uint64_t received_ps = 0;          // when it was delivered to the receiver of that link
+  uint64_t id = 0;                   // unique per run, assigned by the source
+  Headers hdr;                       // the LRH ends the first line
+
+  // Model metadata, not on the wire.
   uint32_t flow = 0;                 // workload flow index
   uint64_t seq = 0;                  // sequence number within the flow
   uint64_t created_ps = 0;           // when the source made it
-  uint64_t injected_ps = 0;          // when it entered the first transmit buffer
 
-  Headers hdr;
   FlowControl fc;                    // valid when kind == FlowControl
   std::vector<uint8_t> payload;      // empty, or exactly payload_len real bytes
 
@@ -65,13 +69,19 @@ class Packet {
 
   // Sets every field back to its default; keeps the payload's capacity.
   void reset();
+  // Sets the fields a flow-control packet uses back to their defaults and
+  // makes it one; the data headers and payload are left as they are (unused).
+  void reset_as_flow_control();
 
  private:
   friend class PacketPool;
 };
+static_assert(sizeof(Lrh) <= 16, "the LRH ends the packet's first cache line");
 
-// A free list of packets. acquire() hands out a reset packet; release() takes it
-// back. The pool owns every packet it ever made.
+// A free list of packets. acquire() hands out a reset packet;
+// acquire_flow_control() one reset as a flow-control packet; release() takes it
+// back. The pool owns every packet it ever made; it makes them in slabs, so
+// packets sit side by side in memory and each starts on a cache line.
 class PacketPool {
  public:
   PacketPool() = default;
@@ -79,12 +89,17 @@ class PacketPool {
   PacketPool& operator=(const PacketPool&) = delete;
 
   Packet* acquire();
-  void release(Packet* p);
-  std::size_t allocated() const { return all_.size(); }
-  std::size_t in_use() const { return all_.size() - free_.size(); }
+  Packet* acquire_flow_control();
+  void release(Packet* p) { free_.push_back(p); }
+  std::size_t allocated() const { return allocated_; }
+  std::size_t in_use() const { return allocated_ - free_.size(); }
 
  private:
-  std::vector<std::unique_ptr<Packet>> all_;
+  static constexpr std::size_t kSlabPackets = 64;
+  Packet* take();  // a packet from the free list or a new slab, not reset
+
+  std::vector<std::unique_ptr<Packet[]>> slabs_;
+  std::size_t allocated_ = 0;
   std::vector<Packet*> free_;
 };
 

@@ -9,13 +9,13 @@ using sc_core::sc_time;
 
 Port::Port(const sc_core::sc_module_name& name, const PortConfig& config, ib::PacketPool& pool)
     : sc_module(name),
-      pool_(pool),
       vls_(config.effective_vls()),
       mtu_(config.mtu),
-      tx_buffer_bytes_(config.tx_buffer_bytes),
-      vl15_buffer_bytes_(config.vl15_buffer_bytes),
       sl2vl_(resolved_sl2vl(config)),
+      pool_(pool),
+      tx_buffer_bytes_(config.tx_buffer_bytes),
       arbiter_(resolved_vlarb(config)),
+      vl15_buffer_bytes_(config.vl15_buffer_bytes),
       config_(config) {
   tx.bind(*this);
   rx.bind(*this);
@@ -66,6 +66,7 @@ void Port::set_lifetimes(const Lifetimes& lifetimes) {
 void Port::start_of_simulation() {
   // Link up: advertise the initial credits of every data VL.
   if (peer_ == nullptr) return;
+  peer_rx_ = tx.operator->();  // the binding is complete now
   for (unsigned vl = 0; vl < vls_; ++vl) consider_flow_control(vl);
 }
 
@@ -91,11 +92,11 @@ SubmitResult Port::submit_on_vl(ib::Packet* p, unsigned vl) {
     discard(p, vl, DropReason::BadVl);
     return SubmitResult::Dropped;
   }
-  const uint32_t bytes = p->wire_bytes();
+  // A packet forwarded from another link keeps the size recorded there.
+  const uint32_t bytes = p->wire_len != 0 ? p->wire_len : p->wire_bytes();
   if (!tx_has_room(vl, bytes)) return SubmitResult::Busy;
   const uint64_t now = now_ps();
   p->hdr.lrh.vl = static_cast<uint8_t>(vl);
-  if (p->injected_ps == 0) p->injected_ps = now;
   Lane& l = lanes_[vl];
   if (lifetimes_on_) {
     if (l.stall.stalled(now)) {
@@ -104,8 +105,9 @@ SubmitResult Port::submit_on_vl(ib::Packet* p, unsigned vl) {
     }
     if (p->received_ps == 0) p->received_ps = now;  // made here: its switch lifetime starts now
   }
-  p->queued_bytes = bytes;
+  p->wire_len = static_cast<uint16_t>(bytes);
   l.txq.push_back(p);
+  tx_ready_ |= 1u << vl;
   if (lifetimes_on_ && l.txq.front() == p) new_head(vl);
   l.txq_bytes += bytes;
   VlStats& s = stats_.vl[vl];
@@ -119,7 +121,7 @@ void Port::open_stalls() {
   const uint64_t now = now_ps();
   for (unsigned vl = 0; vl < vls_; ++vl) {
     Lane& l = lanes_[vl];
-    if (l.stall_since == 0 && !l.txq.empty() && !l.sender.may_send(blocks_for(l.txq.front()->queued_bytes))) {
+    if (l.stall_since == 0 && !l.txq.empty() && !l.sender.may_send(blocks_for(l.txq.front()->wire_len))) {
       l.stall_since = now + 1;
       stalled_ |= 1u << vl;
     }
@@ -146,7 +148,7 @@ void Port::tx_method() {
     tx_wakeup_.notify_at(tx_free_at_);
     return;
   }
-  if (!lanes_[kVl15].txq.empty()) {
+  if (tx_ready_ & (1u << kVl15)) {
     transmit(pop_tx(kVl15), kVl15);
     if (on_tx_space_) on_tx_space_();
   } else if (fc_pending_ != 0) {
@@ -157,10 +159,10 @@ void Port::tx_method() {
     transmit(make_flow_control(vl), kGrantFlowControl);
   } else {
     VlCandidates candidates{};
-    for (unsigned vl = 0; vl < vls_; ++vl) {
+    for (uint32_t ready = tx_ready_ & ~(1u << kVl15); ready != 0; ready &= ready - 1) {
+      const auto vl = static_cast<unsigned>(__builtin_ctz(ready));
       const Lane& l = lanes_[vl];
-      if (l.txq.empty()) continue;
-      const uint32_t blocks = blocks_for(l.txq.front()->queued_bytes);
+      const uint32_t blocks = blocks_for(l.txq.front()->wire_len);
       if (l.sender.may_send(blocks)) candidates[vl] = blocks;
     }
     const int vl = arbiter_.grant(candidates);
@@ -172,7 +174,7 @@ void Port::tx_method() {
     }
     ib::Packet* p = pop_tx(static_cast<unsigned>(vl));
     Lane& l = lanes_[vl];
-    l.sender.on_sent(blocks_for(p->queued_bytes));
+    l.sender.on_sent(blocks_for(p->wire_len));
     if (trace_ != nullptr) trace_->credits[vl] = l.sender.available();
     transmit(p, static_cast<uint32_t>(vl));
     consider_flow_control(static_cast<unsigned>(vl));
@@ -184,7 +186,8 @@ void Port::tx_method() {
 ib::Packet* Port::pop_tx(unsigned vl) {
   Lane& l = lanes_[vl];
   ib::Packet* p = l.txq.pop_front();
-  l.txq_bytes -= p->queued_bytes;
+  l.txq_bytes -= p->wire_len;
+  if (l.txq.empty()) tx_ready_ &= ~(1u << vl);
   if (trace_ != nullptr) trace_->tx_bytes[vl] = static_cast<uint32_t>(l.txq_bytes);
   if (lifetimes_on_) {
     l.stall.on_sent();
@@ -219,14 +222,15 @@ void Port::lifetime_method() {
       if (now < lifetimes_.deadline(l.head_since, received)) break;
       const bool hoq = lifetimes_.hoq_expired_first(l.head_since, received);
       ib::Packet* gone = l.txq.pop_front();
-      l.txq_bytes -= gone->queued_bytes;
+      l.txq_bytes -= gone->wire_len;
       discard(gone, vl, hoq ? DropReason::HoqLifetime : DropReason::SwitchLifetime);
       freed = true;
       l.head_since = now;
       if (hoq && l.stall.on_hoq_discard(lifetimes_, now)) flush_stalled(vl);
     }
     if (trace_ != nullptr) trace_->tx_bytes[vl] = static_cast<uint32_t>(l.txq_bytes);
-    if (!l.txq.empty()) arm_lifetime(vl);
+    if (l.txq.empty()) tx_ready_ &= ~(1u << vl);
+    else arm_lifetime(vl);
   }
   if (freed) {
     wake_tx();
@@ -238,11 +242,12 @@ void Port::flush_stalled(unsigned vl) {
   Lane& l = lanes_[vl];
   while (!l.txq.empty()) discard(l.txq.pop_front(), vl, DropReason::VlStalled);
   l.txq_bytes = 0;
+  tx_ready_ &= ~(1u << vl);
 }
 
 void Port::transmit(ib::Packet* p, uint32_t grant) {
   const uint64_t now = now_ps();
-  const uint32_t bytes = p->wire_bytes();
+  const uint32_t bytes = p->wire_len;
   const uint64_t serialization = timing_.serialization_ps(bytes);
   const uint64_t tail = now + serialization + timing_.propagation_ps();
   // Delivery: when the receiver takes it (its cut-through setting), plus the
@@ -263,18 +268,15 @@ void Port::transmit(ib::Packet* p, uint32_t grant) {
   } else {
     ++stats_.fc_tx;
   }
-  p->last_hop_ps = now;
   notify_observers([&](PortObserver& o) { o.on_transmit(*this, *p, now, arrival); });
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   sc_time delay = sc_time::from_value(arrival - now);
-  tx->nb_transport_fw(*p, phase, delay);
+  peer_rx_->nb_transport_fw(*p, phase, delay);
 }
 
 ib::Packet* Port::make_flow_control(unsigned vl) {
   Lane& l = lanes_[vl];
-  ib::Packet* p = pool_.acquire();
-  p->kind = ib::PacketKind::FlowControl;
-  p->fc.op = 0;
+  ib::Packet* p = pool_.acquire_flow_control();
   p->fc.vl = static_cast<uint8_t>(vl);
   p->fc.fctbs = l.sender.fctbs();
   p->fc.fccl = l.receiver.fccl();
@@ -362,7 +364,7 @@ void Port::receive_flow_control(ib::Packet* p) {
 
 bool Port::receive_data(ib::Packet* p) {
   const unsigned vl = p->hdr.lrh.vl;
-  const uint32_t bytes = p->wire_bytes();
+  const uint32_t bytes = p->wire_len;
   const uint32_t blocks = blocks_for(bytes);
   Lane& l = lanes_[vl & 0xF];
   if (vl == kVl15) {
@@ -390,7 +392,6 @@ bool Port::receive_data(ib::Packet* p) {
       vl == kVl15 ? vl15_rx_bytes_ : static_cast<uint64_t>(l.receiver.used_blocks()) * kCreditBlockBytes;
   s.rx_high_water_bytes = std::max(s.rx_high_water_bytes, occupancy);
   if (trace_ != nullptr) trace_->rx_blocks[vl] = static_cast<uint32_t>(occupancy / kCreditBlockBytes);
-  p->queued_bytes = bytes;
   l.rxq.push_back(p);
   notify_observers([&](PortObserver& o) { o.on_buffered(*this, *p, vl, blocks); });
   if (vl != kVl15) consider_flow_control(vl);
@@ -398,7 +399,7 @@ bool Port::receive_data(ib::Packet* p) {
 }
 
 ib::Packet* Port::rx_pop(unsigned vl) {
-  const uint32_t bytes = lanes_[vl].rxq.front()->queued_bytes;
+  const uint32_t bytes = lanes_[vl].rxq.front()->wire_len;
   ib::Packet* p = rx_take(vl);
   rx_release(vl, bytes);
   return p;
@@ -428,7 +429,8 @@ void Port::discard(ib::Packet* p, unsigned vl, DropReason why) {
 
 void Port::trace(sc_core::sc_trace_file* tf) {
   if (trace_ == nullptr) {
-    trace_ = std::make_unique<TraceMirror>();
+    trace_owner_ = std::make_unique<TraceMirror>();
+    trace_ = trace_owner_.get();
     for (unsigned vl = 0; vl < 16; ++vl) {
       const Lane& l = lanes_[vl];
       trace_->credits[vl] = l.sender.available();

@@ -160,7 +160,7 @@ class Port : public sc_core::sc_module,
   // fabric benchmarks are bound by cache misses). VL15 is lane 15.
   struct alignas(64) Lane {
     // Line 1: queues and credits.
-    ib::PacketQueue txq;          // queued packets carry their wire bytes (Packet::queued_bytes)
+    ib::PacketQueue txq;          // queued packets carry their wire bytes (Packet::wire_len)
     uint64_t txq_bytes = 0;
     CreditSender sender;
     CreditReceiver receiver;
@@ -203,61 +203,64 @@ class Port : public sc_core::sc_module,
   // Something may be sent: at once, or when the packet on the wire ends.
   void wake_tx() { tx_wakeup_.notify_at(std::max(now_ps(), tx_free_at_)); }
   // Whether the end of the packet on the wire needs a wakeup: something waits.
-  bool tx_waiting() const {
-    if (fc_pending_ != 0 || !lanes_[kVl15].txq.empty()) return true;
-    for (unsigned vl = 0; vl < vls_; ++vl)
-      if (!lanes_[vl].txq.empty()) return true;
-    return false;
-  }
+  bool tx_waiting() const { return (fc_pending_ | tx_ready_) != 0; }
   template <class F>
   void notify_observers(F&& f) {
     for (unsigned i = 0; i < observer_count_; ++i) f(*observers_[i]);
   }
 
-  // Hot state first, together: what a transmission or an arrival reads
-  // besides its lane. The peer's transmission touches the first two.
+  // Hot state first, in the order the handlers use it, so that a hop touches
+  // few cache lines of each port (the fabric benchmarks are bound by cache
+  // misses). Receive side: the peer's transmission writes in_flight_ and arms
+  // rx_arrival_, right after the TLM interface it calls.
   ib::PacketQueue in_flight_;         // arrivals (Packet::due_ps), in link order
-  Alarm rx_arrival_{[this] { rx_method(); }};
-  ib::PacketPool& pool_;
-  Port* peer_ = nullptr;
+  Alarm rx_arrival_ = Alarm::method<&Port::rx_method>(this);
+  std::function<void()> on_rx_ready_; // the upper layer's handler
+  unsigned observer_count_ = 0;
   unsigned vls_;
+  std::array<PortObserver*, kMaxObservers> observers_{};
   uint32_t mtu_;
-  uint64_t tx_buffer_bytes_;
-  uint64_t vl15_buffer_bytes_;
-  uint64_t tx_free_at_ = 0;
+  uint32_t stalled_ = 0;              // bit per VL: a credit stall is open
+  uint32_t tx_ready_ = 0;             // bit per VL (15 = VL15): its transmit queue has packets
   uint32_t fc_pending_ = 0;           // bit per VL: a flow-control packet is due
-  unsigned fc_next_ = 0;              // where the round robin over due VLs resumes
-  uint64_t fc_timer_at_ = UINT64_MAX; // when fc_timer_ is armed for
+  TraceMirror* trace_ = nullptr;      // while tracing (owned by trace_owner_)
+  // Transmit side.
+  Alarm tx_wakeup_ = Alarm::method<&Port::tx_method>(this);
+  uint64_t tx_free_at_ = 0;
   LinkTiming timing_{LinkConfig{}};
   uint64_t head_ps_ = 0;              // time the LRH takes on the wire
-  bool peer_cut_through_ = false;     // the peer as receiver (its set_rx_timing), kept here
-  uint64_t peer_extra_ps_ = 0;
+  uint64_t peer_extra_ps_ = 0;        // the peer as receiver (its set_rx_timing), kept here
+  bool peer_cut_through_ = false;
+  bool lifetimes_on_ = false;
+  uint8_t fc_next_ = 0;               // where the round robin over due VLs resumes
+  std::array<uint8_t, kSlCount> sl2vl_;
+  tlm::tlm_fw_transport_if<IbProtocol>* peer_rx_ = nullptr;  // what tx is bound to
+  Port* peer_ = nullptr;
+  ib::PacketPool& pool_;
+  uint64_t tx_buffer_bytes_;
+  std::function<void()> on_tx_space_; // the upper layer's handler
+  // Flow control.
+  Alarm fc_timer_ = Alarm::method<&Port::fc_timer_method>(this);
+  uint64_t fc_timer_at_ = UINT64_MAX; // when fc_timer_ is armed for
   uint64_t fc_period_ps_ = LinkConfig{}.fc_period_ps;
   double block_ps_ = 0;               // time one credit block takes on the wire
   uint64_t fc_flight_ps_ = 0;         // serialization + propagation of a flow-control packet
+
+  std::array<Lane, 16> lanes_;
+  PortStats stats_;
+  VlArbiter arbiter_;
+
+  // Cold: VL15, lifetimes, configuration, tracing.
+  uint64_t vl15_buffer_bytes_;
   uint64_t vl15_rx_bytes_ = 0;
-  bool lifetimes_on_ = false;
+  Alarm lifetime_timer_ = Alarm::method<&Port::lifetime_method>(this);
   uint64_t lifetime_at_ = UINT64_MAX; // when lifetime_timer_ is armed for
-  uint32_t stalled_ = 0;              // bit per VL: a credit stall is open
-  std::unique_ptr<TraceMirror> trace_; // while tracing
-  unsigned observer_count_ = 0;
-  std::array<PortObserver*, kMaxObservers> observers_{};
-  std::array<uint8_t, kSlCount> sl2vl_;
+  Lifetimes lifetimes_;
   bool rx_cut_through_ = false;       // this port as receiver
   uint64_t rx_extra_ps_ = 0;
   unsigned id_ = 0;
-
-  Alarm tx_wakeup_{[this] { tx_method(); }};
-  Alarm fc_timer_{[this] { fc_timer_method(); }};
-  Alarm lifetime_timer_{[this] { lifetime_method(); }};
-  std::function<void()> on_tx_space_;  // the upper layer's handlers
-  std::function<void()> on_rx_ready_;
-
-  std::array<Lane, 16> lanes_;
-  VlArbiter arbiter_;
-  PortStats stats_;
   PortConfig config_;
-  Lifetimes lifetimes_;
+  std::unique_ptr<TraceMirror> trace_owner_;
 
  public:
   TxSocket tx{"tx"};

@@ -23,24 +23,26 @@ enum class DropReason : uint8_t {
 constexpr std::size_t kDropReasonCount = static_cast<std::size_t>(DropReason::Count);
 const char* to_string(DropReason r);
 
-struct VlStats {
+// Laid out for the cache: a transmission updates the first line, a reception
+// the second.
+struct alignas(64) VlStats {
   uint64_t tx_packets = 0;
   uint64_t tx_bytes = 0;            // wire bytes, LRH through VCRC
   uint64_t tx_payload_bytes = 0;
-  uint64_t rx_packets = 0;
+  uint64_t tx_high_water_bytes = 0; // transmit buffer occupancy, wire bytes
+  uint64_t credit_stall_ps = 0;     // time the link sat idle while this VL's head packet lacked credits
+  alignas(64) uint64_t rx_packets = 0;
   uint64_t rx_bytes = 0;
   uint64_t rx_payload_bytes = 0;
-  uint64_t credit_stall_ps = 0;     // time the link sat idle while this VL's head packet lacked credits
   uint64_t rx_high_water_bytes = 0; // receive buffer occupancy, in 64-byte blocks x 64
-  uint64_t tx_high_water_bytes = 0; // transmit buffer occupancy, wire bytes
   std::array<uint64_t, kDropReasonCount> drops{};
 };
 
 struct PortStats {
-  std::array<VlStats, 16> vl;
+  uint64_t busy_ps = 0;             // time the transmitter was serializing
   uint64_t fc_tx = 0;               // flow-control packets sent
   uint64_t fc_rx = 0;               // flow-control packets received
-  uint64_t busy_ps = 0;             // time the transmitter was serializing
+  std::array<VlStats, 16> vl;
 };
 
 }  // namespace hcasim::link

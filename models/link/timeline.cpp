@@ -39,7 +39,7 @@ void Timeline::dispatch() {
   while (!queue_.empty() && queue_.front_time() <= now) {
     auto* a = static_cast<Alarm*>(queue_.pop());
     ++dispatched_;
-    a->handler_();
+    a->run();
   }
   dispatching_ = false;
   if (!queue_.empty()) arm(queue_.front_time());

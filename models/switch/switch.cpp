@@ -98,8 +98,8 @@ struct Switch::Impl {
         else if (head.payload_len > output.config().mtu) why = link::DropReason::MtuExceeded;
         else if (d.out_vl != link::kVl15 && d.out_vl >= output.vl_count()) why = link::DropReason::BadVl;
         if (why == link::DropReason::Count) {
-          heads[in * CrossbarAllocator::kVlSlots + vl] = {d.out_vl, head.wire_bytes()};
-          alloc.request(in, vl, d.out_port - 1u, d.out_vl, head.wire_bytes());
+          heads[in * CrossbarAllocator::kVlSlots + vl] = {d.out_vl, head.wire_len};
+          alloc.request(in, vl, d.out_port - 1u, d.out_vl, head.wire_len);
           if (auto g = alloc.after_request(in, vl, ok())) start(*g);
           return;
         }

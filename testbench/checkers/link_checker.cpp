@@ -38,30 +38,40 @@ void LinkChecker::fail(uint64_t now_ps, const std::string& what) {
 void LinkChecker::on_transmit(const link::Port& port, const ib::Packet& p, uint64_t now_ps, uint64_t arrival_ps) {
   ++checked_;
   PortView& v = view(port);
-  v.wire.push_back({p.id, arrival_ps, p.kind == ib::PacketKind::FlowControl});
-  if (p.kind != ib::PacketKind::Data || p.hdr.lrh.vl == link::kVl15) return;
+  const bool fc = p.kind == ib::PacketKind::FlowControl;
+  v.wire.push_back({fc ? InFlight::kFlowControl : p.id, arrival_ps});
+  if (fc || p.hdr.lrh.vl == link::kVl15) return;
   VlView& vl = v.vl[p.hdr.lrh.vl];
-  vl.sent_blocks += link::blocks_for(p.wire_bytes());
+  vl.sent_blocks += link::blocks_for(p.wire_len);
   if (!vl.limit_known || vl.sent_blocks > vl.limit_blocks)
     fail(now_ps, std::string(port.name()) + " sent " + describe(p) + " without credit (blocks sent " +
                      std::to_string(vl.sent_blocks) + ", limit " + std::to_string(vl.limit_blocks) + ")");
 }
 
+LinkChecker::PortView* LinkChecker::sender_view(const link::Port& receiver) {
+  PortView& r = view(receiver);
+  if (r.peer == kUnknown) {
+    // Found once and kept: the port's peer and its id do not change.
+    const link::Port* sender = receiver.peer();
+    if (sender == nullptr || sender->id() >= views_.size() || ports_[sender->id()] != sender) return nullptr;
+    r.peer = sender->id();
+  }
+  return &views_[r.peer];
+}
+
 void LinkChecker::on_arrival(const link::Port& port, const ib::Packet& p, uint64_t now_ps) {
-  const link::Port* sender = port.peer();
-  if (sender != nullptr) {
-    PortView& s = view(*sender);
-    if (s.wire.empty()) {
+  const bool fc = p.kind == ib::PacketKind::FlowControl;
+  if (PortView* s = sender_view(port)) {
+    if (s->wire.empty()) {
       fail(now_ps, std::string(port.name()) + " received " + describe(p) + " that no one sent");
     } else {
-      const InFlight f = s.wire.front();
-      s.wire.pop_front();
-      const bool same = f.flow_control == (p.kind == ib::PacketKind::FlowControl) && (f.flow_control || f.id == p.id);
-      if (!same || f.arrival_ps != now_ps)
+      const InFlight f = s->wire.front();
+      s->wire.pop_front();
+      if (f.tag != (fc ? InFlight::kFlowControl : p.id) || f.arrival_ps != now_ps)
         fail(now_ps, std::string(port.name()) + " received " + describe(p) + " out of order or at the wrong time");
     }
   }
-  if (p.kind != ib::PacketKind::FlowControl || p.fc.vl >= link::kVl15) return;
+  if (!fc || p.fc.vl >= link::kVl15) return;
   // This port transmits on the VL the flow-control packet grants.
   VlView& vl = view(port).vl[p.fc.vl];
   if (!vl.limit_known) {
@@ -78,14 +88,14 @@ void LinkChecker::on_arrival(const link::Port& port, const ib::Packet& p, uint64
 void LinkChecker::on_buffered(const link::Port& port, const ib::Packet& p, unsigned vl, uint32_t blocks) {
   if (vl == link::kVl15) return;
   VlView& v = view(port).vl[vl];
-  v.buffered_blocks += blocks;
+  v.buffered_blocks += static_cast<int32_t>(blocks);
   if (v.buffered_blocks > static_cast<int64_t>(port.rx_capacity_blocks(vl)))
     fail(sc_core::sc_time_stamp().value(),
          std::string(port.name()) + " VL" + std::to_string(vl) + " receive buffer overflows with " + describe(p));
 }
 
 void LinkChecker::on_released(const link::Port& port, unsigned vl, uint32_t blocks) {
-  if (vl != link::kVl15) view(port).vl[vl].buffered_blocks -= blocks;
+  if (vl != link::kVl15) view(port).vl[vl].buffered_blocks -= static_cast<int32_t>(blocks);
 }
 
 void LinkChecker::on_drop(const link::Port& port, const ib::Packet& p, link::DropReason why, uint64_t now_ps) {
@@ -97,7 +107,9 @@ void LinkChecker::finish(uint64_t now_ps) {
   for (std::size_t i = 0; i < views_.size(); ++i)
     views_[i].wire.for_each([&](const InFlight& f) {
       if (f.arrival_ps < now_ps)  // one due at the very end may not have been taken yet
-        fail(now_ps, std::string(ports_[i]->name()) + ": packet " + std::to_string(f.id) + " due at " +
+        fail(now_ps, std::string(ports_[i]->name()) + ": " +
+                       (f.tag == InFlight::kFlowControl ? std::string("a flow-control packet") : "packet " + std::to_string(f.tag)) +
+                       " due at " +
                          std::to_string(f.arrival_ps) + "ps was lost on the link");
     });
 }

@@ -46,21 +46,29 @@ class LinkChecker : public link::PortObserver {
   struct VlView {
     uint64_t sent_blocks = 0;    // unwrapped blocks sent
     uint64_t limit_blocks = 0;   // unwrapped credit limit
+    int32_t buffered_blocks = 0; // at this port as receiver
     uint16_t last_fccl = 0;
     bool limit_known = false;
-    int64_t buffered_blocks = 0; // at this port as receiver
   };
   struct InFlight {
-    uint64_t id;
-    uint64_t arrival_ps;
-    bool flow_control;
+    static constexpr uint64_t kFlowControl = uint64_t{1} << 63;
+    uint64_t tag = 0;            // packet id, or kFlowControl
+    uint64_t arrival_ps = 0;
   };
-  struct PortView {
-    std::array<VlView, 16> vl;
-    RingFifo<InFlight> wire;     // packets this port sent, not yet arrived
+  static constexpr uint32_t kUnknown = UINT32_MAX;
+  // One port's state. What a hop touches comes first and fits 128 bytes for
+  // ports of up to 2 data VLs (one adjacent-line pair, so the checker costs a
+  // hop about one cache miss per port): its link's in-flight FIFO, its peer's
+  // view index and the first VLs.
+  struct alignas(128) PortView {
+    RingFifo<InFlight, 3> wire;  // packets this port sent, not yet arrived
+    uint32_t peer = kUnknown;    // the view of the port sending to this one
+    std::array<VlView, 15> vl;   // data VLs
   };
   void fail(uint64_t now_ps, const std::string& what);
   PortView& view(const link::Port& p) { return views_[p.id()]; }
+  // The view of the port that sent to `receiver`, or nullptr when it has none.
+  PortView* sender_view(const link::Port& receiver);
 
   std::vector<PortView> views_;          // by port id
   std::vector<const link::Port*> ports_; // by port id

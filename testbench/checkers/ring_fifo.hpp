@@ -1,49 +1,65 @@
 #pragma once
-// A FIFO in one growable ring buffer: no allocation per element once it has
-// reached its high-water size (a std::deque allocates and frees 512-byte nodes
-// as it grows and shrinks, and holds one even when empty).
+// A FIFO in one ring buffer: the first Inline elements live inside the object
+// (a link rarely has more than a few packets in flight, so the checker's
+// per-link FIFO stays on the cache line it shares with its other state), and
+// beyond that a heap ring that doubles when full. No allocation per element
+// once it has reached its high-water size (a std::deque allocates and frees
+// 512-byte nodes as it grows and shrinks, and holds one even when empty).
 //
-// Rules: capacity is zero or a power of two; push_back doubles it when full,
-// keeping the order; front and pop_front require !empty().
+// Rules: front and pop_front require !empty(); the order is kept across
+// wrap-around and growth.
 
+#include <array>
 #include <cstddef>
-#include <utility>
-#include <vector>
+#include <cstdint>
+#include <memory>
 
 namespace hcasim::checkers {
 
-template <class T>
+template <class T, std::size_t Inline = 3>
 class RingFifo {
+  static_assert(Inline >= 1, "at least one inline slot");
+
  public:
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
-  const T& front() const { return slots_[head_]; }
+  const T& front() const { return slots()[head_]; }
   void push_back(const T& v) {
-    if (size_ == slots_.size()) grow();
-    slots_[(head_ + size_) & (slots_.size() - 1)] = v;
+    if (size_ == capacity_) grow();
+    slots()[index(size_)] = v;
     ++size_;
   }
   void pop_front() {
-    head_ = (head_ + 1) & (slots_.size() - 1);
+    head_ = index(1);
     --size_;
   }
   // Calls f on every element, oldest first.
   template <class F>
   void for_each(F&& f) const {
-    for (std::size_t i = 0; i < size_; ++i) f(slots_[(head_ + i) & (slots_.size() - 1)]);
+    for (std::size_t i = 0; i < size_; ++i) f(slots()[index(i)]);
   }
 
  private:
+  T* slots() { return heap_ ? heap_.get() : inline_.data(); }
+  const T* slots() const { return heap_ ? heap_.get() : inline_.data(); }
+  std::size_t index(std::size_t offset) const {
+    const std::size_t i = head_ + offset;
+    return i < capacity_ ? i : i - capacity_;
+  }
   void grow() {
-    std::vector<T> bigger(slots_.empty() ? 4 : 2 * slots_.size());
-    for (std::size_t i = 0; i < size_; ++i) bigger[i] = std::move(slots_[(head_ + i) & (slots_.size() - 1)]);
-    slots_ = std::move(bigger);
+    const std::size_t bigger = 2 * static_cast<std::size_t>(capacity_);
+    auto fresh = std::make_unique<T[]>(bigger);
+    for (std::size_t i = 0; i < size_; ++i) fresh[i] = slots()[index(i)];
+    heap_ = std::move(fresh);
+    capacity_ = static_cast<uint32_t>(bigger);
     head_ = 0;
   }
 
-  std::vector<T> slots_;
-  std::size_t head_ = 0;
-  std::size_t size_ = 0;
+  std::array<T, Inline> inline_{};
+  std::unique_ptr<T[]> heap_;
+  uint32_t capacity_ = Inline;
+  uint32_t head_ = 0;
+  uint32_t size_ = 0;
 };
 
 }  // namespace hcasim::checkers

@@ -28,11 +28,12 @@ struct Pair {
     p.hdr.lrh.vl = vl;
     p.payload_len = payload;
     p.id = id;
+    p.wire_len = static_cast<uint16_t>(p.wire_bytes());  // as the transmitting port records it
     return p;
   }
   ib::Packet credit(uint16_t fccl, uint8_t vl = 0) {
     ib::Packet p;
-    p.kind = ib::PacketKind::FlowControl;
+    p.reset_as_flow_control();
     p.fc.vl = vl;
     p.fc.fccl = fccl;
     return p;

@@ -6,8 +6,9 @@
 
 using hcasim::checkers::RingFifo;
 
-TEST_CASE("RingFifo keeps FIFO order across wrap-around and growth", "[checker][fifo]") {
-  RingFifo<int> q;
+TEMPLATE_TEST_CASE("RingFifo keeps FIFO order across wrap-around and growth", "[checker][fifo]",
+                   (RingFifo<int, 1>), (RingFifo<int, 3>), (RingFifo<int, 4>)) {
+  TestType q;
   REQUIRE(q.empty());
   int next_in = 0, next_out = 0;
   // Uneven push/pop runs wrap the ring and grow it while it holds elements.
@@ -23,4 +24,16 @@ TEST_CASE("RingFifo keeps FIFO order across wrap-around and growth", "[checker][
   q.for_each([&](int v) { rest.push_back(v); });
   REQUIRE(rest.size() == q.size());
   for (std::size_t i = 0; i < rest.size(); ++i) REQUIRE(rest[i] == next_out + static_cast<int>(i));
+}
+
+TEST_CASE("RingFifo wraps around its inline slots in FIFO order", "[checker][fifo]") {
+  RingFifo<int, 3> q;
+  for (int round = 0; round < 10; ++round) {
+    for (int i = 0; i < 3; ++i) q.push_back(round * 3 + i);
+    for (int i = 0; i < 3; ++i) {
+      REQUIRE(q.front() == round * 3 + i);
+      q.pop_front();
+    }
+  }
+  REQUIRE(q.empty());
 }
