@@ -155,10 +155,11 @@ class Port : public sc_core::sc_module,
     uint16_t last_fctbs = 0;
     bool sent_once = false;
   };
-  // One VL's transmit and receive state, together: a hop touches two cache
-  // lines of it instead of one line in each of a dozen per-VL arrays (the
-  // fabric benchmarks are bound by cache misses). VL15 is lane 15.
-  struct alignas(64) Lane {
+  // One VL's transmit and receive state, together in one 128-byte block (an
+  // adjacent-line pair the processor fetches together) instead of one line in
+  // each of a dozen per-VL arrays (the fabric benchmarks are bound by cache
+  // misses). VL15 is lane 15.
+  struct alignas(128) Lane {
     // Line 1: queues and credits.
     ib::PacketQueue txq;          // queued packets carry their wire bytes (Packet::wire_len)
     uint64_t txq_bytes = 0;

@@ -6,64 +6,75 @@
 
 namespace hcasim::link {
 
-VlArbiter::Table::Table(const std::vector<VlArbEntry>& entries, WeightPolicy policy)
-    : size_(static_cast<uint32_t>(entries.size())), policy_(policy), carry_(entries.size(), 0) {
+namespace {
+void check_size(const std::vector<VlArbEntry>& entries) {
   if (entries.size() > kMaxArbEntries)
     throw std::invalid_argument("VL arbitration table of " + std::to_string(entries.size()) +
                                 " entries; accepted: at most " + std::to_string(kMaxArbEntries));
-  std::copy(entries.begin(), entries.end(), entries_.begin());
 }
+}  // namespace
 
-bool VlArbiter::Table::has_candidate(const VlCandidates& c) const {
-  for (uint32_t i = 0; i < size_; ++i)
-    if (sendable(entries_[i], c)) return true;
+bool VlArbiter::has_candidate(const Turn& t, const std::array<VlArbEntry, kMaxArbEntries>& e,
+                              const VlCandidates& c) {
+  for (uint32_t i = 0; i < t.size; ++i)
+    if (e[i].weight != 0 && e[i].vl < kMaxDataVls && c[e[i].vl] != 0) return true;
   return false;
 }
 
+bool VlArbiter::Table::has_candidate(const VlCandidates& c) const { return VlArbiter::has_candidate(turn_, entries_, c); }
+
 void VlArbiter::Table::leave_current(bool exhausted) {
   if (policy_ == WeightPolicy::Deficit)
-    carry_[current_] = exhausted ? used_ - static_cast<int64_t>(entries_[current_].weight) : 0;
-  used_ = 0;
+    carry_[turn_.current] = exhausted ? turn_.used - static_cast<int64_t>(entries_[turn_.current].weight) : 0;
+  turn_.used = 0;
 }
 
 int VlArbiter::Table::pick(const VlCandidates& c) {
-  const std::size_t n = size_;
+  const std::size_t n = turn_.size;
   if (n == 0) return -1;
   // Offset 0 is the entry holding the turn; offsets 1..n-1 the others in
   // order; offset n is the same entry again with a fresh turn.
-  const std::size_t start = current_;
+  const std::size_t start = turn_.current;
   for (std::size_t k = 0; k <= n; ++k) {
     const auto i = static_cast<uint32_t>((start + k) % n);
     const VlArbEntry& e = entries_[i];
     if (k > 0) {
       // Moving the turn to entry i.
-      const bool exhausted = used_ >= static_cast<int64_t>(entries_[current_].weight);
+      const bool exhausted = turn_.used >= static_cast<int64_t>(entries_[turn_.current].weight);
       leave_current(exhausted);
-      current_ = i;
+      turn_.current = i;
       if (policy_ == WeightPolicy::Deficit) {
-        used_ = carry_[i];
+        turn_.used = carry_[i];
         carry_[i] = 0;
         // A carried overshoot of a whole turn or more costs the entry this
         // turn: the check below skips it and leave_current keeps the rest.
       }
     }
     if (!sendable(e, c)) continue;
-    if (used_ >= static_cast<int64_t>(e.weight)) continue;
-    used_ += c[e.vl];
+    if (turn_.used >= static_cast<int64_t>(e.weight)) continue;
+    turn_.used += c[e.vl];
     return e.vl;
   }
   return -1;
 }
 
 VlArbiter::VlArbiter(const VlArbConfig& config)
-    : high_(config.high, config.policy),
-      low_(config.low, config.policy),
+    : high_budget_reload_(static_cast<int64_t>(config.high_limit) * kHighLimitUnitBlocks),
+      high_budget_(high_budget_reload_),
+      policy_(config.policy),
       unbounded_(config.high_limit >= kHighLimitUnbounded),
-      high_budget_reload_(static_cast<int64_t>(config.high_limit) * kHighLimitUnitBlocks),
-      high_budget_(high_budget_reload_) {}
+      high_carry_(config.high.size(), 0),
+      low_carry_(config.low.size(), 0) {
+  check_size(config.high);
+  check_size(config.low);
+  high_turn_.size = static_cast<uint32_t>(config.high.size());
+  low_turn_.size = static_cast<uint32_t>(config.low.size());
+  std::copy(config.high.begin(), config.high.end(), high_entries_.begin());
+  std::copy(config.low.begin(), config.low.end(), low_entries_.begin());
+}
 
 bool VlArbiter::can_grant(const VlCandidates& c) const {
-  return high_.has_candidate(c) || low_.has_candidate(c);
+  return has_candidate(high_turn_, high_entries_, c) || has_candidate(low_turn_, low_entries_, c);
 }
 
 int VlArbiter::Table::pick_work_conserving(const VlCandidates& c) {
@@ -78,7 +89,7 @@ void VlArbiter::Table::idle(const VlCandidates& none) {
   // Under overshoot the round only ends the current entry's turn; under deficit
   // every entry's carry changes on the way, so the round is walked.
   if (policy_ == WeightPolicy::Overshoot) {
-    if (size_ != 0) used_ = 0;
+    if (turn_.size != 0) turn_.used = 0;
   } else {
     pick(none);
   }
@@ -90,13 +101,13 @@ int VlArbiter::grant(const VlCandidates& c) {
   if (!any) {
     // Nothing can send (an idle link or one waiting for credits): common and
     // cheap, with the same effect on the turns as the search below.
-    high_.idle(c);
-    low_.idle(c);
+    high().idle(c);
+    low().idle(c);
     return -1;
   }
-  const bool low_waiting = !unbounded_ && high_exhausted_ && low_.has_candidate(c);
+  const bool low_waiting = !unbounded_ && high_exhausted_ && has_candidate(low_turn_, low_entries_, c);
   if (!low_waiting) {
-    const int vl = high_.pick_work_conserving(c);
+    const int vl = high().pick_work_conserving(c);
     if (vl >= 0) {
       if (!unbounded_) {
         high_budget_ -= c[vl];
@@ -105,7 +116,7 @@ int VlArbiter::grant(const VlCandidates& c) {
       return vl;
     }
   }
-  const int vl = low_.pick_work_conserving(c);
+  const int vl = low().pick_work_conserving(c);
   if (vl >= 0) {
     // Low got its turn: high may send up to the limit again.
     high_budget_ = high_budget_reload_;

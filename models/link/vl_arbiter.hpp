@@ -65,9 +65,18 @@ class VlArbiter {
   bool can_grant(const VlCandidates& candidates) const;
 
  private:
+  // One table's turn: the state a grant reads and writes besides the entries.
+  struct Turn {
+    int64_t used = 0;       // blocks sent in the current entry's turn
+    uint32_t current = 0;   // the entry holding the turn
+    uint32_t size = 0;      // entries in the table
+  };
+  // A table as the search sees it: its turn, entries and (deficit) carries.
   class Table {
    public:
-    Table(const std::vector<VlArbEntry>& entries, WeightPolicy policy);
+    Table(Turn& turn, const std::array<VlArbEntry, kMaxArbEntries>& entries, std::vector<int64_t>& carry,
+          WeightPolicy policy)
+        : turn_(turn), entries_(entries), carry_(carry), policy_(policy) {}
     int pick(const VlCandidates& c);
     int pick_work_conserving(const VlCandidates& c);
     // What pick does when no VL has a candidate (the turn goes round once and
@@ -81,22 +90,29 @@ class VlArbiter {
     }
     void leave_current(bool exhausted);
 
-    // The turn state first and the entries inline: a grant reads one or two
-    // cache lines of the port instead of following a pointer.
-    int64_t used_ = 0;             // blocks sent in the current entry's turn
-    uint32_t current_ = 0;
-    uint32_t size_ = 0;
+    Turn& turn_;
+    const std::array<VlArbEntry, kMaxArbEntries>& entries_;
+    std::vector<int64_t>& carry_;
     WeightPolicy policy_;
-    std::array<VlArbEntry, kMaxArbEntries> entries_{};
-    std::vector<int64_t> carry_;   // deficit policy: blocks overshot in the last turn
   };
+  Table high() { return Table(high_turn_, high_entries_, high_carry_, policy_); }
+  Table low() { return Table(low_turn_, low_entries_, low_carry_, policy_); }
+  static bool has_candidate(const Turn& t, const std::array<VlArbEntry, kMaxArbEntries>& e, const VlCandidates& c);
 
-  Table high_;
-  Table low_;
-  bool unbounded_;
+  // Laid out for the cache: a grant reads the first line (both turns and the
+  // high-priority budget) and the line or two of entries of the table it
+  // serves.
+  Turn high_turn_;
+  Turn low_turn_;
   int64_t high_budget_reload_;     // blocks
   int64_t high_budget_;
+  WeightPolicy policy_;
+  bool unbounded_;
   bool high_exhausted_ = false;
+  std::array<VlArbEntry, kMaxArbEntries> high_entries_{};
+  std::array<VlArbEntry, kMaxArbEntries> low_entries_{};
+  std::vector<int64_t> high_carry_;  // deficit policy: blocks overshot in an entry's last turn
+  std::vector<int64_t> low_carry_;
 };
 
 }  // namespace hcasim::link

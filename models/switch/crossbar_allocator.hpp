@@ -114,18 +114,20 @@ class CrossbarAllocator {
     uint32_t bytes = 0;
     uint32_t blocks = 0;  // 64-byte credit blocks, what the VL arbiter weighs
   };
+  // What a decision reads first, then the round-robin pointers, then the
+  // arbiters (the scratch copy only when several output VLs compete).
   struct Output {
     explicit Output(const link::VlArbConfig& c) : arbiter(c), scratch(c) {}
-    link::VlArbiter arbiter;
-    link::VlArbiter scratch;                  // for choices that may not be granted
+    bool busy = false;
+    uint16_t vls = 0;                         // output VLs with requesters
+    uint16_t served_vls = 0;                  // data VLs the arbiter's tables ever serve
+    uint32_t requests = 0;
+    uint32_t owed = 0;                        // requesters owed a turn
     std::array<uint32_t, kVlSlots> ptr{};     // per output VL: next requester id to consider
     std::array<uint16_t, kVlSlots> count{};   // per output VL: requesters waiting
-    uint32_t owed = 0;                        // requesters owed a turn
-    uint16_t vls = 0;                         // output VLs with requesters
-    uint32_t requests = 0;
-    bool busy = false;
     std::optional<Grant> reservation;         // waiting for this requester's input
-    uint16_t served_vls = 0;                  // data VLs the arbiter's tables ever serve
+    link::VlArbiter arbiter;
+    link::VlArbiter scratch;                  // for choices that may not be granted
   };
   struct Choice {
     Grant grant;
