@@ -9,7 +9,7 @@ Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig
          const std::vector<uint16_t>& lids, ib::PacketPool& pool)
     : sc_module(name), pool_(pool) {
   for (unsigned i = 0; i < ports.size(); ++i) {
-    auto h = std::make_unique<HostPort>([this, i] { drain(i); });
+    auto h = std::make_unique<HostPort>(*this, i);
     const std::string port_name = "p" + std::to_string(i + 1);
     h->port = std::make_unique<link::Port>(port_name.c_str(), ports[i], pool);
     h->lid = lids.at(i);

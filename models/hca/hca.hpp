@@ -49,14 +49,17 @@ class Hca : public sc_core::sc_module {
 
  private:
   struct HostPort {
-    explicit HostPort(std::function<void()> on_done) : done(std::move(on_done)) {}
+    HostPort(Hca& hca, unsigned index) : hca(hca), index(index) {}
+    void on_done() { hca.drain(index); }
+    Hca& hca;
+    unsigned index;
     std::unique_ptr<link::Port> port;
     uint16_t lid = 0;
     uint64_t drain_rate_bps = 0;
     unsigned next_vl = 0;           // round-robin position among data VLs
     int draining_vl = -1;           // VL whose head packet the host is reading
     uint64_t busy_until_ps = 0;     // when the host is done with it
-    link::Alarm done;               // the host finished reading a packet
+    link::Alarm done = link::Alarm::method<&HostPort::on_done>(this);  // the host finished reading a packet
   };
   void drain(unsigned index);
   int next_vl(HostPort& h);

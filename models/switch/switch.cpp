@@ -36,15 +36,18 @@ using Grant = CrossbarAllocator::Grant;
 struct Switch::Impl {
   // What one input port is moving through the crossbar.
   struct Transfer {
+    Transfer(Impl& sw, unsigned in) : sw(sw), in(in) {}
+    void on_done() { sw.on_transfer_end(in); }
+    void on_submit() { sw.on_held(in); }
+    Impl& sw;
+    unsigned in;                  // its input index
     unsigned vl = 0;              // input VL
     unsigned out = 0;             // output index
     uint32_t bytes = 0;           // wire bytes
     ib::Packet* held = nullptr;   // cut-through: not yet in the output queue (under-run guard)
     uint8_t held_vl = 0;          // its output VL
-    link::Alarm done;             // the transfer ends
-    link::Alarm submit;           // the held packet may enter the output queue
-    Transfer(std::function<void()> on_done, std::function<void()> on_submit)
-        : done(std::move(on_done)), submit(std::move(on_submit)) {}
+    link::Alarm done = link::Alarm::method<&Transfer::on_done>(this);      // the transfer ends
+    link::Alarm submit = link::Alarm::method<&Transfer::on_submit>(this);  // the held packet may enter the output queue
   };
   // The routed head packet of an input VL (a crossbar requester).
   struct Head {
@@ -64,7 +67,7 @@ struct Switch::Impl {
       link::Port& p = *ports.back();
       p.set_rx_timing(cut_through, config.latency_ps);
       p.set_lifetimes(lifetimes);
-      transfers.push_back(std::make_unique<Transfer>([this, i] { on_transfer_end(i); }, [this, i] { on_held(i); }));
+      transfers.push_back(std::make_unique<Transfer>(*this, i));
       p.on_rx_ready([this, i] { on_arrival(i); });
       p.on_tx_space([this, i] { on_space(i); });
     }

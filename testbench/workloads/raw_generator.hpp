@@ -56,7 +56,7 @@ class RawGenerator : public sc_core::sc_module {
   std::vector<Active> active_;
   std::size_t turn_ = 0;
   uint64_t next_id_;
-  link::Alarm wake_{[this] { run(); }};
+  link::Alarm wake_ = link::Alarm::method<&RawGenerator::run>(this);
 };
 
 }  // namespace hcasim::workloads
