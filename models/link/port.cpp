@@ -429,8 +429,7 @@ void Port::discard(ib::Packet* p, unsigned vl, DropReason why) {
 
 void Port::trace(sc_core::sc_trace_file* tf) {
   if (trace_ == nullptr) {
-    trace_owner_ = std::make_unique<TraceMirror>();
-    trace_ = trace_owner_.get();
+    trace_ = std::make_unique<TraceMirror>();
     for (unsigned vl = 0; vl < 16; ++vl) {
       const Lane& l = lanes_[vl];
       trace_->credits[vl] = l.sender.available();

@@ -224,7 +224,7 @@ class Port : public sc_core::sc_module,
   uint32_t stalled_ = 0;              // bit per VL: a credit stall is open
   uint32_t tx_ready_ = 0;             // bit per VL (15 = VL15): its transmit queue has packets
   uint32_t fc_pending_ = 0;           // bit per VL: a flow-control packet is due
-  TraceMirror* trace_ = nullptr;      // while tracing (owned by trace_owner_)
+  std::unique_ptr<TraceMirror> trace_; // while tracing
   // Transmit side.
   Alarm tx_wakeup_ = Alarm::method<&Port::tx_method>(this);
   uint64_t tx_free_at_ = 0;
@@ -261,7 +261,6 @@ class Port : public sc_core::sc_module,
   uint64_t rx_extra_ps_ = 0;
   unsigned id_ = 0;
   PortConfig config_;
-  std::unique_ptr<TraceMirror> trace_owner_;
 
  public:
   TxSocket tx{"tx"};
