@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "models/link/port.hpp"
-#include "testbench/checkers/ring_fifo.hpp"
+#include "models/ib/ring_fifo.hpp"
 
 namespace hcasim::checkers {
 
@@ -61,7 +61,7 @@ class LinkChecker : public link::PortObserver {
   // hop about one cache miss per port): its link's in-flight FIFO, its peer's
   // view index and the first VLs.
   struct alignas(128) PortView {
-    RingFifo<InFlight, 3> wire;  // packets this port sent, not yet arrived
+    ib::RingFifo<InFlight, 3> wire;  // packets this port sent, not yet arrived
     uint32_t peer = kUnknown;    // the view of the port sending to this one
     std::array<VlView, 15> vl;   // data VLs
   };

@@ -2,11 +2,11 @@
 
 #include <vector>
 
-#include "testbench/checkers/ring_fifo.hpp"
+#include "models/ib/ring_fifo.hpp"
 
-using hcasim::checkers::RingFifo;
+using hcasim::ib::RingFifo;
 
-TEMPLATE_TEST_CASE("RingFifo keeps FIFO order across wrap-around and growth", "[checker][fifo]",
+TEMPLATE_TEST_CASE("RingFifo keeps FIFO order across wrap-around and growth", "[ib][fifo]",
                    (RingFifo<int, 1>), (RingFifo<int, 3>), (RingFifo<int, 4>)) {
   TestType q;
   REQUIRE(q.empty());
@@ -26,7 +26,7 @@ TEMPLATE_TEST_CASE("RingFifo keeps FIFO order across wrap-around and growth", "[
   for (std::size_t i = 0; i < rest.size(); ++i) REQUIRE(rest[i] == next_out + static_cast<int>(i));
 }
 
-TEST_CASE("RingFifo wraps around its inline slots in FIFO order", "[checker][fifo]") {
+TEST_CASE("RingFifo wraps around its inline slots in FIFO order", "[ib][fifo]") {
   RingFifo<int, 3> q;
   for (int round = 0; round < 10; ++round) {
     for (int i = 0; i < 3; ++i) q.push_back(round * 3 + i);
@@ -36,4 +36,18 @@ TEST_CASE("RingFifo wraps around its inline slots in FIFO order", "[checker][fif
     }
   }
   REQUIRE(q.empty());
+}
+
+TEST_CASE("RingFifo indexes from the oldest element across growth", "[ib][fifo]") {
+  RingFifo<int, 2> q;
+  for (int i = 0; i < 3; ++i) q.push_back(i);
+  q.pop_front();
+  for (int i = 3; i < 9; ++i) q.push_back(i);  // wraps, then grows
+  REQUIRE(q.size() == 8);
+  for (std::size_t i = 0; i < q.size(); ++i) CHECK(q[i] == static_cast<int>(i) + 1);
+  CHECK(q.back() == 8);
+  q[0] = 42;
+  CHECK(q.front() == 42);
+  q.clear();
+  CHECK(q.empty());
 }
