@@ -1,0 +1,74 @@
+#pragma once
+// An HCA's registered memory regions over the host memory it owns: the
+// HostMemory the transport engines use (models/transport/host_memory.hpp).
+//
+// Rules:
+// - reg_mr gives each region an L_Key and an R_Key, deterministic and never
+//   equal to each other: key = slot index << 8 | a key byte, as HCAs build
+//   them (index from 1, so key 0 is never valid). The key byte counts
+//   registrations modulo 128; the L_Key's byte has bit 7 clear and the
+//   R_Key is the L_Key with bit 7 set, so no R_Key is ever a valid L_Key and
+//   a key of a deregistered region fails until its slot has been reused 128
+//   times.
+// - reg_mr refuses (throws std::invalid_argument): unknown access bits;
+//   kRemoteWrite or kRemoteAtomic without kLocalWrite (ibv_reg_mr(3): such a
+//   region must be locally writable); a range that runs past 2^64.
+// - A check asks for a key, a range [addr, addr + length) and access bits:
+//   no in-use region with that key (or an invalidated R_Key) is BadKey; a
+//   zero-length range then passes (host_memory.hpp); access bits the region
+//   lacks are NoAccess; a range not wholly inside the region, including one
+//   whose end overflows 64 bits, is OutOfRange. Local reads ask for no bits.
+// - invalidate_rkey (SEND with Invalidate) ends the R_Key only; the L_Key
+//   and the region stay. It is false when no region has that R_Key valid.
+// - dereg_mr ends both keys; it is false for an L_Key no region has.
+
+#include <cstdint>
+#include <vector>
+
+#include "models/hca/sparse_memory.hpp"
+#include "models/transport/host_memory.hpp"
+
+namespace hcasim::hca {
+
+struct MemoryRegion {
+  uint32_t lkey = 0;
+  uint32_t rkey = 0;
+  uint64_t addr = 0;    // first byte
+  uint64_t length = 0;  // bytes
+  uint32_t access = 0;  // transport::Access bits
+};
+
+class MemoryRegions : public transport::HostMemory {
+ public:
+  static constexpr uint32_t kMaxRegions = (1u << 24) - 1;  // the 24-bit index of a key
+
+  MemoryRegion reg_mr(uint64_t addr, uint64_t length, uint32_t access);
+  bool dereg_mr(uint32_t lkey);
+  // The in-use region with that L_Key, or nullptr.
+  const MemoryRegion* find_lkey(uint32_t lkey) const;
+  size_t regions() const { return in_use_; }
+
+  SparseMemory& memory() { return memory_; }
+  const SparseMemory& memory() const { return memory_; }
+
+  transport::KeyCheck check_local(uint32_t lkey, uint64_t addr, uint64_t length, uint32_t access) const override;
+  transport::KeyCheck check_remote(uint32_t rkey, uint64_t addr, uint64_t length, uint32_t access) const override;
+  void read(uint64_t addr, uint8_t* out, uint64_t length) const override { memory_.read(addr, out, length); }
+  void write(uint64_t addr, const uint8_t* data, uint64_t length) override { memory_.write(addr, data, length); }
+  bool invalidate_rkey(uint32_t rkey) override;
+
+ private:
+  struct Slot {
+    MemoryRegion mr;
+    bool in_use = false;
+    bool rkey_valid = false;
+  };
+  const Slot* slot_of(uint32_t key) const;
+
+  SparseMemory memory_;
+  std::vector<Slot> slots_;  // slot i has key index i + 1
+  size_t in_use_ = 0;
+  uint8_t registrations_ = 0;  // the next key byte, modulo 128
+};
+
+}  // namespace hcasim::hca
