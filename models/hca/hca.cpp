@@ -1,13 +1,15 @@
 #include "models/hca/hca.hpp"
 
+#include <algorithm>
 #include <cmath>
-
+#include <stdexcept>
 
 namespace hcasim::hca {
 
 Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig>& ports,
-         const std::vector<uint16_t>& lids, ib::PacketPool& pool)
+         const std::vector<uint16_t>& lids, ib::PacketPool& pool, const transport::TransportConfig& transport)
     : sc_module(name), pool_(pool) {
+  std::vector<transport::TransportEngine::PortBinding> bindings;
   for (unsigned i = 0; i < ports.size(); ++i) {
     auto h = std::make_unique<HostPort>(*this, i);
     const std::string port_name = "p" + std::to_string(i + 1);
@@ -15,8 +17,39 @@ Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig
     h->lid = lids.at(i);
     h->drain_rate_bps = ports[i].drain_rate_bps;
     h->port->on_rx_ready([this, i] { drain(i); });
+    h->port->on_tx_space([this, i] {
+      transport_->port_has_room(i);
+      if (ports_[i]->on_tx_space) ports_[i]->on_tx_space();
+    });
+    bindings.push_back({h->port.get(), h->lid});
     ports_.push_back(std::move(h));
   }
+  transport_ = std::make_unique<transport::TransportEngine>(transport, std::move(bindings), regions_, pool);
+  transport_->on_completion([this](transport::Qp& qp, bool send_queue, const transport::WorkCompletion& wc) {
+    const uint32_t n = send_queue ? qp.init.send_cq : qp.init.recv_cq;
+    cqs_.at(n)->push(wc);
+    if (cq_handlers_.at(n)) cq_handlers_[n]();
+  });
+  transport_->on_async_event(
+      [this](transport::Qp& qp, const char* event) { async_events_.emplace_back(qp.qpn, event); });
+}
+
+uint32_t Hca::create_cq(uint32_t depth) {
+  cqs_.push_back(std::make_unique<CompletionQueue>(depth));
+  cq_handlers_.emplace_back();
+  return static_cast<uint32_t>(cqs_.size() - 1);
+}
+
+std::size_t Hca::poll_cq(uint32_t n, std::size_t max, std::vector<transport::WorkCompletion>& out) {
+  return cqs_.at(n)->poll(static_cast<uint32_t>(std::min<std::size_t>(max, UINT32_MAX)), out);
+}
+
+transport::Qp& Hca::create_qp(const transport::QpInit& init) {
+  if (init.send_cq >= cqs_.size() || init.recv_cq >= cqs_.size())
+    throw std::invalid_argument("create_qp: send_cq " + std::to_string(init.send_cq) + " / recv_cq " +
+                                std::to_string(init.recv_cq) + ": the HCA has " + std::to_string(cqs_.size()) +
+                                " CQs");
+  return transport_->create_qp(init);
 }
 
 int Hca::next_vl(HostPort& h) {
@@ -33,6 +66,12 @@ int Hca::next_vl(HostPort& h) {
   return -1;
 }
 
+void Hca::take(ib::Packet* p, unsigned index, uint64_t now) {
+  if (transport_->owns(p->hdr.bth.dest_qp)) transport_->deliver(p, index);
+  else if (sink_) sink_->deliver(p, index, now);
+  else pool_.release(p);
+}
+
 void Hca::drain(unsigned index) {
   HostPort& h = *ports_[index];
   const uint64_t now = sc_core::sc_time_stamp().value();
@@ -41,15 +80,12 @@ void Hca::drain(unsigned index) {
       if (now < h.busy_until_ps) return;  // still reading the current packet
       ib::Packet* p = h.port->rx_pop(static_cast<unsigned>(h.draining_vl));
       h.draining_vl = -1;
-      if (sink_) sink_->deliver(p, index, now);
-      else pool_.release(p);
+      take(p, index, now);
     }
     const int vl = next_vl(h);
     if (vl < 0) return;
     if (h.drain_rate_bps == 0) {
-      ib::Packet* p = h.port->rx_pop(static_cast<unsigned>(vl));
-      if (sink_) sink_->deliver(p, index, now);
-      else pool_.release(p);
+      take(h.port->rx_pop(static_cast<unsigned>(vl)), index, now);
       continue;
     }
     const double bits = 8.0 * h.port->rx_front(static_cast<unsigned>(vl))->wire_len;

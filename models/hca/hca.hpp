@@ -1,15 +1,22 @@
 #pragma once
-// An HCA as the link layer sees it: one or more ports with LIDs, and a host
-// side that takes arriving packets out of the receive buffers.
+// An HCA: one or more ports with LIDs, a host side that takes arriving packets
+// out of the receive buffers, the host memory with its memory regions,
+// completion queues, and the transport engines behind a verbs-like API.
 //
 // Rules:
 // - The host serves a port's receive buffers VL15 first, then the data VLs
 //   round robin. With drain_rate_bps = 0 it takes every packet as it arrives;
 //   otherwise a packet occupies the host for bytes x 8 / rate and leaves its
 //   buffer (freeing its credits) when the host is done with it.
-// - A taken packet goes to the HCA's sink (the transport layer, or a workload's
-//   recorder); the sink owns it from then on.
-// The transport engines of a later stage plug in as the sink.
+// - A taken packet for one of the HCA's QPs goes to the transport engines;
+//   any other goes to the HCA's sink (a raw-traffic workload's recorder) if it
+//   has one, else back to the pool. The receiver owns it from then on.
+// - Verbs: create_cq / create_qp / modify_qp / post_send / post_recv / poll_cq
+//   and reg_mr behave as their libibverbs namesakes (verbs.hpp); errors come
+//   back as a one-line reason instead of an errno. A completion lands in its
+//   CQ, then the CQ's handler (if any) runs, at the simulated time it was made.
+// - A CQ that overflows is in error (verbs' CQ overrun): the completion is
+//   lost and counted.
 
 #include <systemc>
 
@@ -22,6 +29,9 @@
 #include "models/ib/packet.hpp"
 #include "models/link/port.hpp"
 #include "models/link/timeline.hpp"
+#include "models/hca/completion_queue.hpp"
+#include "models/hca/memory_regions.hpp"
+#include "models/transport/transport_engine.hpp"
 
 namespace hcasim::hca {
 
@@ -36,7 +46,8 @@ class Hca : public sc_core::sc_module {
  public:
   // lids[i] is the base LID of port i.
   Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig>& ports,
-      const std::vector<uint16_t>& lids, ib::PacketPool& pool);
+      const std::vector<uint16_t>& lids, ib::PacketPool& pool,
+      const transport::TransportConfig& transport = transport::TransportConfig{});
   Hca() = delete;
   Hca(const Hca&) = delete;
   Hca& operator=(const Hca&) = delete;
@@ -46,6 +57,31 @@ class Hca : public sc_core::sc_module {
   unsigned port_count() const { return static_cast<unsigned>(ports_.size()); }
   uint16_t lid(unsigned i) const { return ports_[i]->lid; }
   void set_sink(PacketSink* sink) { sink_ = sink; }
+  // The handler a raw-traffic workload wants called when port i's transmit
+  // queues may have room (the transport engines are told as well).
+  void on_tx_space(unsigned i, std::function<void()> handler) { ports_[i]->on_tx_space = std::move(handler); }
+
+  // Verbs.
+  uint32_t create_cq(uint32_t depth);
+  CompletionQueue& cq(uint32_t n) { return *cqs_.at(n); }
+  const CompletionQueue& cq(uint32_t n) const { return *cqs_.at(n); }
+  // Runs after a completion lands in CQ n (a workload's poll loop).
+  void on_cq_event(uint32_t n, std::function<void()> handler) { cq_handlers_.at(n) = std::move(handler); }
+  std::size_t poll_cq(uint32_t n, std::size_t max, std::vector<transport::WorkCompletion>& out);
+  MemoryRegion reg_mr(uint64_t addr, uint64_t length, uint32_t access) { return regions_.reg_mr(addr, length, access); }
+  MemoryRegions& regions() { return regions_; }
+  SparseMemory& memory() { return regions_.memory(); }
+  // Throws std::invalid_argument when a CQ number does not exist.
+  transport::Qp& create_qp(const transport::QpInit& init);
+  std::string modify_qp(uint32_t qpn, const transport::QpAttr& attr, uint32_t mask) {
+    return transport_->modify_qp(qpn, attr, mask);
+  }
+  std::string post_send(uint32_t qpn, const transport::SendWr& wr) { return transport_->post_send(qpn, wr); }
+  std::string post_recv(uint32_t qpn, const transport::RecvWr& wr) { return transport_->post_recv(qpn, wr); }
+  transport::TransportEngine& transport() { return *transport_; }
+  const transport::TransportEngine& transport() const { return *transport_; }
+  // Affiliated asynchronous errors so far: (QP number, IBV event name).
+  const std::vector<std::pair<uint32_t, std::string>>& async_events() const { return async_events_; }
 
  private:
   struct HostPort {
@@ -60,13 +96,20 @@ class Hca : public sc_core::sc_module {
     int draining_vl = -1;           // VL whose head packet the host is reading
     uint64_t busy_until_ps = 0;     // when the host is done with it
     link::Alarm done = link::Alarm::method<&HostPort::on_done>(this);  // the host finished reading a packet
+    std::function<void()> on_tx_space;  // a raw-traffic workload's
   };
   void drain(unsigned index);
   int next_vl(HostPort& h);
+  void take(ib::Packet* p, unsigned index, uint64_t now);
 
   std::vector<std::unique_ptr<HostPort>> ports_;
   PacketSink* sink_ = nullptr;
   ib::PacketPool& pool_;
+  MemoryRegions regions_;
+  std::vector<std::unique_ptr<CompletionQueue>> cqs_;
+  std::vector<std::function<void()>> cq_handlers_;
+  std::vector<std::pair<uint32_t, std::string>> async_events_;
+  std::unique_ptr<transport::TransportEngine> transport_;  // made once the ports exist
 };
 
 }  // namespace hcasim::hca

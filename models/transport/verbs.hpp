@@ -1,9 +1,11 @@
 #pragma once
 // The verbs-like vocabulary shared by the transport engines, the HCA's API and
 // the workloads: QP types and states, work requests, work completions and the
-// attributes of modify_qp. Names and numeric values follow libibverbs
-// (iba-facts 5: IBV_WC status order, QP states, access flags, attribute mask
-// bits), so a user who knows ibv_* reads these directly. No SystemC here.
+// attributes of modify_qp. Names follow libibverbs, and so do the numeric
+// values of WcStatus, QpState, Access and AttrMask (iba-facts 5), so a user who
+// knows ibv_* reads these directly. QpType, WrOpcode and WcOpcode are the
+// model's own numbering, and path_mtu is in bytes rather than IBV's enum. No
+// SystemC here.
 
 #include <cstdint>
 #include <vector>

@@ -26,7 +26,7 @@ RawGenerator::RawGenerator(const sc_core::sc_module_name& name, hca::Hca& hca, u
     a.rng.seed(specs[f].seed);
     active_.push_back(std::move(a));
   }
-  port_.on_tx_space([this] { run(); });
+  hca.on_tx_space(port, [this] { run(); });
 }
 
 void RawGenerator::start_of_simulation() {

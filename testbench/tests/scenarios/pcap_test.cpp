@@ -8,32 +8,11 @@
 #include <vector>
 
 #include "testbench/tests/scenarios/cli_util.hpp"
+#include "testbench/tests/scenarios/tshark_util.hpp"
 
 using namespace hcasim::test;
 
 namespace {
-
-std::vector<std::vector<std::string>> tshark_fields(const std::string& pcap, const std::vector<std::string>& fields) {
-  std::string cmd = "tshark -r " + pcap + " -T fields -E separator=/t";
-  for (const std::string& f : fields) cmd += " -e " + f;
-  cmd += " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::vector<std::vector<std::string>> rows;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) {
-    std::string line(buf);
-    if (!line.empty() && line.back() == '\n') line.pop_back();
-    std::vector<std::string> cols;
-    std::stringstream s(line);
-    std::string c;
-    while (std::getline(s, c, '\t')) cols.push_back(c);
-    cols.resize(fields.size());
-    rows.push_back(cols);
-  }
-  REQUIRE(pclose(p) == 0);
-  return rows;
-}
 
 uint64_t num(const std::string& s) { return std::stoull(s, nullptr, 0); }
 

@@ -1,0 +1,386 @@
+#include "models/transport/requester.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "models/ib/opcodes.hpp"
+#include "models/transport/message_layout.hpp"
+#include "models/transport/psn.hpp"
+#include "models/transport/transport_timers.hpp"
+
+namespace hcasim::transport {
+
+namespace {
+constexpr uint32_t kUseQpQkey = 0x80000000;  // IBA: a WR Q_Key with the high bit set means the QP's Q_Key
+constexpr uint64_t kMaxDmaLength = uint64_t{1} << 31;  // seed 001: DMALen above 2^31 is invalid
+
+WcOpcode completion_opcode(WrOpcode op) {
+  switch (op) {
+    case WrOpcode::RdmaWrite:
+    case WrOpcode::RdmaWriteWithImm: return WcOpcode::RdmaWrite;
+    case WrOpcode::RdmaRead: return WcOpcode::RdmaRead;
+    case WrOpcode::AtomicCmpSwp: return WcOpcode::CompSwap;
+    case WrOpcode::AtomicFetchAdd: return WcOpcode::FetchAdd;
+    default: return WcOpcode::Send;
+  }
+}
+
+bool is_atomic(WrOpcode op) { return op == WrOpcode::AtomicCmpSwp || op == WrOpcode::AtomicFetchAdd; }
+
+uint32_t last_psn(const SendWqe& w) { return psn_add(w.first_psn, w.psns - 1); }
+
+WorkCompletion send_completion(const Qp& qp, const SendWqe& w, WcStatus status, uint64_t now) {
+  WorkCompletion wc;
+  wc.wr_id = w.wr.wr_id;
+  wc.status = status;
+  wc.opcode = completion_opcode(w.wr.opcode);
+  wc.byte_len = static_cast<uint32_t>(w.length);
+  wc.qp_num = qp.qpn;
+  wc.time_ps = now;
+  return wc;
+}
+
+bool sending_state(QpState s) { return s == QpState::Rts || s == QpState::Sqd; }
+}  // namespace
+
+bool Requester::has_work(const Qp& qp, const TransportConfig& config) {
+  if (!sending_state(qp.state) || qp.rnr_waiting || qp.next_wqe >= qp.sq.size()) return false;
+  const SendWqe& w = qp.sq[qp.next_wqe];
+  if (w.assigned) return true;
+  if (qp.state == QpState::Sqd) return false;  // drained: no new WQE starts
+  if (qp.type != QpType::Rc) return true;
+  if (is_read_or_atomic(w.wr.opcode) && qp.rd_atomic_outstanding >= qp.attr.max_rd_atomic) return false;
+  return static_cast<uint32_t>(psn_diff(qp.npsn, qp.una)) < config.max_unacked_psns;
+}
+
+ib::Packet* Requester::next_packet(Qp& qp, QpServices& s, bool& first_of_message) {
+  SendWqe& w = qp.sq[qp.next_wqe];
+  const uint32_t mtu = qp.attr.path_mtu;
+  const WrOpcode op = w.wr.opcode;
+  const QpState error_state = qp.type == QpType::Rc ? QpState::Err : QpState::Sqe;
+  first_of_message = qp.next_packet == 0;
+  if (!w.assigned) {
+    const uint32_t access = is_read_or_atomic(op) ? uint32_t{kLocalWrite} : 0u;
+    if (check_sg(s.memory(), w.wr.sg_list, access) != KeyCheck::Ok) {
+      fail(qp, s, static_cast<int>(qp.next_wqe), WcStatus::LocProtErr, error_state);
+      return nullptr;
+    }
+    const bool too_long = (qp.type == QpType::Ud && w.length > mtu) ||
+                          (is_atomic(op) && sg_length(w.wr.sg_list) < 8) || w.length > kMaxDmaLength;
+    if (too_long) {
+      fail(qp, s, static_cast<int>(qp.next_wqe), WcStatus::LocLenErr, error_state);
+      return nullptr;
+    }
+    w.first_psn = qp.npsn;
+    w.psns = is_atomic(op) ? 1 : packet_count(w.length, mtu);
+    w.assigned = true;
+    qp.npsn = psn_add(qp.npsn, w.psns);
+    qp.send_psn = w.first_psn;
+    qp.next_packet = 0;
+    if (qp.type == QpType::Rc && is_read_or_atomic(op)) ++qp.rd_atomic_outstanding;
+  }
+
+  const uint32_t psn = qp.send_psn;
+  const bool resend = psn_diff(psn, qp.fresh_psn) < 0;
+  ib::Packet* p = s.new_packet();
+  ib::Headers& h = p->hdr;
+  const bool ud = qp.type == QpType::Ud;
+  const AddressVector& av = ud ? w.wr.ah : qp.attr.ah_attr;
+  const uint32_t dest_qp = ud ? w.wr.remote_qpn : qp.attr.dest_qp_num;
+  const uint16_t slid = static_cast<uint16_t>(qp.slid + (ud ? w.wr.ah.src_path_bits : 0));
+  bool message_end = false;
+
+  if (op == WrOpcode::RdmaRead) {
+    const uint64_t offset = static_cast<uint64_t>(psn_diff(psn, w.first_psn)) * mtu;
+    fill_lrh_bth(*p, av.sl, av.dlid, slid, ib::op::kRcReadRequest, dest_qp, psn);
+    h.reth = {w.wr.remote_addr + offset, w.wr.rkey, static_cast<uint32_t>(w.length - offset)};
+    qp.send_psn = psn_add(w.first_psn, w.psns);
+    ++qp.next_wqe;
+    qp.next_packet = 0;
+    message_end = true;
+  } else if (is_atomic(op)) {
+    fill_lrh_bth(*p, av.sl, av.dlid, slid, request_opcode(qp.type, op, 0, 1), dest_qp, psn);
+    h.atomic_eth.va = w.wr.remote_addr;
+    h.atomic_eth.r_key = w.wr.rkey;
+    h.atomic_eth.swap_add = op == WrOpcode::AtomicCmpSwp ? w.wr.swap : w.wr.compare_add;
+    h.atomic_eth.compare = op == WrOpcode::AtomicCmpSwp ? w.wr.compare_add : 0;
+    qp.send_psn = psn_add(psn, 1);
+    ++qp.next_wqe;
+    qp.next_packet = 0;
+    message_end = true;
+  } else {
+    const uint32_t count = packet_count(w.length, mtu);
+    const uint32_t index = qp.next_packet;
+    const uint64_t offset = static_cast<uint64_t>(index) * mtu;
+    const auto len = static_cast<uint32_t>(std::min<uint64_t>(mtu, w.length - offset));
+    const Position at = position(index, count);
+    message_end = at == Position::Last || at == Position::Only;
+    fill_lrh_bth(*p, av.sl, av.dlid, slid, request_opcode(qp.type, op, index, count), dest_qp, psn);
+    const bool write = op == WrOpcode::RdmaWrite || op == WrOpcode::RdmaWriteWithImm;
+    if (write && (at == Position::First || at == Position::Only))
+      h.reth = {w.wr.remote_addr, w.wr.rkey, static_cast<uint32_t>(w.length)};
+    if (message_end) {
+      h.bth.se = w.wr.solicited;
+      if (op == WrOpcode::SendWithImm || op == WrOpcode::RdmaWriteWithImm) h.imm_dt = w.wr.imm_data;
+      if (op == WrOpcode::SendWithInv) h.ieth_r_key = w.wr.imm_data;
+    }
+    if (ud) {
+      h.deth.q_key = (w.wr.remote_qkey & kUseQpQkey) ? qp.attr.qkey : w.wr.remote_qkey;
+      h.deth.src_qp = qp.qpn;
+    }
+    p->payload.resize(len);
+    gather(s.memory(), w.wr.sg_list, offset, p->payload.data(), len);
+    p->payload_len = len;
+    qp.send_psn = psn_add(psn, 1);
+    if (++qp.next_packet == count) {
+      ++qp.next_wqe;
+      qp.next_packet = 0;
+    }
+  }
+
+  if (qp.type == QpType::Rc) {
+    const TransportConfig& c = s.config();
+    ++qp.since_ack_req;
+    h.bth.ack_req = c.ack_req == AckReqPolicy::EveryPacket || message_end || qp.since_ack_req >= c.ack_req_interval;
+    if (h.bth.ack_req) qp.since_ack_req = 0;
+    if (psn_diff(qp.send_psn, qp.fresh_psn) > 0) qp.fresh_psn = qp.send_psn;
+    const uint64_t ttr = transport_timer_ps(qp.attr.timeout);
+    qp.timer_at_ps = ttr ? s.now_ps() + ttr : 0;
+  } else if (message_end) {
+    w.done = true;  // UC and UD: nothing comes back
+    qp.fresh_psn = qp.send_psn;
+    qp.una = qp.send_psn;
+    retire(qp, s);
+  }
+  ++qp.stats.request_packets;
+  if (resend) ++qp.stats.resent_packets;
+  p->finalize_lengths();
+  return p;
+}
+
+void Requester::on_response(Qp& qp, QpServices& s, const ib::Packet& p) {
+  const uint32_t psn = p.hdr.bth.psn;
+  const bool in_window = psn_diff(psn, qp.una) >= 0 && psn_diff(psn, qp.fresh_psn) < 0;
+  if (qp.type != QpType::Rc || !sending_state(qp.state) || !in_window) {
+    ++qp.stats.dropped;  // late, duplicate or for nothing outstanding
+    return;
+  }
+  switch (p.hdr.bth.opcode) {
+    case ib::op::kRcAck: break;
+    case ib::op::kRcReadRespFirst:
+    case ib::op::kRcReadRespMiddle:
+    case ib::op::kRcReadRespLast:
+    case ib::op::kRcReadRespOnly: on_read_response(qp, s, p); return;
+    case ib::op::kRcAtomicAck: on_atomic_ack(qp, s, p); return;
+    default: ++qp.stats.dropped; return;
+  }
+  const uint8_t syndrome = p.hdr.aeth.syndrome;
+  switch (syndrome & 0x60) {
+    case kAethAck:
+      ack_through(qp, s, psn);
+      return;
+    case kAethRnrNak: {
+      if (!ack_through(qp, s, psn_add(psn, kPsnMask))) return;
+      ++qp.stats.rnr_naks_received;
+      if (qp.attr.rnr_retry != 7) {  // seed 001: 7 means retry forever
+        if (qp.rnr_left == 0) {
+          fail(qp, s, wqe_holding(qp, psn), WcStatus::RnrRetryExcErr, QpState::Err);
+          return;
+        }
+        --qp.rnr_left;
+      }
+      qp.rnr_waiting = true;
+      qp.rnr_until_ps = s.now_ps() + rnr_delay_ps(syndrome & 31);
+      qp.timer_at_ps = 0;
+      rewind(qp, psn);
+      return;
+    }
+    case kAethNak: {
+      if (!ack_through(qp, s, psn_add(psn, kPsnMask))) return;
+      const uint8_t code = syndrome & 31;
+      if (code <= kNakRemoteOperational) ++qp.stats.naks_received[code];
+      static constexpr WcStatus kStatus[] = {WcStatus::Success, WcStatus::RemInvReqErr, WcStatus::RemAccessErr,
+                                             WcStatus::RemOpErr, WcStatus::RemInvRdReqErr};
+      if (code == kNakPsnSequence) resend_from(qp, s, psn, false);
+      else fail(qp, s, wqe_holding(qp, psn), code <= 4 ? kStatus[code] : WcStatus::BadRespErr, QpState::Err);
+      return;
+    }
+    default: ++qp.stats.dropped; return;  // reserved AETH type
+  }
+}
+
+// Acknowledges every PSN up to psn. False when that showed lost READ or atomic
+// responses and a resend (or a failure) followed: the caller stops.
+bool Requester::ack_through(Qp& qp, QpServices& s, uint32_t psn) {
+  if (psn_diff(psn, qp.una) < 0) return true;  // nothing new
+  for (std::size_t i = 0; i < qp.sq.size(); ++i) {
+    SendWqe& w = qp.sq[i];
+    if (!w.assigned) break;
+    if (w.done) continue;
+    if (psn_diff(last_psn(w), psn) > 0) break;  // not wholly covered
+    if (is_read_or_atomic(w.wr.opcode)) {
+      // Covered but unanswered: its responses were lost. Resend from the first missing one.
+      if (psn_diff(qp.una, w.first_psn) < 0) qp.una = w.first_psn;
+      const uint32_t from = qp.una;
+      retire(qp, s);
+      progress(qp, s);
+      resend_from(qp, s, from, false);
+      return false;
+    }
+    w.done = true;
+  }
+  qp.una = psn_add(psn, 1);
+  retire(qp, s);
+  progress(qp, s);
+  return true;
+}
+
+void Requester::on_read_response(Qp& qp, QpServices& s, const ib::Packet& p) {
+  const uint32_t psn = p.hdr.bth.psn;
+  const uint8_t op = p.hdr.bth.opcode;
+  if (op == ib::op::kRcReadRespFirst || op == ib::op::kRcReadRespOnly) {
+    if (!ack_through(qp, s, psn_add(psn, kPsnMask))) return;  // the AETH acknowledges earlier PSNs
+  }
+  const int i = wqe_holding(qp, psn);
+  if (i < 0 || qp.sq[i].wr.opcode != WrOpcode::RdmaRead) {
+    ++qp.stats.dropped;
+    return;
+  }
+  if (psn != qp.una) {  // an earlier response is missing
+    resend_from(qp, s, qp.una, false);
+    return;
+  }
+  SendWqe& w = qp.sq[i];
+  const uint32_t mtu = qp.attr.path_mtu;
+  const uint64_t offset = static_cast<uint64_t>(psn_diff(psn, w.first_psn)) * mtu;
+  const uint64_t expected = std::min<uint64_t>(mtu, w.length - offset);
+  if (p.payload_len != expected || p.payload.size() != p.payload_len) {
+    fail(qp, s, i, WcStatus::BadRespErr, QpState::Err);
+    return;
+  }
+  scatter(s.memory(), w.wr.sg_list, offset, p.payload.data(), p.payload_len);
+  qp.una = psn_add(psn, 1);
+  if (psn == last_psn(w)) {
+    w.done = true;
+    --qp.rd_atomic_outstanding;
+  }
+  retire(qp, s);
+  progress(qp, s);
+}
+
+void Requester::on_atomic_ack(Qp& qp, QpServices& s, const ib::Packet& p) {
+  const uint32_t psn = p.hdr.bth.psn;
+  if (!ack_through(qp, s, psn_add(psn, kPsnMask))) return;
+  const int i = wqe_holding(qp, psn);
+  if (i < 0 || !is_atomic(qp.sq[i].wr.opcode) || psn != qp.una) {
+    ++qp.stats.dropped;
+    return;
+  }
+  SendWqe& w = qp.sq[i];
+  uint8_t bytes[8];
+  const uint64_t v = p.hdr.atomic_ack_eth.orig_data;
+  for (unsigned b = 0; b < 8; ++b) bytes[b] = static_cast<uint8_t>(v >> (8 * b));  // host order: little-endian
+  scatter(s.memory(), w.wr.sg_list, 0, bytes, 8);
+  qp.una = psn_add(psn, 1);
+  w.done = true;
+  --qp.rd_atomic_outstanding;
+  retire(qp, s);
+  progress(qp, s);
+}
+
+void Requester::on_timeout(Qp& qp, QpServices& s) {
+  qp.timer_at_ps = 0;
+  if (qp.type != QpType::Rc || !sending_state(qp.state) || qp.rnr_waiting) return;
+  if (psn_diff(qp.fresh_psn, qp.una) <= 0) return;  // nothing outstanding
+  ++qp.stats.timeouts;
+  resend_from(qp, s, qp.una, true);
+}
+
+void Requester::on_rnr_wait_over(Qp& qp) { qp.rnr_waiting = false; }
+
+void Requester::resend_from(Qp& qp, QpServices& s, uint32_t psn, bool timeout) {
+  if (qp.retry_left == 0) {
+    fail(qp, s, std::max(wqe_holding(qp, psn), 0), WcStatus::RetryExcErr, QpState::Err);
+    return;
+  }
+  --qp.retry_left;
+  ++qp.stats.retries;
+  rewind(qp, psn);
+  if (!timeout) qp.timer_at_ps = 0;  // restarted when the resend goes out
+}
+
+void Requester::rewind(Qp& qp, uint32_t psn) {
+  const int i = wqe_holding(qp, psn);
+  if (i < 0) return;  // nothing sent holds it
+  const SendWqe& w = qp.sq[i];
+  qp.next_wqe = static_cast<uint32_t>(i);
+  const bool whole = is_read_or_atomic(w.wr.opcode);
+  qp.next_packet = whole ? 0 : static_cast<uint32_t>(psn_diff(psn, w.first_psn));
+  qp.send_psn = psn;
+  qp.timer_at_ps = 0;
+}
+
+int Requester::wqe_holding(const Qp& qp, uint32_t psn) {
+  for (std::size_t i = 0; i < qp.sq.size(); ++i) {
+    const SendWqe& w = qp.sq[i];
+    if (!w.assigned) break;
+    if (psn_diff(psn, w.first_psn) >= 0 && psn_diff(psn, w.first_psn) < static_cast<int32_t>(w.psns))
+      return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void Requester::retire(Qp& qp, QpServices& s) {
+  while (!qp.sq.empty() && qp.sq.front().done) {
+    SendWqe& w = qp.sq.front();
+    ++qp.stats.messages_sent;
+    qp.stats.bytes_sent += w.length;
+    if (w.wr.signaled) s.complete(qp, true, send_completion(qp, w, WcStatus::Success, s.now_ps()));
+    w.wr.sg_list.clear();
+    qp.sq.pop_front();
+    if (qp.next_wqe > 0) --qp.next_wqe;
+  }
+}
+
+void Requester::progress(Qp& qp, QpServices& s) {
+  qp.retry_left = qp.attr.retry_cnt;
+  qp.rnr_left = qp.attr.rnr_retry;
+  const uint64_t ttr = transport_timer_ps(qp.attr.timeout);
+  const bool outstanding = psn_diff(qp.fresh_psn, qp.una) > 0;
+  qp.timer_at_ps = outstanding && ttr ? s.now_ps() + ttr : 0;
+}
+
+void Requester::fail(Qp& qp, QpServices& s, int failed, WcStatus status, QpState to) {
+  const uint64_t now = s.now_ps();
+  for (std::size_t i = 0; i < qp.sq.size(); ++i) {
+    const WcStatus st = static_cast<int>(i) == failed ? status : WcStatus::WrFlushErr;
+    s.complete(qp, true, send_completion(qp, qp.sq[i], st, now));
+  }
+  qp.sq.clear();
+  qp.next_wqe = 0;
+  qp.next_packet = 0;
+  if (to == QpState::Err) {
+    for (std::size_t i = 0; i < qp.rq.size(); ++i) {
+      WorkCompletion wc;
+      wc.wr_id = qp.rq[i].wr.wr_id;
+      wc.status = WcStatus::WrFlushErr;
+      wc.opcode = WcOpcode::Recv;
+      wc.qp_num = qp.qpn;
+      wc.time_ps = now;
+      s.complete(qp, false, wc);
+    }
+    qp.rq.clear();
+  }
+  qp.state = to;
+  qp.timer_at_ps = 0;
+  qp.rnr_waiting = false;
+  qp.rd_atomic_outstanding = 0;
+}
+
+void Requester::flush_now(Qp& qp, QpServices& s, const SendWr& wr) {
+  SendWqe w;
+  w.wr = wr;
+  s.complete(qp, true, send_completion(qp, w, WcStatus::WrFlushErr, s.now_ps()));
+}
+
+}  // namespace hcasim::transport

@@ -1,0 +1,82 @@
+#pragma once
+// The requester (SQ logic) of a QP: turns send WQEs into request packets and
+// acts on the responses. Plain C++ on a Qp; the engine calls it.
+//
+// Rules (seed 002 for the error-free path, seed 001 for NAKs; iba-facts 5):
+// - WQEs are sent in order, one packet per call of next_packet. A READ is one
+//   request packet but takes one PSN per response packet it asks for; every
+//   other request packet takes one PSN. PSNs wrap at 2^24.
+// - At most max_rd_atomic READs and atomics are outstanding; a new one waits.
+// - AckReq: on every packet, or on a message's last packet and after
+//   ack_req_interval packets without one (TransportConfig).
+// - An ACK of PSN n acknowledges every PSN up to n; a NAK, an RNR NAK, a READ's
+//   first response and an atomic ACK acknowledge every PSN before theirs.
+//   WQEs retire in order; a successful one makes a completion if signaled.
+// - A READ response must carry exactly the next expected PSN; a gap, or an ACK
+//   that covers a READ or atomic still unanswered, means responses were lost:
+//   the requester resends from the first missing PSN (a READ is requested again
+//   for its remaining bytes).
+// - PSN sequence error NAK: resend from the NAK's PSN. Transport timer (Ttr =
+//   4.096 us x 2^timeout, 0 = off) restarted by every request sent and every
+//   acknowledgement that makes progress, stopped when nothing is outstanding;
+//   on expiry, resend from the oldest unacknowledged PSN. Each resend takes one
+//   of retry_cnt retries; progress reloads the count. None left: the WQE
+//   completes with retry_exc_err.
+// - RNR NAK: wait the timer code's delay (seed 001 Table 17-6), then resend
+//   from the NAK's PSN; rnr_retry = 7 retries forever, otherwise each wait
+//   takes one retry and none left ends in rnr_retry_exc_err.
+// - Remote access, invalid request and remote operational error NAKs end the
+//   WQE with rem_access_err, rem_inv_req_err and rem_op_err; they are never
+//   retried.
+// - An error ends an RC QP in the Error state: the failed WQE completes with
+//   its status and every other WQE of both queues with wr_flush_err (seed 001).
+//   A UC or UD send-side error moves the QP to SQE and flushes the send queue.
+// - UC and UD: no responses; a WQE completes once its last packet is built.
+
+#include <cstdint>
+
+#include "models/ib/packet.hpp"
+#include "models/transport/qp.hpp"
+#include "models/transport/qp_services.hpp"
+
+namespace hcasim::transport {
+
+// NAK codes of the AETH (seed 001 Table 17-4), as indexes of QpStats::naks_*.
+enum NakCode : uint8_t { kNakPsnSequence = 0, kNakInvalidRequest = 1, kNakRemoteAccess = 2, kNakRemoteOperational = 3 };
+constexpr uint8_t kAethAck = 0x00;      // seed 002 Table 17-3: bits 6:5 = 00 ACK
+constexpr uint8_t kAethRnrNak = 0x20;   // 01: RNR NAK, bits 4:0 the timer
+constexpr uint8_t kAethNak = 0x60;      // 11: NAK, bits 4:0 the code
+
+class Requester {
+ public:
+  // Whether the QP has a request packet to send now.
+  static bool has_work(const Qp& qp, const TransportConfig& config);
+  // Builds the next request packet, or returns nullptr if the WQE failed
+  // locally instead (its completion is made). first_of_message says whether the
+  // packet starts a WQE (for the engine's per-message latency).
+  static ib::Packet* next_packet(Qp& qp, QpServices& s, bool& first_of_message);
+  // A response packet for this QP (RC only). The caller keeps the packet.
+  static void on_response(Qp& qp, QpServices& s, const ib::Packet& p);
+  // The transport timer expired (timer_at_ps was due).
+  static void on_timeout(Qp& qp, QpServices& s);
+  // The RNR wait is over.
+  static void on_rnr_wait_over(Qp& qp);
+  // Moves the QP to `to` (Err or Sqe) and flushes: the WQE at sq index `failed`
+  // (if any) completes with `status`, the others with wr_flush_err; Err also
+  // flushes the receive queue.
+  static void fail(Qp& qp, QpServices& s, int failed, WcStatus status, QpState to);
+  // A send WQE posted to a QP in the Error state completes at once, flushed.
+  static void flush_now(Qp& qp, QpServices& s, const SendWr& wr);
+
+ private:
+  static bool ack_through(Qp& qp, QpServices& s, uint32_t psn);
+  static void retire(Qp& qp, QpServices& s);
+  static void progress(Qp& qp, QpServices& s);
+  static void resend_from(Qp& qp, QpServices& s, uint32_t psn, bool timeout);
+  static void rewind(Qp& qp, uint32_t psn);
+  static int wqe_holding(const Qp& qp, uint32_t psn);
+  static void on_read_response(Qp& qp, QpServices& s, const ib::Packet& p);
+  static void on_atomic_ack(Qp& qp, QpServices& s, const ib::Packet& p);
+};
+
+}  // namespace hcasim::transport

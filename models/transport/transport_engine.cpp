@@ -1,0 +1,352 @@
+#include "models/transport/transport_engine.hpp"
+
+#include <algorithm>
+
+#include "models/ib/opcodes.hpp"
+#include "models/transport/message_layout.hpp"
+#include "models/transport/qp_state.hpp"
+#include "models/transport/requester.hpp"
+#include "models/transport/responder.hpp"
+
+namespace hcasim::transport {
+
+namespace {
+constexpr uint64_t kIdStride = uint64_t{1} << 40;   // packet ids: the port's fabric position in the top bits
+constexpr uint64_t kTransportIds = uint64_t{1} << 39;  // apart from the raw generators' ids of the same port
+
+bool is_response(uint8_t opcode) { return opcode >= ib::op::kRcReadRespFirst && opcode <= ib::op::kRcAtomicAck; }
+
+bool supported(QpType type, WrOpcode op) {
+  switch (type) {
+    case QpType::Rc: return true;
+    case QpType::Uc: return !is_read_or_atomic(op) && op != WrOpcode::SendWithInv;
+    case QpType::Ud: return op == WrOpcode::Send || op == WrOpcode::SendWithImm;
+  }
+  return false;
+}
+}  // namespace
+
+struct TransportEngine::Entry {
+  Entry(TransportEngine& owner) : owner(owner) {}
+  void on_timer() { owner.timer_fired(*this); }
+  void on_rnr() { owner.rnr_over(*this); }
+  TransportEngine& owner;
+  Qp qp;
+  bool in_engine = false;  // an engine holds a packet of this QP: it waits, so its packets stay in order
+  link::Alarm timer = link::Alarm::method<&Entry::on_timer>(this);
+  link::Alarm rnr = link::Alarm::method<&Entry::on_rnr>(this);
+};
+
+struct TransportEngine::Engine {
+  Engine(TransportEngine& owner) : owner(owner) {}
+  void on_done() { owner.engine_done(*this); }
+  TransportEngine& owner;
+  Entry* entry = nullptr;       // the QP whose packet it builds or holds
+  ib::Packet* packet = nullptr;
+  bool waiting_room = false;    // built, but the port's transmit queue is full
+  link::Alarm done = link::Alarm::method<&Engine::on_done>(this);
+};
+
+TransportEngine::TransportEngine(const TransportConfig& config, std::vector<PortBinding> ports, HostMemory& memory,
+                                 ib::PacketPool& pool)
+    : config_(config),
+      ports_(std::move(ports)),
+      memory_(memory),
+      pool_(pool),
+      rx_alarm_(link::Alarm::method<&TransportEngine::rx_due>(this)) {
+  for (uint32_t i = 0; i < std::max<uint32_t>(1, config_.engines); ++i)
+    engines_.push_back(std::make_unique<Engine>(*this));
+}
+
+TransportEngine::~TransportEngine() {
+  for (auto& g : engines_)
+    if (g->packet != nullptr) pool_.release(g->packet);
+  while (!arrivals_.empty()) {
+    pool_.release(arrivals_.front().packet);
+    arrivals_.pop_front();
+  }
+}
+
+Qp& TransportEngine::create_qp(const QpInit& init) {
+  auto e = std::make_unique<Entry>(*this);
+  Qp& qp = e->qp;
+  qp.qpn = next_qpn_++;
+  qp.type = init.type;
+  qp.init = init;
+  qps_[qp.qpn] = std::move(e);
+  return qp;
+}
+
+bool TransportEngine::destroy_qp(uint32_t qpn) {
+  auto it = qps_.find(qpn);
+  if (it == qps_.end() || it->second->in_engine) return false;
+  Entry* e = it->second.get();
+  for (std::size_t i = 0; i < ready_.size(); ++i)
+    if (ready_[i] == e) ready_[i] = nullptr;  // skipped by dispatch
+  qps_.erase(it);
+  return true;
+}
+
+Qp* TransportEngine::find(uint32_t qpn) {
+  auto it = qps_.find(qpn);
+  return it == qps_.end() ? nullptr : &it->second->qp;
+}
+
+const Qp* TransportEngine::find(uint32_t qpn) const {
+  auto it = qps_.find(qpn);
+  return it == qps_.end() ? nullptr : &it->second->qp;
+}
+
+std::vector<const Qp*> TransportEngine::qps() const {
+  std::vector<const Qp*> out;
+  for (const auto& [n, e] : qps_) out.push_back(&e->qp);
+  std::sort(out.begin(), out.end(), [](const Qp* a, const Qp* b) { return a->qpn < b->qpn; });
+  return out;
+}
+
+std::string TransportEngine::modify_qp(uint32_t qpn, const QpAttr& attr, uint32_t mask) {
+  auto it = qps_.find(qpn);
+  if (it == qps_.end()) return "no QP " + std::to_string(qpn);
+  Entry& e = *it->second;
+  Qp& qp = e.qp;
+  const std::string why = check_modify(qp.type, qp.state, attr, mask);
+  if (!why.empty()) return why;
+  if ((mask & kAttrPort) && (attr.port_num < 1 || attr.port_num > ports_.size()))
+    return "port_num " + std::to_string(attr.port_num) + ": the HCA has ports 1-" + std::to_string(ports_.size());
+  const QpState to = (mask & kAttrState) ? attr.qp_state : qp.state;
+  QpAttr& a = qp.attr;
+  if (mask & kAttrAccessFlags) a.qp_access_flags = attr.qp_access_flags;
+  if (mask & kAttrPkeyIndex) a.pkey_index = attr.pkey_index;
+  if (mask & kAttrPort) a.port_num = attr.port_num;
+  if (mask & kAttrQkey) a.qkey = attr.qkey;
+  if (mask & kAttrAv) a.ah_attr = attr.ah_attr;
+  if (mask & kAttrPathMtu) a.path_mtu = attr.path_mtu;
+  if (mask & kAttrTimeout) a.timeout = attr.timeout;
+  if (mask & kAttrRetryCnt) a.retry_cnt = attr.retry_cnt;
+  if (mask & kAttrRnrRetry) a.rnr_retry = attr.rnr_retry;
+  if (mask & kAttrRqPsn) a.rq_psn = attr.rq_psn;
+  if (mask & kAttrMaxQpRdAtomic) a.max_rd_atomic = attr.max_rd_atomic;
+  if (mask & kAttrMinRnrTimer) a.min_rnr_timer = attr.min_rnr_timer;
+  if (mask & kAttrSqPsn) a.sq_psn = attr.sq_psn;
+  if (mask & kAttrMaxDestRdAtomic) a.max_dest_rd_atomic = attr.max_dest_rd_atomic;
+  if (mask & kAttrDestQpn) a.dest_qp_num = attr.dest_qp_num;
+  qp.port = a.port_num - 1u;
+  const link::Port& port = *ports_[qp.port].port;
+  if (qp.type == QpType::Ud) a.path_mtu = port.config().mtu;  // UD messages are limited by the port's MTU
+  qp.slid = static_cast<uint16_t>(ports_[qp.port].lid + (qp.type == QpType::Ud ? 0 : a.ah_attr.src_path_bits));
+
+  if (to == QpState::Reset) {
+    const QpInit init = qp.init;
+    const uint32_t n = qp.qpn;
+    const QpStats stats = qp.stats;
+    qp = Qp{};
+    qp.qpn = n;
+    qp.type = init.type;
+    qp.init = init;
+    qp.stats = stats;
+    return "";
+  }
+  if (to == QpState::Err && qp.state != QpState::Err) Requester::fail(qp, *this, -1, WcStatus::WrFlushErr, QpState::Err);
+  if (to == QpState::Rtr && qp.state == QpState::Init) {
+    qp.epsn = a.rq_psn;
+    qp.resources.assign(a.max_dest_rd_atomic, ReadResource{});
+  }
+  if (to == QpState::Rts && qp.state == QpState::Rtr) {
+    qp.npsn = qp.una = qp.send_psn = qp.fresh_psn = a.sq_psn;
+    qp.retry_left = a.retry_cnt;
+    qp.rnr_left = a.rnr_retry;
+  }
+  qp.state = to;
+  after(e);
+  return "";
+}
+
+std::string TransportEngine::post_send(uint32_t qpn, const SendWr& wr) {
+  auto it = qps_.find(qpn);
+  if (it == qps_.end()) return "no QP " + std::to_string(qpn);
+  Entry& e = *it->second;
+  Qp& qp = e.qp;
+  if (qp.state == QpState::Err) {
+    Requester::flush_now(qp, *this, wr);  // seed 001: later WQEs complete flushed in error
+    return "";
+  }
+  if (qp.state != QpState::Rts && qp.state != QpState::Sqd)
+    return std::string("post_send needs the QP in RTS or SQD, not ") + to_string(qp.state);
+  if (!supported(qp.type, wr.opcode))
+    return std::string(to_string(wr.opcode)) + " is not supported on a " + to_string(qp.type) + " QP";
+  if (qp.sq.size() >= qp.init.max_send_wr)
+    return "send queue full: max_send_wr " + std::to_string(qp.init.max_send_wr);
+  if (wr.sg_list.size() > qp.init.max_send_sge)
+    return "sg_list has " + std::to_string(wr.sg_list.size()) + " entries: max_send_sge " +
+           std::to_string(qp.init.max_send_sge);
+  SendWqe w;
+  w.wr = wr;
+  const bool atomic = wr.opcode == WrOpcode::AtomicCmpSwp || wr.opcode == WrOpcode::AtomicFetchAdd;
+  w.length = atomic ? 8 : sg_length(wr.sg_list);
+  w.posted_ps = now_ps();
+  w.ssn = ++qp.ssn;
+  qp.sq.push_back(std::move(w));
+  wake(e);
+  return "";
+}
+
+std::string TransportEngine::post_recv(uint32_t qpn, const RecvWr& wr) {
+  auto it = qps_.find(qpn);
+  if (it == qps_.end()) return "no QP " + std::to_string(qpn);
+  Qp& qp = it->second->qp;
+  if (qp.state == QpState::Reset) return "post_recv needs the QP out of RESET";
+  if (qp.state == QpState::Err) {
+    WorkCompletion wc;
+    wc.wr_id = wr.wr_id;
+    wc.status = WcStatus::WrFlushErr;
+    wc.opcode = WcOpcode::Recv;
+    wc.qp_num = qp.qpn;
+    wc.time_ps = now_ps();
+    complete(qp, false, wc);
+    return "";
+  }
+  if (qp.rq.size() >= qp.init.max_recv_wr)
+    return "receive queue full: max_recv_wr " + std::to_string(qp.init.max_recv_wr);
+  if (wr.sg_list.size() > qp.init.max_recv_sge)
+    return "sg_list has " + std::to_string(wr.sg_list.size()) + " entries: max_recv_sge " +
+           std::to_string(qp.init.max_recv_sge);
+  RecvWqe w;
+  w.wr = wr;
+  w.length = sg_length(wr.sg_list);
+  qp.rq.push_back(std::move(w));
+  return "";
+}
+
+void TransportEngine::complete(Qp& qp, bool send_queue, const WorkCompletion& wc) {
+  if (on_completion_) on_completion_(qp, send_queue, wc);
+}
+
+void TransportEngine::async_event(Qp& qp, const char* event) {
+  if (on_async_) on_async_(qp, event);
+}
+
+bool TransportEngine::has_work(const Qp& qp) const {
+  return qp.state != QpState::Reset && (Responder::has_work(qp) || Requester::has_work(qp, config_));
+}
+
+void TransportEngine::after(Entry& e) {
+  Qp& qp = e.qp;
+  if (qp.timer_at_ps != 0) e.timer.notify_at(qp.timer_at_ps);  // an earlier pending wakeup stays; it re-arms
+  if (qp.rnr_waiting) e.rnr.notify_at(qp.rnr_until_ps);
+  wake(e);
+}
+
+void TransportEngine::wake(Entry& e) {
+  if (e.qp.scheduled || e.in_engine || !has_work(e.qp)) return;
+  e.qp.scheduled = true;
+  ready_.push_back(&e);
+  dispatch();
+}
+
+void TransportEngine::dispatch() {
+  for (auto& gp : engines_) {
+    Engine& g = *gp;
+    if (g.entry != nullptr) continue;
+    while (!ready_.empty() && g.entry == nullptr) {
+      Entry* e = ready_.front();
+      ready_.pop_front();
+      if (e == nullptr) continue;  // destroyed while waiting
+      e->qp.scheduled = false;
+      Qp& qp = e->qp;
+      if (!has_work(qp)) continue;
+      bool first = false;
+      ib::Packet* p = Responder::has_work(qp) ? Responder::next_packet(qp, *this)
+                                              : Requester::next_packet(qp, *this, first);
+      if (p == nullptr) {  // the WQE failed locally; its completions are made
+        after(*e);
+        continue;
+      }
+      p->created_ps = now_ps();
+      p->id = (ports_[qp.port].port->id() + 1) * kIdStride + kTransportIds + next_id_++;
+      const uint64_t latency = config_.tx_packet_latency_ps + (first ? config_.tx_message_latency_ps : 0);
+      g.entry = e;
+      g.packet = p;
+      e->in_engine = true;
+      ++stats_.packets_built;
+      stats_.busy_ps += latency;
+      if (qp.timer_at_ps != 0) e->timer.notify_at(qp.timer_at_ps);
+      g.done.notify_in(latency);
+    }
+    if (ready_.empty()) return;
+  }
+}
+
+void TransportEngine::engine_done(Engine& g) {
+  submit(g);
+  if (!g.waiting_room) dispatch();
+}
+
+void TransportEngine::submit(Engine& g) {
+  Entry& e = *g.entry;
+  if (ports_[e.qp.port].port->submit(g.packet) == link::SubmitResult::Busy) {
+    if (!g.waiting_room) ++stats_.port_full_waits;
+    g.waiting_room = true;
+    return;
+  }
+  g.packet = nullptr;
+  g.waiting_room = false;
+  g.entry = nullptr;
+  e.in_engine = false;
+  wake(e);
+}
+
+void TransportEngine::port_has_room(unsigned port_index) {
+  for (auto& g : engines_)
+    if (g->waiting_room && g->entry->qp.port == port_index) submit(*g);
+  dispatch();
+}
+
+void TransportEngine::deliver(ib::Packet* p, unsigned) {
+  ++stats_.packets_received;
+  const uint64_t due = now_ps() + config_.rx_packet_latency_ps;
+  if (arrivals_.empty()) rx_alarm_.notify_at(due);
+  arrivals_.push_back({due, p});
+}
+
+void TransportEngine::rx_due() {
+  const uint64_t now = now_ps();
+  while (!arrivals_.empty() && arrivals_.front().due_ps <= now) {
+    ib::Packet* p = arrivals_.front().packet;
+    arrivals_.pop_front();
+    auto it = qps_.find(p->hdr.bth.dest_qp);
+    if (it == qps_.end()) {
+      ++stats_.unknown_qp_drops;
+    } else {
+      Entry& e = *it->second;
+      if (is_response(p->hdr.bth.opcode)) Requester::on_response(e.qp, *this, *p);
+      else Responder::on_request(e.qp, *this, *p);
+      after(e);
+    }
+    pool_.release(p);
+  }
+  if (!arrivals_.empty()) rx_alarm_.notify_at(arrivals_.front().due_ps);
+}
+
+void TransportEngine::timer_fired(Entry& e) {
+  Qp& qp = e.qp;
+  if (qp.timer_at_ps == 0) return;
+  if (qp.timer_at_ps > now_ps()) {  // restarted since it was armed
+    e.timer.notify_at(qp.timer_at_ps);
+    return;
+  }
+  Requester::on_timeout(qp, *this);
+  after(e);
+}
+
+void TransportEngine::rnr_over(Entry& e) {
+  Qp& qp = e.qp;
+  if (!qp.rnr_waiting) return;
+  if (qp.rnr_until_ps > now_ps()) {
+    e.rnr.notify_at(qp.rnr_until_ps);
+    return;
+  }
+  Requester::on_rnr_wait_over(qp);
+  after(e);
+}
+
+}  // namespace hcasim::transport

@@ -1,0 +1,131 @@
+#pragma once
+// An HCA's transport engines: the QP table, a scheduler that hands QPs with
+// work to a pool of engines, the receive pipeline, and the QPs' timers. The
+// requester and responder logic (requester.hpp, responder.hpp) do the protocol;
+// this class is the SystemC wiring around them.
+//
+// Rules:
+// - QPs are contexts, not processes. A QP with something to send (a response,
+//   a request, a resend) waits in one FIFO ready queue; a free engine takes the
+//   QP at its head, builds one packet (responses before requests), and puts the
+//   QP back at the tail if it has more: QPs share the engines round robin, a
+//   packet at a time. Building takes tx_packet_latency, plus
+//   tx_message_latency for a message's first packet; then the packet goes to
+//   the QP's port. If the port's transmit queue is full, the engine holds the
+//   packet until the port has room.
+// - A packet the HCA takes from a receive buffer reaches its QP
+//   rx_packet_latency later (a pipeline: packets do not wait for each other).
+//   Responses (READ responses, ACKs, NAKs, atomic ACKs) go to the requester,
+//   everything else to the responder. A packet for no QP is dropped and
+//   counted.
+// - Each QP has a transport timer and an RNR wait (alarms armed from the
+//   deadlines the requester sets), so an idle QP costs no events.
+// - QP numbers start at 2: QP0 and QP1 are reserved for management.
+
+#include <systemc>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "models/ib/packet.hpp"
+#include "models/ib/ring_fifo.hpp"
+#include "models/link/port.hpp"
+#include "models/link/timeline.hpp"
+#include "models/transport/qp.hpp"
+#include "models/transport/qp_services.hpp"
+#include "models/transport/transport_config.hpp"
+
+namespace hcasim::transport {
+
+struct EngineStats {
+  uint64_t packets_built = 0;
+  uint64_t packets_received = 0;
+  uint64_t unknown_qp_drops = 0;   // packets for a QP that does not exist
+  uint64_t port_full_waits = 0;    // times an engine held a packet for a full transmit queue
+  uint64_t busy_ps = 0;            // engine time spent building packets, summed over engines
+};
+
+class TransportEngine : public QpServices {
+ public:
+  struct PortBinding {
+    link::Port* port;
+    uint16_t lid;  // base LID
+  };
+  using CompletionHandler = std::function<void(Qp&, bool send_queue, const WorkCompletion&)>;
+  using AsyncHandler = std::function<void(Qp&, const char* event)>;
+
+  TransportEngine(const TransportConfig& config, std::vector<PortBinding> ports, HostMemory& memory,
+                  ib::PacketPool& pool);
+  TransportEngine(const TransportEngine&) = delete;
+  TransportEngine& operator=(const TransportEngine&) = delete;
+  ~TransportEngine() override;
+
+  void on_completion(CompletionHandler h) { on_completion_ = std::move(h); }
+  void on_async_event(AsyncHandler h) { on_async_ = std::move(h); }
+
+  // Verbs. Errors come back as a one-line reason ("" = done).
+  Qp& create_qp(const QpInit& init);
+  bool destroy_qp(uint32_t qpn);
+  Qp* find(uint32_t qpn);
+  const Qp* find(uint32_t qpn) const;
+  std::string modify_qp(uint32_t qpn, const QpAttr& attr, uint32_t mask);
+  std::string post_send(uint32_t qpn, const SendWr& wr);
+  std::string post_recv(uint32_t qpn, const RecvWr& wr);
+
+  // A packet the HCA took from port `port_index`; the engine owns it.
+  void deliver(ib::Packet* p, unsigned port_index);
+  // Whether a QP with this number exists (the HCA routes other packets elsewhere).
+  bool owns(uint32_t qpn) const { return !qps_.empty() && qps_.count(qpn) != 0; }
+  // The port's "transmit queue may have room" handler is the engine's.
+  void port_has_room(unsigned port_index);
+
+  const EngineStats& stats() const { return stats_; }
+  const TransportConfig& config() const override { return config_; }
+  // Every QP, in QP-number order.
+  std::vector<const Qp*> qps() const;
+
+  // QpServices.
+  HostMemory& memory() override { return memory_; }
+  ib::Packet* new_packet() override { return pool_.acquire(); }
+  void complete(Qp& qp, bool send_queue, const WorkCompletion& wc) override;
+  void async_event(Qp& qp, const char* event) override;
+  uint64_t now_ps() const override { return sc_core::sc_time_stamp().value(); }
+
+ private:
+  struct Entry;
+  struct Engine;
+  void wake(Entry& e);
+  void dispatch();
+  void engine_done(Engine& g);
+  void submit(Engine& g);
+  void rx_due();
+  void after(Entry& e);          // arm its timers and schedule it
+  void timer_fired(Entry& e);
+  void rnr_over(Entry& e);
+  bool has_work(const Qp& qp) const;
+
+  TransportConfig config_;
+  std::vector<PortBinding> ports_;
+  HostMemory& memory_;
+  ib::PacketPool& pool_;
+  std::unordered_map<uint32_t, std::unique_ptr<Entry>> qps_;
+  uint32_t next_qpn_ = 2;
+  ib::RingFifo<Entry*, 8> ready_;
+  std::vector<std::unique_ptr<Engine>> engines_;
+  struct Arrival {
+    uint64_t due_ps;
+    ib::Packet* packet;
+  };
+  ib::RingFifo<Arrival, 8> arrivals_;
+  link::Alarm rx_alarm_;
+  uint64_t next_id_ = 0;
+  EngineStats stats_;
+  CompletionHandler on_completion_;
+  AsyncHandler on_async_;
+};
+
+}  // namespace hcasim::transport

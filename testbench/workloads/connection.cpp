@@ -1,0 +1,74 @@
+#include "testbench/workloads/connection.hpp"
+
+#include <stdexcept>
+
+namespace hcasim::workloads {
+
+namespace {
+QpEnd make_qp(hca::Hca& h, unsigned port, const ConnectionParams& p) {
+  QpEnd e;
+  e.hca = &h;
+  e.port = port;
+  e.cq = h.create_cq(p.cq_depth);
+  transport::QpInit init;
+  init.type = p.type;
+  init.send_cq = init.recv_cq = e.cq;
+  init.max_send_wr = p.max_send_wr;
+  init.max_recv_wr = p.max_recv_wr;
+  e.qpn = h.create_qp(init).qpn;
+  return e;
+}
+
+void modify(const QpEnd& e, const transport::QpAttr& attr, uint32_t mask) {
+  const std::string why = e.hca->modify_qp(e.qpn, attr, mask);
+  if (!why.empty()) throw std::runtime_error("modify_qp of QP " + std::to_string(e.qpn) + ": " + why);
+}
+}  // namespace
+
+void bring_up(const QpEnd& self, uint16_t peer_lid, uint32_t peer_qpn, uint32_t send_psn, uint32_t expect_psn,
+              const ConnectionParams& p) {
+  using namespace transport;
+  const bool ud = p.type == QpType::Ud;
+  const bool rc = p.type == QpType::Rc;
+  QpAttr a;
+  a.qp_state = QpState::Init;
+  a.pkey_index = 0;
+  a.port_num = static_cast<uint8_t>(self.port + 1);
+  a.qp_access_flags = rc ? p.access : (p.access & (kLocalWrite | kRemoteWrite));
+  a.qkey = p.qkey;
+  modify(self, a, kAttrState | kAttrPkeyIndex | kAttrPort | (ud ? kAttrQkey : kAttrAccessFlags));
+
+  a.qp_state = QpState::Rtr;
+  a.ah_attr.dlid = peer_lid;
+  a.ah_attr.sl = p.sl;
+  a.path_mtu = p.mtu;
+  a.dest_qp_num = peer_qpn;
+  a.rq_psn = expect_psn;
+  a.max_dest_rd_atomic = p.max_dest_rd_atomic;
+  a.min_rnr_timer = p.min_rnr_timer;
+  uint32_t mask = kAttrState;
+  if (!ud) mask |= kAttrAv | kAttrPathMtu | kAttrDestQpn | kAttrRqPsn;
+  if (rc) mask |= kAttrMaxDestRdAtomic | kAttrMinRnrTimer;
+  modify(self, a, mask);
+
+  a.qp_state = QpState::Rts;
+  a.sq_psn = send_psn;
+  a.timeout = p.timeout;
+  a.retry_cnt = p.retry_cnt;
+  a.rnr_retry = p.rnr_retry;
+  a.max_rd_atomic = p.max_rd_atomic;
+  mask = kAttrState | kAttrSqPsn;
+  if (rc) mask |= kAttrTimeout | kAttrRetryCnt | kAttrRnrRetry | kAttrMaxQpRdAtomic;
+  modify(self, a, mask);
+}
+
+std::pair<QpEnd, QpEnd> connect(hca::Hca& a, unsigned port_a, hca::Hca& b, unsigned port_b,
+                                const ConnectionParams& p) {
+  const QpEnd ea = make_qp(a, port_a, p);
+  const QpEnd eb = make_qp(b, port_b, p);
+  bring_up(ea, b.lid(port_b), eb.qpn, p.psn_a, p.psn_b, p);
+  bring_up(eb, a.lid(port_a), ea.qpn, p.psn_b, p.psn_a, p);
+  return {ea, eb};
+}
+
+}  // namespace hcasim::workloads

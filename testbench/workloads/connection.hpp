@@ -1,0 +1,51 @@
+#pragma once
+// Connects two QPs the way a connection manager (or a perftest run over
+// sockets) does: create a CQ and a QP on each HCA, then RESET -> INIT -> RTR ->
+// RTS with each side's address vector and start PSNs (iba-facts 5: the
+// attributes each transition needs). The workloads and the tests share it.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "models/hca/hca.hpp"
+#include "models/transport/verbs.hpp"
+
+namespace hcasim::workloads {
+
+struct ConnectionParams {
+  transport::QpType type = transport::QpType::Rc;
+  uint32_t mtu = 4096;                // path MTU, bytes
+  uint8_t sl = 0;
+  uint32_t psn_a = 0;                 // A's send start PSN (= B's expected PSN)
+  uint32_t psn_b = 0;                 // B's send start PSN
+  uint8_t timeout = 14;               // Local ACK timeout (Ttr = 4.096 us x 2^timeout; 0 = off)
+  uint8_t retry_cnt = 7;
+  uint8_t rnr_retry = 7;              // 7 = retry forever
+  uint8_t min_rnr_timer = 1;          // RNR NAK timer code each responder returns (1 = 0.01 ms)
+  uint8_t max_rd_atomic = 16;         // READs and atomics outstanding as requester
+  uint8_t max_dest_rd_atomic = 16;    // READs and atomics kept as responder (0 = none accepted)
+  uint32_t access = transport::kLocalWrite | transport::kRemoteWrite | transport::kRemoteRead |
+                    transport::kRemoteAtomic;
+  uint32_t qkey = 0x11111111;         // UD
+  uint32_t max_send_wr = 1024;
+  uint32_t max_recv_wr = 1024;
+  uint32_t cq_depth = 4096;
+};
+
+struct QpEnd {
+  hca::Hca* hca = nullptr;
+  unsigned port = 0;                  // 0-based
+  uint32_t qpn = 0;
+  uint32_t cq = 0;                    // send and receive completions
+};
+
+// Throws std::runtime_error with modify_qp's reason if a transition is refused.
+std::pair<QpEnd, QpEnd> connect(hca::Hca& a, unsigned port_a, hca::Hca& b, unsigned port_b,
+                                const ConnectionParams& params);
+
+// Brings one QP to RTS; RC and UC also need the peer's LID and QP number.
+void bring_up(const QpEnd& self, uint16_t peer_lid, uint32_t peer_qpn, uint32_t send_psn, uint32_t expect_psn,
+              const ConnectionParams& params);
+
+}  // namespace hcasim::workloads
