@@ -1,0 +1,230 @@
+// The responder's checks, driven with hand-made request packets (no SystemC):
+// each invalid request condition of seed 001, the PSN sequence NAK rules and
+// duplicate handling.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "models/hca/memory_regions.hpp"
+#include "models/ib/opcodes.hpp"
+#include "models/transport/requester.hpp"
+#include "models/transport/responder.hpp"
+
+using namespace hcasim;
+using namespace hcasim::transport;
+
+namespace {
+constexpr uint32_t kMtu = 256;
+constexpr uint32_t kEpsn = 100;
+
+class Services : public QpServices {
+ public:
+  HostMemory& memory() override { return regions; }
+  ib::Packet* new_packet() override { return pool.acquire(); }
+  void complete(Qp&, bool send_queue, const WorkCompletion& wc) override {
+    (send_queue ? send_completions : recv_completions).push_back(wc);
+  }
+  void async_event(Qp&, const char* e) override { events.emplace_back(e); }
+  uint64_t now_ps() const override { return 0; }
+  const TransportConfig& config() const override { return cfg; }
+
+  hca::MemoryRegions regions;
+  ib::PacketPool pool;
+  TransportConfig cfg;
+  std::vector<WorkCompletion> send_completions, recv_completions;
+  std::vector<std::string> events;
+};
+
+struct Fixture {
+  Fixture() {
+    mr = s.regions.reg_mr(0, 1 << 20, kLocalWrite | kRemoteWrite | kRemoteRead | kRemoteAtomic);
+    qp.qpn = 5;
+    qp.state = QpState::Rtr;
+    qp.attr.path_mtu = kMtu;
+    qp.attr.qp_access_flags = kRemoteWrite | kRemoteRead | kRemoteAtomic;
+    qp.attr.max_dest_rd_atomic = 2;
+    qp.resources.assign(2, ReadResource{});
+    qp.epsn = kEpsn;
+    RecvWqe w;
+    w.wr.wr_id = 77;
+    w.wr.sg_list.push_back({0x1000, 4096, mr.lkey});
+    w.length = 4096;
+    qp.rq.push_back(w);
+  }
+  ib::Packet request(uint8_t opcode, uint32_t psn, uint32_t payload = 0) {
+    ib::Packet p;
+    p.hdr.bth.opcode = opcode;
+    p.hdr.bth.psn = psn;
+    p.hdr.bth.ack_req = true;
+    p.payload_len = payload;
+    p.payload.assign(payload, 0xAB);
+    p.hdr.bth.pad_cnt = static_cast<uint8_t>((4 - payload % 4) % 4);
+    return p;
+  }
+  void feed(const ib::Packet& p) { Responder::on_request(qp, s, p); }
+  // The responses queued so far, as built packets: (opcode, PSN, AETH syndrome).
+  std::vector<std::tuple<uint8_t, uint32_t, uint8_t>> responses() {
+    std::vector<std::tuple<uint8_t, uint32_t, uint8_t>> out;
+    while (Responder::has_work(qp)) {
+      ib::Packet* p = Responder::next_packet(qp, s);
+      out.emplace_back(p->hdr.bth.opcode, p->hdr.bth.psn, p->hdr.aeth.syndrome);
+      s.pool.release(p);
+    }
+    return out;
+  }
+  void require_invalid_request(bool wqe_used) {
+    const auto r = responses();
+    REQUIRE(r.size() == 1);
+    CHECK(std::get<0>(r[0]) == ib::op::kRcAck);
+    CHECK(std::get<1>(r[0]) == kEpsn);     // seed 001: the NAK carries ePSN
+    CHECK(std::get<2>(r[0]) == 0x61);
+    CHECK(qp.state == QpState::Err);
+    CHECK(qp.epsn == kEpsn);               // not advanced
+    CHECK(qp.stats.naks_sent[kNakInvalidRequest] == 1);
+    if (wqe_used) {
+      REQUIRE(!s.recv_completions.empty());
+      CHECK(s.recv_completions[0].status != WcStatus::Success);
+      CHECK(s.events.empty());
+    } else {
+      CHECK(s.events == std::vector<std::string>{"IBV_EVENT_QP_REQ_ERR"});
+      REQUIRE(s.recv_completions.size() == 1);
+      CHECK(s.recv_completions[0].status == WcStatus::WrFlushErr);
+    }
+  }
+  Services s;
+  hca::MemoryRegion mr;
+  Qp qp;
+};
+}  // namespace
+
+TEST_CASE("Invalid request: a reserved or unsupported opcode") {
+  for (uint8_t op : {uint8_t{0x15}, ib::op::kRcFlush, ib::op::kRcAck, ib::op::kUcSendOnly}) {
+    Fixture f;
+    f.feed(f.request(op, kEpsn));
+    INFO("opcode " << int(op));
+    f.require_invalid_request(false);
+  }
+}
+
+TEST_CASE("Invalid request: bad opcode sequences") {
+  {
+    Fixture f;  // a MIDDLE with no message in progress
+    f.feed(f.request(ib::op::kRcSendMiddle, kEpsn, kMtu));
+    f.require_invalid_request(false);
+  }
+  {
+    Fixture f;  // a FIRST inside a SEND
+    f.feed(f.request(ib::op::kRcSendFirst, kEpsn, kMtu));
+    f.feed(f.request(ib::op::kRcSendFirst, kEpsn + 1, kMtu));
+    const auto r = f.responses();
+    REQUIRE(r.size() == 2);
+    CHECK(r[0] == std::make_tuple(ib::op::kRcAck, kEpsn, uint8_t{std::get<2>(r[0])}));
+    CHECK((std::get<2>(r[0]) & 0x60) == 0);
+    CHECK(std::get<1>(r[1]) == kEpsn + 1);
+    CHECK(std::get<2>(r[1]) == 0x61);
+    // The SEND's receive WQE was in use: it completes in error (seed 001 case 2).
+    REQUIRE(f.s.recv_completions.size() == 1);
+    CHECK(f.s.recv_completions[0].status == WcStatus::RemInvReqErr);
+  }
+  {
+    Fixture f;  // a WRITE MIDDLE inside a SEND
+    f.feed(f.request(ib::op::kRcSendFirst, kEpsn, kMtu));
+    f.feed(f.request(ib::op::kRcWriteMiddle, kEpsn + 1, kMtu));
+    const auto r = f.responses();
+    REQUIRE(r.size() == 2);
+    CHECK(std::get<2>(r[1]) == 0x61);
+  }
+}
+
+TEST_CASE("Invalid request: PadCnt or a short payload on a FIRST packet") {
+  {
+    Fixture f;
+    ib::Packet p = f.request(ib::op::kRcSendFirst, kEpsn, kMtu);
+    p.hdr.bth.pad_cnt = 2;
+    f.feed(p);
+    f.require_invalid_request(false);
+  }
+  {
+    Fixture f;
+    f.feed(f.request(ib::op::kRcWriteFirst, kEpsn, kMtu - 4));
+    f.require_invalid_request(false);
+  }
+}
+
+TEST_CASE("Invalid request: DMALen over 2^31 on a WRITE and a READ") {
+  for (uint8_t op : {ib::op::kRcWriteOnly, ib::op::kRcReadRequest}) {
+    Fixture f;
+    ib::Packet p = f.request(op, kEpsn, 0);
+    p.hdr.reth = {0x1000, f.mr.rkey, (1u << 31) + 1};
+    f.feed(p);
+    f.require_invalid_request(false);
+  }
+}
+
+TEST_CASE("Invalid request: no responder resource left for a READ") {
+  Fixture f;  // max_dest_rd_atomic 2: a third READ before any response went out
+  for (uint32_t i = 0; i < 3; ++i) {
+    ib::Packet p = f.request(ib::op::kRcReadRequest, kEpsn + i, 0);
+    p.hdr.reth = {0x1000, f.mr.rkey, 16};
+    f.feed(p);
+  }
+  const auto r = f.responses();
+  REQUIRE(r.size() == 3);
+  CHECK(std::get<0>(r[0]) == ib::op::kRcReadRespOnly);
+  CHECK(std::get<0>(r[1]) == ib::op::kRcReadRespOnly);
+  CHECK(std::get<1>(r[2]) == kEpsn + 2);
+  CHECK(std::get<2>(r[2]) == 0x61);
+}
+
+TEST_CASE("PSN sequence error: one NAK with ePSN and then silence until ePSN") {
+  Fixture f;
+  f.feed(f.request(ib::op::kRcSendOnly, kEpsn + 2, 8));
+  f.feed(f.request(ib::op::kRcSendOnly, kEpsn + 3, 8));
+  auto r = f.responses();
+  REQUIRE(r.size() == 1);
+  CHECK(r[0] == std::make_tuple(ib::op::kRcAck, kEpsn, uint8_t{0x60}));
+  CHECK(f.qp.state == QpState::Rtr);  // a sequence error changes nothing else
+  f.feed(f.request(ib::op::kRcSendOnly, kEpsn, 8));
+  r = f.responses();
+  REQUIRE(r.size() == 1);
+  CHECK(std::get<1>(r[0]) == kEpsn);
+  CHECK((std::get<2>(r[0]) & 0x60) == 0);  // an ACK
+  CHECK(f.qp.epsn == kEpsn + 1);
+  f.feed(f.request(ib::op::kRcSendOnly, kEpsn + 5, 8));  // a new gap: a new NAK
+  CHECK(f.responses().size() == 1);
+}
+
+TEST_CASE("Duplicates: SEND re-ACKed with ePSN - 1 and READ and atomic replayed") {
+  Fixture f;
+  f.s.regions.memory().write_u64(0x2000, 41);
+  ib::Packet read = f.request(ib::op::kRcReadRequest, kEpsn, 0);
+  read.hdr.reth = {0x3000, f.mr.rkey, 3 * kMtu};  // PSNs 100-102
+  f.feed(read);
+  ib::Packet add = f.request(ib::op::kRcFetchAdd, kEpsn + 3, 0);
+  add.hdr.atomic_eth = {0x2000, f.mr.rkey, 1, 0};
+  f.feed(add);
+  f.feed(f.request(ib::op::kRcSendOnly, kEpsn + 4, 8));
+  f.responses();
+  REQUIRE(f.qp.epsn == kEpsn + 5);
+  // The READ again from its second response on, the atomic again, a SEND again.
+  ib::Packet again = f.request(ib::op::kRcReadRequest, kEpsn + 1, 0);
+  again.hdr.reth = {0x3000 + kMtu, f.mr.rkey, 2 * kMtu};
+  f.feed(again);
+  f.feed(add);
+  f.feed(f.request(ib::op::kRcSendOnly, kEpsn + 4, 8));
+  std::vector<ib::Packet*> out;
+  while (Responder::has_work(f.qp)) out.push_back(Responder::next_packet(f.qp, f.s));
+  REQUIRE(out.size() == 4);
+  CHECK(out[0]->hdr.bth.opcode == ib::op::kRcReadRespFirst);
+  CHECK(out[0]->hdr.bth.psn == kEpsn + 1);
+  CHECK(out[1]->hdr.bth.opcode == ib::op::kRcReadRespLast);
+  CHECK(out[1]->hdr.bth.psn == kEpsn + 2);
+  CHECK(out[2]->hdr.bth.opcode == ib::op::kRcAtomicAck);
+  CHECK(out[2]->hdr.atomic_ack_eth.orig_data == 41);  // the saved value, not 42
+  CHECK(f.s.regions.memory().read_u64(0x2000) == 42);  // executed once
+  CHECK(out[3]->hdr.bth.opcode == ib::op::kRcAck);
+  CHECK(out[3]->hdr.bth.psn == kEpsn + 4);
+  CHECK(f.qp.stats.duplicates == 3);
+  CHECK(f.s.recv_completions.size() == 1);  // the duplicate SEND used no second WQE
+  for (ib::Packet* p : out) f.s.pool.release(p);
+}
