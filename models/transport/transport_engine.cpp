@@ -113,6 +113,11 @@ std::string TransportEngine::modify_qp(uint32_t qpn, const QpAttr& attr, uint32_
   if (!why.empty()) return why;
   if ((mask & kAttrPort) && (attr.port_num < 1 || attr.port_num > ports_.size()))
     return "port_num " + std::to_string(attr.port_num) + ": the HCA has ports 1-" + std::to_string(ports_.size());
+  const unsigned port_index = ((mask & kAttrPort) ? attr.port_num : qp.attr.port_num) - 1u;
+  const uint32_t port_mtu = ports_[port_index].port->config().mtu;
+  if ((mask & kAttrPathMtu) && qp.type != QpType::Ud && attr.path_mtu > port_mtu)
+    return "path_mtu " + std::to_string(attr.path_mtu) + " exceeds the MTU of port " +
+           std::to_string(port_index + 1) + " (" + std::to_string(port_mtu) + ")";
   const QpState to = (mask & kAttrState) ? attr.qp_state : qp.state;
   QpAttr& a = qp.attr;
   if (mask & kAttrAccessFlags) a.qp_access_flags = attr.qp_access_flags;
@@ -130,9 +135,8 @@ std::string TransportEngine::modify_qp(uint32_t qpn, const QpAttr& attr, uint32_
   if (mask & kAttrSqPsn) a.sq_psn = attr.sq_psn;
   if (mask & kAttrMaxDestRdAtomic) a.max_dest_rd_atomic = attr.max_dest_rd_atomic;
   if (mask & kAttrDestQpn) a.dest_qp_num = attr.dest_qp_num;
-  qp.port = a.port_num - 1u;
-  const link::Port& port = *ports_[qp.port].port;
-  if (qp.type == QpType::Ud) a.path_mtu = port.config().mtu;  // UD messages are limited by the port's MTU
+  qp.port = port_index;
+  if (qp.type == QpType::Ud) a.path_mtu = port_mtu;  // UD messages are limited by the port's MTU
   qp.slid = static_cast<uint16_t>(ports_[qp.port].lid + (qp.type == QpType::Ud ? 0 : a.ah_attr.src_path_bits));
 
   if (to == QpState::Reset) {
@@ -166,7 +170,7 @@ std::string TransportEngine::post_send(uint32_t qpn, const SendWr& wr) {
   if (it == qps_.end()) return "no QP " + std::to_string(qpn);
   Entry& e = *it->second;
   Qp& qp = e.qp;
-  if (qp.state == QpState::Err) {
+  if (qp.state == QpState::Err || qp.state == QpState::Sqe) {
     Requester::flush_now(qp, *this, wr);  // seed 001: later WQEs complete flushed in error
     return "";
   }
