@@ -184,6 +184,11 @@ int validate(const Args& a) {
   std::cout << a.scenario << ": ok (" << s.workload.flows.size() << " flows, " << s.workload.patterns.size()
             << " patterns, " << s.graph.nodes.size() - switches << " HCAs, " << switches << " switches, "
             << fabric::port_names(s).size() << " ports, LIDs 1-" << routed.lids.top << ")\n";
+  std::size_t faulty = 0;
+  for (const fabric::LinkSpec& l : routed.spec.links) faulty += l.config.faults.enabled();
+  if (faulty != 0)
+    std::cout << a.scenario << ": link faults on " << faulty << " of " << routed.spec.links.size()
+              << " links (see link.faults in the resolved config)\n";
   const fabric::CreditLoopReport loops = check_credit_loops(s, routed);
   std::cout << a.scenario << ": " << loops.describe(s.graph) << "\n";
   return loops.loop ? kExitCheckFailed : kExitOk;

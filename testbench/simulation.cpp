@@ -212,6 +212,7 @@ nlohmann::json Simulation::results_json() const {
            {{"ok", checker_.ok()},
             {"violations", checker_.violations()},
             {"packets_checked", checker_.packets_checked()},
+            {"announced_losses", checker_.announced_losses()},
             {"first_violations", violations}}}};
 }
 

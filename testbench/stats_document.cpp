@@ -112,7 +112,10 @@ std::string human_summary(const nlohmann::json& s) {
   }
   const auto& c = s["checker"];
   o << "  checker: " << (c["ok"].get<bool>() ? "ok" : "FAILED") << ", " << c["violations"].get<uint64_t>()
-    << " violations in " << c["packets_checked"].get<uint64_t>() << " packets\n";
+    << " violations in " << c["packets_checked"].get<uint64_t>() << " packets";
+  if (c.contains("announced_losses") && c["announced_losses"].get<uint64_t>() != 0)
+    o << ", " << c["announced_losses"].get<uint64_t>() << " lost to link faults";
+  o << "\n";
   return o.str();
 }
 

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "models/fabric/units.hpp"
+#include "models/ib/opcodes.hpp"
 #include "models/link/credits.hpp"
 
 namespace hcasim::link {
@@ -88,6 +89,37 @@ nlohmann::json format_byte_list(const std::vector<uint64_t>& v) {
   nlohmann::json out = nlohmann::json::array();
   for (uint64_t b : v) out.push_back(fabric::format_bytes(b));
   return out;
+}
+
+std::optional<uint8_t> parse_opcode_filter(const nlohmann::json& v, const std::string& path) {
+  const std::string accepted =
+      "null (any), an opcode name such as \"RC_ACK\", \"RC_SEND_ONLY\" or \"UD_SEND_ONLY\", or a number 0-255";
+  if (v.is_null()) return std::nullopt;
+  if (v.is_string()) {
+    const std::string name = v.get<std::string>();
+    for (unsigned op = 0; op < 256; ++op) {
+      const ib::OpcodeInfo& info = ib::opcode_info(static_cast<uint8_t>(op));
+      if (info.valid && name == info.name) return static_cast<uint8_t>(op);
+    }
+    throw ConfigError(path, "no opcode named '" + name + "'; accepted: " + accepted);
+  }
+  const uint64_t n = fabric::json_unsigned(v, path, accepted);
+  if (n > 255) throw ConfigError(path, std::to_string(n) + " is not an opcode; accepted: " + accepted);
+  return static_cast<uint8_t>(n);
+}
+
+nlohmann::json format_opcode_filter(const std::optional<uint8_t>& op) {
+  if (!op) return nullptr;
+  const ib::OpcodeInfo& info = ib::opcode_info(*op);
+  return info.valid ? nlohmann::json(info.name) : nlohmann::json(*op);
+}
+
+std::optional<uint32_t> parse_uint_filter(const nlohmann::json& v, const std::string& path, uint32_t max) {
+  const std::string accepted = "null (any) or an integer from 0 to " + std::to_string(max);
+  if (v.is_null()) return std::nullopt;
+  const uint64_t n = fabric::json_unsigned(v, path, accepted);
+  if (n > max) throw ConfigError(path, std::to_string(n) + " is out of range; accepted: " + accepted);
+  return static_cast<uint32_t>(n);
 }
 
 }  // namespace hcasim::link

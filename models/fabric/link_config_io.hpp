@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 
 #include "models/fabric/config_io.hpp"
@@ -24,6 +25,52 @@ LinkConfig parse_propagation_into(const LinkConfig& base, const nlohmann::json& 
 nlohmann::json format_propagation(const LinkConfig& c);
 std::vector<uint64_t> parse_byte_list(const nlohmann::json& v, const std::string& path);
 nlohmann::json format_byte_list(const std::vector<uint64_t>& v);
+// Drop-rule filters: null (or absent) = any. An opcode is its name as
+// ib::opcode_info gives it ("RC_ACK", "UD_SEND_ONLY") or a number 0-255.
+std::optional<uint8_t> parse_opcode_filter(const nlohmann::json& v, const std::string& path);
+nlohmann::json format_opcode_filter(const std::optional<uint8_t>& op);
+std::optional<uint32_t> parse_uint_filter(const nlohmann::json& v, const std::string& path, uint32_t max);
+template <class T>
+nlohmann::json format_uint_filter(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+template <class Io, class T>
+void describe_filter(Io& io, const std::string& key, std::optional<T>& value, uint32_t max, const std::string& help) {
+  io.custom(
+      key, value,
+      [max](const nlohmann::json& v, const std::string& path) {
+        const auto n = parse_uint_filter(v, path, max);
+        return n ? std::optional<T>(static_cast<T>(*n)) : std::nullopt;
+      },
+      format_uint_filter<T>, "null (any) or an integer from 0 to " + std::to_string(max), help);
+}
+
+template <class Io>
+void describe(Io& io, DropRule& c) {
+  io.uint64("nth", c.nth, 1, UINT64_MAX, "1-based: the first matching packet dropped");
+  io.uint64("count", c.count, 1, UINT64_MAX, "consecutive matches dropped from the nth on");
+  io.boolean("every", c.every, "drop every match from the nth on (count unused)");
+  io.custom("opcode", c.opcode, parse_opcode_filter, format_opcode_filter,
+            "null (any), an opcode name such as \"RC_ACK\" or \"RC_SEND_ONLY\", or a number 0-255",
+            "match: BTH opcode");
+  describe_filter(io, "psn", c.psn, 0xFFFFFF, "match: BTH PSN");
+  describe_filter(io, "dest_qp", c.dest_qp, 0xFFFFFF, "match: BTH DestQP");
+  describe_filter(io, "vl", c.vl, 15, "match: LRH VL on this link");
+  describe_filter(io, "dlid", c.dlid, 0xFFFF, "match: LRH DLID");
+}
+
+template <class Io>
+void describe(Io& io, FaultConfig& c) {
+  io.real("drop_rate", c.drop_rate, 0, 1, "probability that a data packet is lost on the link");
+  io.real("bit_error_rate", c.bit_error_rate, 0, 1,
+          "BER: probability that a bit flips; a packet of B bytes is corrupted with 1-(1-BER)^(8B), "
+          "the receiver drops it as a CRC error");
+  io.uint64("seed", c.seed, 0, UINT64_MAX,
+            "base seed of the fault streams (one per link direction, mixed with the receiving port's name); "
+            "0 = run.seed");
+  io.list("drops", c.drops, "targeted drops: the nth (count, or every) packet matching all the filters given");
+}
 
 template <class Io>
 void describe(Io& io, VlArbConfig& c) {
@@ -77,6 +124,7 @@ void describe(Io& io, LinkConfig& c) {
   io.time("propagation_per_m", c.ps_per_m, 0, 1000000, "propagation delay per metre of cable");
   io.time("fc_period", c.fc_period_ps, 1000, 1000000000000ull,
           "minimum gap between flow-control packets of one VL");
+  io.object("faults", c.faults, "fault injection, applied by the receiver of each direction (data packets only)");
 }
 
 }  // namespace hcasim::link

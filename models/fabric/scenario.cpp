@@ -261,7 +261,7 @@ void describe(Io& io, WorkloadConfig& c) {
 template <class Io>
 void describe(Io& io, RunConfig& c) {
   io.time("duration", c.duration_ps, 0, UINT64_MAX, "simulated time to run; 0ns = until idle");
-  io.uint64("seed", c.seed, 0, UINT64_MAX, "random seed (traffic pattern destinations)");
+  io.uint64("seed", c.seed, 0, UINT64_MAX, "random seed (traffic pattern destinations; link faults whose faults.seed is 0)");
 }
 
 template <class Io>
@@ -424,8 +424,11 @@ FabricSpec unrouted_spec(const Scenario& s) {
     for (unsigned p = 1; p <= t.ports; ++p) node.ports.push_back(port_config(s, port_name(s.graph, {n, p})));
     spec.nodes.push_back(std::move(node));
   }
-  for (const TopoLink& l : s.graph.links)
-    spec.links.push_back({l.a.node, l.a.port - 1, l.b.node, l.b.port - 1, link_config(s, l)});
+  for (const TopoLink& l : s.graph.links) {
+    link::LinkConfig c = link_config(s, l);
+    if (c.faults.seed == 0) c.faults.seed = s.run.seed;  // each port mixes in its own name (fault_injector.hpp)
+    spec.links.push_back({l.a.node, l.a.port - 1, l.b.node, l.b.port - 1, c});
+  }
   for (const Sl2VlRule& r : s.switches.sl2vl) {
     std::array<uint8_t, 16> table{};
     for (unsigned sl = 0; sl < 16; ++sl) table[sl] = static_cast<uint8_t>(r.sl2vl[sl]);

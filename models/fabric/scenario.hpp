@@ -9,7 +9,10 @@
 //   ("sw1_*.p*") and must match at least one port. Later entries win.
 // - A link's parameters: the link defaults, then what the topology itself says
 //   about that link (explicit or imported fabrics), then link_overrides naming
-//   either of its ports.
+//   either of its ports. An override's key replaces that key's whole value
+//   ("faults" included: its object is read over the fault defaults).
+// - Link faults: a faults.seed of 0 becomes run.seed in the FabricSpec; each
+//   port then mixes in its own name, so every link direction has its own stream.
 // - A topology key that does not apply to the chosen pattern is an error.
 
 #include <nlohmann/json.hpp>
@@ -112,7 +115,7 @@ struct WorkloadConfig {
 
 struct RunConfig {
   uint64_t duration_ps = 0;    // 0 = until every flow is done and the fabric is idle
-  uint64_t seed = 1;           // random seed: traffic patterns' destinations
+  uint64_t seed = 1;           // random seed: traffic patterns' destinations, link faults (faults.seed 0)
 };
 
 struct OutputConfig {

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <string>
 
+#include "models/link/fault_injector.hpp"
+
 namespace hcasim::link {
 
 enum class Speed { Sdr, Ddr, Qdr, Fdr, Edr, Hdr, Ndr };
@@ -33,6 +35,7 @@ struct LinkConfig {
   uint64_t ps_per_m = 5000;          // propagation per metre, ps (about 2/3 c)
   uint64_t propagation_ps = 0;       // fixed propagation delay, ps; 0 = from length_m
   uint64_t fc_period_ps = 4096000;   // minimum gap between flow-control packets of one VL, ps
+  FaultConfig faults;                // fault injection, applied at the receiver of each direction (fault_injector.hpp)
 };
 
 // Timing of one direction of a link, precomputed from its config.

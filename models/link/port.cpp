@@ -41,7 +41,14 @@ void Port::connect(Port& a, Port& b, const LinkConfig& link) {
     p->block_ps_ = static_cast<double>(kCreditBlockBytes) * 8e12 / p->timing_.data_rate_bps();
     p->head_ps_ = p->timing_.bytes_ps(ib::kLrhBytes);
     p->update_peer_timing();
+    p->set_faults(link.faults);
   }
+}
+
+void Port::set_faults(const FaultConfig& config) {
+  faults_ = config.enabled() ? std::make_unique<FaultInjector>(config, fault_stream_seed(config.seed, name()))
+                             : nullptr;
+  faults_on_ = faults_ != nullptr;
 }
 
 void Port::update_peer_timing() {
@@ -362,7 +369,15 @@ void Port::receive_flow_control(ib::Packet* p) {
   pool_.release(p);
 }
 
+bool Port::fault_discards(ib::Packet* p) {
+  const Verdict v = faults_->judge(*p);
+  if (v.action == FaultAction::Pass) return false;
+  discard(p, p->hdr.lrh.vl & 0xFu, v.action == FaultAction::Corrupt ? DropReason::CrcError : DropReason::FaultDrop);
+  return true;
+}
+
 bool Port::receive_data(ib::Packet* p) {
+  if (__builtin_expect(faults_on_, false) && fault_discards(p)) return false;
   const unsigned vl = p->hdr.lrh.vl;
   const uint32_t bytes = p->wire_len;
   const uint32_t blocks = blocks_for(bytes);

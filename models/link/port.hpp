@@ -35,6 +35,11 @@
 //   transmit queue that outlives its HOQ or switch lifetime is discarded and
 //   counted; VLStallCount consecutive HOQ discards stall the VL for 8 x HOQLife.
 //   One timer per port, armed for the earliest head deadline.
+// - Faults (fault_injector.hpp; off by default): a port whose receive direction
+//   has faults judges each arriving data packet first of all; one lost or
+//   corrupted is discarded and counted (fault_drop, crc_error; the injector's
+//   statistics split them further) and never reaches ABR or the buffer.
+//   Without faults an arrival pays one predictable branch on a flag.
 
 #include <systemc>
 #include <tlm>
@@ -50,6 +55,7 @@
 #include "models/ib/packet.hpp"
 #include "models/ib/packet_queue.hpp"
 #include "models/link/credits.hpp"
+#include "models/link/fault_injector.hpp"
 #include "models/link/ib_protocol.hpp"
 #include "models/link/lifetimes.hpp"
 #include "models/link/link_timing.hpp"
@@ -117,6 +123,12 @@ class Port : public sc_core::sc_module,
   // How this port wants its peer to deliver packets to it (see the rules
   // above). Set before the simulation starts, before or after connect.
   void set_rx_timing(bool cut_through, uint64_t extra_latency_ps);
+  // Fault injection on the packets this port receives. connect() sets it from
+  // the link's config; set_faults replaces it (a config with nothing enabled
+  // removes it). The stream is seeded with fault_stream_seed(config.seed, the
+  // port's name), so each direction of a link draws its own.
+  void set_faults(const FaultConfig& config);
+  const FaultInjector* faults() const { return faults_.get(); }
 
   // Position of the port in its fabric (set by the builder): an index for
   // per-port tables of checkers and tracers.
@@ -191,6 +203,9 @@ class Port : public sc_core::sc_module,
   ib::Packet* make_flow_control(unsigned vl);
   // Returns whether the packet went into a receive buffer.
   bool receive_data(ib::Packet* p);
+  // Judges an arriving data packet; discards it and returns true when it is
+  // lost or corrupted. Only called while faults_on_.
+  bool fault_discards(ib::Packet* p);
   void receive_flow_control(ib::Packet* p);
   ib::Packet* pop_tx(unsigned vl);   // removes a transmit queue's head
   void new_head(unsigned vl);        // lifetimes: the queue's head changed now
@@ -217,7 +232,8 @@ class Port : public sc_core::sc_module,
   ib::PacketQueue in_flight_;         // arrivals (Packet::due_ps), in link order
   Alarm rx_arrival_ = Alarm::method<&Port::rx_method>(this);
   std::function<void()> on_rx_ready_; // the upper layer's handler
-  unsigned observer_count_ = 0;
+  uint16_t observer_count_ = 0;       // at most kMaxObservers
+  bool faults_on_ = false;            // faults_ is set (fills padding: no hot member moves)
   unsigned vls_;
   std::array<PortObserver*, kMaxObservers> observers_{};
   uint32_t mtu_;
@@ -260,6 +276,7 @@ class Port : public sc_core::sc_module,
   bool rx_cut_through_ = false;       // this port as receiver
   uint64_t rx_extra_ps_ = 0;
   unsigned id_ = 0;
+  std::unique_ptr<FaultInjector> faults_;  // while faults_on_
   PortConfig config_;
 
  public:

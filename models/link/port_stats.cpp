@@ -14,6 +14,8 @@ const char* to_string(DropReason r) {
     case DropReason::HoqLifetime: return "hoq_lifetime";
     case DropReason::SwitchLifetime: return "switch_lifetime";
     case DropReason::VlStalled: return "vl_stalled";
+    case DropReason::FaultDrop: return "fault_drop";
+    case DropReason::CrcError: return "crc_error";
     case DropReason::Count: break;
   }
   return "?";

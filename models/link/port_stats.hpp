@@ -18,13 +18,17 @@ enum class DropReason : uint8_t {
   HoqLifetime,     // switch output: longer than HOQLife at the head of its VL queue (iba-facts 4)
   SwitchLifetime,  // switch output: longer than the switch lifetime since it arrived (iba-facts 4)
   VlStalled,       // switch output: queued for or sent to a VL stalled after VLStallCount HOQ discards
+  FaultDrop,       // fault injection: lost on the link, by a targeted rule or at random (link.faults)
+  CrcError,        // fault injection: bit errors the receiver caught (VCRC, ICRC or a length check; iba-facts 4);
+                   // the port's fault statistics split them by decode error
   Count
 };
 constexpr std::size_t kDropReasonCount = static_cast<std::size_t>(DropReason::Count);
 const char* to_string(DropReason r);
 
 // Laid out for the cache: a transmission updates the first line, a reception
-// the second.
+// the second. Twelve drop reasons fill the third; a thirteenth would add a line
+// to every VL of every port.
 struct alignas(64) VlStats {
   uint64_t tx_packets = 0;
   uint64_t tx_bytes = 0;            // wire bytes, LRH through VCRC

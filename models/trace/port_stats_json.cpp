@@ -1,6 +1,17 @@
 #include "models/trace/port_stats_json.hpp"
 
+#include <cctype>
+#include <string>
+
 namespace hcasim::trace {
+
+namespace {
+// "bad VCRC" -> "bad_vcrc"
+std::string json_key(std::string text) {
+  for (char& c : text) c = c == ' ' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+}  // namespace
 
 double bits_per_second(uint64_t bytes, uint64_t ps) {
   return ps == 0 ? 0.0 : 8.0 * static_cast<double>(bytes) * 1e12 / static_cast<double>(ps);
@@ -41,7 +52,25 @@ nlohmann::json port_stats_json(const link::Port& port, uint64_t sim_ps) {
                    {"drops", d}});
   }
   j["vls"] = vls;
+  if (const link::FaultInjector* f = port.faults()) j["faults"] = fault_stats_json(*f);
   return j;
+}
+
+nlohmann::json fault_stats_json(const link::FaultInjector& f) {
+  const link::FaultStats& s = f.stats();
+  nlohmann::json by_error = nlohmann::json::object();
+  for (std::size_t e = 1; e < link::kDecodeErrorCount; ++e)
+    if (s.by_error[e] != 0) by_error[json_key(ib::to_string(static_cast<ib::DecodeError>(e)))] = s.by_error[e];
+  nlohmann::json rules = nlohmann::json::array();
+  for (std::size_t r = 0; r < f.config().drops.size(); ++r) rules.push_back(f.matches(r));
+  return {{"judged", s.judged},
+          {"dropped_targeted", s.targeted},
+          {"dropped_random", s.random},
+          {"corrupted", s.corrupted},
+          {"corrupted_by_error", by_error},
+          {"undetected", s.undetected},
+          {"bits_flipped", s.bits_flipped},
+          {"rule_matches", rules}};
 }
 
 nlohmann::json latency_json(const Histogram& h) {

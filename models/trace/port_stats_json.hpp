@@ -11,7 +11,12 @@
 
 namespace hcasim::trace {
 
+// A port with fault injection also gets "faults" (fault_stats_json).
 nlohmann::json port_stats_json(const link::Port& port, uint64_t sim_ps);
+// What a port's fault injector judged: packets, drops targeted and random,
+// corruptions by decode error ("bad_vcrc", ...), undetected ones, bits
+// flipped, and per rule the packets it matched.
+nlohmann::json fault_stats_json(const link::FaultInjector& f);
 // p50, p99, p99.9, max, mean and count, in nanoseconds.
 nlohmann::json latency_json(const Histogram& h);
 double bits_per_second(uint64_t bytes, uint64_t ps);

@@ -71,7 +71,13 @@ void LinkChecker::on_arrival(const link::Port& port, const ib::Packet& p, uint64
         fail(now_ps, std::string(port.name()) + " received " + describe(p) + " out of order or at the wrong time");
     }
   }
-  if (!fc || p.fc.vl >= link::kVl15) return;
+  if (!fc) {
+    arrived_port_ = &port;
+    arrived_ = &p;
+    arrived_ps_ = now_ps;
+    return;
+  }
+  if (p.fc.vl >= link::kVl15) return;
   // This port transmits on the VL the flow-control packet grants.
   VlView& vl = view(port).vl[p.fc.vl];
   if (!vl.limit_known) {
@@ -101,6 +107,10 @@ void LinkChecker::on_released(const link::Port& port, unsigned vl, uint32_t bloc
 void LinkChecker::on_drop(const link::Port& port, const ib::Packet& p, link::DropReason why, uint64_t now_ps) {
   if (why == link::DropReason::BufferOverflow)
     fail(now_ps, std::string(port.name()) + " dropped " + describe(p) + ": receive buffer full");
+  if (why == link::DropReason::FaultDrop || why == link::DropReason::CrcError) {
+    if (&port == arrived_port_ && &p == arrived_ && now_ps == arrived_ps_) ++announced_;
+    else fail(now_ps, std::string(port.name()) + " dropped " + describe(p) + " as a link fault, but it had not just arrived there");
+  }
 }
 
 void LinkChecker::finish(uint64_t now_ps) {

@@ -12,7 +12,11 @@
 //   end, nothing is missing whose arrival time has passed.
 // Policy drops (MTU, SL to VL15, an unsupported VL, a full VL15 buffer, a
 // switch's no-route and lifetime discards) are counted by the ports, not
-// flagged here. Arrival times are the sender's announced delivery times (a
+// flagged here. Fault drops (link.faults: fault_drop, crc_error) are announced
+// losses: the packet crossed the link (its arrival is checked as above) and
+// the receiver discarded it on arrival. A fault drop of any packet other than
+// the one arriving at that port at that moment is a violation, so a loss can
+// never hide behind fault injection. Arrival times are the sender's announced delivery times (a
 // cut-through receiver takes a packet before its tail is in).
 
 #include <cstdint>
@@ -35,6 +39,7 @@ class LinkChecker : public link::PortObserver {
   uint64_t violations() const { return violations_; }
   const std::vector<std::string>& messages() const { return messages_; }  // the first few
   uint64_t packets_checked() const { return checked_; }
+  uint64_t announced_losses() const { return announced_; }  // fault drops seen
 
   void on_transmit(const link::Port&, const ib::Packet&, uint64_t now_ps, uint64_t arrival_ps) override;
   void on_arrival(const link::Port&, const ib::Packet&, uint64_t now_ps) override;
@@ -74,6 +79,11 @@ class LinkChecker : public link::PortObserver {
   std::vector<const link::Port*> ports_; // by port id
   uint64_t violations_ = 0;
   uint64_t checked_ = 0;
+  uint64_t announced_ = 0;
+  // The data packet that arrived last: a fault drop must be of it.
+  const link::Port* arrived_port_ = nullptr;
+  const ib::Packet* arrived_ = nullptr;
+  uint64_t arrived_ps_ = 0;
   std::vector<std::string> messages_;
 };
 

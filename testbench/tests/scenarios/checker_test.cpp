@@ -116,3 +116,41 @@ TEST_CASE("checker: packets arriving out of order or late are violations") {
   t.checker.on_arrival(t.b, p2, 40);
   REQUIRE_FALSE(t.checker.ok());
 }
+
+TEST_CASE("checker: a fault drop of the packet just arrived is an announced loss - a lost one still is not") {
+  Pair t;
+  const auto f = t.credit(100);
+  t.checker.on_transmit(t.b, f, 0, 10);
+  t.checker.on_arrival(t.a, f, 10);
+  const auto p1 = t.data(1, 100), p2 = t.data(2, 100), p3 = t.data(3, 100);
+  t.checker.on_transmit(t.a, p1, 20, 30);
+  t.checker.on_transmit(t.a, p2, 30, 40);
+  t.checker.on_transmit(t.a, p3, 40, 50);
+  t.checker.on_arrival(t.b, p1, 30);
+  t.checker.on_drop(t.b, p1, link::DropReason::FaultDrop, 30);  // lost to a fault on arrival: accounted
+  t.checker.on_arrival(t.b, p2, 40);
+  t.checker.on_drop(t.b, p2, link::DropReason::CrcError, 40);
+  REQUIRE(t.checker.ok());
+  REQUIRE(t.checker.announced_losses() == 2);
+  t.checker.finish(60);  // packet 3 never arrived: lost on a link, faults or not
+  REQUIRE(t.checker.violations() == 1);
+  REQUIRE(t.checker.messages()[0].find("packet 3") != std::string::npos);
+}
+
+TEST_CASE("checker: a fault drop of a packet that did not just arrive there is a violation") {
+  Pair t;
+  const auto f = t.credit(100);
+  t.checker.on_transmit(t.b, f, 0, 10);
+  t.checker.on_arrival(t.a, f, 10);
+  const auto p1 = t.data(1, 100), p2 = t.data(2, 100);
+  t.checker.on_transmit(t.a, p1, 20, 30);
+  t.checker.on_transmit(t.a, p2, 30, 40);
+  t.checker.on_arrival(t.b, p1, 30);
+  t.checker.on_drop(t.b, p2, link::DropReason::FaultDrop, 30);  // not the packet that arrived
+  REQUIRE(t.checker.violations() == 1);
+  t.checker.on_drop(t.a, p1, link::DropReason::FaultDrop, 30);  // at another port
+  t.checker.on_drop(t.b, p1, link::DropReason::FaultDrop, 31);  // later
+  REQUIRE(t.checker.violations() == 3);
+  REQUIRE(t.checker.messages()[0].find("link fault") != std::string::npos);
+  REQUIRE(t.checker.announced_losses() == 0);
+}
