@@ -102,6 +102,7 @@ struct Qp {
   uint8_t rnr_left = 0;
   uint8_t rd_atomic_outstanding = 0;
   bool rnr_waiting = false;      // resend waits for rnr_until_ps
+  bool retry_pending = false;    // a resend for a gap is under way; later signs of the same gap are ignored
   uint64_t rnr_until_ps = 0;
   uint64_t timer_at_ps = 0;      // transport timer deadline; 0 = stopped
 

@@ -220,11 +220,12 @@ bool Requester::ack_through(Qp& qp, QpServices& s, uint32_t psn) {
     if (psn_diff(last_psn(w), psn) > 0) break;  // not wholly covered
     if (is_read_or_atomic(w.wr.opcode)) {
       // Covered but unanswered: its responses were lost. Resend from the first missing one.
-      if (psn_diff(qp.una, w.first_psn) < 0) qp.una = w.first_psn;
-      const uint32_t from = qp.una;
-      retire(qp, s);
-      progress(qp, s);
-      resend_from(qp, s, from, false);
+      if (psn_diff(qp.una, w.first_psn) < 0) {
+        qp.una = w.first_psn;
+        retire(qp, s);
+        progress(qp, s);
+      }
+      resend_from(qp, s, qp.una, false);
       return false;
     }
     w.done = true;
@@ -299,12 +300,16 @@ void Requester::on_timeout(Qp& qp, QpServices& s) {
 void Requester::on_rnr_wait_over(Qp& qp) { qp.rnr_waiting = false; }
 
 void Requester::resend_from(Qp& qp, QpServices& s, uint32_t psn, bool timeout) {
+  // The responses that follow a lost one all show the same gap: one resend
+  // (and one retry) per gap, until a response makes progress or the timer expires.
+  if (qp.retry_pending && !timeout) return;
   if (qp.retry_left == 0) {
     fail(qp, s, std::max(wqe_holding(qp, psn), 0), WcStatus::RetryExcErr, QpState::Err);
     return;
   }
   --qp.retry_left;
   ++qp.stats.retries;
+  qp.retry_pending = true;
   rewind(qp, psn);
   if (!timeout) qp.timer_at_ps = 0;  // restarted when the resend goes out
 }
@@ -343,6 +348,7 @@ void Requester::retire(Qp& qp, QpServices& s) {
 }
 
 void Requester::progress(Qp& qp, QpServices& s) {
+  qp.retry_pending = false;
   qp.retry_left = qp.attr.retry_cnt;
   qp.rnr_left = qp.attr.rnr_retry;
   const uint64_t ttr = transport_timer_ps(qp.attr.timeout);

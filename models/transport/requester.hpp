@@ -21,7 +21,9 @@
 //   acknowledgement that makes progress, stopped when nothing is outstanding;
 //   on expiry, resend from the oldest unacknowledged PSN. Each resend takes one
 //   of retry_cnt retries; progress reloads the count. None left: the WQE
-//   completes with retry_exc_err.
+//   completes with retry_exc_err. One gap costs one retry: until a response
+//   makes progress, later responses showing the same gap (or the same lost
+//   READ response) start no other resend; only the timer does.
 // - RNR NAK: wait the timer code's delay (seed 001 Table 17-6), then resend
 //   from the NAK's PSN; rnr_retry = 7 retries forever, otherwise each wait
 //   takes one retry and none left ends in rnr_retry_exc_err.
