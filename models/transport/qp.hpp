@@ -125,4 +125,15 @@ struct Qp {
   QpStats stats;
 };
 
+// A receive-queue completion with no data (an error or a flush).
+inline WorkCompletion recv_completion(const Qp& qp, uint64_t wr_id, WcStatus status, uint64_t now_ps) {
+  WorkCompletion wc;
+  wc.wr_id = wr_id;
+  wc.status = status;
+  wc.opcode = WcOpcode::Recv;
+  wc.qp_num = qp.qpn;
+  wc.time_ps = now_ps;
+  return wc;
+}
+
 }  // namespace hcasim::transport

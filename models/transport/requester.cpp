@@ -366,15 +366,8 @@ void Requester::fail(Qp& qp, QpServices& s, int failed, WcStatus status, QpState
   qp.next_wqe = 0;
   qp.next_packet = 0;
   if (to == QpState::Err) {
-    for (std::size_t i = 0; i < qp.rq.size(); ++i) {
-      WorkCompletion wc;
-      wc.wr_id = qp.rq[i].wr.wr_id;
-      wc.status = WcStatus::WrFlushErr;
-      wc.opcode = WcOpcode::Recv;
-      wc.qp_num = qp.qpn;
-      wc.time_ps = now;
-      s.complete(qp, false, wc);
-    }
+    for (std::size_t i = 0; i < qp.rq.size(); ++i)
+      s.complete(qp, false, recv_completion(qp, qp.rq[i].wr.wr_id, WcStatus::WrFlushErr, now));
     qp.rq.clear();
   }
   qp.state = to;

@@ -80,7 +80,6 @@ void store_u64(HostMemory& m, uint64_t va, uint64_t v) {
   m.write(va, b, 8);
 }
 
-uint8_t nak_code(KeyCheck) { return kNakRemoteAccess; }
 }  // namespace
 
 void Responder::on_request(Qp& qp, QpServices& s, const ib::Packet& p) {
@@ -108,12 +107,7 @@ void Responder::nak_and_fail(Qp& qp, QpServices& s, uint32_t psn, uint8_t code, 
   queue_ack(qp, psn, static_cast<uint8_t>(kAethNak | code));
   ++qp.stats.naks_sent[code];
   if (uses_wqe && !qp.rq.empty()) {
-    WorkCompletion wc;
-    wc.wr_id = qp.rq.front().wr.wr_id;
-    wc.status = wqe_status;
-    wc.opcode = WcOpcode::Recv;
-    wc.qp_num = qp.qpn;
-    wc.time_ps = s.now_ps();
+    const WorkCompletion wc = recv_completion(qp, qp.rq.front().wr.wr_id, wqe_status, s.now_ps());
     qp.rq.pop_front();
     s.complete(qp, false, wc);
   } else {
@@ -218,7 +212,7 @@ void Responder::on_rc_request(Qp& qp, QpServices& s, const ib::Packet& p) {
         if (r.dma_len > kMaxDmaLength) return invalid(info.imm);
         if (r.dma_len > 0) {
           const KeyCheck c = s.memory().check_remote(r.r_key, r.va, r.dma_len, kRemoteWrite);
-          if (c != KeyCheck::Ok) return nak_and_fail(qp, s, psn, nak_code(c), info.imm, WcStatus::RemAccessErr);
+          if (c != KeyCheck::Ok) return nak_and_fail(qp, s, psn, kNakRemoteAccess, info.imm, WcStatus::RemAccessErr);
         }
         qp.write_va = r.va;
         qp.write_left = r.dma_len;
@@ -247,7 +241,7 @@ void Responder::on_rc_request(Qp& qp, QpServices& s, const ib::Packet& p) {
       if (slot < 0) return invalid(false);
       if (r.dma_len > 0) {
         const KeyCheck c = s.memory().check_remote(r.r_key, r.va, r.dma_len, kRemoteRead);
-        if (c != KeyCheck::Ok) return nak_and_fail(qp, s, psn, nak_code(c), false, WcStatus::RemAccessErr);
+        if (c != KeyCheck::Ok) return nak_and_fail(qp, s, psn, kNakRemoteAccess, false, WcStatus::RemAccessErr);
       }
       const uint32_t n = packet_count(r.dma_len, mtu);
       ReadResource& res = qp.resources[static_cast<std::size_t>(slot)];
@@ -269,7 +263,7 @@ void Responder::on_rc_request(Qp& qp, QpServices& s, const ib::Packet& p) {
       const int slot = free_resource(qp);
       if (slot < 0) return invalid(false);
       const KeyCheck c = s.memory().check_remote(a.r_key, a.va, 8, kRemoteAtomic);
-      if (c != KeyCheck::Ok) return nak_and_fail(qp, s, psn, nak_code(c), false, WcStatus::RemAccessErr);
+      if (c != KeyCheck::Ok) return nak_and_fail(qp, s, psn, kNakRemoteAccess, false, WcStatus::RemAccessErr);
       const uint64_t original = load_u64(s.memory(), a.va);
       const bool cmp_swap = (p.hdr.bth.opcode & 0x1F) == ib::op::kRcCmpSwap;
       const uint64_t result = cmp_swap ? (original == a.compare ? a.swap_add : original) : original + a.swap_add;
@@ -398,12 +392,7 @@ void Responder::on_ud_request(Qp& qp, QpServices& s, const ib::Packet& p) {
   }
   const RecvWqe& w = qp.rq.front();
   const auto fail_wqe = [&](WcStatus st) {
-    WorkCompletion wc;
-    wc.wr_id = w.wr.wr_id;
-    wc.status = st;
-    wc.opcode = WcOpcode::Recv;
-    wc.qp_num = qp.qpn;
-    wc.time_ps = s.now_ps();
+    const WorkCompletion wc = recv_completion(qp, w.wr.wr_id, st, s.now_ps());
     qp.rq.pop_front();
     s.complete(qp, false, wc);
   };

@@ -16,6 +16,15 @@ constexpr uint64_t kTransportIds = uint64_t{1} << 39;  // apart from the raw gen
 
 bool is_response(uint8_t opcode) { return opcode >= ib::op::kRcReadRespFirst && opcode <= ib::op::kRcAtomicAck; }
 
+// Why a work queue cannot take a WR ("" when it can).
+// queue is "send" or "recv", as in the QpInit field names.
+std::string no_room(const std::string& queue, std::size_t queued, uint32_t max_wr, std::size_t sges, uint32_t max_sge) {
+  if (queued >= max_wr) return queue + " queue full: max_" + queue + "_wr " + std::to_string(max_wr);
+  if (sges > max_sge)
+    return "sg_list has " + std::to_string(sges) + " entries: max_" + queue + "_sge " + std::to_string(max_sge);
+  return "";
+}
+
 bool supported(QpType type, WrOpcode op) {
   switch (type) {
     case QpType::Rc: return true;
@@ -178,11 +187,8 @@ std::string TransportEngine::post_send(uint32_t qpn, const SendWr& wr) {
     return std::string("post_send needs the QP in RTS or SQD, not ") + to_string(qp.state);
   if (!supported(qp.type, wr.opcode))
     return std::string(to_string(wr.opcode)) + " is not supported on a " + to_string(qp.type) + " QP";
-  if (qp.sq.size() >= qp.init.max_send_wr)
-    return "send queue full: max_send_wr " + std::to_string(qp.init.max_send_wr);
-  if (wr.sg_list.size() > qp.init.max_send_sge)
-    return "sg_list has " + std::to_string(wr.sg_list.size()) + " entries: max_send_sge " +
-           std::to_string(qp.init.max_send_sge);
+  const std::string full = no_room("send", qp.sq.size(), qp.init.max_send_wr, wr.sg_list.size(), qp.init.max_send_sge);
+  if (!full.empty()) return full;
   SendWqe w;
   w.wr = wr;
   const bool atomic = wr.opcode == WrOpcode::AtomicCmpSwp || wr.opcode == WrOpcode::AtomicFetchAdd;
@@ -200,20 +206,11 @@ std::string TransportEngine::post_recv(uint32_t qpn, const RecvWr& wr) {
   Qp& qp = it->second->qp;
   if (qp.state == QpState::Reset) return "post_recv needs the QP out of RESET";
   if (qp.state == QpState::Err) {
-    WorkCompletion wc;
-    wc.wr_id = wr.wr_id;
-    wc.status = WcStatus::WrFlushErr;
-    wc.opcode = WcOpcode::Recv;
-    wc.qp_num = qp.qpn;
-    wc.time_ps = now_ps();
-    complete(qp, false, wc);
+    complete(qp, false, recv_completion(qp, wr.wr_id, WcStatus::WrFlushErr, now_ps()));
     return "";
   }
-  if (qp.rq.size() >= qp.init.max_recv_wr)
-    return "receive queue full: max_recv_wr " + std::to_string(qp.init.max_recv_wr);
-  if (wr.sg_list.size() > qp.init.max_recv_sge)
-    return "sg_list has " + std::to_string(wr.sg_list.size()) + " entries: max_recv_sge " +
-           std::to_string(qp.init.max_recv_sge);
+  const std::string full = no_room("recv", qp.rq.size(), qp.init.max_recv_wr, wr.sg_list.size(), qp.init.max_recv_sge);
+  if (!full.empty()) return full;
   RecvWqe w;
   w.wr = wr;
   w.length = sg_length(wr.sg_list);

@@ -35,12 +35,6 @@ link::DropRule rule(uint8_t opcode, uint64_t nth, uint64_t count, bool every = f
   r.every = every;
   return r;
 }
-
-std::vector<WcStatus> statuses(const std::vector<transport::WorkCompletion>& c) {
-  std::vector<WcStatus> s;
-  for (const auto& wc : c) s.push_back(wc.status);
-  return s;
-}
 }  // namespace
 
 TEST_CASE("Transport timer: a lost ACK is recovered by a resend within Ttr and 4 Ttr") {

@@ -30,12 +30,6 @@ std::pair<uint8_t, uint32_t> only_nak(const WireLog& b) {
   REQUIRE(naks.size() == 1);
   return {naks[0].syndrome, naks[0].psn};
 }
-
-std::vector<WcStatus> statuses(const std::vector<transport::WorkCompletion>& c) {
-  std::vector<WcStatus> s;
-  for (const auto& wc : c) s.push_back(wc.status);
-  return s;
-}
 }  // namespace
 
 TEST_CASE("Remote access error NAK: bad R_Key on an RDMA WRITE") {

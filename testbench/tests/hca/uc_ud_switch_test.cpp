@@ -158,3 +158,16 @@ TEST_CASE("Verbs calls that libibverbs refuses come back with a reason") {
   CHECK_THROWS_WITH(workloads::bring_up(end, 9, 9, 0, 0, p), Catch::Contains("exceeds the MTU of port 1"));
   CHECK_THROWS(a.create_qp(transport::QpInit{transport::QpType::Rc, 5, 5}));
 }
+
+TEST_CASE("A full work queue refuses a WR and names the limit") {
+  workloads::ConnectionParams params;
+  params.max_send_wr = 1;
+  params.max_recv_wr = 1;
+  Pair t(params);
+  REQUIRE(t.b().post_recv(t.qb.qpn, recv_wr(0, kDst, 64, t.mb.lkey)).empty());
+  CHECK(t.b().post_recv(t.qb.qpn, recv_wr(1, kDst, 64, t.mb.lkey)) == "recv queue full: max_recv_wr 1");
+  REQUIRE(t.a().post_send(t.qa.qpn, send_wr(0, WrOpcode::Send, kSrc, 64, t.ma.lkey)).empty());
+  CHECK(t.a().post_send(t.qa.qpn, send_wr(1, WrOpcode::Send, kSrc, 64, t.ma.lkey)) == "send queue full: max_send_wr 1");
+  t.rig.run();
+  CHECK(statuses(drain_cq(t.a(), t.qa.cq)) == std::vector<WcStatus>{WcStatus::Success});
+}

@@ -132,4 +132,10 @@ inline std::vector<transport::WorkCompletion> drain_cq(hca::Hca& h, uint32_t cq)
   return out;
 }
 
+inline std::vector<transport::WcStatus> statuses(const std::vector<transport::WorkCompletion>& c) {
+  std::vector<transport::WcStatus> s;
+  for (const auto& wc : c) s.push_back(wc.status);
+  return s;
+}
+
 }  // namespace hcasim::test
