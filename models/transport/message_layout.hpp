@@ -42,6 +42,16 @@ KeyCheck check_sg(const HostMemory& m, const std::vector<Sge>& sg, uint32_t acce
 void gather(const HostMemory& m, const std::vector<Sge>& sg, uint64_t offset, uint8_t* out, uint64_t len);
 void scatter(HostMemory& m, const std::vector<Sge>& sg, uint64_t offset, const uint8_t* data, uint64_t len);
 
+// An 8-byte word in the host's byte order (little-endian), as atomics use it.
+inline void to_le64(uint64_t v, uint8_t out[8]) {
+  for (unsigned i = 0; i < 8; ++i) out[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+inline uint64_t from_le64(const uint8_t in[8]) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < 8; ++i) v |= uint64_t{in[i]} << (8 * i);
+  return v;
+}
+
 // Fills the LRH and BTH of a transport packet (IBA local, no GRH).
 void fill_lrh_bth(ib::Packet& p, uint8_t sl, uint16_t dlid, uint16_t slid, uint8_t opcode, uint32_t dest_qp,
                   uint32_t psn);

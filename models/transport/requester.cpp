@@ -279,8 +279,7 @@ void Requester::on_atomic_ack(Qp& qp, QpServices& s, const ib::Packet& p) {
   }
   SendWqe& w = qp.sq[i];
   uint8_t bytes[8];
-  const uint64_t v = p.hdr.atomic_ack_eth.orig_data;
-  for (unsigned b = 0; b < 8; ++b) bytes[b] = static_cast<uint8_t>(v >> (8 * b));  // host order: little-endian
+  to_le64(p.hdr.atomic_ack_eth.orig_data, bytes);
   scatter(s.memory(), w.wr.sg_list, 0, bytes, 8);
   qp.una = psn_add(psn, 1);
   w.done = true;

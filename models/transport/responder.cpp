@@ -70,13 +70,11 @@ int free_resource(Qp& qp) {
 uint64_t load_u64(const HostMemory& m, uint64_t va) {
   uint8_t b[8];
   m.read(va, b, 8);
-  uint64_t v = 0;
-  for (unsigned i = 0; i < 8; ++i) v |= uint64_t{b[i]} << (8 * i);
-  return v;
+  return from_le64(b);
 }
 void store_u64(HostMemory& m, uint64_t va, uint64_t v) {
   uint8_t b[8];
-  for (unsigned i = 0; i < 8; ++i) b[i] = static_cast<uint8_t>(v >> (8 * i));
+  to_le64(v, b);
   m.write(va, b, 8);
 }
 

@@ -230,10 +230,14 @@ bool TransportEngine::has_work(const Qp& qp) const {
   return qp.state != QpState::Reset && (Responder::has_work(qp) || Requester::has_work(qp, config_));
 }
 
-void TransportEngine::after(Entry& e) {
-  Qp& qp = e.qp;
+void TransportEngine::arm(Entry& e) {
+  const Qp& qp = e.qp;
   if (qp.timer_at_ps != 0) e.timer.notify_at(qp.timer_at_ps);  // an earlier pending wakeup stays; it re-arms
   if (qp.rnr_waiting) e.rnr.notify_at(qp.rnr_until_ps);
+}
+
+void TransportEngine::after(Entry& e) {
+  arm(e);
   wake(e);
 }
 
@@ -270,7 +274,7 @@ void TransportEngine::dispatch() {
       e->in_engine = true;
       ++stats_.packets_built;
       stats_.busy_ps += latency;
-      if (qp.timer_at_ps != 0) e->timer.notify_at(qp.timer_at_ps);
+      arm(*e);
       g.done.notify_in(latency);
     }
     if (ready_.empty()) return;

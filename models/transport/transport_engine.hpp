@@ -103,7 +103,8 @@ class TransportEngine : public QpServices {
   void engine_done(Engine& g);
   void submit(Engine& g);
   void rx_due();
-  void after(Entry& e);          // arm its timers and schedule it
+  void arm(Entry& e);            // its timer and RNR wait, from the deadlines the requester set
+  void after(Entry& e);          // arm, then schedule it
   void timer_fired(Entry& e);
   void rnr_over(Entry& e);
   bool has_work(const Qp& qp) const;

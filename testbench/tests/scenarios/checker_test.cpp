@@ -38,6 +38,12 @@ struct Pair {
     p.fc.fccl = fccl;
     return p;
   }
+  // b tells a its credit limit on VL 0 (sent at 0, arrives at 10).
+  void grant_a(uint16_t fccl) {
+    const ib::Packet f = credit(fccl);
+    checker.on_transmit(b, f, 0, 10);
+    checker.on_arrival(a, f, 10);
+  }
 };
 
 }  // namespace
@@ -95,9 +101,7 @@ TEST_CASE("checker: a receive buffer overflow is a violation") {
 
 TEST_CASE("checker: a packet that never arrives is lost - one still on the wire is not") {
   Pair t;
-  const auto f = t.credit(100);
-  t.checker.on_transmit(t.b, f, 0, 10);
-  t.checker.on_arrival(t.a, f, 10);
+  t.grant_a(100);
   t.checker.on_transmit(t.a, t.data(1, 100), 20, 30);
   t.checker.on_transmit(t.a, t.data(2, 100), 30, 40);
   t.checker.finish(35);  // packet 1 was due at 30, packet 2 is still in flight
@@ -107,9 +111,7 @@ TEST_CASE("checker: a packet that never arrives is lost - one still on the wire 
 
 TEST_CASE("checker: packets arriving out of order or late are violations") {
   Pair t;
-  const auto f = t.credit(100);
-  t.checker.on_transmit(t.b, f, 0, 10);
-  t.checker.on_arrival(t.a, f, 10);
+  t.grant_a(100);
   const auto p1 = t.data(1, 100), p2 = t.data(2, 100);
   t.checker.on_transmit(t.a, p1, 20, 30);
   t.checker.on_transmit(t.a, p2, 30, 40);
@@ -119,9 +121,7 @@ TEST_CASE("checker: packets arriving out of order or late are violations") {
 
 TEST_CASE("checker: a fault drop of the packet just arrived is an announced loss - a lost one still is not") {
   Pair t;
-  const auto f = t.credit(100);
-  t.checker.on_transmit(t.b, f, 0, 10);
-  t.checker.on_arrival(t.a, f, 10);
+  t.grant_a(100);
   const auto p1 = t.data(1, 100), p2 = t.data(2, 100), p3 = t.data(3, 100);
   t.checker.on_transmit(t.a, p1, 20, 30);
   t.checker.on_transmit(t.a, p2, 30, 40);
@@ -139,9 +139,7 @@ TEST_CASE("checker: a fault drop of the packet just arrived is an announced loss
 
 TEST_CASE("checker: a fault drop of a packet that did not just arrive there is a violation") {
   Pair t;
-  const auto f = t.credit(100);
-  t.checker.on_transmit(t.b, f, 0, 10);
-  t.checker.on_arrival(t.a, f, 10);
+  t.grant_a(100);
   const auto p1 = t.data(1, 100), p2 = t.data(2, 100);
   t.checker.on_transmit(t.a, p1, 20, 30);
   t.checker.on_transmit(t.a, p2, 30, 40);
