@@ -155,7 +155,7 @@ int run(const Args& a) {
   SimulationSetup setup = setup_from(s, out, a.quiet);
   if (setup.credit_loops.loop)
     std::cerr << "hcasim: warning: " << setup.credit_loops.describe(s.graph) << "; the fabric can deadlock\n";
-  Simulation sim(setup.fabric, setup.flows, setup.options);
+  Simulation sim(setup.fabric, setup.flows, setup.options, setup.transport);
   const double build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - build_start).count();
   sim.run();
   RunMetadata meta{s.name, s.run.seed, fnv1a_hex(resolved.dump())};
@@ -167,12 +167,18 @@ int run(const Args& a) {
                       {"credit_loop", setup.credit_loops.loop},
                       {"credit_loop_report", setup.credit_loops_checked ? setup.credit_loops.describe(s.graph) : ""}};
   write_file(fs::path(out) / "stats.json", stats.dump(2) + "\n");
-  std::cout << human_summary(stats) << "  results in " << out << "\n";
+  if (!a.quiet) std::cout << human_summary(stats);
+  std::cout << "  results in " << out << "\n";
+  bool ok = true;
   if (!sim.checker().ok()) {
     for (const std::string& m : sim.checker().messages()) std::cerr << "check failed: " << m << "\n";
-    return kExitCheckFailed;
+    ok = false;
   }
-  return kExitOk;
+  for (const std::string& m : sim.workload_failures()) {
+    std::cerr << "check failed: " << m << "\n";
+    ok = false;
+  }
+  return ok ? kExitOk : kExitCheckFailed;
 }
 
 int validate(const Args& a) {
@@ -182,7 +188,8 @@ int validate(const Args& a) {
   unsigned switches = 0;
   for (const fabric::TopoNode& n : s.graph.nodes) switches += n.kind == fabric::NodeKind::Switch;
   std::cout << a.scenario << ": ok (" << s.workload.flows.size() << " flows, " << s.workload.patterns.size()
-            << " patterns, " << s.graph.nodes.size() - switches << " HCAs, " << switches << " switches, "
+            << " patterns, " << s.workload.perftest.size() << " perftest tests, " << s.workload.verbs.size()
+            << " verbs connections, " << s.graph.nodes.size() - switches << " HCAs, " << switches << " switches, "
             << fabric::port_names(s).size() << " ports, LIDs 1-" << routed.lids.top << ")\n";
   std::size_t faulty = 0;
   for (const fabric::LinkSpec& l : routed.spec.links) faulty += l.config.faults.enabled();

@@ -86,6 +86,14 @@ SimulationSetup setup_from(const fabric::Scenario& s, const std::string& out_dir
                                                  "workload.patterns." + std::to_string(i));
     r.flows.insert(r.flows.end(), flows.begin(), flows.end());
   }
+  for (unsigned i = 0; i < s.workload.perftest.size(); ++i) {
+    const fabric::PerftestConfig& t = s.workload.perftest[i];
+    r.transport.perftest.push_back({t, ports.by_name.at(t.client), ports.by_name.at(t.server), i});
+  }
+  for (unsigned i = 0; i < s.workload.verbs.size(); ++i) {
+    const fabric::VerbsConnectionConfig& c = s.workload.verbs[i];
+    r.transport.verbs.push_back({c, ports.by_name.at(c.a), ports.by_name.at(c.b), i});
+  }
   r.options.duration_ps = s.run.duration_ps;
   r.options.quiet = quiet;
   r.options.out_dir = out_dir;

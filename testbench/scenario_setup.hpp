@@ -15,6 +15,7 @@ namespace hcasim {
 struct SimulationSetup {
   fabric::FabricSpec fabric;
   std::vector<workloads::FlowSpec> flows;
+  TransportWorkloads transport;           // perftest tests and verbs scripts
   RunOptions options;
   fabric::CreditLoopReport credit_loops;  // filled when the scenario asks for the check
   bool credit_loops_checked = false;

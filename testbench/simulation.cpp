@@ -1,11 +1,14 @@
 #include "testbench/simulation.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <stdexcept>
 
 #include "models/trace/port_stats_json.hpp"
+#include "testbench/transport_stats.hpp"
 
 namespace hcasim {
 
@@ -18,9 +21,15 @@ struct PatternTotals {
   trace::Histogram latency;
 };
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+uint64_t process_peak_rss_bytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<uint64_t>(u.ru_maxrss) * 1024;  // Linux reports KiB
+}
 }  // namespace
 
-Simulation::Simulation(const fabric::FabricSpec& fabric, std::vector<workloads::FlowSpec> flows, RunOptions options)
+Simulation::Simulation(const fabric::FabricSpec& fabric, std::vector<workloads::FlowSpec> flows, RunOptions options,
+                       const TransportWorkloads& transport)
     : flows_(std::move(flows)),
       results_(flows_.size()),
       options_(std::move(options)),
@@ -56,6 +65,20 @@ Simulation::Simulation(const fabric::FabricSpec& fabric, std::vector<workloads::
     std::replace(safe.begin(), safe.end(), '.', '_');
     generators_.push_back(std::make_unique<workloads::RawGenerator>(safe.c_str(), fabric_->hca(where.first),
                                                                     where.second, flows_, list, results_, pool_));
+  }
+  const auto hca_of = [this](const workloads::Endpoint& e) -> hca::Hca& {
+    if (e.node >= fabric_->hca_count() || e.port >= fabric_->hca(e.node).port_count())
+      throw std::invalid_argument("transport workload: no such HCA port");
+    return fabric_->hca(e.node);
+  };
+  for (const workloads::PerftestSpec& t : transport.perftest) {
+    const std::string name = "perftest" + std::to_string(t.index);
+    perftests_.push_back(
+        std::make_unique<workloads::Perftest>(name.c_str(), t, hca_of(t.client), hca_of(t.server)));
+  }
+  for (const workloads::VerbsScriptSpec& v : transport.verbs) {
+    const std::string name = "verbs" + std::to_string(v.index);
+    scripts_.push_back(std::make_unique<workloads::VerbsScript>(name.c_str(), v, hca_of(v.a), hca_of(v.b)));
   }
   for (link::Port* p : fabric_->ports()) checker_.watch(*p);
   if (options_.pcap) {
@@ -134,10 +157,21 @@ void Simulation::run() {
     }
   }
   end_ps_ = sc_core::sc_time_stamp().value();
+  const bool cut = options_.duration_ps != 0 && end_ps_ >= options_.duration_ps;
+  for (auto& t : perftests_) t->finish(cut);
+  for (auto& v : scripts_) v->finish();
   for (link::Port* p : fabric_->ports()) p->finish();
   checker_.finish(end_ps_);
   wall_s_ = seconds_since(started_);
+  peak_rss_ = process_peak_rss_bytes();
   if (reported) report_progress(true);
+}
+
+std::vector<std::string> Simulation::workload_failures() const {
+  std::vector<std::string> out;
+  for (const auto& t : perftests_) out.insert(out.end(), t->result().failures.begin(), t->result().failures.end());
+  for (const auto& v : scripts_) out.insert(out.end(), v->failures().begin(), v->failures().end());
+  return out;
 }
 
 uint64_t Simulation::packet_hops() const {
@@ -203,11 +237,30 @@ nlohmann::json Simulation::results_json() const {
                         {"forwarded", w.stats().forwarded},
                         {"to_management", w.stats().to_management}});
   }
+  nlohmann::json perftest = nlohmann::json::array();
+  nlohmann::json verbs = nlohmann::json::array();
+  QpOwners owners;
+  for (const auto& t : perftests_) {
+    perftest.push_back(perftest_json(*t, *fabric_));
+    for (const auto& [client, server] : t->result().qpns) {
+      owners[{t->spec().client.node, client}] = t->spec().config.name;
+      owners[{t->spec().server.node, server}] = t->spec().config.name;
+    }
+  }
+  for (const auto& v : scripts_) {
+    verbs.push_back(verbs_script_json(*v));
+    owners[{v->spec().a.node, v->qpn(fabric::Side::A)}] = v->spec().config.name;
+    owners[{v->spec().b.node, v->qpn(fabric::Side::B)}] = v->spec().config.name;
+  }
   nlohmann::json violations = checker_.messages();
   return {{"ports", ports},
           {"switches", switches},
           {"flows", flows},
           {"patterns", pattern_list},
+          {"perftest", perftest},
+          {"verbs", verbs},
+          {"qps", qps_json(*fabric_, end_ps_, owners)},
+          {"engines", engines_json(*fabric_, end_ps_)},
           {"checker",
            {{"ok", checker_.ok()},
             {"violations", checker_.violations()},

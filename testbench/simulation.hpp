@@ -1,11 +1,13 @@
 #pragma once
-// One run of the model: a fabric, the raw-traffic workload, the link checker
-// and the optional pcap / VCD outputs, elaborated together and run to the end.
+// One run of the model: a fabric, the raw-traffic workload, the transport
+// workloads (perftest tests, verbs scripts), the link checker and the optional
+// pcap / VCD outputs, elaborated together and run to the end.
 // The command line and the scenario tests both drive it.
 //
 // Rules: without a duration the run goes until nothing is left to do (every
-// flow sent its count and the fabric drained); with one, it stops at that
-// simulated time. Progress goes to stderr about once a second of wall time
+// flow sent its count, every transport workload is done and the fabric
+// drained); with one, it stops at that simulated time. A transport workload's
+// failures (a completion status or data not as expected) fail the run. Progress goes to stderr about once a second of wall time
 // unless quiet.
 
 #include <nlohmann/json.hpp>
@@ -20,7 +22,9 @@
 #include "models/trace/waves.hpp"
 #include "testbench/checkers/link_checker.hpp"
 #include "testbench/workloads/flow_recorder.hpp"
+#include "testbench/workloads/perftest.hpp"
 #include "testbench/workloads/raw_generator.hpp"
+#include "testbench/workloads/verbs_script.hpp"
 
 namespace hcasim {
 
@@ -33,11 +37,17 @@ struct RunOptions {
   bool vcd = false;
 };
 
+struct TransportWorkloads {
+  std::vector<workloads::PerftestSpec> perftest;
+  std::vector<workloads::VerbsScriptSpec> verbs;
+};
+
 class Simulation {
  public:
   // Flows name HCAs and ports by index; their LIDs are filled in here. Throws
   // std::invalid_argument for a flow naming a port the fabric lacks.
-  Simulation(const fabric::FabricSpec& fabric, std::vector<workloads::FlowSpec> flows, RunOptions options);
+  Simulation(const fabric::FabricSpec& fabric, std::vector<workloads::FlowSpec> flows, RunOptions options,
+             const TransportWorkloads& transport = {});
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
 
@@ -48,13 +58,20 @@ class Simulation {
   const std::vector<workloads::FlowSpec>& flows() const { return flows_; }
   const std::vector<workloads::FlowResult>& flow_results() const { return results_; }
   const checkers::LinkChecker& checker() const { return checker_; }
+  const std::vector<std::unique_ptr<workloads::Perftest>>& perftests() const { return perftests_; }
+  const std::vector<std::unique_ptr<workloads::VerbsScript>>& verbs_scripts() const { return scripts_; }
+  // What the transport workloads found wrong (empty = every expectation held).
+  std::vector<std::string> workload_failures() const;
   uint64_t sim_time_ps() const { return end_ps_; }
   double wall_seconds() const { return wall_s_; }
+  // Peak resident memory of the process up to the end of the run (the model's
+  // state, before any results are formatted).
+  uint64_t peak_rss_bytes() const { return peak_rss_; }
   uint64_t packets_delivered() const { return recorder_.delivered(); }
   // Packet transmissions on all links (data and flow control): one per packet-hop.
   uint64_t packet_hops() const;
 
-  // The ports, flows and checker sections of stats.json.
+  // The ports, flows, transport workloads, QPs, engines and checker sections of stats.json.
   nlohmann::json results_json() const;
 
  private:
@@ -69,11 +86,14 @@ class Simulation {
   std::unique_ptr<fabric::Fabric> fabric_;
   workloads::FlowRecorder recorder_;
   std::vector<std::unique_ptr<workloads::RawGenerator>> generators_;
+  std::vector<std::unique_ptr<workloads::Perftest>> perftests_;
+  std::vector<std::unique_ptr<workloads::VerbsScript>> scripts_;
   checkers::LinkChecker checker_;
   std::unique_ptr<trace::PacketCapture> capture_;
   std::unique_ptr<trace::WaveTrace> waves_;
   uint64_t end_ps_ = 0;
   double wall_s_ = 0;
+  uint64_t peak_rss_ = 0;
   std::chrono::steady_clock::time_point started_;
 };
 

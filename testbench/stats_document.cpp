@@ -1,8 +1,7 @@
 #include "testbench/stats_document.hpp"
 
 #include "models/link/timeline.hpp"
-
-#include <sys/resource.h>
+#include "testbench/transport_stats.hpp"
 
 #include <cstdio>
 #include <sstream>
@@ -22,14 +21,6 @@ std::string fnv1a_hex(const std::string& s) {
   return buf;
 }
 
-namespace {
-uint64_t peak_rss_bytes() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<uint64_t>(u.ru_maxrss) * 1024;  // Linux reports KiB
-}
-}  // namespace
-
 nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta) {
   nlohmann::json doc = sim.results_json();
   const uint64_t hops = sim.packet_hops();
@@ -42,12 +33,13 @@ nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta) {
                 {"delta_cycles", sc_core::sc_delta_count()},
                 {"wakeups", link::Timeline::current().dispatched()},
                 {"packet_hops", hops},
-                {"packets_delivered", sim.packets_delivered()}};
+                {"packets_delivered", sim.packets_delivered()},
+                {"workload_failures", sim.workload_failures()}};
   const double wall = sim.wall_seconds();
   doc["wall"] = {{"seconds", wall},
                  {"packet_hops_per_s", wall > 0 ? static_cast<double>(hops) / wall : 0.0},
                  {"ns_per_packet_hop", hops ? wall * 1e9 / static_cast<double>(hops) : 0.0},
-                 {"peak_rss_bytes", peak_rss_bytes()}};
+                 {"peak_rss_bytes", sim.peak_rss_bytes()}};
   return doc;
 }
 
@@ -110,6 +102,7 @@ std::string human_summary(const nlohmann::json& s) {
                   l["p999_ns"].get<double>(), l["max_ns"].get<double>());
     o << line;
   }
+  o << transport_summary(s);
   const auto& c = s["checker"];
   o << "  checker: " << (c["ok"].get<bool>() ? "ok" : "FAILED") << ", " << c["violations"].get<uint64_t>()
     << " violations in " << c["packets_checked"].get<uint64_t>() << " packets";

@@ -63,7 +63,8 @@ Fabric::Fabric(const FabricSpec& spec, ib::PacketPool& pool) : spec_(spec) {
     const NodeSpec& n = spec_.nodes[i];
     if (n.kind == NodeKind::Hca) {
       where_.emplace_back(false, static_cast<unsigned>(hcas_.size()));
-      hcas_.push_back(std::make_unique<hca::Hca>(n.name.c_str(), n.ports, lids_of(n, n.ports.size()), pool));
+      hcas_.push_back(std::make_unique<hca::Hca>(n.name.c_str(), n.ports, lids_of(n, n.ports.size()), pool,
+                                                 n.transport));
     } else {
       where_.emplace_back(true, static_cast<unsigned>(switches_.size()));
       switches_.push_back(

@@ -34,6 +34,7 @@ struct NodeSpec {
   std::vector<link::PortConfig> ports;  // ports[i] is port number i + 1
   NodeKind kind = NodeKind::Hca;
   sw::SwitchConfig switch_config;       // switches only
+  transport::TransportConfig transport; // HCAs only: the transport engines
   std::vector<uint16_t> lids;           // HCA: base LID per port; switch: {its LID}; empty = consecutive
   std::vector<uint8_t> lft;             // switches: output port by DLID
 };

@@ -13,6 +13,7 @@
 #include "models/fabric/switch_config_io.hpp"
 #include "models/fabric/topology_generators.hpp"
 #include "models/fabric/topology_json.hpp"
+#include "models/fabric/transport_config_io.hpp"
 #include "models/fabric/units.hpp"
 
 namespace hcasim::fabric {
@@ -256,6 +257,8 @@ template <class Io>
 void describe(Io& io, WorkloadConfig& c) {
   io.list("flows", c.flows, "raw-packet flows between named ports");
   io.list("patterns", c.patterns, "raw-packet traffic patterns over many hosts");
+  io.list("perftest", c.perftest, "perftest-like tests (ib_write_bw ...) over the verbs API");
+  io.list("verbs", c.verbs, "verbs scripts: connections, their operations and the completions they must end in");
 }
 
 template <class Io>
@@ -284,6 +287,7 @@ void describe(Io& io, Scenario& c) {
   io.object("link", c.link, "defaults of every link");
   describe_overrides(io, "link_overrides", c.link_overrides, c.link, "link keys (the port names either end)",
                      "per-link parameters (speed, width, propagation, ...) on top of the defaults");
+  io.object("transport", c.transport, "transport engines of every HCA");
   io.object("workload", c.workload, "traffic");
   io.object("run", c.run, "run settings");
   io.object("outputs", c.outputs, "outputs");
@@ -421,6 +425,7 @@ FabricSpec unrouted_spec(const Scenario& s) {
     node.name = t.name;
     node.kind = t.kind;
     node.switch_config = s.switches.core;
+    node.transport = s.transport;
     for (unsigned p = 1; p <= t.ports; ++p) node.ports.push_back(port_config(s, port_name(s.graph, {n, p})));
     spec.nodes.push_back(std::move(node));
   }
@@ -533,6 +538,7 @@ Scenario load_scenario(const nlohmann::json& root, const std::string& base_dir) 
       throw ConfigError(at + ".targets", "applies only to kind incast or hotspot; accepted: [] for this kind");
     check_flow_ends(at, p.count);
   }
+  check_verbs_workloads(s);
   for (std::size_t i = 0; i < s.outputs.pcap_ports.size(); ++i)
     require_ports(s.graph, dir, s.outputs.pcap_ports[i], "outputs.pcap_ports." + std::to_string(i), false);
   const std::string why = check_fabric(unrouted_spec(s));

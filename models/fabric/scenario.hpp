@@ -14,6 +14,7 @@
 // - Link faults: a faults.seed of 0 becomes run.seed in the FabricSpec; each
 //   port then mixes in its own name, so every link direction has its own stream.
 // - A topology key that does not apply to the chosen pattern is an error.
+// - "transport" configures the transport engines of every HCA.
 
 #include <nlohmann/json.hpp>
 
@@ -24,6 +25,7 @@
 #include "models/fabric/fabric.hpp"
 #include "models/fabric/link_config_io.hpp"
 #include "models/fabric/routing.hpp"
+#include "models/fabric/verbs_workload_config.hpp"
 #include "models/fabric/topology.hpp"
 #include "models/switch/switch_config.hpp"
 
@@ -111,6 +113,8 @@ struct TrafficPatternConfig {
 struct WorkloadConfig {
   std::vector<FlowConfig> flows;
   std::vector<TrafficPatternConfig> patterns;
+  std::vector<PerftestConfig> perftest;        // perftest-like tests over the verbs API
+  std::vector<VerbsConnectionConfig> verbs;    // verbs scripts: connections with operations and expectations
 };
 
 struct RunConfig {
@@ -133,6 +137,7 @@ struct Scenario {
   SwitchSettings switches;
   link::LinkConfig link;                // defaults for every link
   std::vector<LinkOverride> link_overrides;
+  transport::TransportConfig transport; // every HCA's transport engines
   WorkloadConfig workload;
   RunConfig run;
   OutputConfig outputs;

@@ -4,12 +4,11 @@
 
 namespace hcasim::workloads {
 
-namespace {
-QpEnd make_qp(hca::Hca& h, unsigned port, const ConnectionParams& p) {
+QpEnd create_qp_on(hca::Hca& h, unsigned port, uint32_t cq, const ConnectionParams& p) {
   QpEnd e;
   e.hca = &h;
   e.port = port;
-  e.cq = h.create_cq(p.cq_depth);
+  e.cq = cq;
   transport::QpInit init;
   init.type = p.type;
   init.send_cq = init.recv_cq = e.cq;
@@ -17,6 +16,11 @@ QpEnd make_qp(hca::Hca& h, unsigned port, const ConnectionParams& p) {
   init.max_recv_wr = p.max_recv_wr;
   e.qpn = h.create_qp(init).qpn;
   return e;
+}
+
+namespace {
+QpEnd make_qp(hca::Hca& h, unsigned port, const ConnectionParams& p) {
+  return create_qp_on(h, port, h.create_cq(p.cq_depth), p);
 }
 
 void modify(const QpEnd& e, const transport::QpAttr& attr, uint32_t mask) {

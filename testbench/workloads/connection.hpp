@@ -13,6 +13,8 @@
 
 namespace hcasim::workloads {
 
+constexpr uint32_t kGrhBytes = 40;  // a UD receive buffer starts with room for the GRH (IBA 11.4.1.1)
+
 struct ConnectionParams {
   transport::QpType type = transport::QpType::Rc;
   uint32_t mtu = 4096;                // path MTU, bytes
@@ -39,6 +41,10 @@ struct QpEnd {
   uint32_t qpn = 0;
   uint32_t cq = 0;                    // send and receive completions
 };
+
+// A QP of params.type on `port` whose send and receive completions go to CQ
+// `cq` (several QPs may share one CQ, as perftest's do); the QP stays in RESET.
+QpEnd create_qp_on(hca::Hca& h, unsigned port, uint32_t cq, const ConnectionParams& params);
 
 // Throws std::runtime_error with modify_qp's reason if a transition is refused.
 std::pair<QpEnd, QpEnd> connect(hca::Hca& a, unsigned port_a, hca::Hca& b, unsigned port_b,

@@ -34,13 +34,18 @@ struct ScenarioRun {
   std::unique_ptr<Simulation> sim;
 };
 
-inline ScenarioRun run_config(const std::string& relative, const std::vector<std::string>& sets = {}) {
+// Runs a loaded scenario: raw flows and transport workloads.
+inline ScenarioRun run_scenario(fabric::Scenario s) {
   ScenarioRun r;
-  r.scenario = load_config(relative, sets);
+  r.scenario = std::move(s);
   r.setup = setup_from(r.scenario, "", true);
-  r.sim = std::make_unique<Simulation>(r.setup.fabric, r.setup.flows, r.setup.options);
+  r.sim = std::make_unique<Simulation>(r.setup.fabric, r.setup.flows, r.setup.options, r.setup.transport);
   r.sim->run();
   return r;
+}
+
+inline ScenarioRun run_config(const std::string& relative, const std::vector<std::string>& sets = {}) {
+  return run_scenario(load_config(relative, sets));
 }
 
 }  // namespace hcasim::test

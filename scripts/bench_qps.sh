@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# QP-scaling benchmark (issue 4): ib_write_bw of 64-byte messages with 1, 64,
+# 1,024 and 16,384 active QP pairs (configs/bench/qp_scaling.json, qps and
+# iterations set per run so every run moves about the same number of messages),
+# then the same QPs created and connected but idle. Prints message rate,
+# packet-hops/s, wall time per message, peak memory, and the memory of one QP
+# context: (peak RSS idle with N pairs - idle with 1 pair) / (2 (N - 1)).
+#   scripts/bench_qps.sh [N ...]      HCASIM_BIN=path/to/hcasim to skip the Release build
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+bin="${HCASIM_BIN:-}"
+if [ -z "$bin" ]; then
+  "$root/scripts/setup.sh"
+  "$root/scripts/build.sh" "$root/build-release" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  bin="$root/build-release/hcasim"
+fi
+cfg="$root/configs/bench/qp_scaling.json"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+counts=("$@")
+[ ${#counts[@]} -eq 0 ] && counts=(1 64 1024 16384)
+total=262144  # messages per run
+for n in 1 "${counts[@]}"; do
+  "$bin" run "$cfg" --quiet --set workload.perftest.0.qps="$n" --set workload.perftest.0.idle=true \
+    --out "$work/idle-$n" >/dev/null
+done
+for n in "${counts[@]}"; do
+  iters=$(( total / n > 16 ? total / n : 16 ))
+  "$bin" run "$cfg" --quiet --set workload.perftest.0.qps="$n" --set workload.perftest.0.iterations="$iters" \
+    --out "$work/run-$n" >/dev/null
+done
+python3 - "$work" "${counts[@]}" <<'PY'
+import json, sys
+work, counts = sys.argv[1], [int(n) for n in sys.argv[2:]]
+load = lambda p: json.load(open(f"{work}/{p}/stats.json"))
+base = load("idle-1")["wall"]["peak_rss_bytes"]
+print(f"{'QPs':>6} {'messages':>9} {'wall s':>7} {'Mmsg/s wall':>11} {'ns/msg':>8} {'hops/s':>12} "
+      f"{'sim Mpps':>9} {'peak MiB':>9} {'idle MiB':>9} {'B/QP idle':>9}")
+for n in counts:
+    s, idle = load(f"run-{n}"), load(f"idle-{n}")
+    size = s["perftest"][0]["sizes"][0]
+    msgs, wall = size["messages"], s["wall"]["seconds"]
+    per_qp = (idle["wall"]["peak_rss_bytes"] - base) / (2 * (n - 1)) if n > 1 else float("nan")
+    print(f"{n:>6} {msgs:>9} {wall:>7.2f} {msgs / wall / 1e6:>11.3f} {wall * 1e9 / msgs:>8.0f} "
+          f"{s['wall']['packet_hops_per_s']:>12,.0f} {size['msg_rate_Mpps']:>9.2f} "
+          f"{s['wall']['peak_rss_bytes'] / 2**20:>9.1f} {idle['wall']['peak_rss_bytes'] / 2**20:>9.1f} {per_qp:>9.0f}")
+PY

@@ -1,0 +1,42 @@
+#pragma once
+// stats.json sections of the transport workloads: perftest results per test
+// and size, verbs-script outcomes per operation, per-QP counters (QpStats) and
+// the transport engines' counters per HCA; and the human summary of them.
+//
+// Rules:
+// - Bandwidth: payload bytes of the completed messages over the size's time
+//   (first post to last completion at the client), in MB/s as perftest
+//   counts them (1 MB = 2^20 bytes) and in Gb/s (10^9 bits); message rate in
+//   Mpps (10^6 messages per second).
+// - Latency: t_min, t_max, t_typical (median), t_avg, p99, p99.9 in
+//   nanoseconds; send_lat and write_lat report half the round trip, read_lat
+//   and atomic_lat the full round trip (perftest's conventions).
+// - QPs and engines are listed for HCAs that have QPs, in HCA and QP-number
+//   order, so raw-traffic runs carry empty lists.
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/fabric/fabric.hpp"
+#include "testbench/workloads/perftest.hpp"
+#include "testbench/workloads/verbs_script.hpp"
+
+namespace hcasim {
+
+// (HCA index, QP number) -> the test or connection that owns the QP.
+using QpOwners = std::map<std::pair<unsigned, uint32_t>, std::string>;
+
+nlohmann::json perftest_json(const workloads::Perftest& t, const fabric::Fabric& f);
+nlohmann::json verbs_script_json(const workloads::VerbsScript& v);
+nlohmann::json qps_json(const fabric::Fabric& f, uint64_t sim_ps, const QpOwners& owners);
+nlohmann::json engines_json(const fabric::Fabric& f, uint64_t sim_ps);
+// perftest-style tables and one line per verbs connection, from a stats document.
+std::string transport_summary(const nlohmann::json& stats);
+
+}  // namespace hcasim

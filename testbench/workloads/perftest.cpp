@@ -1,0 +1,425 @@
+#include "testbench/workloads/perftest.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "models/fabric/units.hpp"
+#include "testbench/workloads/data_pattern.hpp"
+
+namespace hcasim::workloads {
+
+namespace {
+using fabric::PerftestKind;
+using transport::WcOpcode;
+using transport::WcStatus;
+using transport::WrOpcode;
+
+constexpr uint64_t kAreaBytes = uint64_t{1} << 39;  // each side: source slots, then destination slots
+
+uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
+
+// The swap value of cmp_swap number k: distinct, never 0 (the word's first value).
+uint64_t swap_value(uint64_t k) { return (k + 1) * 0x9E3779B97F4A7C15ull; }
+}  // namespace
+
+Perftest::Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec, hca::Hca& client,
+                   hca::Hca& server)
+    : sc_module(name), spec_(spec), cfg_(spec_.config) {
+  const bool bw = fabric::is_bandwidth(cfg_.test);
+  sizes_ = cfg_.sizes;
+  if (sizes_.empty()) sizes_ = {bw ? 65536u : cfg_.test == PerftestKind::AtomicLat ? 8u : 2u};
+  iterations_ = cfg_.iterations != 0 ? cfg_.iterations : bw ? 5000 : 1000;  // perftest's defaults
+  result_.halved = cfg_.test == PerftestKind::SendLat || cfg_.test == PerftestKind::WriteLat;
+
+  params_.type = cfg_.qp_type;
+  params_.mtu = cfg_.mtu;
+  params_.sl = static_cast<uint8_t>(cfg_.sl);
+  params_.max_send_wr = bw ? cfg_.tx_depth : 4;
+  params_.max_recv_wr = cfg_.rx_depth;
+  const uint64_t cq_depth = uint64_t{cfg_.qps} * (cfg_.tx_depth + cfg_.rx_depth) + 16;
+  const uint32_t all = transport::kLocalWrite | transport::kRemoteWrite | transport::kRemoteRead |
+                       transport::kRemoteAtomic;
+  const uint64_t base = uint64_t{spec_.index + 1} << 40;  // each test its own addresses
+  for (auto [side, hca, end] :
+       {std::tuple{&client_, &client, spec_.client}, std::tuple{&server_, &server, spec_.server}}) {
+    side->hca = hca;
+    side->port = end.port;
+    side->cq = hca->create_cq(static_cast<uint32_t>(std::min<uint64_t>(cq_depth, UINT32_MAX)));
+    side->mr = hca->reg_mr(base, 2 * kAreaBytes, all);
+    side->src = base;
+    side->dst = base + kAreaBytes;
+    hca->on_cq_event(side->cq, [this] { poll_.notify_now(); });
+  }
+  qps_.resize(cfg_.qps);
+  for (unsigned q = 0; q < cfg_.qps; ++q) {
+    const QpEnd a = create_qp_on(client, client_.port, client_.cq, params_);
+    const QpEnd b = create_qp_on(server, server_.port, server_.cq, params_);
+    bring_up(a, server.lid(server_.port), b.qpn, params_.psn_a, params_.psn_b, params_);
+    bring_up(b, client.lid(client_.port), a.qpn, params_.psn_b, params_.psn_a, params_);
+    qps_[q].client_qpn = a.qpn;
+    qps_[q].server_qpn = b.qpn;
+    client_index_[a.qpn] = q;
+    server_index_[b.qpn] = q;
+    result_.qpns.emplace_back(a.qpn, b.qpn);
+  }
+  if (cfg_.test == PerftestKind::WriteBw && cfg_.qp_type == transport::QpType::Uc) watch_uc_writes();
+  if (cfg_.test == PerftestKind::WriteLat) {
+    for (Side* s : {&client_, &server_})
+      s->hca->regions().add_write_watch([this, s](uint64_t addr, uint64_t length) {
+        const uint64_t last = s->dst + size_ - 1;  // the byte the host polls
+        if (running_ && addr <= last && last < addr + length) {
+          s->landed = true;
+          poll_.notify_now();
+        }
+      });
+  }
+}
+
+void Perftest::watch_uc_writes() {
+  // A UC write completes when sent: its data is checked when its last byte lands.
+  server_.hca->regions().add_write_watch([this](uint64_t addr, uint64_t length) {
+    if (!running_ || addr < server_.dst || addr >= server_.dst + kAreaBytes) return;
+    const uint64_t end = addr + length - server_.dst;
+    const uint64_t slot = (end - 1) / slot_bytes_;
+    if (slot < uint64_t{cfg_.qps} * slots_ && end - slot * slot_bytes_ == size_) {
+      landings_.push_back(slot);
+      poll_.notify_now();
+    }
+  });
+}
+
+void Perftest::start_of_simulation() {
+  if (!cfg_.idle) start_.notify_at(cfg_.start_ps);
+}
+
+uint64_t Perftest::slot_addr(uint64_t area, unsigned q, uint64_t k, uint32_t slots) const {
+  return area + (uint64_t{q} * slots + k % slots) * slot_bytes_;
+}
+
+std::string Perftest::where(unsigned q, uint64_t wr) const {
+  return "QP " + std::to_string(qps_[q].client_qpn) + " (pair " + std::to_string(q) + "), WR " + std::to_string(wr);
+}
+
+void Perftest::fail(const std::string& message) {
+  constexpr std::size_t kKept = 20;
+  if (result_.failures.size() < kKept)
+    result_.failures.push_back(cfg_.name + ": size " + fabric::format_bytes(size_) + ": " + message);
+  failed_ = true;
+  running_ = false;
+}
+
+void Perftest::finish(bool cut_by_duration) {
+  if (failed_ || cfg_.idle || cut_by_duration || size_at_ >= sizes_.size()) return;
+  const uint64_t done = result_.sizes.empty() ? 0 : result_.sizes.back().messages;
+  fail("stopped after " + std::to_string(done) + " of " + std::to_string(iterations_ * cfg_.qps) +
+       " messages: the run ran out of work");
+}
+
+void Perftest::begin_size() {
+  if (failed_) return;
+  const bool bw = fabric::is_bandwidth(cfg_.test);
+  const bool ud = cfg_.qp_type == transport::QpType::Ud;
+  size_ = sizes_[size_at_];
+  slot_bytes_ = (size_ + (ud ? kGrhBytes : 0) + 63) / 64 * 64;
+  const uint64_t fit = std::max<uint64_t>(1, kSlotBudget / (slot_bytes_ * cfg_.qps));
+  slots_ = bw ? static_cast<uint32_t>(std::min<uint64_t>(fit, cfg_.tx_depth)) : 1;
+  rx_slots_ = cfg_.test == PerftestKind::SendBw ? static_cast<uint32_t>(std::min<uint64_t>(fit, cfg_.rx_depth)) : 1;
+
+  // Sources: a pattern of address and test; destinations stay zeroed.
+  const auto seed = static_cast<uint8_t>(spec_.index * 31 + size_at_ * 7 + 1);
+  const bool client_sends = cfg_.test != PerftestKind::ReadBw && cfg_.test != PerftestKind::ReadLat;
+  const bool server_sends = !client_sends || cfg_.test == PerftestKind::SendLat || cfg_.test == PerftestKind::WriteLat;
+  for (auto [side, on] : {std::pair{&client_, client_sends}, std::pair{&server_, server_sends}}) {
+    if (!on || cfg_.test == PerftestKind::AtomicLat) continue;
+    for (unsigned q = 0; q < cfg_.qps; ++q)
+      for (uint32_t k = 0; k < slots_; ++k)
+        fill_pattern(side->hca->memory(), slot_addr(side->src, q, k, slots_), size_, seed, a_);
+  }
+  if (cfg_.test == PerftestKind::AtomicLat) server_.hca->memory().write_u64(server_.dst, 0);
+  atomic_value_ = 0;
+
+  PerftestSizeResult r;
+  r.bytes = size_;
+  r.iterations = iterations_;
+  r.outstanding = slots_;
+  r.start_ps = now_ps();
+  result_.sizes.push_back(std::move(r));
+  running_ = true;
+  pending_ = iterations_ * cfg_.qps;
+  const bool uc_write = cfg_.test == PerftestKind::WriteBw && cfg_.qp_type == transport::QpType::Uc;
+  recv_pending_ = cfg_.test == PerftestKind::SendBw || uc_write ? pending_ : 0;
+  landings_.clear();
+  for (QpRun& q : qps_) q.posted = q.completed = q.recv_posted = q.received = 0;
+  if (bw) {
+    for (unsigned q = 0; q < cfg_.qps && running_; ++q) {
+      QpRun& run = qps_[q];
+      if (cfg_.test == PerftestKind::SendBw)
+        while (run.recv_posted < std::min<uint64_t>(rx_slots_, iterations_) && running_) {
+          post_recv(server_, run.server_qpn, slot_addr(server_.dst, q, run.recv_posted, rx_slots_), run.recv_posted);
+          ++run.recv_posted;
+        }
+      post_bw(q);
+    }
+    return;
+  }
+  round_ = 0;
+  if (cfg_.test == PerftestKind::SendLat) {
+    post_recv(client_, qps_[0].client_qpn, client_.dst, 0);
+    post_recv(server_, qps_[0].server_qpn, server_.dst, 0);
+  }
+  ping();
+}
+
+void Perftest::end_size() {
+  PerftestSizeResult& r = result_.sizes.back();
+  if (!fabric::is_bandwidth(cfg_.test)) r.end_ps = now_ps();
+  r.done = true;
+  running_ = false;
+  if (cfg_.test == PerftestKind::AtomicLat) {
+    const uint64_t word = server_.hca->memory().read_u64(server_.dst);
+    if (word != atomic_value_) {
+      char text[96];
+      std::snprintf(text, sizeof text, "the server's word ends as 0x%llx, expected 0x%llx",
+                    static_cast<unsigned long long>(word), static_cast<unsigned long long>(atomic_value_));
+      return fail(text);
+    }
+  }
+  if (++size_at_ < sizes_.size()) begin_size();
+}
+
+transport::SendWr Perftest::wr(uint64_t id, WrOpcode op, uint64_t local, uint32_t len, const Side& s) const {
+  transport::SendWr w;
+  w.wr_id = id;
+  w.opcode = op;
+  w.sg_list.push_back({local, len, s.mr.lkey});
+  return w;
+}
+
+void Perftest::post(Side& s, uint32_t qpn, transport::SendWr& w) {
+  if (cfg_.qp_type == transport::QpType::Ud) {
+    const Side& peer = &s == &client_ ? server_ : client_;
+    const auto& index = &s == &client_ ? client_index_ : server_index_;
+    const QpRun& run = qps_[index.at(qpn)];
+    w.ah.dlid = peer.hca->lid(peer.port);
+    w.ah.sl = params_.sl;
+    w.remote_qpn = &s == &client_ ? run.server_qpn : run.client_qpn;
+    w.remote_qkey = params_.qkey;
+  }
+  const std::string why = s.hca->post_send(qpn, w);
+  if (!why.empty()) fail("post_send on QP " + std::to_string(qpn) + ": " + why);
+}
+
+void Perftest::post_recv(Side& s, uint32_t qpn, uint64_t addr, uint64_t id) {
+  transport::RecvWr r;
+  r.wr_id = id;
+  r.sg_list.push_back({addr, static_cast<uint32_t>(slot_bytes_), s.mr.lkey});
+  const std::string why = s.hca->post_recv(qpn, r);
+  if (!why.empty()) fail("post_recv on QP " + std::to_string(qpn) + ": " + why);
+}
+
+void Perftest::post_bw(unsigned q) {
+  QpRun& run = qps_[q];
+  const auto len = static_cast<uint32_t>(size_);
+  while (running_ && run.posted < iterations_ && run.posted - run.completed < slots_) {
+    const uint64_t k = run.posted;
+    transport::SendWr w;
+    switch (cfg_.test) {
+      case PerftestKind::WriteBw:
+        w = wr(k, WrOpcode::RdmaWrite, slot_addr(client_.src, q, k, slots_), len, client_);
+        w.remote_addr = slot_addr(server_.dst, q, k, slots_);
+        break;
+      case PerftestKind::ReadBw:
+        w = wr(k, WrOpcode::RdmaRead, slot_addr(client_.dst, q, k, slots_), len, client_);
+        w.remote_addr = slot_addr(server_.src, q, k, slots_);
+        break;
+      default: w = wr(k, WrOpcode::Send, slot_addr(client_.src, q, k, slots_), len, client_); break;
+    }
+    w.rkey = server_.mr.rkey;
+    ++run.posted;
+    post(client_, run.client_qpn, w);
+  }
+}
+
+void Perftest::ping() {
+  posted_ps_ = now_ps();
+  const auto len = static_cast<uint32_t>(size_);
+  const uint32_t qpn = qps_[0].client_qpn;
+  transport::SendWr w;
+  switch (cfg_.test) {
+    case PerftestKind::SendLat: w = wr(round_, WrOpcode::Send, client_.src, len, client_); break;
+    case PerftestKind::WriteLat:
+      w = wr(round_, WrOpcode::RdmaWrite, client_.src, len, client_);
+      w.remote_addr = server_.dst;
+      break;
+    case PerftestKind::ReadLat:
+      w = wr(round_, WrOpcode::RdmaRead, client_.dst, len, client_);
+      w.remote_addr = server_.src;
+      break;
+    default: {
+      const bool add = cfg_.atomic == fabric::AtomicKind::FetchAdd;
+      w = wr(round_, add ? WrOpcode::AtomicFetchAdd : WrOpcode::AtomicCmpSwp, client_.dst, 8, client_);
+      w.remote_addr = server_.dst;
+      w.compare_add = add ? round_ + 1 : atomic_value_;
+      w.swap = swap_value(round_);
+      break;
+    }
+  }
+  w.rkey = server_.mr.rkey;
+  post(client_, qpn, w);
+}
+
+void Perftest::pong() {
+  const auto len = static_cast<uint32_t>(size_);
+  transport::SendWr w = wr(round_, cfg_.test == PerftestKind::SendLat ? WrOpcode::Send : WrOpcode::RdmaWrite,
+                           server_.src, len, server_);
+  w.remote_addr = client_.dst;
+  w.rkey = client_.mr.rkey;
+  post(server_, qps_[0].server_qpn, w);
+}
+
+bool Perftest::check(const std::string& what, Side& dst_side, uint64_t dst, const Side& src_side, uint64_t src,
+                     uint64_t len) {
+  a_.resize(len);
+  b_.resize(len);
+  dst_side.hca->memory().read(dst, a_.data(), len);
+  src_side.hca->memory().read(src, b_.data(), len);
+  const auto diff = std::mismatch(a_.begin(), a_.end(), b_.begin());
+  if (diff.first != a_.end()) {
+    const auto i = static_cast<uint64_t>(diff.first - a_.begin());
+    char text[160];
+    std::snprintf(text, sizeof text, ": data mismatch at byte %llu of %llu: 0x%02x landed, 0x%02x was sent",
+                  static_cast<unsigned long long>(i), static_cast<unsigned long long>(len), *diff.first, *diff.second);
+    fail(what + text);
+    return false;
+  }
+  std::fill(a_.begin(), a_.end(), 0);
+  dst_side.hca->memory().write(dst, a_.data(), len);  // the next operation on this slot must land anew
+  return true;
+}
+
+void Perftest::poll() {
+  wcs_.clear();
+  client_.hca->poll_cq(client_.cq, SIZE_MAX, wcs_);
+  for (const transport::WorkCompletion& wc : wcs_) on_client(wc);
+  wcs_.clear();
+  server_.hca->poll_cq(server_.cq, SIZE_MAX, wcs_);
+  for (const transport::WorkCompletion& wc : wcs_) on_server(wc);
+  for (std::size_t i = 0; i < landings_.size() && running_; ++i) {  // UC write_bw
+    const uint64_t slot = landings_[i];
+    const auto q = static_cast<unsigned>(slot / slots_);
+    const uint64_t at = slot * slot_bytes_;
+    const std::string what = "write landing in slot " + std::to_string(slot % slots_) + " of QP " +
+                             std::to_string(qps_[q].server_qpn);
+    if (!check(what, server_, server_.dst + at, client_, client_.src + at, size_))
+      return;
+    if (--recv_pending_ == 0 && pending_ == 0) end_size();
+  }
+  landings_.clear();
+  if (cfg_.test != PerftestKind::WriteLat) return;
+  const uint64_t len = size_;
+  if (server_.landed && running_) {
+    server_.landed = false;
+    if (check("write " + std::to_string(round_) + " at the server", server_, server_.dst, client_, client_.src, len))
+      pong();
+  }
+  if (client_.landed && running_) {
+    client_.landed = false;
+    if (!check("write " + std::to_string(round_) + " at the client", client_, client_.dst, server_, server_.src, len))
+      return;
+    result_.sizes.back().round_trip_ps.add(now_ps() - posted_ps_);
+    ++result_.sizes.back().messages;
+    if (++round_ < iterations_) ping();
+    else end_size();
+  }
+}
+
+void Perftest::on_client(const transport::WorkCompletion& wc) {
+  if (!running_) return;
+  const unsigned q = client_index_.at(wc.qp_num);
+  if (wc.status != WcStatus::Success)
+    return fail(where(q, wc.wr_id) + ": " + transport::to_string(wc.opcode) + " completed with " +
+                transport::to_string(wc.status));
+  const uint64_t off = cfg_.qp_type == transport::QpType::Ud ? kGrhBytes : 0;
+  PerftestSizeResult& r = result_.sizes.back();
+  if (fabric::is_bandwidth(cfg_.test)) {
+    QpRun& run = qps_[q];
+    const uint64_t k = wc.wr_id;
+    if (k != run.completed)
+      return fail(where(q, k) + ": completed out of order, expected WR " + std::to_string(run.completed));
+    const uint64_t src = slot_addr(cfg_.test == PerftestKind::ReadBw ? server_.src : client_.src, q, k, slots_);
+    const uint64_t dst = slot_addr(cfg_.test == PerftestKind::ReadBw ? client_.dst : server_.dst, q, k, slots_);
+    if (cfg_.test == PerftestKind::WriteBw && cfg_.qp_type == transport::QpType::Rc &&
+        !check(where(q, k), server_, dst, client_, src, size_))
+      return;
+    if (cfg_.test == PerftestKind::ReadBw && !check(where(q, k), client_, dst, server_, src, size_)) return;
+    ++run.completed;
+    ++r.messages;
+    r.end_ps = now_ps();
+    --pending_;
+    post_bw(q);
+    if (pending_ == 0 && recv_pending_ == 0) end_size();
+    return;
+  }
+  switch (cfg_.test) {
+    case PerftestKind::SendLat:
+      if (wc.opcode != WcOpcode::Recv) return;  // the send's own completion
+      if (!check("send " + std::to_string(round_) + " at the client", client_, client_.dst + off, server_, server_.src,
+                 size_))
+        return;
+      if (round_ + 1 < iterations_) post_recv(client_, qps_[0].client_qpn, client_.dst, round_ + 1);
+      break;
+    case PerftestKind::WriteLat: return;  // the write is seen landing, not completing
+    case PerftestKind::ReadLat:
+      if (!check("read " + std::to_string(round_), client_, client_.dst, server_, server_.src, size_)) return;
+      break;
+    default: {
+      const uint64_t got = client_.hca->memory().read_u64(client_.dst);
+      if (got != atomic_value_) {
+        char text[128];
+        std::snprintf(text, sizeof text, "atomic %llu returned 0x%llx, expected 0x%llx",
+                      static_cast<unsigned long long>(round_), static_cast<unsigned long long>(got),
+                      static_cast<unsigned long long>(atomic_value_));
+        return fail(text);
+      }
+      atomic_value_ = cfg_.atomic == fabric::AtomicKind::FetchAdd ? atomic_value_ + round_ + 1 : swap_value(round_);
+      client_.hca->memory().write_u64(client_.dst, 0);
+      break;
+    }
+  }
+  r.round_trip_ps.add(now_ps() - posted_ps_);
+  ++r.messages;
+  if (++round_ < iterations_) ping();
+  else end_size();
+}
+
+void Perftest::on_server(const transport::WorkCompletion& wc) {
+  if (!running_) return;
+  const unsigned q = server_index_.at(wc.qp_num);
+  if (wc.status != WcStatus::Success)
+    return fail("server QP " + std::to_string(wc.qp_num) + ", WR " + std::to_string(wc.wr_id) + ": " +
+                transport::to_string(wc.opcode) + " completed with " + transport::to_string(wc.status));
+  if (wc.opcode != WcOpcode::Recv) return;
+  const uint64_t off = cfg_.qp_type == transport::QpType::Ud ? kGrhBytes : 0;
+  if (cfg_.test == PerftestKind::SendLat) {
+    if (!check("send " + std::to_string(round_) + " at the server", server_, server_.dst + off, client_, client_.src,
+               size_))
+      return;
+    if (round_ + 1 < iterations_) post_recv(server_, qps_[0].server_qpn, server_.dst, round_ + 1);
+    pong();
+    return;
+  }
+  QpRun& run = qps_[q];  // send_bw
+  const uint64_t j = run.received;
+  if (!check("receive " + std::to_string(j) + " on server QP " + std::to_string(run.server_qpn), server_,
+             slot_addr(server_.dst, q, j, rx_slots_) + off, client_, slot_addr(client_.src, q, j, slots_), size_))
+    return;
+  ++run.received;
+  --recv_pending_;
+  if (run.recv_posted < iterations_) {
+    post_recv(server_, run.server_qpn, slot_addr(server_.dst, q, run.recv_posted, rx_slots_), run.recv_posted);
+    ++run.recv_posted;
+  }
+  if (pending_ == 0 && recv_pending_ == 0) end_size();
+}
+
+}  // namespace hcasim::workloads

@@ -1,0 +1,156 @@
+#pragma once
+// perftest-like tests over the verbs API of two HCAs: ib_write_bw, ib_send_bw,
+// ib_read_bw, ib_write_lat, ib_send_lat, ib_read_lat, ib_atomic_lat.
+//
+// Rules:
+// - Set-up as perftest: one CQ per side shared by the test's QPs, `qps` QP
+//   pairs connected RESET -> INIT -> RTR -> RTS (connection.hpp), one memory
+//   region per side. Sizes run one after another: a size starts when the
+//   previous one is done (the first at `start`).
+// - The host polls its CQ: a completion is acted on at the simulated time it is
+//   made (a deferred alarm at the same time, never inside the engine's call).
+// - Bandwidth tests: each QP keeps `outstanding` WRs posted until it has
+//   posted `iterations`; every WR is signaled. A size's time runs from its
+//   first post to its last completion at the client (perftest's tposted[0] ..
+//   tcompleted[last]). send_bw: the server posts up to rx_depth receives per QP
+//   ahead and re-posts each one it consumes. read_bw: the engine keeps at most
+//   max_rd_atomic (16) READs outstanding per QP; later ones wait in the send
+//   queue, as ib_read_bw's -o limit does.
+// - Latency tests, one QP, ping-pong: send_lat: the client sends; the server's
+//   receive completion makes it send back; the client's receive completion ends
+//   the round trip. write_lat: perftest's "poll the last byte of the buffer" is
+//   modelled as the host seeing the write when the responder writes the
+//   buffer's last byte to memory (hca::MemoryRegions write watch): the time a
+//   responder's write completion would be made. Both report round trip / 2, as
+//   perftest. read_lat, atomic_lat: post to completion of each operation, the
+//   full round trip, as perftest.
+// - Data check: source slots hold a pattern of address and test, destination
+//   slots start zeroed. WR k of a QP uses slot k mod slots at both ends; once
+//   its data has landed (write, read: the client's completion; send: the
+//   server's receive completion; write_lat: when seen) the destination bytes
+//   must equal the source bytes, and are zeroed, so the next WR on that slot
+//   must land its bytes anew (a UC write completes when sent: it is checked
+//   when its last byte lands). fetch_add must return the sum of the earlier
+//   addends, cmp_swap the previous swap value; the final word is checked.
+// - Slots per QP are tx_depth (send_bw receives: rx_depth), but one side's
+//   slots of all QPs hold at most kSlotBudget bytes: with large messages or
+//   many QPs the WRs kept outstanding per QP drop to fit (at least one).
+// - A completion that is not success, a data mismatch, or (without a run
+//   duration) a size that never finishes fails the test with a message naming
+//   test, size, QP and WR; a failed test posts nothing more.
+// - idle: the QPs are created and connected; nothing is posted.
+
+#include <systemc>
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "models/fabric/verbs_workload_config.hpp"
+#include "models/hca/hca.hpp"
+#include "models/link/timeline.hpp"
+#include "models/trace/histogram.hpp"
+#include "testbench/workloads/connection.hpp"
+#include "testbench/workloads/flow.hpp"
+
+namespace hcasim::workloads {
+
+constexpr uint64_t kSlotBudget = uint64_t{64} << 20;  // buffer bytes per side and test
+
+struct PerftestSpec {
+  fabric::PerftestConfig config;  // names resolved (check_verbs_workloads)
+  Endpoint client, server;
+  unsigned index = 0;             // the test's index: its buffers' addresses
+};
+
+struct PerftestSizeResult {
+  uint64_t bytes = 0;
+  uint64_t iterations = 0;        // per QP
+  uint32_t outstanding = 0;       // WRs kept posted per QP
+  uint64_t messages = 0;          // completed at the client, all QPs
+  uint64_t start_ps = 0;
+  uint64_t end_ps = 0;
+  bool done = false;
+  trace::Histogram round_trip_ps; // latency tests: one sample per iteration
+};
+
+struct PerftestResult {
+  std::vector<PerftestSizeResult> sizes;
+  std::vector<std::string> failures;
+  std::vector<std::pair<uint32_t, uint32_t>> qpns;  // (client, server) per QP pair
+  bool halved = false;            // latency reported as round trip / 2
+};
+
+class Perftest : public sc_core::sc_module {
+ public:
+  Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec, hca::Hca& client, hca::Hca& server);
+  Perftest() = delete;
+  Perftest(const Perftest&) = delete;
+  Perftest& operator=(const Perftest&) = delete;
+
+  const PerftestSpec& spec() const { return spec_; }
+  const PerftestResult& result() const { return result_; }
+  // After the run: a size left unfinished fails the test unless the run was cut by its duration.
+  void finish(bool cut_by_duration);
+
+ private:
+  struct Side {
+    hca::Hca* hca = nullptr;
+    unsigned port = 0;
+    uint32_t cq = 0;
+    hca::MemoryRegion mr;
+    uint64_t src = 0, dst = 0;    // slot areas
+    bool landed = false;          // write_lat: the last byte of dst slot 0 was written
+  };
+  struct QpRun {
+    uint32_t client_qpn = 0, server_qpn = 0;
+    uint64_t posted = 0, completed = 0;      // client WRs
+    uint64_t recv_posted = 0, received = 0;  // server receives (send_bw)
+  };
+
+  void start_of_simulation() override;
+  void watch_uc_writes();
+  void begin_size();
+  void end_size();
+  void poll();
+  void on_client(const transport::WorkCompletion& wc);
+  void on_server(const transport::WorkCompletion& wc);
+  void post_bw(unsigned q);
+  void post_recv(Side& s, uint32_t qpn, uint64_t addr, uint64_t id);
+  void ping();                    // latency tests: the client's next operation
+  void pong();                    // send_lat, write_lat: the server answers
+  void post(Side& s, uint32_t qpn, transport::SendWr& w);
+  bool check(const std::string& what, Side& dst_side, uint64_t dst, const Side& src_side, uint64_t src, uint64_t len);
+  void fail(const std::string& message);
+  uint64_t slot_addr(uint64_t area, unsigned q, uint64_t k, uint32_t slots) const;
+  std::string where(unsigned q, uint64_t wr) const;
+  transport::SendWr wr(uint64_t id, transport::WrOpcode op, uint64_t local, uint32_t len, const Side& s) const;
+
+  PerftestSpec spec_;
+  const fabric::PerftestConfig& cfg_;
+  Side client_, server_;
+  ConnectionParams params_;
+  std::vector<QpRun> qps_;
+  std::unordered_map<uint32_t, unsigned> client_index_, server_index_;  // QP number -> pair
+  std::vector<uint64_t> sizes_;
+  uint64_t iterations_ = 0;
+  std::size_t size_at_ = 0;
+  uint64_t size_ = 0, slot_bytes_ = 0;
+  uint32_t slots_ = 1, rx_slots_ = 1;
+  uint64_t pending_ = 0;          // client completions still due in this size, all QPs
+  uint64_t recv_pending_ = 0;     // send_bw: receives still due
+  uint64_t round_ = 0;            // latency tests: the iteration
+  uint64_t posted_ps_ = 0;        // latency tests: when it started
+  uint64_t atomic_value_ = 0;     // atomic_lat: what the server's word holds
+  bool running_ = false, failed_ = false;
+  PerftestResult result_;
+  std::vector<transport::WorkCompletion> wcs_;
+  std::vector<uint8_t> a_, b_;    // scratch for checks
+  std::vector<uint64_t> landings_;  // UC write_bw: slots whose last byte landed, to check
+  link::Alarm start_ = link::Alarm::method<&Perftest::begin_size>(this);
+  link::Alarm poll_ = link::Alarm::method<&Perftest::poll>(this);
+};
+
+}  // namespace hcasim::workloads
