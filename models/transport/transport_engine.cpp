@@ -232,8 +232,12 @@ bool TransportEngine::has_work(const Qp& qp) const {
 
 void TransportEngine::arm(Entry& e) {
   const Qp& qp = e.qp;
-  if (qp.timer_at_ps != 0) e.timer.notify_at(qp.timer_at_ps);  // an earlier pending wakeup stays; it re-arms
+  // An earlier pending wakeup stays and re-arms when it fires; a stopped timer
+  // or an ended wait takes its wakeup out, so a quiet fabric ends the run.
+  if (qp.timer_at_ps != 0) e.timer.notify_at(qp.timer_at_ps);
+  else e.timer.cancel();
   if (qp.rnr_waiting) e.rnr.notify_at(qp.rnr_until_ps);
+  else e.rnr.cancel();
 }
 
 void TransportEngine::after(Entry& e) {

@@ -7,6 +7,8 @@
 #include <cmath>
 
 #include "models/ib/packet.hpp"
+#include "models/transport/transport_timers.hpp"
+#include "testbench/workloads/connection.hpp"
 #include "testbench/tests/scenarios/scenario_fixture.hpp"
 
 using namespace hcasim;
@@ -66,6 +68,12 @@ TEST_CASE("write_bw with 64 KiB messages over HDR 4x back to back is within 1% o
                    << no_fc / 1e9 << " Gb/s");
   CHECK(measured <= no_fc);
   CHECK(std::abs(measured - goodput) / goodput < 0.01);
+  // Once every message is acknowledged the transport timer is stopped: the run
+  // ends with the last ACK and credits, not at a stale timer's deadline.
+  const uint64_t ttr = transport::transport_timer_ps(workloads::ConnectionParams{}.timeout);
+  INFO("run ends " << (run.sim->sim_time_ps() - r.end_ps) / 1e3 << " ns after the last completion; Ttr "
+                   << ttr / 1e3 << " ns");
+  CHECK(run.sim->sim_time_ps() - r.end_ps < ttr / 100);
 }
 
 namespace {
