@@ -115,7 +115,7 @@ struct Qp {
   uint64_t write_left = 0;       //   and bytes still expected (from the RETH)
   uint8_t in_message = 0;        // 0 none; 1 SEND or 2 WRITE between a first and its last
   bool nak_sent = false;         // a PSN sequence NAK is out; silent until epsn comes
-  std::vector<ReadResource> resources;  // max_dest_rd_atomic slots, reused oldest first
+  std::vector<ReadResource> resources;  // up to max_dest_rd_atomic slots, made when first used, reused oldest first
   uint32_t next_resource = 0;
   ib::RingFifo<Response, 2> responses;
 

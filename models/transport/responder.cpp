@@ -55,10 +55,13 @@ bool receiving_state(QpState s) {
 }
 
 // A free resource slot for a new READ or atomic, or -1 when all are busy.
+// The max_dest_rd_atomic slots are taken round robin and made when first
+// taken, so a QP that never serves a READ or atomic keeps none.
 int free_resource(Qp& qp) {
-  const auto n = static_cast<uint32_t>(qp.resources.size());
+  const uint32_t n = qp.attr.max_dest_rd_atomic;
   for (uint32_t k = 0; k < n; ++k) {
     const uint32_t i = (qp.next_resource + k) % n;
+    if (i >= qp.resources.size()) qp.resources.resize(i + 1);
     if (!qp.resources[i].pending) {
       qp.next_resource = (i + 1) % n;
       return static_cast<int>(i);

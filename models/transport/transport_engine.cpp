@@ -82,41 +82,45 @@ Qp& TransportEngine::create_qp(const QpInit& init) {
   qp.qpn = next_qpn_++;
   qp.type = init.type;
   qp.init = init;
+  if (qps_.size() <= qp.qpn) qps_.resize(qp.qpn + 1);
   qps_[qp.qpn] = std::move(e);
   return qp;
 }
 
 bool TransportEngine::destroy_qp(uint32_t qpn) {
-  auto it = qps_.find(qpn);
-  if (it == qps_.end() || it->second->in_engine) return false;
-  Entry* e = it->second.get();
+  Entry* e = entry(qpn);
+  if (e == nullptr || e->in_engine) return false;
   for (std::size_t i = 0; i < ready_.size(); ++i)
     if (ready_[i] == e) ready_[i] = nullptr;  // skipped by dispatch
-  qps_.erase(it);
+  qps_[qpn].reset();
   return true;
 }
 
+TransportEngine::Entry* TransportEngine::entry(uint32_t qpn) const {
+  return qpn < qps_.size() ? qps_[qpn].get() : nullptr;
+}
+
 Qp* TransportEngine::find(uint32_t qpn) {
-  auto it = qps_.find(qpn);
-  return it == qps_.end() ? nullptr : &it->second->qp;
+  Entry* e = entry(qpn);
+  return e == nullptr ? nullptr : &e->qp;
 }
 
 const Qp* TransportEngine::find(uint32_t qpn) const {
-  auto it = qps_.find(qpn);
-  return it == qps_.end() ? nullptr : &it->second->qp;
+  const Entry* e = entry(qpn);
+  return e == nullptr ? nullptr : &e->qp;
 }
 
 std::vector<const Qp*> TransportEngine::qps() const {
   std::vector<const Qp*> out;
-  for (const auto& [n, e] : qps_) out.push_back(&e->qp);
-  std::sort(out.begin(), out.end(), [](const Qp* a, const Qp* b) { return a->qpn < b->qpn; });
+  for (const auto& e : qps_)
+    if (e != nullptr) out.push_back(&e->qp);
   return out;
 }
 
 std::string TransportEngine::modify_qp(uint32_t qpn, const QpAttr& attr, uint32_t mask) {
-  auto it = qps_.find(qpn);
-  if (it == qps_.end()) return "no QP " + std::to_string(qpn);
-  Entry& e = *it->second;
+  Entry* found = entry(qpn);
+  if (found == nullptr) return "no QP " + std::to_string(qpn);
+  Entry& e = *found;
   Qp& qp = e.qp;
   const std::string why = check_modify(qp.type, qp.state, attr, mask);
   if (!why.empty()) return why;
@@ -162,7 +166,8 @@ std::string TransportEngine::modify_qp(uint32_t qpn, const QpAttr& attr, uint32_
   if (to == QpState::Err && qp.state != QpState::Err) Requester::fail(qp, *this, -1, WcStatus::WrFlushErr, QpState::Err);
   if (to == QpState::Rtr && qp.state == QpState::Init) {
     qp.epsn = a.rq_psn;
-    qp.resources.assign(a.max_dest_rd_atomic, ReadResource{});
+    qp.resources.clear();
+    qp.next_resource = 0;
   }
   if (to == QpState::Rts && qp.state == QpState::Rtr) {
     qp.npsn = qp.una = qp.send_psn = qp.fresh_psn = a.sq_psn;
@@ -175,9 +180,9 @@ std::string TransportEngine::modify_qp(uint32_t qpn, const QpAttr& attr, uint32_
 }
 
 std::string TransportEngine::post_send(uint32_t qpn, const SendWr& wr) {
-  auto it = qps_.find(qpn);
-  if (it == qps_.end()) return "no QP " + std::to_string(qpn);
-  Entry& e = *it->second;
+  Entry* found = entry(qpn);
+  if (found == nullptr) return "no QP " + std::to_string(qpn);
+  Entry& e = *found;
   Qp& qp = e.qp;
   if (qp.state == QpState::Err || qp.state == QpState::Sqe) {
     Requester::flush_now(qp, *this, wr);  // seed 001: later WQEs complete flushed in error
@@ -201,9 +206,9 @@ std::string TransportEngine::post_send(uint32_t qpn, const SendWr& wr) {
 }
 
 std::string TransportEngine::post_recv(uint32_t qpn, const RecvWr& wr) {
-  auto it = qps_.find(qpn);
-  if (it == qps_.end()) return "no QP " + std::to_string(qpn);
-  Qp& qp = it->second->qp;
+  Entry* found = entry(qpn);
+  if (found == nullptr) return "no QP " + std::to_string(qpn);
+  Qp& qp = found->qp;
   if (qp.state == QpState::Reset) return "post_recv needs the QP out of RESET";
   if (qp.state == QpState::Err) {
     complete(qp, false, recv_completion(qp, wr.wr_id, WcStatus::WrFlushErr, now_ps()));
@@ -322,11 +327,11 @@ void TransportEngine::rx_due() {
   while (!arrivals_.empty() && arrivals_.front().due_ps <= now) {
     ib::Packet* p = arrivals_.front().packet;
     arrivals_.pop_front();
-    auto it = qps_.find(p->hdr.bth.dest_qp);
-    if (it == qps_.end()) {
+    Entry* found = entry(p->hdr.bth.dest_qp);
+    if (found == nullptr) {
       ++stats_.unknown_qp_drops;
     } else {
-      Entry& e = *it->second;
+      Entry& e = *found;
       if (is_response(p->hdr.bth.opcode)) Requester::on_response(e.qp, *this, *p);
       else Responder::on_request(e.qp, *this, *p);
       after(e);

@@ -28,7 +28,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "models/ib/packet.hpp"
@@ -79,7 +78,7 @@ class TransportEngine : public QpServices {
   // A packet the HCA took from port `port_index`; the engine owns it.
   void deliver(ib::Packet* p, unsigned port_index);
   // Whether a QP with this number exists (the HCA routes other packets elsewhere).
-  bool owns(uint32_t qpn) const { return !qps_.empty() && qps_.count(qpn) != 0; }
+  bool owns(uint32_t qpn) const { return qpn < qps_.size() && qps_[qpn] != nullptr; }
   // The port's "transmit queue may have room" handler is the engine's.
   void port_has_room(unsigned port_index);
 
@@ -98,6 +97,7 @@ class TransportEngine : public QpServices {
  private:
   struct Entry;
   struct Engine;
+  Entry* entry(uint32_t qpn) const;  // null when there is no such QP
   void wake(Entry& e);
   void dispatch();
   void engine_done(Engine& g);
@@ -113,7 +113,7 @@ class TransportEngine : public QpServices {
   std::vector<PortBinding> ports_;
   HostMemory& memory_;
   ib::PacketPool& pool_;
-  std::unordered_map<uint32_t, std::unique_ptr<Entry>> qps_;
+  std::vector<std::unique_ptr<Entry>> qps_;  // indexed by QP number; null where none (QP0, QP1, destroyed)
   uint32_t next_qpn_ = 2;
   ib::RingFifo<Entry*, 8> ready_;
   std::vector<std::unique_ptr<Engine>> engines_;
