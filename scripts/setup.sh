@@ -3,7 +3,7 @@
 # names them and stops (otherwise). Safe to run again: installs nothing twice.
 set -euo pipefail
 
-packages=(build-essential cmake pkg-config libsystemc-dev catch2 nlohmann-json3-dev tshark python3)
+packages=(build-essential cmake pkg-config libsystemc-dev catch2 nlohmann-json3-dev tshark python3 verilator)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -158,7 +158,7 @@ int run(const Args& a) {
   Simulation sim(setup.fabric, setup.flows, setup.options, setup.transport);
   const double build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - build_start).count();
   sim.run();
-  RunMetadata meta{s.name, s.run.seed, fnv1a_hex(resolved.dump())};
+  RunMetadata meta{s.name, s.run.seed, config_hash(resolved)};
   nlohmann::json stats = stats_document(sim, meta);
   stats["wall"]["build_seconds"] = build_seconds;  // routing, credit-loop check and elaboration
   stats["routing"] = {{"algorithm", resolved["routing"]["algorithm"]},
@@ -175,6 +175,10 @@ int run(const Args& a) {
     ok = false;
   }
   for (const std::string& m : sim.workload_failures()) {
+    std::cerr << "check failed: " << m << "\n";
+    ok = false;
+  }
+  for (const std::string& m : sim.rtl_failures()) {
     std::cerr << "check failed: " << m << "\n";
     ok = false;
   }

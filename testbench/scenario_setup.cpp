@@ -100,6 +100,7 @@ SimulationSetup setup_from(const fabric::Scenario& s, const std::string& out_dir
   r.options.pcap = s.outputs.pcap;
   r.options.pcap_ports = s.outputs.pcap_ports;
   r.options.vcd = s.outputs.vcd;
+  r.options.rtl_vcd = s.outputs.rtl_vcd;
   return r;
 }
 

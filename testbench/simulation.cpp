@@ -90,6 +90,9 @@ Simulation::Simulation(const fabric::FabricSpec& fabric, std::vector<workloads::
     capture_ = std::make_unique<trace::PacketCapture>(options_.out_dir + "/packets.pcap", chosen);
   }
   if (options_.vcd) waves_ = std::make_unique<trace::WaveTrace>(options_.out_dir + "/waves", fabric_->ports());
+  if (rtl::wants_rtl(fabric_->ports()))
+    cosim_ = std::make_unique<rtl::Cosim>(fabric_->ports(), options_.rtl_blocks,
+                                          options_.rtl_vcd ? options_.out_dir + "/rtl.vcd" : "");
 }
 
 uint64_t Simulation::expected_packets() const {
@@ -133,7 +136,8 @@ void Simulation::run() {
   double last_report = 0;
   bool reported = false;
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
-  while (sc_core::sc_pending_activity()) {
+  // An RTL divergence stops the kernel (sc_stop); the run ends there.
+  while (sc_core::sc_pending_activity() && sc_core::sc_get_status() != sc_core::SC_STOPPED) {
     const uint64_t now = sc_core::sc_time_stamp().value();
     // At least up to the next pending event: with SC_EXIT_ON_STARVATION a
     // window holding no event would not advance time.
@@ -172,6 +176,11 @@ std::vector<std::string> Simulation::workload_failures() const {
   for (const auto& t : perftests_) out.insert(out.end(), t->result().failures.begin(), t->result().failures.end());
   for (const auto& v : scripts_) out.insert(out.end(), v->failures().begin(), v->failures().end());
   return out;
+}
+
+const std::vector<std::string>& Simulation::rtl_failures() const {
+  static const std::vector<std::string> none;
+  return cosim_ ? cosim_->verdict().messages() : none;
 }
 
 uint64_t Simulation::packet_hops() const {
@@ -252,7 +261,10 @@ nlohmann::json Simulation::results_json() const {
     owners[{v->spec().a.node, v->qpn(fabric::Side::A)}] = v->spec().config.name;
     owners[{v->spec().b.node, v->qpn(fabric::Side::B)}] = v->spec().config.name;
   }
+  // RTL divergences count as the run's check failures.
   nlohmann::json violations = checker_.messages();
+  const std::vector<std::string>& rtl = rtl_failures();
+  for (const std::string& m : rtl) violations.push_back(m);
   return {{"ports", ports},
           {"switches", switches},
           {"flows", flows},
@@ -262,8 +274,8 @@ nlohmann::json Simulation::results_json() const {
           {"qps", qps_json(*fabric_, end_ps_, owners)},
           {"engines", engines_json(*fabric_, end_ps_)},
           {"checker",
-           {{"ok", checker_.ok()},
-            {"violations", checker_.violations()},
+           {{"ok", checker_.ok() && rtl.empty()},
+            {"violations", checker_.violations() + rtl.size()},
             {"packets_checked", checker_.packets_checked()},
             {"announced_losses", checker_.announced_losses()},
             {"first_violations", violations}}}};

@@ -8,7 +8,8 @@
 // flow sent its count, every transport workload is done and the fabric
 // drained); with one, it stops at that simulated time. A transport workload's
 // failures (a completion status or data not as expected) fail the run. Progress goes to stderr about once a second of wall time
-// unless quiet.
+// unless quiet. Ports whose config asks for RTL blocks get them (testbench/rtl/cosim.hpp); the
+// first RTL divergence stops the run and fails it.
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +22,7 @@
 #include "models/trace/packet_capture.hpp"
 #include "models/trace/waves.hpp"
 #include "testbench/checkers/link_checker.hpp"
+#include "testbench/rtl/cosim.hpp"
 #include "testbench/workloads/flow_recorder.hpp"
 #include "testbench/workloads/perftest.hpp"
 #include "testbench/workloads/raw_generator.hpp"
@@ -35,6 +37,8 @@ struct RunOptions {
   bool pcap = false;
   std::vector<std::string> pcap_ports;    // port names; empty = every port
   bool vcd = false;
+  bool rtl_vcd = false;                   // DIR/rtl.vcd, when ports use RTL blocks
+  rtl::CosimBlocks rtl_blocks;            // the Verilated blocks; default: this build's
 };
 
 struct TransportWorkloads {
@@ -62,6 +66,9 @@ class Simulation {
   const std::vector<std::unique_ptr<workloads::VerbsScript>>& verbs_scripts() const { return scripts_; }
   // What the transport workloads found wrong (empty = every expectation held).
   std::vector<std::string> workload_failures() const;
+  // RTL co-simulation divergences and broken pin contracts (empty = none, or no RTL).
+  const std::vector<std::string>& rtl_failures() const;
+  const rtl::Cosim* cosim() const { return cosim_.get(); }
   uint64_t sim_time_ps() const { return end_ps_; }
   double wall_seconds() const { return wall_s_; }
   // Peak resident memory of the process up to the end of the run (the model's
@@ -91,6 +98,7 @@ class Simulation {
   checkers::LinkChecker checker_;
   std::unique_ptr<trace::PacketCapture> capture_;
   std::unique_ptr<trace::WaveTrace> waves_;
+  std::unique_ptr<rtl::Cosim> cosim_;
   uint64_t end_ps_ = 0;
   double wall_s_ = 0;
   uint64_t peak_rss_ = 0;

@@ -21,6 +21,29 @@ std::string fnv1a_hex(const std::string& s) {
   return buf;
 }
 
+std::string config_hash(const nlohmann::json& resolved) {
+  // Which implementation runs a port's blocks (model or RTL) is not part of
+  // the system modelled: a co-simulated run hashes as the model's own.
+  nlohmann::json modelled = resolved;
+  const auto strip = [](nlohmann::json& port) {
+    if (!port.is_object()) return;
+    port.erase("vl_arbiter");
+    port.erase("credit_manager");
+  };
+  if (modelled.contains("port")) strip(modelled["port"]);
+  if (modelled.contains("port_overrides") && modelled["port_overrides"].is_array()) {
+    nlohmann::json kept = nlohmann::json::array();
+    for (nlohmann::json& o : modelled["port_overrides"]) {
+      strip(o);
+      nlohmann::json rest = o;
+      if (rest.is_object()) rest.erase("port");
+      if (rest != modelled["port"]) kept.push_back(o);  // else the override chose RTL blocks only
+    }
+    modelled["port_overrides"] = kept;
+  }
+  return fnv1a_hex(modelled.dump());
+}
+
 nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta) {
   nlohmann::json doc = sim.results_json();
   const uint64_t hops = sim.packet_hops();
@@ -30,7 +53,8 @@ nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta) {
                 {"seed", meta.seed},
                 {"config_hash", meta.config_hash},
                 {"sim_time_ps", sim.sim_time_ps()},
-                {"delta_cycles", sc_core::sc_delta_count()},
+                // The model's own: RTL co-simulation's are left out (timeline.hpp).
+                {"delta_cycles", sc_core::sc_delta_count() - link::Timeline::current().held_delta_cycles()},
                 {"wakeups", link::Timeline::current().dispatched()},
                 {"packet_hops", hops},
                 {"packets_delivered", sim.packets_delivered()},

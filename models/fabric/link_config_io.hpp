@@ -102,6 +102,14 @@ void describe(Io& io, PortConfig& c) {
   io.object("vlarb", c.vlarb, "VL arbitration tables");
   io.custom("drain_rate", c.drain_rate_bps, parse_drain_rate, format_drain_rate, "\"unlimited\" or a rate",
             "HCA host: rate at which it takes packets from the receive buffers");
+  const fabric::Names<Implementation> implementations{
+      {"model", Implementation::Model}, {"rtl", Implementation::Rtl}, {"rtl+check", Implementation::RtlCheck}};
+  io.choice("vl_arbiter", c.vl_arbiter, implementations,
+            "transmit VL arbiter: the model's C++, the Verilog of testbench/rtl (Verilated), or that Verilog with "
+            "the C++ checking every grant (the run fails at the first difference)");
+  io.choice("credit_manager", c.credit_manager, implementations,
+            "credit test and flow-control values: the model's C++, the Verilog of testbench/rtl, or that Verilog "
+            "checked against the C++ after every credit event");
 }
 
 template <class Io>

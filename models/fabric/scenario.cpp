@@ -273,6 +273,9 @@ void describe(Io& io, OutputConfig& c) {
   io.custom("pcap_ports", c.pcap_ports, parse_string_list, format_string_list, "a list of port names",
             "ports whose transmissions go into the pcap; [] = every port");
   io.boolean("vcd", c.vcd, "write waves.vcd (also --vcd)");
+  io.boolean("rtl_vcd", c.rtl_vcd,
+             "write rtl.vcd: the internal signals of the RTL blocks of ports with vl_arbiter or credit_manager "
+             "\"rtl\" or \"rtl+check\" (open with waveforms/rtl_b2b.gtkw)");
 }
 
 template <class Io>

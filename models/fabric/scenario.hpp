@@ -126,6 +126,7 @@ struct OutputConfig {
   bool pcap = false;                    // write packets.pcap
   std::vector<std::string> pcap_ports;  // ports whose transmissions are captured; [] = all
   bool vcd = false;                     // write waves.vcd
+  bool rtl_vcd = false;                 // write rtl.vcd (ports with RTL blocks)
 };
 
 struct Scenario {

@@ -124,11 +124,11 @@ SubmitResult Port::submit_on_vl(ib::Packet* p, unsigned vl) {
   return SubmitResult::Queued;
 }
 
-void Port::open_stalls() {
+void Port::open_stalls(const VlCandidates& candidates) {
   const uint64_t now = now_ps();
   for (unsigned vl = 0; vl < vls_; ++vl) {
     Lane& l = lanes_[vl];
-    if (l.stall_since == 0 && !l.txq.empty() && !l.sender.may_send(blocks_for(l.txq.front()->wire_len))) {
+    if (l.stall_since == 0 && !l.txq.empty() && candidates[vl] == 0) {
       l.stall_since = now + 1;
       stalled_ |= 1u << vl;
     }
@@ -156,38 +156,88 @@ void Port::tx_method() {
     return;
   }
   if (tx_ready_ & (1u << kVl15)) {
-    transmit(pop_tx(kVl15), kVl15);
-    if (on_tx_space_) on_tx_space_();
+    if (__builtin_expect(cosim_on_, false) && cosim_->arbitration()) return ask_cosim(TxQuestion::Kind::Vl15, 0);
+    send_vl15();
   } else if (fc_pending_ != 0) {
-    // Round robin among the VLs with a flow-control packet due.
-    const uint32_t later = fc_pending_ & ~((1u << fc_next_) - 1);
-    const unsigned vl = static_cast<unsigned>(__builtin_ctz(later != 0 ? later : fc_pending_));
-    fc_next_ = (vl + 1) % vls_;
-    transmit(make_flow_control(vl), kGrantFlowControl);
+    const unsigned vl = next_flow_control_vl();
+    if (__builtin_expect(cosim_on_, false) && cosim_->credits()) return ask_cosim(TxQuestion::Kind::FlowControl, vl);
+    const Lane& l = lanes_[vl];
+    transmit(make_flow_control(vl, l.sender.fctbs(), l.receiver.fccl()), kGrantFlowControl);
   } else {
+    if (__builtin_expect(cosim_on_, false) &&
+        (cosim_->arbitration() || (cosim_->credits() && (tx_ready_ & ~(1u << kVl15)) != 0)))
+      return ask_cosim(TxQuestion::Kind::Data, 0);
+    VlCandidates heads{};
     VlCandidates candidates{};
-    for (uint32_t ready = tx_ready_ & ~(1u << kVl15); ready != 0; ready &= ready - 1) {
-      const auto vl = static_cast<unsigned>(__builtin_ctz(ready));
-      const Lane& l = lanes_[vl];
-      const uint32_t blocks = blocks_for(l.txq.front()->wire_len);
-      if (l.sender.may_send(blocks)) candidates[vl] = blocks;
-    }
-    const int vl = arbiter_.grant(candidates);
-    if (vl < 0) {
-      // The link is idle: VLs whose head packet lacks credits are stalled.
-      if (trace_ != nullptr) trace_->grant = kGrantIdle;
-      open_stalls();
-      return;
-    }
-    ib::Packet* p = pop_tx(static_cast<unsigned>(vl));
-    Lane& l = lanes_[vl];
-    l.sender.on_sent(blocks_for(p->wire_len));
-    if (trace_ != nullptr) trace_->credits[vl] = l.sender.available();
-    transmit(p, static_cast<uint32_t>(vl));
-    consider_flow_control(static_cast<unsigned>(vl));
-    if (on_tx_space_) on_tx_space_();  // the upper layer may refill now
+    scan_heads(heads, candidates);
+    if (!send_data(arbiter_.grant(candidates), candidates)) return;
   }
   if (tx_waiting()) tx_wakeup_.notify_at(tx_free_at_);
+}
+
+void Port::scan_heads(VlCandidates& heads, VlCandidates& candidates) const {
+  for (uint32_t ready = tx_ready_ & ~(1u << kVl15); ready != 0; ready &= ready - 1) {
+    const auto vl = static_cast<unsigned>(__builtin_ctz(ready));
+    const Lane& l = lanes_[vl];
+    const uint32_t blocks = blocks_for(l.txq.front()->wire_len);
+    heads[vl] = blocks;
+    if (l.sender.may_send(blocks)) candidates[vl] = blocks;
+  }
+}
+
+unsigned Port::next_flow_control_vl() {
+  const uint32_t later = fc_pending_ & ~((1u << fc_next_) - 1);
+  const unsigned vl = static_cast<unsigned>(__builtin_ctz(later != 0 ? later : fc_pending_));
+  fc_next_ = static_cast<uint8_t>((vl + 1) % vls_);
+  return vl;
+}
+
+void Port::send_vl15() {
+  transmit(pop_tx(kVl15), kVl15);
+  if (on_tx_space_) on_tx_space_();
+}
+
+bool Port::send_data(int vl, const VlCandidates& candidates) {
+  if (vl < 0) {
+    // The link is idle: VLs whose head packet lacks credits are stalled.
+    if (trace_ != nullptr) trace_->grant = kGrantIdle;
+    open_stalls(candidates);
+    return false;
+  }
+  ib::Packet* p = pop_tx(static_cast<unsigned>(vl));
+  Lane& l = lanes_[vl];
+  const uint32_t blocks = blocks_for(p->wire_len);
+  l.sender.on_sent(blocks);
+  tell_cosim(CreditEvent::Sent, static_cast<unsigned>(vl), blocks);
+  if (trace_ != nullptr) trace_->credits[vl] = l.sender.available();
+  transmit(p, static_cast<uint32_t>(vl));
+  consider_flow_control(static_cast<unsigned>(vl));
+  if (on_tx_space_) on_tx_space_();  // the upper layer may refill now
+  return true;
+}
+
+void Port::ask_cosim(TxQuestion::Kind kind, unsigned fc_vl) {
+  TxQuestion q;
+  q.kind = kind;
+  q.fc_vl = static_cast<uint8_t>(fc_vl);
+  if (kind != TxQuestion::Kind::FlowControl) scan_heads(q.heads, q.candidates);
+  Timeline::current().hold();
+  cosim_->ask(q);
+}
+
+void Port::tx_answer(const TxAnswer& a) {
+  bool sent = true;
+  switch (a.kind) {
+    case TxQuestion::Kind::Vl15: send_vl15(); break;
+    case TxQuestion::Kind::FlowControl:
+      transmit(make_flow_control(a.fc_vl, a.fctbs, a.fccl), kGrantFlowControl);
+      break;
+    case TxQuestion::Kind::Data:
+      sent = send_data(cosim_->arbitration() ? a.grant : arbiter_.grant(a.candidates), a.candidates);
+      break;
+  }
+  if (sent && tx_waiting()) tx_wakeup_.notify_at(tx_free_at_);
+  Timeline::current().release();
 }
 
 ib::Packet* Port::pop_tx(unsigned vl) {
@@ -281,12 +331,12 @@ void Port::transmit(ib::Packet* p, uint32_t grant) {
   peer_rx_->nb_transport_fw(*p, phase, delay);
 }
 
-ib::Packet* Port::make_flow_control(unsigned vl) {
+ib::Packet* Port::make_flow_control(unsigned vl, uint16_t fctbs, uint16_t fccl) {
   Lane& l = lanes_[vl];
   ib::Packet* p = pool_.acquire_flow_control();
   p->fc.vl = static_cast<uint8_t>(vl);
-  p->fc.fctbs = l.sender.fctbs();
-  p->fc.fccl = l.receiver.fccl();
+  p->fc.fctbs = fctbs;
+  p->fc.fccl = fccl;
   FlowControlState& f = l.fc;
   f.last_fccl = p->fc.fccl;
   f.last_fctbs = p->fc.fctbs;
@@ -362,6 +412,7 @@ void Port::receive_flow_control(ib::Packet* p) {
     Lane& l = lanes_[vl];
     l.sender.on_flow_control(p->fc.fccl);
     l.receiver.on_flow_control(p->fc.fctbs);
+    tell_cosim(CreditEvent::FlowControl, vl, l.sender.fccl(), l.receiver.abr());
     if (trace_ != nullptr) trace_->credits[vl] = l.sender.available();
     consider_flow_control(vl);
     wake_tx();
@@ -397,6 +448,8 @@ bool Port::receive_data(ib::Packet* p) {
   } else if (!l.receiver.on_packet(blocks)) {
     discard(p, vl, DropReason::BufferOverflow);
     return false;
+  } else {
+    tell_cosim(CreditEvent::Received, vl, blocks);
   }
   p->received_ps = now_ps();
   VlStats& s = stats_.vl[vl];
@@ -430,6 +483,7 @@ void Port::rx_release(unsigned vl, uint32_t wire_bytes) {
   } else {
     Lane& l = lanes_[vl];
     l.receiver.on_released(blocks);
+    tell_cosim(CreditEvent::Released, vl, blocks);
     if (trace_ != nullptr) trace_->rx_blocks[vl] = l.receiver.used_blocks();
     consider_flow_control(vl);
   }

@@ -35,6 +35,9 @@
 //   transmit queue that outlives its HOQ or switch lifetime is discarded and
 //   counted; VLStallCount consecutive HOQ discards stall the VL for 8 x HOQLife.
 //   One timer per port, armed for the earliest head deadline.
+// - Co-simulation (tx_cosim.hpp; off by default): a port given a TxCosim asks
+//   it at the transmit decisions it takes part in and acts on its answer, at
+//   the same simulated time; it tells a credits cosim every credit event.
 // - Faults (fault_injector.hpp; off by default): a port whose receive direction
 //   has faults judges each arriving data packet first of all; one lost or
 //   corrupted is discarded and counted (fault_drop, crc_error; the injector's
@@ -63,6 +66,7 @@
 #include "models/link/port_observer.hpp"
 #include "models/link/port_stats.hpp"
 #include "models/link/timeline.hpp"
+#include "models/link/tx_cosim.hpp"
 #include "models/link/vl_arbiter.hpp"
 
 namespace hcasim::link {
@@ -129,6 +133,15 @@ class Port : public sc_core::sc_module,
   // port's name), so each direction of a link draws its own.
   void set_faults(const FaultConfig& config);
   const FaultInjector* faults() const { return faults_.get(); }
+
+  // Shares the transmit decisions with `cosim` (not owned; null = none). Set
+  // before the simulation starts.
+  void set_cosim(TxCosim* cosim) {
+    cosim_ = cosim;
+    cosim_on_ = cosim != nullptr;
+  }
+  // The cosim's answer to the last question (see tx_cosim.hpp).
+  void tx_answer(const TxAnswer& a);
 
   // Position of the port in its fabric (set by the builder): an index for
   // per-port tables of checkers and tracers.
@@ -199,8 +212,15 @@ class Port : public sc_core::sc_module,
   void lifetime_method();
 
   uint64_t now_ps() const { return sc_core::sc_time_stamp().value(); }
+  // The blocks of each data VL's head packet, and those that pass the credit test.
+  void scan_heads(VlCandidates& heads, VlCandidates& candidates) const;
+  unsigned next_flow_control_vl();   // round robin among the VLs with one due
+  void send_vl15();
+  // Sends the granted data VL's head; false (and the link idles) when vl < 0.
+  bool send_data(int vl, const VlCandidates& candidates);
+  void ask_cosim(TxQuestion::Kind kind, unsigned fc_vl);
   void transmit(ib::Packet* p, uint32_t grant);
-  ib::Packet* make_flow_control(unsigned vl);
+  ib::Packet* make_flow_control(unsigned vl, uint16_t fctbs, uint16_t fccl);
   // Returns whether the packet went into a receive buffer.
   bool receive_data(ib::Packet* p);
   // Judges an arriving data packet; discards it and returns true when it is
@@ -213,7 +233,11 @@ class Port : public sc_core::sc_module,
   void flush_stalled(unsigned vl);
   void consider_flow_control(unsigned vl);
   bool peer_would_stall(unsigned vl, uint64_t wait_ps) const;
-  void open_stalls();   // the link went idle: start the stall of every VL blocked on credits
+  // The link went idle: start the stall of every VL whose head is not a candidate.
+  void open_stalls(const VlCandidates& candidates);
+  void tell_cosim(CreditEvent e, unsigned vl, uint32_t a, uint32_t b = 0) {
+    if (__builtin_expect(cosim_on_, false) && cosim_->credits()) cosim_->credit_event(e, vl, a, b);
+  }
   void close_stalls();  // the link carries something again
   void update_peer_timing();
   // Something may be sent: at once, or when the packet on the wire ends.
@@ -234,6 +258,7 @@ class Port : public sc_core::sc_module,
   std::function<void()> on_rx_ready_; // the upper layer's handler
   uint16_t observer_count_ = 0;       // at most kMaxObservers
   bool faults_on_ = false;            // faults_ is set (fills padding: no hot member moves)
+  bool cosim_on_ = false;             // cosim_ is set (fills padding too)
   unsigned vls_;
   std::array<PortObserver*, kMaxObservers> observers_{};
   uint32_t mtu_;
@@ -277,6 +302,7 @@ class Port : public sc_core::sc_module,
   uint64_t rx_extra_ps_ = 0;
   unsigned id_ = 0;
   std::unique_ptr<FaultInjector> faults_;  // while faults_on_
+  TxCosim* cosim_ = nullptr;               // while cosim_on_
   PortConfig config_;
 
  public:

@@ -13,6 +13,10 @@ namespace hcasim::link {
 
 constexpr unsigned kSlCount = 16;  // seed 004 Table 25-2: 16 SL entries
 
+// Which implementation of a port block runs (testbench/rtl): the model's C++,
+// the Verilated RTL, or the RTL with the C++ predicting its every answer.
+enum class Implementation { Model, Rtl, RtlCheck };
+
 struct PortConfig {
   uint32_t data_vls = 8;                   // VLCap as a count of data VLs: 1, 2, 4, 8 or 15
   uint32_t operational_vls = 0;            // OperationalVLs as a count, <= data_vls; 0 = all of data_vls
@@ -24,6 +28,8 @@ struct PortConfig {
   std::vector<uint32_t> sl2vl;             // SL-to-VL table, 16 entries (empty = SL mod operational VLs)
   VlArbConfig vlarb;                       // arbitration tables (empty tables = every VL in low, weight 64)
   uint64_t drain_rate_bps = 0;             // HCA ports: rate the host takes packets from the receive buffers, b/s; 0 = at once
+  Implementation vl_arbiter = Implementation::Model;      // the transmit VL arbiter: C++ or RTL
+  Implementation credit_manager = Implementation::Model;  // the credit test and flow-control values: C++ or RTL
 
   uint32_t effective_vls() const { return operational_vls != 0 ? operational_vls : data_vls; }
 };

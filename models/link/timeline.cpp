@@ -21,7 +21,23 @@ Timeline::Timeline() : wake_(sc_core::sc_gen_unique_name("hcasim_timeline")) {
 
 void Timeline::schedule(Alarm* a, uint64_t time_ps) {
   queue_.push(a, time_ps);
-  if (!dispatching_) arm(time_ps);
+  if (!dispatching_ && holds_ == 0) arm(time_ps);
+}
+
+void Timeline::hold() {
+  if (holds_++ == 0) held_since_delta_ = sc_core::sc_delta_count();
+}
+
+void Timeline::release() {
+  if (holds_ == 0 || --holds_ != 0 || dispatching_) return;
+  // The delta cycles since the hold, and the one that resumes the dispatch at
+  // this time, are the co-simulation's (a release during the dispatch costs
+  // none).
+  held_delta_cycles_ += sc_core::sc_delta_count() - held_since_delta_;
+  armed_at_ = UINT64_MAX;
+  if (queue_.empty()) return;
+  if (queue_.front_time() <= now_ps()) ++held_delta_cycles_;
+  arm(queue_.front_time());
 }
 
 void Timeline::arm(uint64_t time_ps) {
@@ -35,11 +51,16 @@ void Timeline::arm(uint64_t time_ps) {
 void Timeline::dispatch() {
   const uint64_t now = now_ps();
   armed_at_ = UINT64_MAX;
+  if (holds_ != 0) return;  // release() re-arms
   dispatching_ = true;
   while (!queue_.empty() && queue_.front_time() <= now) {
     auto* a = static_cast<Alarm*>(queue_.pop());
     ++dispatched_;
     a->run();
+    if (holds_ != 0) {
+      dispatching_ = false;
+      return;  // release() re-arms
+    }
   }
   dispatching_ = false;
   if (!queue_.empty()) arm(queue_.front_time());

@@ -22,6 +22,13 @@
 //   immediate or delta notification between two methods behaved.
 // - An alarm notified from outside a handler (another SystemC process, or
 //   start_of_simulation) wakes the Timeline with a delta or timed notification.
+// - A handler that waits for another SystemC process (a port asking an RTL
+//   block behind a transactor, which answers in delta cycles) holds the
+//   Timeline: dispatch stops when the handler returns and goes on, at the same
+//   simulated time and in the same order, one delta cycle after the last
+//   release. So the model runs exactly as if the answer had come at once; the
+//   delta cycles spent held are counted apart (held_delta_cycles), so that a
+//   run's count of the model's own delta cycles does not change either.
 // - One Timeline per simulation context, created by the first Alarm (during
 //   elaboration). SystemC itself keeps its kernel per process the same way;
 //   handing a Timeline to every port, switch and HCA constructor would add an
@@ -47,6 +54,13 @@ class Timeline {
   // Wakeups run so far (handlers called), for benchmarks.
   uint64_t dispatched() const { return dispatched_; }
 
+  // See the rules above. Holds nest; release() of the last one resumes.
+  void hold();
+  void release();
+  // Delta cycles from holds to their releases, and those that resumed a
+  // dispatch after a release.
+  uint64_t held_delta_cycles() const { return held_delta_cycles_; }
+
   Timeline(const Timeline&) = delete;
   Timeline& operator=(const Timeline&) = delete;
 
@@ -63,6 +77,9 @@ class Timeline {
   uint64_t armed_at_ = UINT64_MAX;  // when wake_ is notified for
   bool dispatching_ = false;
   uint64_t dispatched_ = 0;
+  unsigned holds_ = 0;
+  uint64_t held_since_delta_ = 0;    // sc_delta_count() at the first hold
+  uint64_t held_delta_cycles_ = 0;
 };
 
 class Alarm : private AlarmHook {

@@ -1,6 +1,8 @@
 #pragma once
 // Helpers for back-to-back link scenarios driven from C++ (no JSON).
 
+#include <catch2/catch.hpp>
+
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -32,6 +34,15 @@ inline std::unique_ptr<Simulation> run_b2b(const link::PortConfig& a, const link
 
 // Wire bytes of the generator's UD SEND-only packet: LRH 8 + BTH 12 + DETH 8 +
 // payload + pad + ICRC 4 + VCRC 2 (iba-facts 1).
+// No RTL block of the run diverged from the model or broke its pin contract
+// (trivially so when every port uses the model's C++).
+inline void require_no_rtl_failure(const Simulation& sim) {
+  std::string failures;
+  for (const std::string& m : sim.rtl_failures()) failures += m + "\n";
+  INFO(failures);
+  REQUIRE(sim.rtl_failures().empty());
+}
+
 inline uint32_t ud_wire_bytes(uint32_t payload) { return 8 + 12 + 8 + payload + ((4 - payload % 4) % 4) + 4 + 2; }
 
 struct Bound {

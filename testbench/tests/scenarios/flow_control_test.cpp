@@ -1,47 +1,19 @@
 // Credit flow control under a slow receiver, counter wrap, and the port's
 // drop rules (MTU, SL mapped to VL15), all watched by the link checker.
+// testbench/tests/rtl runs the first two with the RTL credit manager.
 #include <catch2/catch.hpp>
 
-#include "testbench/tests/scenarios/b2b_fixture.hpp"
+#include "testbench/tests/scenarios/flow_control_checks.hpp"
 
 using namespace hcasim;
 using namespace hcasim::test;
+using namespace hcasim::test::flow_control;
 
 TEST_CASE("a slowly draining receiver: no drops - the sender stalls on credits - throughput follows the drain") {
-  link::PortConfig fast;
-  link::PortConfig slow;
-  slow.drain_rate_bps = 50'000'000'000;  // a quarter of HDR 4x
-  const uint64_t n = 20000;
-  auto sim = run_b2b(fast, slow, link::LinkConfig{}, {flow(0, 4096, n)});
-  const auto& r = sim->flow_results()[0];
-  REQUIRE(r.delivered == n);
-  REQUIRE(sim->checker().ok());
-  const link::Port& tx = *sim->fabric().ports()[0];
-  const link::Port& rx = *sim->fabric().ports()[1];
-  REQUIRE(total_drops(rx.stats().vl[0]) == 0);
-  REQUIRE(rx.stats().vl[0].rx_high_water_bytes <= rx.config().vl_buffer_bytes);
-  // The receive buffer fills to within one packet of its size.
-  REQUIRE(rx.stats().vl[0].rx_high_water_bytes + 4160 >= rx.config().vl_buffer_bytes);
-  const double span_ps = static_cast<double>(r.last_delivery_ps - r.first_delivery_ps);
-  const double measured = 8.0 * static_cast<double>(ud_wire_bytes(4096)) * static_cast<double>(n - 1) * 1e12 / span_ps;
-  CHECK(measured == Approx(50e9).epsilon(0.01));
-  // The sender spends about three quarters of the run stalled for credits.
-  const double stall = static_cast<double>(tx.stats().vl[0].credit_stall_ps);
-  CHECK(stall / span_ps == Approx(0.75).margin(0.03));
+  check_slow_receiver(link::Implementation::Model);
 }
 
-TEST_CASE("credit counters wrap past 4096 many times without error") {
-  link::PortConfig pc;
-  pc.vl_buffer_bytes = 16384;  // a small buffer keeps credits tight
-  const uint64_t n = 100000;   // 65 blocks each: 6.5 M blocks, ~1,600 wraps of the 12-bit counters
-  auto sim = run_b2b(pc, pc, link::LinkConfig{}, {flow(0, 4096, n), flow(0, 100, n, 1, 0)});
-  REQUIRE(sim->flow_results()[0].delivered == n);
-  REQUIRE(sim->flow_results()[1].delivered == n);
-  REQUIRE(sim->checker().ok());
-  REQUIRE(sim->checker().packets_checked() >= 2 * n);
-  for (const link::Port* p : sim->fabric().ports())
-    for (unsigned vl = 0; vl < p->vl_count(); ++vl) REQUIRE(total_drops(p->stats().vl[vl]) == 0);
-}
+TEST_CASE("credit counters wrap past 4096 many times without error") { check_credit_wrap(link::Implementation::Model); }
 
 TEST_CASE("a payload longer than the port's MTU is dropped at the sender and counted") {
   link::PortConfig pc;
