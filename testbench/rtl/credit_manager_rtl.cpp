@@ -25,13 +25,7 @@ CreditManagerRtl::CreditManagerRtl(const sc_core::sc_module_name& name, const st
              waves),
       rtl_(make("rtl", clock_, pins_)) {
   if (waves != nullptr) waves->add(*rtl_);
-  for (const RegWrite& w : credit_program(capacity_blocks))
-    clock_.post({[this, w] {
-                   pins_.reg_we.write(true);
-                   pins_.reg_addr.write(w.addr);
-                   pins_.reg_wdata.write(w.data);
-                 },
-                 nullptr, false});
+  post_register_writes(clock_, pins_, credit_program(capacity_blocks));
 }
 
 CreditRegisters CreditManagerRtl::read_registers() const {

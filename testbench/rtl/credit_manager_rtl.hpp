@@ -24,17 +24,14 @@
 #include "models/link/tx_cosim.hpp"
 #include "testbench/rtl/clock_driver.hpp"
 #include "testbench/rtl/lockstep.hpp"
-#include "testbench/rtl/pin_values.hpp"
+#include "testbench/rtl/block_pins.hpp"
 #include "testbench/rtl/rtl_waves.hpp"
 
 namespace hcasim::rtl {
 
 class CreditManagerRtl : public sc_core::sc_module {
  public:
-  struct Pins {
-    sc_core::sc_signal<bool> reg_we{"reg_we"};
-    sc_core::sc_signal<uint32_t> reg_addr{"reg_addr"};
-    sc_core::sc_signal<uint32_t> reg_wdata{"reg_wdata"};
+  struct Pins : RegisterPins {
     sc_core::sc_signal<bool> ev_valid{"ev_valid"};
     sc_core::sc_signal<uint32_t> ev_op{"ev_op"};
     sc_core::sc_signal<uint32_t> ev_vl{"ev_vl"};
@@ -86,11 +83,7 @@ template <class V>
 std::unique_ptr<VerilatedBlock> make_credit_manager(const char* name, ClockDriver& clock, CreditManagerRtl::Pins& p) {
   auto block = std::make_unique<VerilatedModel<V>>(name);
   V& m = block->model;
-  m.clk(clock.clk);
-  m.rst_n(clock.rst_n);
-  m.reg_we(p.reg_we);
-  m.reg_addr(p.reg_addr);
-  m.reg_wdata(p.reg_wdata);
+  bind_common_pins(m, clock, p);
   m.ev_valid(p.ev_valid);
   m.ev_op(p.ev_op);
   m.ev_vl(p.ev_vl);

@@ -162,16 +162,12 @@ module vl_arbiter #(
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       state <= S_IDLE;
-      size[HIGH] <= '0;
-      size[LOW] <= '0;
+      size <= '{default: '0};
       high_limit <= '0;
       deficit <= 1'b0;
-      vl_mask[HIGH] <= '0;
-      vl_mask[LOW] <= '0;
-      cur[HIGH] <= '0;
-      cur[LOW] <= '0;
-      used[HIGH] <= '0;
-      used[LOW] <= '0;
+      vl_mask <= '{default: '0};
+      cur <= '{default: '0};
+      used <= '{default: '0};
       budget <= '0;
       high_exhausted <= 1'b0;
       t <= 1'b0;
@@ -207,12 +203,9 @@ module vl_arbiter #(
             default: begin
               // Commit: restart the turns and scan the tables.
               deficit <= reg_wdata[0];
-              vl_mask[HIGH] <= '0;
-              vl_mask[LOW] <= '0;
-              cur[HIGH] <= '0;
-              cur[LOW] <= '0;
-              used[HIGH] <= '0;
-              used[LOW] <= '0;
+              vl_mask <= '{default: '0};
+              cur <= '{default: '0};
+              used <= '{default: '0};
               budget <= BUDGET_W'({high_limit, 6'd0});
               high_exhausted <= 1'b0;
               scan <= '0;
@@ -226,10 +219,7 @@ module vl_arbiter #(
         done <= 1'b1;
         gnt_valid <= vl15_req;
         gnt_vl <= VL15;
-        if (!vl15_req) begin
-          used[HIGH] <= '0;
-          used[LOW] <= '0;
-        end
+        if (!vl15_req) used <= '{default: '0};
       end else if (starting || state == S_PICK) begin
         if (starting) begin
           r_req <= req_in;
@@ -238,17 +228,7 @@ module vl_arbiter #(
         end
         state <= S_PICK;
         t <= q_t;
-        if (n == 0) begin
-          // An empty table: nothing to search, nothing changes.
-          if (q_t == HIGH) begin
-            t <= LOW;
-            k <= '0;
-          end else begin
-            done <= 1'b1;
-            gnt_valid <= 1'b0;
-            state <= S_IDLE;
-          end
-        end else begin
+        if (n != 0) begin
           if (q_k != 0) begin
             cur[q_t] <= i;
             if (deficit) begin
@@ -259,34 +239,33 @@ module vl_arbiter #(
               end
             end
           end
-          if (take) begin
-            used[q_t] <= u_new + USED_W'(len_i);
-            if (q_t == HIGH) begin
-              if (high_limit != HIGH_LIMIT_UNBOUNDED && !high_exhausted) begin
-                budget <= budget_after;
-                if (budget_after <= 0) high_exhausted <= 1'b1;
-              end
-            end else begin
-              budget <= BUDGET_W'({high_limit, 6'd0});
-              high_exhausted <= 1'b0;
+          used[q_t] <= take ? u_new + USED_W'(len_i) : u_new;
+        end
+        // The step's outcome: a grant, the next entry, another round, or this
+        // table found nothing (an empty table finds nothing at once).
+        if (n != 0 && take) begin
+          if (q_t == HIGH) begin
+            if (high_limit != HIGH_LIMIT_UNBOUNDED && !high_exhausted) begin
+              budget <= budget_after;
+              if (budget_after <= 0) high_exhausted <= 1'b1;
             end
-            done <= 1'b1;
-            gnt_valid <= 1'b1;
-            gnt_vl <= vl_i;
-            state <= S_IDLE;
           end else begin
-            used[q_t] <= u_new;
-            if (q_k != n) k <= q_k + 1'b1;
-            else if (!q_idle && deficit && has_request) k <= '0;  // round again (work conserving)
-            else if (q_t == HIGH) begin
-              t <= LOW;
-              k <= '0;
-            end else begin
-              done <= 1'b1;
-              gnt_valid <= 1'b0;
-              state <= S_IDLE;
-            end
+            budget <= BUDGET_W'({high_limit, 6'd0});
+            high_exhausted <= 1'b0;
           end
+          done <= 1'b1;
+          gnt_valid <= 1'b1;
+          gnt_vl <= vl_i;
+          state <= S_IDLE;
+        end else if (n != 0 && q_k != n) k <= q_k + 1'b1;
+        else if (n != 0 && !q_idle && deficit && has_request) k <= '0;  // round again (work conserving)
+        else if (q_t == HIGH) begin
+          t <= LOW;
+          k <= '0;
+        end else begin
+          done <= 1'b1;
+          gnt_valid <= 1'b0;
+          state <= S_IDLE;
         end
       end
     end

@@ -13,13 +13,7 @@ VlArbiterRtl::VlArbiterRtl(const sc_core::sc_module_name& name, const link::VlAr
              waves),
       rtl_(make("rtl", clock_, pins_)) {
   if (waves != nullptr) waves->add(*rtl_);
-  for (const RegWrite& w : arbiter_program(config))
-    clock_.post({[this, w] {
-                   pins_.reg_we.write(true);
-                   pins_.reg_addr.write(w.addr);
-                   pins_.reg_wdata.write(w.data);
-                 },
-                 nullptr, false});
+  post_register_writes(clock_, pins_, arbiter_program(config));
   // The commit scans the tables; decisions start when it is done.
   clock_.post({[] {}, [this] { return pins_.ready.read(); }, false});
 }

@@ -21,7 +21,7 @@
 
 #include "models/link/vl_arbiter.hpp"
 #include "testbench/rtl/clock_driver.hpp"
-#include "testbench/rtl/pin_values.hpp"
+#include "testbench/rtl/block_pins.hpp"
 #include "testbench/rtl/rtl_registers.hpp"
 #include "testbench/rtl/rtl_waves.hpp"
 
@@ -29,10 +29,7 @@ namespace hcasim::rtl {
 
 class VlArbiterRtl : public sc_core::sc_module {
  public:
-  struct Pins {
-    sc_core::sc_signal<bool> reg_we{"reg_we"};
-    sc_core::sc_signal<uint32_t> reg_addr{"reg_addr"};
-    sc_core::sc_signal<uint32_t> reg_wdata{"reg_wdata"};
+  struct Pins : RegisterPins {
     sc_core::sc_signal<bool> req_start{"req_start"};
     sc_core::sc_signal<bool> vl15_req{"vl15_req"};
     sc_core::sc_signal<uint32_t> req{"req"};
@@ -70,11 +67,7 @@ template <class V>
 std::unique_ptr<VerilatedBlock> make_vl_arbiter(const char* name, ClockDriver& clock, VlArbiterRtl::Pins& p) {
   auto block = std::make_unique<VerilatedModel<V>>(name);
   V& m = block->model;
-  m.clk(clock.clk);
-  m.rst_n(clock.rst_n);
-  m.reg_we(p.reg_we);
-  m.reg_addr(p.reg_addr);
-  m.reg_wdata(p.reg_wdata);
+  bind_common_pins(m, clock, p);
   m.req_start(p.req_start);
   m.vl15_req(p.vl15_req);
   m.req(p.req);

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "testbench/tests/rtl/rtl_fixture.hpp"
 #include "testbench/tests/scenarios/cli_util.hpp"
 
 using namespace hcasim::test;
@@ -31,12 +32,6 @@ std::string two_vl_port(const std::string& high, const std::string& low, unsigne
                         const std::string& policy = "overshoot") {
   return R"({"data_vls": 4, "vlarb": {"high": ")" + high + R"(", "low": ")" + low + R"(", "high_limit": )" +
          std::to_string(limit) + R"(, "policy": ")" + policy + R"("}})";
-}
-
-nlohmann::json stats_without_wall(const fs::path& dir) {
-  nlohmann::json s = nlohmann::json::parse(slurp(dir / "stats.json"));
-  s.erase("wall");
-  return s;
 }
 
 std::string vcd_without_date(const fs::path& dir) {

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "testbench/tests/rtl/rtl_fixture.hpp"
 #include "testbench/tests/scenarios/cli_util.hpp"
 
 using namespace hcasim::test;
@@ -13,12 +14,6 @@ namespace fs = std::filesystem;
 namespace {
 const std::string kConfig = std::string(HCASIM_SOURCE_DIR) + "/configs/b2b_hdr.json" +
                             " --set outputs.pcap=false --set outputs.vcd=false";
-
-nlohmann::json stats_of(const fs::path& dir) {
-  nlohmann::json s = nlohmann::json::parse(slurp(dir / "stats.json"));
-  s.erase("wall");
-  return s;
-}
 }  // namespace
 
 TEST_CASE("a bad vl_arbiter or credit_manager value is one error line naming the path and the accepted values") {
@@ -46,7 +41,7 @@ TEST_CASE("both RTL blocks on one port only and checked: same stats as the model
       dir);
   INFO(rtl.err);
   REQUIRE(rtl.exit_code == 0);
-  REQUIRE(stats_of(dir / "model") == stats_of(dir / "rtl"));
+  REQUIRE(stats_without_wall(dir / "model") == stats_without_wall(dir / "rtl"));
   const nlohmann::json resolved = nlohmann::json::parse(slurp(dir / "rtl" / "scenario.resolved.json"));
   REQUIRE(resolved["port_overrides"][0]["vl_arbiter"] == "rtl+check");
   REQUIRE(resolved["port"]["vl_arbiter"] == "model");

@@ -13,17 +13,26 @@ using namespace hcasim::test;
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
 
-TEST_CASE("rtl+check stops a run at the first grant of the weight-off-by-one arbiter and names it") {
-  // Weights 1:3 and one-block packets: VL0 sends one packet per turn, then VL1
-  // (C++ arbiter, seed 004 weights). The variant grants VL0 a second time.
+namespace {
+// Weights 1:3 and one-block packets on two saturated VLs, the variant in every port.
+std::unique_ptr<Simulation> weights_1_3_with_the_variant(link::Implementation mode, uint64_t duration_ps) {
   link::PortConfig pc;
   pc.data_vls = 4;
   pc.vlarb.low = {{0, 1}, {1, 3}};
-  pc.vl_arbiter = link::Implementation::RtlCheck;
+  pc.vl_arbiter = mode;
   RunOptions o;
-  o.duration_ps = 200'000'000;
+  o.duration_ps = duration_ps;
   o.rtl_blocks.arbiter = weight_bug_vl_arbiter();
-  Simulation sim(fabric::back_to_back(pc, pc, link::LinkConfig{}), {flow(0, 28, 0), flow(1, 28, 0)}, o);
+  return std::make_unique<Simulation>(fabric::back_to_back(pc, pc, link::LinkConfig{}),
+                                      std::vector<workloads::FlowSpec>{flow(0, 28, 0), flow(1, 28, 0)}, o);
+}
+}  // namespace
+
+TEST_CASE("rtl+check stops a run at the first grant of the weight-off-by-one arbiter and names it") {
+  // VL0 sends one packet per turn, then VL1 (C++ arbiter, seed 004 weights).
+  // The variant grants VL0 a second time.
+  auto run = weights_1_3_with_the_variant(link::Implementation::RtlCheck, 200'000'000);
+  Simulation& sim = *run;
   GrantRecorder sent(*sim.fabric().ports()[0]);
   sim.run();
   REQUIRE_FALSE(sim.rtl_failures().empty());
@@ -50,14 +59,8 @@ TEST_CASE("rtl+check stops a run at the first grant of the weight-off-by-one arb
 TEST_CASE("the weight-off-by-one arbiter without the check runs to the end with the wrong shares") {
   // What rtl+check is for: in plain rtl mode the variant keeps the pin
   // contract, so the run passes, with VL0 sending two blocks per turn of 1.
-  link::PortConfig pc;
-  pc.data_vls = 4;
-  pc.vlarb.low = {{0, 1}, {1, 3}};
-  pc.vl_arbiter = link::Implementation::Rtl;
-  RunOptions o;
-  o.duration_ps = 20'000'000;
-  o.rtl_blocks.arbiter = weight_bug_vl_arbiter();
-  Simulation sim(fabric::back_to_back(pc, pc, link::LinkConfig{}), {flow(0, 28, 0), flow(1, 28, 0)}, o);
+  auto run = weights_1_3_with_the_variant(link::Implementation::Rtl, 20'000'000);
+  Simulation& sim = *run;
   sim.run();
   REQUIRE(sim.rtl_failures().empty());
   const auto& vl = sim.fabric().ports()[0]->stats().vl;

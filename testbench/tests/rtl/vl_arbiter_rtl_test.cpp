@@ -107,6 +107,12 @@ VlArbConfig random_tables(std::mt19937& rng, WeightPolicy policy) {
   return c;
 }
 
+VlArbConfig weights_1_3() {
+  VlArbConfig c;
+  c.low = {{0, 1}, {1, 3}};
+  return c;
+}
+
 // Eight arbiters with random tables, 4,000 random questions each.
 void random_lockstep(WeightPolicy policy, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -159,9 +165,7 @@ TEST_CASE("vl_arbiter.sv with full 64-entry tables and every data VL busy grants
 TEST_CASE("vl_arbiter.sv grants VL15 first and leaves the data turns where they were") {
   // Weights 1:3 with one-block packets give VL0 VL1 VL1 VL1; VL15 questions in
   // between must not move that pattern.
-  VlArbConfig c;
-  c.low = {{0, 1}, {1, 3}};
-  Lockstep run("arb", c, rtl::verilated_vl_arbiter(), {}, 6, 1);
+  Lockstep run("arb", weights_1_3(), rtl::verilated_vl_arbiter(), {}, 6, 1);
   VlCandidates both{};
   both[0] = both[1] = 1;
   run.script({{both, false}, {both, true}, {both, false}, {both, true}, {both, false}, {both, false}});
@@ -174,13 +178,11 @@ TEST_CASE("vl_arbiter.sv grants VL15 first and leaves the data turns where they 
 TEST_CASE("the weight-off-by-one variant of vl_arbiter.sv diverges at the second grant of weights 1:3") {
   // Spec: VL0 (weight 1) sends one block per turn, then VL1. The variant lets
   // VL0 send a second block.
-  VlArbConfig c;
-  c.low = {{0, 1}, {1, 3}};
   Questions q;
   q.vls = 2;
   q.load = 1.0;
   q.sizes = {1};
-  Lockstep run("arb", c, weight_bug_vl_arbiter(), q, 100, 1);
+  Lockstep run("arb", weights_1_3(), weight_bug_vl_arbiter(), q, 100, 1);
   sc_core::sc_start();
   REQUIRE(run.first_difference == 2);
   REQUIRE(run.difference == "requests VL0 1 block, VL1 1 block: C++ VL1, RTL VL0");
