@@ -167,22 +167,22 @@ void Port::tx_method() {
     if (__builtin_expect(cosim_on_, false) &&
         (cosim_->arbitration() || (cosim_->credits() && (tx_ready_ & ~(1u << kVl15)) != 0)))
       return ask_cosim(TxQuestion::Kind::Data, 0);
-    VlCandidates heads{};
-    VlCandidates candidates{};
-    scan_heads(heads, candidates);
+    const VlCandidates candidates = credit_candidates();
     if (!send_data(arbiter_.grant(candidates), candidates)) return;
   }
   if (tx_waiting()) tx_wakeup_.notify_at(tx_free_at_);
 }
 
-void Port::scan_heads(VlCandidates& heads, VlCandidates& candidates) const {
+VlCandidates Port::credit_candidates(VlCandidates* heads) const {
+  VlCandidates candidates{};
   for (uint32_t ready = tx_ready_ & ~(1u << kVl15); ready != 0; ready &= ready - 1) {
     const auto vl = static_cast<unsigned>(__builtin_ctz(ready));
     const Lane& l = lanes_[vl];
     const uint32_t blocks = blocks_for(l.txq.front()->wire_len);
-    heads[vl] = blocks;
+    if (heads != nullptr) (*heads)[vl] = blocks;
     if (l.sender.may_send(blocks)) candidates[vl] = blocks;
   }
+  return candidates;
 }
 
 unsigned Port::next_flow_control_vl() {
@@ -220,7 +220,7 @@ void Port::ask_cosim(TxQuestion::Kind kind, unsigned fc_vl) {
   TxQuestion q;
   q.kind = kind;
   q.fc_vl = static_cast<uint8_t>(fc_vl);
-  if (kind != TxQuestion::Kind::FlowControl) scan_heads(q.heads, q.candidates);
+  if (kind != TxQuestion::Kind::FlowControl) q.candidates = credit_candidates(&q.heads);
   Timeline::current().hold();
   cosim_->ask(q);
 }

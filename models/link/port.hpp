@@ -212,8 +212,9 @@ class Port : public sc_core::sc_module,
   void lifetime_method();
 
   uint64_t now_ps() const { return sc_core::sc_time_stamp().value(); }
-  // The blocks of each data VL's head packet, and those that pass the credit test.
-  void scan_heads(VlCandidates& heads, VlCandidates& candidates) const;
+  // The data VLs whose head packet passes the credit test, with its blocks;
+  // `heads`, when given, gets every head's blocks.
+  VlCandidates credit_candidates(VlCandidates* heads = nullptr) const;
   unsigned next_flow_control_vl();   // round robin among the VLs with one due
   void send_vl15();
   // Sends the granted data VL's head; false (and the link idles) when vl < 0.
