@@ -36,8 +36,8 @@ def best(arb, cred):
 def modelled(s):
     return {k: v for k, v in s.items() if k != "wall"}
 base = best("model", "model")
-print(f"b2b_saturated: {base['run']['packet_hops']:,} packet-hops "
-      f"(half of them flow-control packets), {base['run']['packets_delivered']:,} packets")
+print(f"b2b_saturated: {base['run']['packets_delivered']:,} packets, {base['run']['packet_hops']:,} packet-hops "
+      f"(flow-control packets included)")
 print(f"{'vl_arbiter':>11} {'credit_manager':>15} {'wall s':>7} {'ns/hop':>8} {'slowdown':>9} {'stats as model':>15}")
 for arb, cred in modes:
     s = best(arb, cred)
