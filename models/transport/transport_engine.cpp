@@ -7,6 +7,7 @@
 #include "models/transport/qp_state.hpp"
 #include "models/transport/requester.hpp"
 #include "models/transport/responder.hpp"
+#include "models/transport/transport_timers.hpp"
 
 namespace hcasim::transport {
 
@@ -39,11 +40,12 @@ struct TransportEngine::Entry {
   Entry(TransportEngine& owner) : owner(owner) {}
   void on_timer() { owner.timer_fired(*this); }
   void on_rnr() { owner.rnr_over(*this); }
+  // The alarms first, next to the QP's hot fields (qp.hpp).
   TransportEngine& owner;
-  Qp qp;
   bool in_engine = false;  // an engine holds a packet of this QP: it waits, so its packets stay in order
   link::Alarm timer = link::Alarm::method<&Entry::on_timer>(this);
   link::Alarm rnr = link::Alarm::method<&Entry::on_rnr>(this);
+  Qp qp;
 };
 
 struct TransportEngine::Engine {
@@ -239,7 +241,7 @@ void TransportEngine::arm(Entry& e) {
   const Qp& qp = e.qp;
   // An earlier pending wakeup stays and re-arms when it fires; a stopped timer
   // or an ended wait takes its wakeup out, so a quiet fabric ends the run.
-  if (qp.timer_at_ps != 0) e.timer.notify_at(qp.timer_at_ps);
+  if (qp.timer_at_ps != 0) e.timer.notify_at(timer_check_ps(qp.timer_at_ps, qp.attr.timeout));
   else e.timer.cancel();
   if (qp.rnr_waiting) e.rnr.notify_at(qp.rnr_until_ps);
   else e.rnr.cancel();
@@ -345,7 +347,7 @@ void TransportEngine::timer_fired(Entry& e) {
   Qp& qp = e.qp;
   if (qp.timer_at_ps == 0) return;
   if (qp.timer_at_ps > now_ps()) {  // restarted since it was armed
-    e.timer.notify_at(qp.timer_at_ps);
+    arm(e);
     return;
   }
   Requester::on_timeout(qp, *this);
@@ -356,7 +358,7 @@ void TransportEngine::rnr_over(Entry& e) {
   Qp& qp = e.qp;
   if (!qp.rnr_waiting) return;
   if (qp.rnr_until_ps > now_ps()) {
-    e.rnr.notify_at(qp.rnr_until_ps);
+    arm(e);
     return;
   }
   Requester::on_rnr_wait_over(qp);
