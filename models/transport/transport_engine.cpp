@@ -43,6 +43,7 @@ struct TransportEngine::Entry {
   // The alarms first, next to the QP's hot fields (qp.hpp).
   TransportEngine& owner;
   bool in_engine = false;  // an engine holds a packet of this QP: it waits, so its packets stay in order
+  bool leaving = false;    // destroyed; freed when the engine has handed its packet on
   link::Alarm timer = link::Alarm::method<&Entry::on_timer>(this);
   link::Alarm rnr = link::Alarm::method<&Entry::on_rnr>(this);
   Qp qp;
@@ -91,10 +92,16 @@ Qp& TransportEngine::create_qp(const QpInit& init) {
 
 bool TransportEngine::destroy_qp(uint32_t qpn) {
   Entry* e = entry(qpn);
-  if (e == nullptr || e->in_engine) return false;
+  if (e == nullptr) return false;
   for (std::size_t i = 0; i < ready_.size(); ++i)
     if (ready_[i] == e) ready_[i] = nullptr;  // skipped by dispatch
-  qps_[qpn].reset();
+  std::unique_ptr<Entry> gone = std::move(qps_[qpn]);
+  if (gone->in_engine) {  // freed once its packet has gone to the port
+    gone->leaving = true;
+    gone->timer.cancel();
+    gone->rnr.cancel();
+    leaving_.push_back(std::move(gone));
+  }
   return true;
 }
 
@@ -308,6 +315,10 @@ void TransportEngine::submit(Engine& g) {
   g.waiting_room = false;
   g.entry = nullptr;
   e.in_engine = false;
+  if (e.leaving) {
+    leaving_.erase(std::find_if(leaving_.begin(), leaving_.end(), [&](const auto& l) { return l.get() == &e; }));
+    return;
+  }
   wake(e);
 }
 
