@@ -96,6 +96,7 @@ struct Qp {
   // Requester.
   bool rnr_waiting = false;      // resend waits for rnr_until_ps
   bool retry_pending = false;    // a resend for a gap is under way; later signs of the same gap are ignored
+  bool drain_told = false;       // SQD: the sq_drained event has been raised
   uint8_t retry_left = 0;
   uint8_t rnr_left = 0;
   uint8_t rd_atomic_outstanding = 0;

@@ -178,6 +178,7 @@ std::string TransportEngine::modify_qp(uint32_t qpn, const QpAttr& attr, uint32_
     qp.resources.clear();
     qp.next_resource = 0;
   }
+  if (to == QpState::Sqd && qp.state != QpState::Sqd) qp.drain_told = false;
   if (to == QpState::Rts && qp.state == QpState::Rtr) {
     qp.npsn = qp.una = qp.send_psn = qp.fresh_psn = a.sq_psn;
     qp.retry_left = a.retry_cnt;
@@ -257,6 +258,7 @@ void TransportEngine::arm(Entry& e) {
 void TransportEngine::after(Entry& e) {
   arm(e);
   wake(e);
+  Requester::check_drained(e.qp, *this);
 }
 
 void TransportEngine::wake(Entry& e) {
