@@ -40,15 +40,30 @@ uint32_t Hca::create_cq(uint32_t depth) {
   return static_cast<uint32_t>(cqs_.size() - 1);
 }
 
+CompletionQueue* Hca::existing_cq(uint32_t n) const {
+  if (n >= cqs_.size() || cqs_[n] == nullptr) throw std::out_of_range("no CQ " + std::to_string(n));
+  return cqs_[n].get();
+}
+
+std::string Hca::destroy_cq(uint32_t n) {
+  if (n >= cqs_.size() || cqs_[n] == nullptr) return "no CQ " + std::to_string(n);
+  for (const transport::Qp* qp : transport_->qps())
+    if (qp->init.send_cq == n || qp->init.recv_cq == n)
+      return "CQ " + std::to_string(n) + " is in use by QP " + std::to_string(qp->qpn);
+  cqs_[n].reset();
+  cq_handlers_[n] = nullptr;
+  return "";
+}
+
 std::size_t Hca::poll_cq(uint32_t n, std::size_t max, std::vector<transport::WorkCompletion>& out) {
-  return cqs_.at(n)->poll(static_cast<uint32_t>(std::min<std::size_t>(max, UINT32_MAX)), out);
+  return existing_cq(n)->poll(static_cast<uint32_t>(std::min<std::size_t>(max, UINT32_MAX)), out);
 }
 
 transport::Qp& Hca::create_qp(const transport::QpInit& init) {
-  if (init.send_cq >= cqs_.size() || init.recv_cq >= cqs_.size())
-    throw std::invalid_argument("create_qp: send_cq " + std::to_string(init.send_cq) + " / recv_cq " +
-                                std::to_string(init.recv_cq) + ": the HCA has " + std::to_string(cqs_.size()) +
-                                " CQs");
+  for (uint32_t n : {init.send_cq, init.recv_cq})
+    if (n >= cqs_.size() || cqs_[n] == nullptr)
+      throw std::invalid_argument("create_qp: send_cq " + std::to_string(init.send_cq) + " / recv_cq " +
+                                  std::to_string(init.recv_cq) + ": no CQ " + std::to_string(n));
   return transport_->create_qp(init);
 }
 
@@ -67,9 +82,8 @@ int Hca::next_vl(HostPort& h) {
 }
 
 void Hca::take(ib::Packet* p, unsigned index, uint64_t now) {
-  if (transport_->owns(p->hdr.bth.dest_qp)) transport_->deliver(p, index);
-  else if (sink_) sink_->deliver(p, index, now);
-  else pool_.release(p);
+  if (sink_ != nullptr && !transport_->owns(p->hdr.bth.dest_qp)) sink_->deliver(p, index, now);
+  else transport_->deliver(p, index);  // a packet for no QP is counted there (unknown_qp_drops)
 }
 
 void Hca::drain(unsigned index) {

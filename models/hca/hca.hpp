@@ -10,9 +10,10 @@
 //   buffer (freeing its credits) when the host is done with it.
 // - A taken packet for one of the HCA's QPs goes to the transport engines;
 //   any other goes to the HCA's sink (a raw-traffic workload's recorder) if it
-//   has one, else back to the pool. The receiver owns it from then on.
-// - Verbs: create_cq / create_qp / modify_qp / post_send / post_recv / poll_cq
-//   and reg_mr behave as their libibverbs namesakes (verbs.hpp); errors come
+//   has one, else to the engines, which drop and count it. The receiver owns
+//   it from then on.
+// - Verbs: create_cq / destroy_cq / create_qp / modify_qp / destroy_qp /
+//   post_send / post_recv / poll_cq and reg_mr / dereg_mr behave as their libibverbs namesakes (verbs.hpp); errors come
 //   back as a one-line reason instead of an errno. A completion lands in its
 //   CQ, then the CQ's handler (if any) runs, at the simulated time it was made.
 // - A CQ that overflows is in error (verbs' CQ overrun): the completion is
@@ -63,16 +64,24 @@ class Hca : public sc_core::sc_module {
 
   // Verbs.
   uint32_t create_cq(uint32_t depth);
-  CompletionQueue& cq(uint32_t n) { return *cqs_.at(n); }
-  const CompletionQueue& cq(uint32_t n) const { return *cqs_.at(n); }
+  // "" when done; the reason when CQ n does not exist or a QP still uses it.
+  std::string destroy_cq(uint32_t n);
+  // CQ n; throws std::out_of_range when it does not exist.
+  CompletionQueue& cq(uint32_t n) { return *existing_cq(n); }
+  const CompletionQueue& cq(uint32_t n) const { return *existing_cq(n); }
   // Runs after a completion lands in CQ n (a workload's poll loop).
   void on_cq_event(uint32_t n, std::function<void()> handler) { cq_handlers_.at(n) = std::move(handler); }
   std::size_t poll_cq(uint32_t n, std::size_t max, std::vector<transport::WorkCompletion>& out);
   MemoryRegion reg_mr(uint64_t addr, uint64_t length, uint32_t access) { return regions_.reg_mr(addr, length, access); }
+  bool dereg_mr(uint32_t lkey) { return regions_.dereg_mr(lkey); }
   MemoryRegions& regions() { return regions_; }
   SparseMemory& memory() { return regions_.memory(); }
   // Throws std::invalid_argument when a CQ number does not exist.
   transport::Qp& create_qp(const transport::QpInit& init);
+  // "" when done; the reason when there is no such QP. Any state; queued WRs go without completions.
+  std::string destroy_qp(uint32_t qpn) {
+    return transport_->destroy_qp(qpn) ? "" : "no QP " + std::to_string(qpn);
+  }
   std::string modify_qp(uint32_t qpn, const transport::QpAttr& attr, uint32_t mask) {
     return transport_->modify_qp(qpn, attr, mask);
   }
@@ -98,6 +107,7 @@ class Hca : public sc_core::sc_module {
     link::Alarm done = link::Alarm::method<&HostPort::on_done>(this);  // the host finished reading a packet
     std::function<void()> on_tx_space;  // a raw-traffic workload's
   };
+  CompletionQueue* existing_cq(uint32_t n) const;
   void drain(unsigned index);
   int next_vl(HostPort& h);
   void take(ib::Packet* p, unsigned index, uint64_t now);
@@ -106,7 +116,7 @@ class Hca : public sc_core::sc_module {
   PacketSink* sink_ = nullptr;
   ib::PacketPool& pool_;
   MemoryRegions regions_;
-  std::vector<std::unique_ptr<CompletionQueue>> cqs_;
+  std::vector<std::unique_ptr<CompletionQueue>> cqs_;  // null where destroyed
   std::vector<std::function<void()>> cq_handlers_;
   std::vector<std::pair<uint32_t, std::string>> async_events_;
   std::unique_ptr<transport::TransportEngine> transport_;  // made once the ports exist

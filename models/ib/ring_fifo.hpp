@@ -67,11 +67,13 @@ class RingFifo {
     head_ = 0;
   }
 
-  std::array<T, Inline> inline_{};
+  // The head first: a ring that has moved to the heap is used without
+  // touching its inline slots.
   std::unique_ptr<T[]> heap_;
   uint32_t capacity_ = Inline;
   uint32_t head_ = 0;
   uint32_t size_ = 0;
+  std::array<T, Inline> inline_{};
 };
 
 }  // namespace hcasim::ib

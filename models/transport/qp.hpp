@@ -79,17 +79,27 @@ struct QpStats {
 };
 
 struct Qp {
-  // Identity and attributes.
+  // Laid out for the cache: the fields a packet reads or writes come first
+  // (identity, the requester's and responder's progress, the attributes and
+  // the queues' heads), so a QP's turn touches few cache lines; the counters
+  // come last. With thousands of QPs served round robin, each turn finds its
+  // QP out of cache.
+
+  // Identity.
   uint32_t qpn = 0;
   QpType type = QpType::Rc;
   QpState state = QpState::Reset;
-  QpInit init;
-  QpAttr attr;                 // as last set by modify_qp
   unsigned port = 0;           // 0-based port index of the HCA
   uint16_t slid = 0;           // this port's LID plus the path bits
+  bool scheduled = false;      // in the engine's ready queue (the engine's)
 
   // Requester.
-  ib::RingFifo<SendWqe, 1> sq;   // posted and not retired; [0] is the oldest
+  bool rnr_waiting = false;      // resend waits for rnr_until_ps
+  bool retry_pending = false;    // a resend for a gap is under way; later signs of the same gap are ignored
+  bool drain_told = false;       // SQD: the sq_drained event has been raised
+  uint8_t retry_left = 0;
+  uint8_t rnr_left = 0;
+  uint8_t rd_atomic_outstanding = 0;
   uint32_t next_wqe = 0;         // sq index of the WQE being sent
   uint32_t next_packet = 0;      // its packet index
   uint32_t npsn = 0;
@@ -98,29 +108,27 @@ struct Qp {
   uint32_t fresh_psn = 0;        // PSNs before this one have been sent at least once
   uint32_t ssn = 0;
   uint32_t since_ack_req = 0;    // request packets sent since the last with AckReq
-  uint8_t retry_left = 0;
-  uint8_t rnr_left = 0;
-  uint8_t rd_atomic_outstanding = 0;
-  bool rnr_waiting = false;      // resend waits for rnr_until_ps
-  bool retry_pending = false;    // a resend for a gap is under way; later signs of the same gap are ignored
-  uint64_t rnr_until_ps = 0;
   uint64_t timer_at_ps = 0;      // transport timer deadline; 0 = stopped
+  uint64_t rnr_until_ps = 0;
 
   // Responder.
-  ib::RingFifo<RecvWqe, 1> rq;
+  uint8_t in_message = 0;        // 0 none; 1 SEND or 2 WRITE between a first and its last
+  bool nak_sent = false;         // a PSN sequence NAK is out; silent until epsn comes
   uint32_t epsn = 0;
   uint32_t msn = 0;
   uint64_t recv_offset = 0;      // bytes of the current SEND placed in rq[0], or of the current WRITE written
   uint64_t write_va = 0;         // current multi-packet RDMA WRITE: next address
   uint64_t write_left = 0;       //   and bytes still expected (from the RETH)
-  uint8_t in_message = 0;        // 0 none; 1 SEND or 2 WRITE between a first and its last
-  bool nak_sent = false;         // a PSN sequence NAK is out; silent until epsn comes
+
+  QpAttr attr;                   // as last set by modify_qp
+  QpInit init;
+
+  // Queues.
+  ib::RingFifo<Response, 2> responses;  // responses the responder still has to send
+  ib::RingFifo<RecvWqe, 1> rq;
+  ib::RingFifo<SendWqe, 1> sq;   // posted and not retired; [0] is the oldest
   std::vector<ReadResource> resources;  // up to max_dest_rd_atomic slots, made when first used, reused oldest first
   uint32_t next_resource = 0;
-  ib::RingFifo<Response, 2> responses;
-
-  // Scheduling (the engine's).
-  bool scheduled = false;        // in the engine's ready queue
 
   QpStats stats;
 };

@@ -53,6 +53,13 @@ bool Requester::has_work(const Qp& qp, const TransportConfig& config) {
   return static_cast<uint32_t>(psn_diff(qp.npsn, qp.una)) < config.max_unacked_psns;
 }
 
+void Requester::check_drained(Qp& qp, QpServices& s) {
+  if (qp.state != QpState::Sqd || qp.drain_told || qp.una != qp.npsn) return;
+  if (qp.next_wqe < qp.sq.size() && qp.sq[qp.next_wqe].assigned) return;  // a message is part sent
+  qp.drain_told = true;
+  s.async_event(qp, "IBV_EVENT_SQ_DRAINED");
+}
+
 ib::Packet* Requester::next_packet(Qp& qp, QpServices& s, bool& first_of_message) {
   SendWqe& w = qp.sq[qp.next_wqe];
   const uint32_t mtu = qp.attr.path_mtu;

@@ -34,6 +34,9 @@
 //   its status and every other WQE of both queues with wr_flush_err (seed 001).
 //   A UC or UD send-side error moves the QP to SQE and flushes the send queue.
 // - UC and UD: no responses; a WQE completes once its last packet is built.
+// - SQD: a message already started goes on to its end; no new one starts. Once
+//   none is in flight and every PSN is acknowledged, the QP raises
+//   IBV_EVENT_SQ_DRAINED (once per entry into SQD).
 
 #include <cstdint>
 
@@ -63,6 +66,9 @@ class Requester {
   static void on_timeout(Qp& qp, QpServices& s);
   // The RNR wait is over.
   static void on_rnr_wait_over(Qp& qp);
+  // In SQD: raises IBV_EVENT_SQ_DRAINED once, when the messages started
+  // before the drain are all sent and acknowledged.
+  static void check_drained(Qp& qp, QpServices& s);
   // Moves the QP to `to` (Err or Sqe) and flushes: the WQE at sq index `failed`
   // (if any) completes with `status`, the others with wr_flush_err; Err also
   // flushes the receive queue.

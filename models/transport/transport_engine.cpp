@@ -7,6 +7,7 @@
 #include "models/transport/qp_state.hpp"
 #include "models/transport/requester.hpp"
 #include "models/transport/responder.hpp"
+#include "models/transport/transport_timers.hpp"
 
 namespace hcasim::transport {
 
@@ -39,11 +40,13 @@ struct TransportEngine::Entry {
   Entry(TransportEngine& owner) : owner(owner) {}
   void on_timer() { owner.timer_fired(*this); }
   void on_rnr() { owner.rnr_over(*this); }
+  // The alarms first, next to the QP's hot fields (qp.hpp).
   TransportEngine& owner;
-  Qp qp;
   bool in_engine = false;  // an engine holds a packet of this QP: it waits, so its packets stay in order
+  bool leaving = false;    // destroyed; freed when the engine has handed its packet on
   link::Alarm timer = link::Alarm::method<&Entry::on_timer>(this);
   link::Alarm rnr = link::Alarm::method<&Entry::on_rnr>(this);
+  Qp qp;
 };
 
 struct TransportEngine::Engine {
@@ -89,10 +92,16 @@ Qp& TransportEngine::create_qp(const QpInit& init) {
 
 bool TransportEngine::destroy_qp(uint32_t qpn) {
   Entry* e = entry(qpn);
-  if (e == nullptr || e->in_engine) return false;
+  if (e == nullptr) return false;
   for (std::size_t i = 0; i < ready_.size(); ++i)
     if (ready_[i] == e) ready_[i] = nullptr;  // skipped by dispatch
-  qps_[qpn].reset();
+  std::unique_ptr<Entry> gone = std::move(qps_[qpn]);
+  if (gone->in_engine) {  // freed once its packet has gone to the port
+    gone->leaving = true;
+    gone->timer.cancel();
+    gone->rnr.cancel();
+    leaving_.push_back(std::move(gone));
+  }
   return true;
 }
 
@@ -169,6 +178,7 @@ std::string TransportEngine::modify_qp(uint32_t qpn, const QpAttr& attr, uint32_
     qp.resources.clear();
     qp.next_resource = 0;
   }
+  if (to == QpState::Sqd && qp.state != QpState::Sqd) qp.drain_told = false;
   if (to == QpState::Rts && qp.state == QpState::Rtr) {
     qp.npsn = qp.una = qp.send_psn = qp.fresh_psn = a.sq_psn;
     qp.retry_left = a.retry_cnt;
@@ -239,7 +249,7 @@ void TransportEngine::arm(Entry& e) {
   const Qp& qp = e.qp;
   // An earlier pending wakeup stays and re-arms when it fires; a stopped timer
   // or an ended wait takes its wakeup out, so a quiet fabric ends the run.
-  if (qp.timer_at_ps != 0) e.timer.notify_at(qp.timer_at_ps);
+  if (qp.timer_at_ps != 0) e.timer.notify_at(timer_check_ps(qp.timer_at_ps, qp.attr.timeout));
   else e.timer.cancel();
   if (qp.rnr_waiting) e.rnr.notify_at(qp.rnr_until_ps);
   else e.rnr.cancel();
@@ -248,6 +258,7 @@ void TransportEngine::arm(Entry& e) {
 void TransportEngine::after(Entry& e) {
   arm(e);
   wake(e);
+  Requester::check_drained(e.qp, *this);
 }
 
 void TransportEngine::wake(Entry& e) {
@@ -306,6 +317,10 @@ void TransportEngine::submit(Engine& g) {
   g.waiting_room = false;
   g.entry = nullptr;
   e.in_engine = false;
+  if (e.leaving) {
+    leaving_.erase(std::find_if(leaving_.begin(), leaving_.end(), [&](const auto& l) { return l.get() == &e; }));
+    return;
+  }
   wake(e);
 }
 
@@ -345,7 +360,7 @@ void TransportEngine::timer_fired(Entry& e) {
   Qp& qp = e.qp;
   if (qp.timer_at_ps == 0) return;
   if (qp.timer_at_ps > now_ps()) {  // restarted since it was armed
-    e.timer.notify_at(qp.timer_at_ps);
+    arm(e);
     return;
   }
   Requester::on_timeout(qp, *this);
@@ -356,7 +371,7 @@ void TransportEngine::rnr_over(Entry& e) {
   Qp& qp = e.qp;
   if (!qp.rnr_waiting) return;
   if (qp.rnr_until_ps > now_ps()) {
-    e.rnr.notify_at(qp.rnr_until_ps);
+    arm(e);
     return;
   }
   Requester::on_rnr_wait_over(qp);

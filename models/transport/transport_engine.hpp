@@ -68,6 +68,9 @@ class TransportEngine : public QpServices {
 
   // Verbs. Errors come back as a one-line reason ("" = done).
   Qp& create_qp(const QpInit& init);
+  // Removes the QP at once, in any state, with its queued WRs and no
+  // completions (as ibv_destroy_qp); false when there is no such QP. A packet
+  // an engine is building for it still goes out.
   bool destroy_qp(uint32_t qpn);
   Qp* find(uint32_t qpn);
   const Qp* find(uint32_t qpn) const;
@@ -114,6 +117,7 @@ class TransportEngine : public QpServices {
   HostMemory& memory_;
   ib::PacketPool& pool_;
   std::vector<std::unique_ptr<Entry>> qps_;  // indexed by QP number; null where none (QP0, QP1, destroyed)
+  std::vector<std::unique_ptr<Entry>> leaving_;  // destroyed while an engine holds one of their packets
   uint32_t next_qpn_ = 2;
   ib::RingFifo<Entry*, 8> ready_;
   std::vector<std::unique_ptr<Engine>> engines_;
