@@ -7,9 +7,7 @@
 # 1,024-host fabric builds in under 10 s and runs in under 4 GiB.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-"$root/scripts/setup.sh"
-"$root/scripts/build.sh" "$root/build-release" -DCMAKE_BUILD_TYPE=Release >/dev/null
-bin="$root/build-release/hcasim"
+bin="$("$root/scripts/release-bin.sh")"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 

@@ -12,12 +12,7 @@
 #   scripts/bench_qps.sh [N ...]      HCASIM_BIN=path/to/hcasim to skip the Release build
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-bin="${HCASIM_BIN:-}"
-if [ -z "$bin" ]; then
-  "$root/scripts/setup.sh"
-  "$root/scripts/build.sh" "$root/build-release" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  bin="$root/build-release/hcasim"
-fi
+bin="$("$root/scripts/release-bin.sh")"
 cfg="$root/configs/bench/qp_scaling.json"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -8,12 +8,7 @@
 #   scripts/bench_rtl.sh [COUNT]      HCASIM_BIN=path/to/hcasim to skip the Release build
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-bin="${HCASIM_BIN:-}"
-if [ -z "$bin" ]; then
-  "$root/scripts/setup.sh"
-  "$root/scripts/build.sh" "$root/build-release" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  bin="$root/build-release/hcasim"
-fi
+bin="$("$root/scripts/release-bin.sh")"
 cfg="$root/configs/bench/b2b_saturated.json"
 count="${1:-200000}"
 work="$(mktemp -d)"
