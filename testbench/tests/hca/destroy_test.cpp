@@ -12,10 +12,6 @@ using namespace hcasim::test;
 using transport::WcStatus;
 using transport::WrOpcode;
 
-namespace {
-constexpr uint64_t kSrc = 0x100000, kDst = 0x800000;
-}  // namespace
-
 TEST_CASE("A CQ is destroyed only when no QP uses it") {
   Pair t;
   const std::string busy = t.a().destroy_cq(t.qa.cq);

@@ -17,7 +17,6 @@ using transport::WcStatus;
 using transport::WrOpcode;
 
 namespace {
-constexpr uint64_t kSrc = 0x100000, kDst = 0x800000;
 
 link::LinkConfig faulty(std::vector<link::DropRule> rules, double drop_rate = 0) {
   link::LinkConfig l;

@@ -13,7 +13,7 @@ using transport::WcStatus;
 using transport::WrOpcode;
 
 namespace {
-constexpr uint64_t kSrc = 0x100000, kDst = 0x800000, kRemote = 0x1000000;
+constexpr uint64_t kRemote = 0x1000000;
 
 transport::SendWr rdma(uint64_t id, WrOpcode op, uint32_t len, uint32_t lkey, uint64_t remote, uint32_t rkey) {
   transport::SendWr w = send_wr(id, op, kSrc, len, lkey);

@@ -15,7 +15,6 @@ using transport::WcStatus;
 using transport::WrOpcode;
 
 namespace {
-constexpr uint64_t kSrc = 0x100000, kDst = 0x800000;
 constexpr uint32_t kMessage = 5 * 4096;  // five packets at the 4 KiB path MTU
 
 long drained_events(hca::Hca& h) {

@@ -11,10 +11,6 @@ using transport::QpState;
 using transport::WcStatus;
 using transport::WrOpcode;
 
-namespace {
-constexpr uint64_t kSrc = 0x100000, kDst = 0x800000;
-}  // namespace
-
 TEST_CASE("UD: Q_Key check and the 40-byte GRH space and a message over the MTU") {
   workloads::ConnectionParams params;
   params.type = transport::QpType::Ud;

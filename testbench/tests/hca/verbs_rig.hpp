@@ -96,6 +96,9 @@ struct Pair {
   hca::MemoryRegion ma, mb;
 };
 
+// Where the tests put a message's source (on the sender) and destination (on the receiver).
+constexpr uint64_t kSrc = 0x100000, kDst = 0x800000;
+
 // The byte at address a of a test pattern with seed s.
 inline uint8_t pattern(uint64_t a, uint8_t s) { return static_cast<uint8_t>((a * 131 + s * 7 + (a >> 8)) & 0xFF); }
 
