@@ -239,6 +239,7 @@ class MpReceiver {
   // Call when now_ps >= deadline_ps() (earlier calls do nothing).
   void on_timer(uint64_t now_ps, std::vector<MpAction>& out);
 
+  uint16_t request_window() const { return cfg_.request_window; }  // for the request MAD's Window
   uint64_t deadline_ps() const { return deadline_; }
   State state() const { return state_; }
   const std::vector<uint8_t>& data() const { return data_; }  // reassembled so far / delivered

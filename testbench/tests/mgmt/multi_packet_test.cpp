@@ -55,7 +55,10 @@ TEST_CASE("A 200-segment response with window 64 follows Figure 33-2", "[multi_p
   const size_t total = 199 * kArea + 100;  // 38,308 bytes: 199 full areas and 100 bytes
   const auto bytes = pattern(total);
   MpLoop loop(response_sender(64), bytes, requester(64));
+  // Steps 1-2: the request carries Window = n (64); the Response Timer runs.
+  CHECK(loop.rcv.request_window() == 64);
   loop.rcv.start_request(0);
+  CHECK(loop.rcv.deadline_ps() == kRt);
   loop.run(loop.delay_ps);
 
   // Steps 4 and 9: segments 1..200, First on 1, Last on 200, Payload Length
@@ -537,6 +540,7 @@ TEST_CASE("Duplicates are ignored unless they end an Acked window", "[multi_pack
     return p;
   };
   r.on_packet(seg(1), 10, out);
+  CHECK(r.deadline_ps() == 10 + kSt);  // Figure 33-2 step 5: the Segment Timer starts
   r.on_packet(seg(1), 20, out);  // duplicate, not a window end
   CHECK(out.empty());
   r.on_packet(seg(2), 30, out);  // window end: Ack 2
@@ -549,6 +553,18 @@ TEST_CASE("Duplicates are ignored unless they end an Acked window", "[multi_pack
   CHECK(out[0].packet.segment == 2);
   CHECK(r.stats().duplicates == 2);
   CHECK(r.expected() == 3);
+  // The Last packet stops the Segment Timer: no responses are outstanding.
+  MpPacket last = seg(3);
+  last.fragment_flag = 0x04;
+  last.payload_length = 10;
+  out.clear();
+  r.on_packet(last, 50, out);
+  CHECK(r.deadline_ps() == kMpNever);
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].packet.kind == MpKind::Ack);
+  CHECK(out[0].packet.segment == 3);
+  CHECK(out[1].kind == MpAction::Kind::Deliver);
+  CHECK(r.data().size() == 2 * 192u + 10);
 }
 
 TEST_CASE("SA MAD fields map to protocol packets and back", "[multi_packet]") {
