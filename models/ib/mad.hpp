@@ -116,7 +116,10 @@ struct MadHeader {
 
 // A subnet management packet, LID-routed or directed route.
 struct Smp {
-  MadHeader hdr;                 // for DR: status without the D bit; class_specific unused (see below)
+  // For DR: encode takes the D bit from `direction` and bytes 6-7 from hop_ptr /
+  // hop_cnt, ignoring hdr.status bit 15 and hdr.class_specific; decode gives
+  // hdr.status without the D bit and hdr.class_specific = 0.
+  MadHeader hdr;
   bool direction = false;        // D bit: 0 outbound, 1 returning (DR only)
   uint8_t hop_ptr = 0;           // DR only
   uint8_t hop_cnt = 0;           // DR only
@@ -146,7 +149,9 @@ struct SaMad {
 };
 
 // Bytes of a MAD (out must hold kMadBytes). Reserved bytes are zero. A
-// LID-routed SMP writes none of the DR fields.
+// LID-routed SMP writes none of the DR fields (bytes 32-63 and 128-255 stay
+// zero); decoding one leaves the DR fields at their defaults. encode(MadHeader)
+// writes the 24-byte header and zeroes the rest of the 256 bytes.
 void encode(const MadHeader& h, uint8_t* out);
 void encode(const Smp& m, uint8_t* out);
 void encode(const SaMad& m, uint8_t* out);
