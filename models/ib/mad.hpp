@@ -71,7 +71,14 @@ constexpr uint16_t kSaStatusNoResources = 1u << 8;
 constexpr uint16_t kSaStatusReqInvalid = 2u << 8;
 constexpr uint16_t kSaStatusNoRecords = 3u << 8;
 constexpr uint16_t kSaStatusTooManyRecords = 4u << 8;
-constexpr uint16_t kSaStatusInsufficientKey = 6u << 8;  // model: a Config from a port that is not the master
+constexpr uint16_t kSaStatusInvalidGid = 5u << 8;
+// OpenSM ib_types.h IB_SA_MAD_STATUS_INSUF_COMPS (0x0600): the mask lacks a
+// component the request needs. Code 6 means this, not a key problem.
+constexpr uint16_t kSaStatusInsufficientComponents = 6u << 8;
+constexpr uint16_t kSaStatusDenied = 7u << 8;  // OpenSM IB_SA_MAD_STATUS_DENIED (0x0700)
+// Model: a Config from a port that is not the master SM (seeds/003 SLID check)
+// is refused as ERR_REQ_DENIED. (Was 6 << 8, which is insufficient components.)
+constexpr uint16_t kSaStatusInsufficientKey = kSaStatusDenied;
 
 // SMP attribute IDs (iba-facts 6).
 constexpr uint16_t kAttrClassPortInfo = 0x0001;

@@ -255,3 +255,13 @@ TEST_CASE("MAD decode refuses a wrong base version or class and leaves out uncha
   CHECK_FALSE(decode(b.data(), sa));
   CHECK_FALSE(decode(b.data(), smp));
 }
+
+TEST_CASE("MAD and SA status codes have OpenSM's values", "[mad]") {
+  CHECK(kStatusInvalidAttribute == 0x001C);  // IB_MAD_STATUS_INVALID_FIELD
+  CHECK(kStatusUnsupportedMethodAttr == 0x000C);
+  CHECK(kSaStatusNoRecords == 0x0300);
+  CHECK(kSaStatusTooManyRecords == 0x0400);
+  CHECK(kSaStatusInsufficientComponents == 0x0600);
+  CHECK(kSaStatusDenied == 0x0700);
+  CHECK(kSaStatusInsufficientKey == kSaStatusDenied);
+}
