@@ -71,7 +71,14 @@ constexpr uint16_t kSaStatusNoResources = 1u << 8;
 constexpr uint16_t kSaStatusReqInvalid = 2u << 8;
 constexpr uint16_t kSaStatusNoRecords = 3u << 8;
 constexpr uint16_t kSaStatusTooManyRecords = 4u << 8;
-constexpr uint16_t kSaStatusInsufficientKey = 6u << 8;  // model: a Config from a port that is not the master
+constexpr uint16_t kSaStatusInvalidGid = 5u << 8;
+// OpenSM ib_types.h IB_SA_MAD_STATUS_INSUF_COMPS (0x0600): the mask lacks a
+// component the request needs. Code 6 means this, not a key problem.
+constexpr uint16_t kSaStatusInsufficientComponents = 6u << 8;
+constexpr uint16_t kSaStatusDenied = 7u << 8;  // OpenSM IB_SA_MAD_STATUS_DENIED (0x0700)
+// Model: a Config from a port that is not the master SM (seeds/003 SLID check)
+// is refused as ERR_REQ_DENIED. (Was 6 << 8, which is insufficient components.)
+constexpr uint16_t kSaStatusInsufficientKey = kSaStatusDenied;
 
 // SMP attribute IDs (iba-facts 6).
 constexpr uint16_t kAttrClassPortInfo = 0x0001;
@@ -116,7 +123,10 @@ struct MadHeader {
 
 // A subnet management packet, LID-routed or directed route.
 struct Smp {
-  MadHeader hdr;                 // for DR: status without the D bit; class_specific unused (see below)
+  // For DR: encode takes the D bit from `direction` and bytes 6-7 from hop_ptr /
+  // hop_cnt, ignoring hdr.status bit 15 and hdr.class_specific; decode gives
+  // hdr.status without the D bit and hdr.class_specific = 0.
+  MadHeader hdr;
   bool direction = false;        // D bit: 0 outbound, 1 returning (DR only)
   uint8_t hop_ptr = 0;           // DR only
   uint8_t hop_cnt = 0;           // DR only
@@ -146,7 +156,9 @@ struct SaMad {
 };
 
 // Bytes of a MAD (out must hold kMadBytes). Reserved bytes are zero. A
-// LID-routed SMP writes none of the DR fields.
+// LID-routed SMP writes none of the DR fields (bytes 32-63 and 128-255 stay
+// zero); decoding one leaves the DR fields at their defaults. encode(MadHeader)
+// writes the 24-byte header and zeroes the rest of the 256 bytes.
 void encode(const MadHeader& h, uint8_t* out);
 void encode(const Smp& m, uint8_t* out);
 void encode(const SaMad& m, uint8_t* out);
