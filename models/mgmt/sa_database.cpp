@@ -230,12 +230,12 @@ long SaDatabase::position(const Table& t, uint32_t rid) {
 }
 
 SaDbStatus SaDatabase::match(const Table& t, uint64_t mask, const uint8_t* tmpl, size_t len,
-                             std::vector<size_t>& out) {
+                             std::vector<size_t>& out, size_t limit) {
   out.clear();
   const std::vector<uint8_t> m = field_bytes(t.layout, mask);
   const bool any = !all_zero(m);
   if (any && (tmpl == nullptr || len < t.body_bytes())) return SaDbStatus::BadLength;
-  for (size_t i = 0; i < t.rids.size(); ++i) {
+  for (size_t i = 0; i < t.rids.size() && out.size() < limit; ++i) {
     if (!any || masked_equal(m, t.body(i), tmpl)) out.push_back(i);
   }
   return SaDbStatus::Ok;
@@ -282,7 +282,7 @@ SaDbStatus SaDatabase::get(uint16_t attr, uint64_t mask, const uint8_t* tmpl, si
   const Table* t = find(attr);
   if (!t) return SaDbStatus::UnknownTable;
   std::vector<size_t> hits;
-  const SaDbStatus s = match(*t, mask, tmpl, len, hits);
+  const SaDbStatus s = match(*t, mask, tmpl, len, hits, 2);  // two are already too many
   if (s != SaDbStatus::Ok) return s;
   if (hits.empty()) return SaDbStatus::NoRecords;
   if (hits.size() > 1) return SaDbStatus::TooManyRecords;

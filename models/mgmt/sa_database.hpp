@@ -172,9 +172,10 @@ class SaDatabase {
   static void index_rebuild(Table& t);
   // Index of the record with this RID, or -1.
   static long position(const Table& t, uint32_t rid);
-  // Indices of the records that match (checks the template's length first).
+  // Indices of the records that match, at most `limit` of them (checks the
+  // template's length first).
   static SaDbStatus match(const Table& t, uint64_t mask, const uint8_t* tmpl, size_t len,
-                          std::vector<size_t>& out);
+                          std::vector<size_t>& out, size_t limit = SIZE_MAX);
 
   std::map<uint16_t, Table> tables_;
   uint64_t changes_ = 0;
