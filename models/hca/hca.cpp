@@ -4,6 +4,9 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "models/ib/layout.hpp"
+#include "models/ib/mad.hpp"
+
 namespace hcasim::hca {
 
 Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig>& ports,
@@ -19,6 +22,7 @@ Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig
     h->port->on_rx_ready([this, i] { drain(i); });
     h->port->on_tx_space([this, i] {
       transport_->port_has_room(i);
+      if (agent_ != nullptr) agent_->tx_space(i + 1);
       if (ports_[i]->on_tx_space) ports_[i]->on_tx_space();
     });
     bindings.push_back({h->port.get(), h->lid});
@@ -81,7 +85,16 @@ int Hca::next_vl(HostPort& h) {
   return -1;
 }
 
+link::SubmitResult Hca::send_mad(unsigned i, ib::Packet* p) {
+  link::Port& port = *ports_.at(i)->port;
+  return p->hdr.bth.dest_qp == ib::kQp0 ? port.submit_on_vl(p, link::kVl15) : port.submit(p);
+}
+
 void Hca::take(ib::Packet* p, unsigned index, uint64_t now) {
+  if (agent_ != nullptr && p->hdr.bth.dest_qp <= ib::kQp1 && ib::is_iba_transport(p->hdr.lrh.lnh)) {
+    agent_->deliver(p, index + 1);
+    return;
+  }
   if (sink_ != nullptr && !transport_->owns(p->hdr.bth.dest_qp)) sink_->deliver(p, index, now);
   else transport_->deliver(p, index);  // a packet for no QP is counted there (unknown_qp_drops)
 }

@@ -8,7 +8,9 @@
 //   round robin. With drain_rate_bps = 0 it takes every packet as it arrives;
 //   otherwise a packet occupies the host for bytes x 8 / rate and leaves its
 //   buffer (freeing its credits) when the host is done with it.
-// - A taken packet for one of the HCA's QPs goes to the transport engines;
+// - A taken packet for QP0 or QP1 goes to the HCA's management agent when it
+//   has one (its SMA; the SM and SA on the SM's node). A taken packet for one
+//   of the HCA's QPs goes to the transport engines;
 //   any other goes to the HCA's sink (a raw-traffic workload's recorder) if it
 //   has one, else to the engines, which drop and count it. The receiver owns
 //   it from then on.
@@ -28,6 +30,7 @@
 #include <vector>
 
 #include "models/ib/packet.hpp"
+#include "models/link/management_agent.hpp"
 #include "models/link/port.hpp"
 #include "models/link/timeline.hpp"
 #include "models/hca/completion_queue.hpp"
@@ -57,6 +60,15 @@ class Hca : public sc_core::sc_module {
   const link::Port& port(unsigned i) const { return *ports_[i]->port; }
   unsigned port_count() const { return static_cast<unsigned>(ports_.size()); }
   uint16_t lid(unsigned i) const { return ports_[i]->lid; }
+  // Port i's base LID (PortInfo.LID, set by a subnet manager).
+  void set_lid(unsigned i, uint16_t lid) {
+    ports_[i]->lid = lid;
+    transport_->set_port_lid(i, lid);
+  }
+  // Management (see the rules). The agent is not owned; null = none. send_mad
+  // queues a UD packet to QP0 on VL15, any other on its SL's VL, on port i.
+  void set_agent(link::ManagementAgent* agent) { agent_ = agent; }
+  link::SubmitResult send_mad(unsigned i, ib::Packet* p);
   void set_sink(PacketSink* sink) { sink_ = sink; }
   // The handler a raw-traffic workload wants called when port i's transmit
   // queues may have room (the transport engines are told as well).
@@ -114,6 +126,7 @@ class Hca : public sc_core::sc_module {
 
   std::vector<std::unique_ptr<HostPort>> ports_;
   PacketSink* sink_ = nullptr;
+  link::ManagementAgent* agent_ = nullptr;
   ib::PacketPool& pool_;
   MemoryRegions regions_;
   std::vector<std::unique_ptr<CompletionQueue>> cqs_;  // null where destroyed

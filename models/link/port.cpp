@@ -9,14 +9,17 @@ using sc_core::sc_time;
 
 Port::Port(const sc_core::sc_module_name& name, const PortConfig& config, ib::PacketPool& pool)
     : sc_module(name),
-      vls_(config.effective_vls()),
+      vls_(static_cast<uint16_t>(config.effective_vls())),
+      rx_data_vls_(static_cast<uint8_t>(vls_)),
+      tx_data_vls_(static_cast<uint8_t>(vls_)),
       mtu_(config.mtu),
       sl2vl_(resolved_sl2vl(config)),
       pool_(pool),
       tx_buffer_bytes_(config.tx_buffer_bytes),
       arbiter_(resolved_vlarb(config)),
       vl15_buffer_bytes_(config.vl15_buffer_bytes),
-      config_(config) {
+      config_(config),
+      vlarb_(resolved_vlarb(config)) {
   tx.bind(*this);
   rx.bind(*this);
   for (unsigned vl = 0; vl < vls_; ++vl)
@@ -37,6 +40,7 @@ void Port::connect(Port& a, Port& b, const LinkConfig& link) {
   a.peer_ = &b;
   b.peer_ = &a;
   for (Port* p : {&a, &b}) {
+    p->link_ = link;
     p->fc_period_ps_ = link.fc_period_ps;
     p->block_ps_ = static_cast<double>(kCreditBlockBytes) * 8e12 / p->timing_.data_rate_bps();
     p->head_ps_ = p->timing_.bytes_ps(ib::kLrhBytes);
@@ -77,6 +81,27 @@ void Port::start_of_simulation() {
   for (unsigned vl = 0; vl < vls_; ++vl) consider_flow_control(vl);
 }
 
+const char* to_string(PortState s) {
+  switch (s) {
+    case PortState::Down: return "Down";
+    case PortState::Init: return "Init";
+    case PortState::Armed: return "Armed";
+    case PortState::Active: return "Active";
+  }
+  return "?";
+}
+
+void Port::set_state(PortState s) {
+  state_ = s;
+  rx_data_vls_ = static_cast<uint8_t>(s == PortState::Armed || s == PortState::Active ? vls_ : 0);
+  tx_data_vls_ = static_cast<uint8_t>(s == PortState::Active ? vls_ : 0);
+}
+
+void Port::set_vlarb(const VlArbConfig& c) {
+  vlarb_ = c;
+  arbiter_ = VlArbiter(c);
+}
+
 SubmitResult Port::submit(ib::Packet* p) {
   const unsigned vl = sl2vl_[p->hdr.lrh.sl & 0xF];
   if (vl == kVl15) {
@@ -95,8 +120,8 @@ SubmitResult Port::submit_on_vl(ib::Packet* p, unsigned vl) {
     discard(p, vl, DropReason::MtuExceeded);
     return SubmitResult::Dropped;
   }
-  if (vl != kVl15 && vl >= vls_) {
-    discard(p, vl, DropReason::BadVl);
+  if (vl != kVl15 && vl >= tx_data_vls_) {
+    discard(p, vl, vl < vls_ ? DropReason::LinkDown : DropReason::BadVl);
     return SubmitResult::Dropped;
   }
   // A packet forwarded from another link keeps the size recorded there.
@@ -439,8 +464,8 @@ bool Port::receive_data(ib::Packet* p) {
       return false;
     }
     vl15_rx_bytes_ += bytes;
-  } else if (vl >= vls_) {
-    discard(p, vl, DropReason::BadVl);
+  } else if (vl >= rx_data_vls_) {
+    discard(p, vl, vl < vls_ ? DropReason::LinkDown : DropReason::BadVl);
     return false;
   } else if (p->payload_len > mtu_) {
     discard(p, vl, DropReason::MtuExceeded);

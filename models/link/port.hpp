@@ -43,6 +43,12 @@
 //   corrupted is discarded and counted (fault_drop, crc_error; the injector's
 //   statistics split them further) and never reaches ABR or the buffer.
 //   Without faults an arrival pays one predictable branch on a flag.
+// - Port state (IBA 7.2, PortInfo.PortState; iba-facts 6): Down, Init, Armed,
+//   Active, set by the builder (Active in the pre-configured mode) or by the
+//   node's subnet management agent. VL15 and flow control pass in every state
+//   but Down; data packets are received from Armed on and transmitted only in
+//   Active. A data packet the state refuses is dropped and counted as
+//   link_down (on submit or on arrival); packets already queued still go.
 
 #include <systemc>
 #include <tlm>
@@ -72,6 +78,10 @@
 namespace hcasim::link {
 
 enum class SubmitResult { Queued, Dropped, Busy };
+
+// PortInfo.PortState values (iba-facts 6).
+enum class PortState : uint8_t { Down = 1, Init = 2, Armed = 3, Active = 4 };
+const char* to_string(PortState s);
 
 // Values a VCD shows for the granted-VL signal besides a data VL or 15.
 constexpr uint32_t kGrantFlowControl = 16;
@@ -149,8 +159,19 @@ class Port : public sc_core::sc_module,
   void set_id(unsigned id) { id_ = id; }
 
   unsigned vl_count() const { return vls_; }
+  PortState state() const { return state_; }
+  void set_state(PortState s);
+  // Tables a subnet manager programs (SLtoVLMappingTable, VLArbitrationTable,
+  // PortInfo.VLHighLimit) replace the configured ones; the arbiter's turn
+  // state starts afresh. A port with an RTL arbiter keeps the RTL's tables.
+  void set_sl2vl(const std::array<uint8_t, kSlCount>& table) { sl2vl_ = table; }
+  const std::array<uint8_t, kSlCount>& sl2vl() const { return sl2vl_; }
+  void set_vlarb(const VlArbConfig& c);
+  const VlArbConfig& vlarb() const { return vlarb_; }
   const PortConfig& config() const { return config_; }
   const LinkTiming& timing() const { return timing_; }
+  // The link's configuration (speed, width, ...); defaults when unlinked.
+  const LinkConfig& link_config() const { return link_; }
   const Port* peer() const { return peer_; }
   const PortStats& stats() const { return stats_; }
   uint32_t rx_capacity_blocks(unsigned vl) const { return lanes_[vl].receiver.capacity_blocks(); }
@@ -260,7 +281,9 @@ class Port : public sc_core::sc_module,
   uint16_t observer_count_ = 0;       // at most kMaxObservers
   bool faults_on_ = false;            // faults_ is set (fills padding: no hot member moves)
   bool cosim_on_ = false;             // cosim_ is set (fills padding too)
-  unsigned vls_;
+  uint16_t vls_;
+  uint8_t rx_data_vls_;               // data VLs the state lets in: vls_ from Armed on, else 0
+  uint8_t tx_data_vls_;               // data VLs the state lets out: vls_ when Active, else 0
   std::array<PortObserver*, kMaxObservers> observers_{};
   uint32_t mtu_;
   uint32_t stalled_ = 0;              // bit per VL: a credit stall is open
@@ -305,6 +328,9 @@ class Port : public sc_core::sc_module,
   std::unique_ptr<FaultInjector> faults_;  // while faults_on_
   TxCosim* cosim_ = nullptr;               // while cosim_on_
   PortConfig config_;
+  VlArbConfig vlarb_;                      // the arbiter's tables
+  LinkConfig link_;                        // what connect() was given
+  PortState state_ = PortState::Active;
 
  public:
   TxSocket tx{"tx"};

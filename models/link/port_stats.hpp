@@ -13,7 +13,7 @@ enum class DropReason : uint8_t {
   BadVl,           // arrived on a VL the port does not operate
   BufferOverflow,  // arrived without room in its receive buffer (a credit violation)
   Vl15Overflow,    // VL15 is not flow-controlled: a full VL15 buffer drops
-  LinkDown,        // submitted to a port with no link
+  LinkDown,        // submitted to a port with no link, or a data packet its PortState refuses (IBA 7.2)
   NoRoute,         // switch: no LFT entry for the DLID (0, beyond the table, 0xFF or no such port); iba-facts 4
   HoqLifetime,     // switch output: longer than HOQLife at the head of its VL queue (iba-facts 4)
   SwitchLifetime,  // switch output: longer than the switch lifetime since it arrived (iba-facts 4)

@@ -90,6 +90,9 @@ class CrossbarAllocator {
 
   // One VL arbitration configuration per output (that port's tables).
   CrossbarAllocator(unsigned inputs, const std::vector<link::VlArbConfig>& outputs);
+  // New tables for one output (a subnet manager programmed its port); the
+  // arbiter's turn state starts afresh.
+  void set_arbitration(unsigned output, const link::VlArbConfig& c);
 
   // The head of (input, vl) wants output VL out_vl of `output`; it is `bytes`
   // long on the wire. One request per (input, vl) at a time.
@@ -142,6 +145,7 @@ class CrossbarAllocator {
   bool available(unsigned output) const { return !outs_[output].busy && !outs_[output].reservation; }
   // A grant of (input, vl) at its output as the only VL the output offers.
   Grant sole(unsigned input, unsigned vl) const;
+  static uint16_t served_by(const link::VlArbConfig& c);  // data VLs with an entry of weight > 0
   // Whether the output's arbiter would ever serve this data VL.
   bool arbiter_takes(unsigned output, unsigned out_vl) const;
 

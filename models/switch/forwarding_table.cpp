@@ -43,10 +43,21 @@ void ForwardingTable::set_sl2vl(unsigned in_port, unsigned out_port, const Sl2Vl
   which_[index(in_port, out_port)] = intern(table);
 }
 
+void ForwardingTable::set_lft_block(unsigned block, const std::array<uint8_t, kLftBlockEntries>& entries) {
+  const std::size_t first = static_cast<std::size_t>(block) * kLftBlockEntries;
+  if (lft_.size() < first + kLftBlockEntries) lft_.resize(first + kLftBlockEntries, kNoRoute);
+  std::copy(entries.begin(), entries.end(), lft_.begin() + static_cast<std::ptrdiff_t>(first));
+}
+
 RouteDecision ForwardingTable::route(unsigned in_port, uint16_t dlid, uint8_t sl, bool vl15) const {
   RouteDecision d;
   const uint8_t out = dlid == 0 ? kNoRoute : lookup(dlid);  // iba-facts 4: DLID 0 is dropped
-  if (out == kNoRoute || out > ports_) return d;            // Drop, NoRoute
+  if (out == kNoRoute || out > ports_) {
+    // iba-facts 6: a directed-route SMP carries the permissive DLID, which
+    // names the node that receives it.
+    if (vl15 && dlid == kPermissiveLid) d.kind = RouteKind::Management;
+    return d;  // else Drop, NoRoute
+  }
   if (out == kManagementPort) {
     d.kind = RouteKind::Management;
     return d;

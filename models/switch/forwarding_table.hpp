@@ -8,6 +8,8 @@
 //   the end of the table, an entry of kNoRoute (0xFF) or an entry naming no port
 //   of the switch (> port count) = no route: the packet is dropped ("no_route").
 // - Output port 0 = the switch's own management port: the packet goes there.
+//   So does a VL15 packet to the permissive LID 0xFFFF (a directed-route SMP,
+//   iba-facts 6), which has no LFT entry.
 // - Output VL: a packet that arrived on VL15 (management, not flow-controlled)
 //   leaves on VL15. A data packet leaves on entry SL of the SL-to-VL table of
 //   its (input port, output port) pair; an entry of 15 = drop ("sl_to_vl15").
@@ -31,6 +33,8 @@ constexpr unsigned kManagementPort = 0;     // iba-facts 4: a switch's port 0
 constexpr unsigned kMaxSwitchPorts = 254;   // LFT entries are one byte; 0xFF means no route
 constexpr unsigned kMaxLmc = 7;             // iba-facts 4: LMC is 3 bits
 constexpr unsigned kVl15 = 15;              // management VL (iba-facts 3)
+constexpr uint16_t kPermissiveLid = 0xFFFF; // iba-facts 6: DLID of a directed-route SMP
+constexpr unsigned kLftBlockEntries = 64;   // iba-facts 6: LinearForwardingTable block
 using Sl2VlTable = std::array<uint8_t, 16>; // iba-facts 3: 16 SL entries of 4 bits
 
 enum class RouteKind : uint8_t { Forward, Management, Drop };
@@ -51,6 +55,9 @@ class ForwardingTable {
   unsigned port_count() const { return ports_; }
 
   void set_lft(std::vector<uint8_t> lft) { lft_ = std::move(lft); }
+  // Sets the 64 entries of LFT block `block` (LIDs 64 x block ..), growing the
+  // table (new entries kNoRoute) as needed.
+  void set_lft_block(unsigned block, const std::array<uint8_t, kLftBlockEntries>& entries);
   const std::vector<uint8_t>& lft() const { return lft_; }
   // The LFT entry for a DLID, kNoRoute when the table has none.
   uint8_t lookup(uint16_t dlid) const { return dlid < lft_.size() ? lft_[dlid] : kNoRoute; }

@@ -109,7 +109,8 @@ struct Switch::Impl {
         output.discard(input.rx_pop(vl), d.out_vl, why);
       } else if (d.kind == RouteKind::Management) {
         ++stats.to_management;
-        pool.release(input.rx_pop(vl));
+        if (agent != nullptr) agent->deliver(input.rx_pop(vl), in + 1);
+        else pool.release(input.rx_pop(vl));
       } else {
         input.discard(input.rx_pop(vl), vl, d.why);
       }
@@ -163,6 +164,7 @@ struct Switch::Impl {
   }
 
   void on_space(unsigned out) {
+    if (agent != nullptr) agent->tx_space(out + 1);
     if (alloc.requests_for(out) == 0 || alloc.output_busy(out)) return;
     if (auto g = alloc.after_room(out, ok())) start(*g);
   }
@@ -175,6 +177,7 @@ struct Switch::Impl {
   std::vector<std::unique_ptr<link::Port>> ports;   // port number - 1
   std::vector<std::unique_ptr<Transfer>> transfers; // by input
   SwitchStats stats;
+  link::ManagementAgent* agent = nullptr;
 };
 
 Switch::Switch(const sc_core::sc_module_name& name, const SwitchConfig& config,
@@ -210,5 +213,28 @@ void Switch::set_sl2vl(unsigned in_port, unsigned out_port, const std::array<uin
 }
 
 const ForwardingTable& Switch::forwarding() const { return impl_->table; }
+
+void Switch::set_lft_block(unsigned block, const std::array<uint8_t, kLftBlockEntries>& entries) {
+  impl_->table.set_lft_block(block, entries);
+}
+
+void Switch::set_vlarb(unsigned port_number, const link::VlArbConfig& c) {
+  port(port_number).set_vlarb(c);
+  impl_->alloc.set_arbitration(port_number - 1, c);
+}
+
+void Switch::set_agent(link::ManagementAgent* agent) { impl_->agent = agent; }
+
+link::SubmitResult Switch::send_management(ib::Packet* p, unsigned out_port) {
+  if (out_port == 0) {
+    const uint8_t out = p->hdr.lrh.dlid == 0 ? kNoRoute : impl_->table.lookup(p->hdr.lrh.dlid);
+    if (out == kNoRoute || out == kManagementPort || out > port_count()) {
+      impl_->ports[0]->discard(p, kVl15, link::DropReason::NoRoute);
+      return link::SubmitResult::Dropped;
+    }
+    out_port = out;
+  }
+  return port(out_port).submit_on_vl(p, kVl15);
+}
 
 }  // namespace hcasim::sw

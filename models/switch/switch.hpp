@@ -10,7 +10,9 @@
 //   its input VL buffer: LFT lookup on the DLID; DLID 0, no entry, kNoRoute, a
 //   DLID beyond the table or a port above N = drop "no_route" at the input port
 //   (counted on the input VL); output port 0 = the switch's own management port
-//   (counted in SwitchStats::to_management and consumed). Output VL from the
+//   (counted in SwitchStats::to_management and handed to the switch's
+//   management agent, if it has one, else consumed); so is a VL15 packet to the
+//   permissive LID (a directed-route SMP). Output VL from the
 //   (input port, output port) SL-to-VL table; SL mapped to VL15 = drop
 //   "sl_to_vl15" at the input port. A VL15 packet is routed by the LFT too and
 //   stays on VL15. A payload over the output port's MTU ("mtu_exceeded"), an
@@ -45,6 +47,7 @@
 #include <vector>
 
 #include "models/ib/packet.hpp"
+#include "models/link/management_agent.hpp"
 #include "models/link/port.hpp"
 #include "models/switch/forwarding_table.hpp"
 #include "models/switch/switch_config.hpp"
@@ -76,11 +79,22 @@ class Switch : public sc_core::sc_module {
 
   // Forwarding state, installed by the builder at time zero (or later by an SM).
   void set_lft(std::vector<uint8_t> lft);        // output port by DLID
+  void set_lft_block(unsigned block, const std::array<uint8_t, kLftBlockEntries>& entries);
+  void set_lid(uint16_t lid) { lid_ = lid; }
+  // A port's VL arbitration tables (the port's and the crossbar's copy).
+  void set_vlarb(unsigned port_number, const link::VlArbConfig& c);
   // SL-to-VL table for packets entering at in_port (0 = from the management
   // port) and leaving at out_port.
   // Throws std::invalid_argument for a port above port_count() or an entry above 15.
   void set_sl2vl(unsigned in_port, unsigned out_port, const std::array<uint8_t, 16>& table);
   const ForwardingTable& forwarding() const;
+
+  // Management: the agent (not owned; null = none) takes the packets routed to
+  // port 0 and hears of room on the ports. send_management queues a VL15
+  // packet on port `out_port`, or with out_port 0 on the port the LFT gives
+  // for its DLID (dropped and counted as no_route when there is none).
+  void set_agent(link::ManagementAgent* agent);
+  link::SubmitResult send_management(ib::Packet* p, unsigned out_port);
 
  private:
   struct Impl;

@@ -60,6 +60,9 @@ class TransportEngine : public QpServices {
   TransportEngine(const TransportConfig& config, std::vector<PortBinding> ports, HostMemory& memory,
                   ib::PacketPool& pool);
   TransportEngine(const TransportEngine&) = delete;
+  // A port's base LID changed (a subnet manager set it); QPs made ready to
+  // receive from now on take it as their SLID.
+  void set_port_lid(unsigned port, uint16_t lid) { ports_.at(port).lid = lid; }
   TransportEngine& operator=(const TransportEngine&) = delete;
   ~TransportEngine() override;
 

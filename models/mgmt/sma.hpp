@@ -1,0 +1,116 @@
+#pragma once
+// The subnet management agent (SMA) of one HCA or switch: answers SubnGet and
+// SubnSet of the node's own attributes (iba-facts 6; seed 004 for the SL2VL
+// and VLArb tables). The node's MAD layer (mad_node.hpp) hands it requests
+// and sends its answers; this class reads and writes the node's model state.
+//
+// Rules:
+// - Attributes: NodeInfo, NodeDescription, PortInfo, SLtoVLMappingTable,
+//   VLArbitrationTable; at a switch also SwitchInfo and LinearForwardingTable.
+//   Others: status "unsupported method / attribute combination". A bad
+//   modifier or value: status "invalid attribute", nothing changed.
+// - Ports: at an HCA, PortInfo's modifier is the port number (0 = the port
+//   the SMP came in on); at a switch 0 is the management port, which holds the
+//   switch's LID, LMC and M_Key. SL2VL at a switch: modifier = input port
+//   << 8 | output port; VLArb: modifier = block << 16 | port (port 0 at an
+//   HCA = the port it came in on).
+// - PortInfo Set applies LID, LMC, MasterSMLID / SL, SubnetTimeout, M_Key,
+//   protect bits and lease, VLHighLimit, HOQLife, VLStallCount, ClientReregister
+//   and PortState (0 = no change; Init -> Armed -> Active, Armed or Active ->
+//   Init, and Down, IBA 7.2). OperationalVLs and the MTUs are fixed when the
+//   fabric is built: a Set must give the built value (or 0 = no change).
+// - M_Key (IBA 14.2.4; model's reading): with a port M_Key of 0 every SMP
+//   passes. Else an SMP whose M_Key differs is refused when it is a Set, or a
+//   Get with protect bits >= 2; a Get with protect bits 1 passes with the M_Key
+//   read as 0. A refused SMP gets no answer and counts an M_Key violation.
+// - VLArb tables are kept as 64 entries per priority on the wire; the model's
+//   table is the entries up to the last of non-zero weight (an entry of weight
+//   0 is never served, so both arbitrate alike).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/ib/mad.hpp"
+#include "models/ib/mad_attributes.hpp"
+
+namespace hcasim::hca {
+class Hca;
+}
+namespace hcasim::sw {
+class Switch;
+}
+namespace hcasim::link {
+class Port;
+}
+
+namespace hcasim::mgmt {
+
+struct NodeIdentity {
+  uint64_t guid = 0;              // NodeGUID (= SystemImageGUID; an HCA's port n has GUID + n)
+  std::string description;        // NodeDescription
+  uint32_t vendor_id = 0x0002C9;  // 24 bits
+  uint16_t device_id = 0;
+};
+
+struct SmaStats {
+  uint64_t gets = 0;
+  uint64_t sets = 0;
+  uint64_t errors = 0;            // answered with a non-zero status
+  uint64_t m_key_violations = 0;  // refused, no answer
+};
+
+class Sma {
+ public:
+  Sma(hca::Hca& hca, const NodeIdentity& id);
+  Sma(sw::Switch& sw, const NodeIdentity& id);
+
+  bool is_switch() const { return switch_ != nullptr; }
+  unsigned port_count() const;
+  const NodeIdentity& identity() const { return id_; }
+  // Processes a Get or Set that arrived on port `in` into the GetResp `resp`
+  // (a copy of the request with the R bit, status and data set). False when
+  // the SMP is refused (M_Key) and gets no answer.
+  bool process(const ib::Smp& req, unsigned in, ib::Smp& resp);
+  // PortInfo.CapabilityMask bits of a port (the SM's node sets IsSM).
+  void add_capability(unsigned port, uint32_t bits) { state(port).capability_mask |= bits; }
+  uint16_t master_sm_lid(unsigned port) const { return ports_.at(port).master_sm_lid; }
+  ib::PortInfo port_info(unsigned port) const;
+  const SmaStats& stats() const { return stats_; }
+
+ private:
+  // What PortInfo holds that the link model does not.
+  struct PortState {
+    uint64_t m_key = 0;
+    uint8_t m_key_protect = 0;
+    uint16_t m_key_lease = 0;
+    uint16_t master_sm_lid = 0;
+    uint8_t master_sm_sl = 0;
+    uint8_t subnet_timeout = 0;
+    uint8_t resp_time_value = 0;
+    uint8_t lmc = 0;
+    uint8_t hoq_life = 0;
+    uint8_t vl_stall_count = 0;
+    bool client_reregister = false;
+    uint32_t capability_mask = ib::kPortCapHasSlMap;
+    uint16_t m_key_violations = 0;
+  };
+
+  PortState& state(unsigned port) { return ports_.at(port); }
+  link::Port* model_port(unsigned number) const;  // null for a switch's port 0
+  unsigned key_port(unsigned in) const { return is_switch() ? 0 : in; }
+  bool m_key_ok(const ib::Smp& req, unsigned in, bool& hide_key);
+  uint16_t get_attribute(const ib::Smp& req, unsigned in, ib::Smp& resp);
+  uint16_t set_attribute(const ib::Smp& req, unsigned in);
+  uint16_t set_port_info(const ib::PortInfo& pi, unsigned port);
+  uint16_t get_vlarb(uint32_t mod, unsigned in, ib::VlArbBlock& out) const;
+  uint16_t set_vlarb(uint32_t mod, unsigned in, const ib::VlArbBlock& block);
+
+  hca::Hca* hca_ = nullptr;
+  sw::Switch* switch_ = nullptr;
+  NodeIdentity id_;
+  std::vector<PortState> ports_;  // by port number (a switch's port 0 included)
+  SmaStats stats_;
+};
+
+}  // namespace hcasim::mgmt
