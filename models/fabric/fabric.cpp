@@ -82,6 +82,78 @@ Fabric::Fabric(const FabricSpec& spec, ib::PacketPool& pool) : spec_(spec) {
   }
   for (const LinkSpec& l : spec_.links)
     link::Port::connect(node_port(l.node_a, l.port_a), node_port(l.node_b, l.port_b), l.config);
+  if (spec_.management.in_band) build_management(pool);
+}
+
+uint64_t node_guid(const FabricSpec& spec, unsigned node) {
+  const uint64_t g = spec.nodes[node].guid;
+  return g != 0 ? g : kGuidBase + node + 1;
+}
+
+mgmt::QosPolicy qos_policy(const FabricSpec& spec) {
+  mgmt::QosPolicy policy;
+  for (unsigned i = 0; i < spec.nodes.size(); ++i) {
+    const NodeSpec& n = spec.nodes[i];
+    mgmt::NodeQos& q = policy[node_guid(spec, i)];
+    const unsigned ports = static_cast<unsigned>(n.ports.size());
+    q.vlarb.resize(ports + 1);
+    for (unsigned out = 1; out <= ports; ++out) {
+      q.vlarb[out] = link::resolved_vlarb(n.ports[out - 1]);
+      if (n.kind == NodeKind::Switch) {
+        for (unsigned in = 0; in <= ports; ++in)
+          q.sl2vl[{static_cast<uint8_t>(in), static_cast<uint8_t>(out)}] = sl2vl_table(spec, i, in, out);
+      } else {
+        q.sl2vl[{0, static_cast<uint8_t>(out)}] = sl2vl_table(spec, i, 0, out);
+      }
+    }
+  }
+  return policy;
+}
+
+void Fabric::build_management(ib::PacketPool& pool) {
+  const ManagementSpec& m = spec_.management;
+  if (m.sm_node >= spec_.nodes.size() || spec_.nodes[m.sm_node].kind != NodeKind::Hca ||
+      m.sm_port < 1 || m.sm_port > spec_.nodes[m.sm_node].ports.size())
+    throw std::invalid_argument("management: the SM must be on a port of an HCA");
+  const std::array<uint8_t, 16> power_on{};  // every SL on VL0
+  for (unsigned i = 0; i < spec_.nodes.size(); ++i) {
+    const NodeSpec& n = spec_.nodes[i];
+    const mgmt::NodeIdentity id{node_guid(spec_, i), n.name};
+    const auto [is_switch, at] = where_[i];
+    if (is_switch) {
+      sw::Switch& s = *switches_[at];
+      s.set_lid(0);
+      s.set_lft({});
+      for (unsigned out = 1; out <= n.ports.size(); ++out) {
+        for (unsigned in = 0; in <= n.ports.size(); ++in) s.set_sl2vl(in, out, power_on);
+        s.set_vlarb(out, link::VlArbConfig{});
+      }
+      mad_nodes_.push_back(std::make_unique<mgmt::MadNode>(s, id, pool, m.sma_latency_ps));
+    } else {
+      hca::Hca& h = *hcas_[at];
+      for (unsigned p = 0; p < h.port_count(); ++p) {
+        h.set_lid(p, 0);
+        h.port(p).set_sl2vl(power_on);
+        h.port(p).set_vlarb(link::VlArbConfig{});
+      }
+      mad_nodes_.push_back(std::make_unique<mgmt::MadNode>(h, id, pool, m.sma_latency_ps));
+    }
+    for (unsigned p = 0; p < n.ports.size(); ++p) {
+      link::Port& port = node_port(i, p);
+      port.set_state(port.peer() != nullptr ? link::PortState::Init : link::PortState::Down);
+    }
+  }
+  mgmt::SmConfig sm = m.sm;
+  sm.lmc = spec_.lmc;
+  mad_nodes_[m.sm_node]->run_sm(std::make_unique<mgmt::SubnetManager>(sm, qos_policy(spec_), m.sm_port), m.sm_port,
+                                m.start_ps, [this] {
+                                  if (sweep_done_) sweep_done_();
+                                });
+}
+
+const mgmt::SubnetManager* Fabric::subnet_manager() const {
+  if (!spec_.management.in_band) return nullptr;
+  return mad_nodes_[spec_.management.sm_node]->sm();
 }
 
 link::Port& Fabric::node_port(unsigned node, unsigned index) {

@@ -12,6 +12,14 @@
 //   manager sets OperationalVLs to); a port is on at most one link.
 // - A switch's SL-to-VL table for (in, out) is the output port's own table
 //   (PortConfig::sl2vl) for every input, then the spec's per-pair entries on top.
+// - Management in band (ManagementSpec::in_band): every HCA and switch gets
+//   its SMA (models/mgmt/mad_node.hpp); ports start with no LID, no LFT, every
+//   SL on VL0 and empty arbitration tables (the model's power-on state), linked
+//   ports in Init and unlinked ones Down; the SM on the chosen HCA port sweeps
+//   and programs the subnet from the tables the pre-configured mode would
+//   install (qos_policy), and the same routing library computes its routes.
+// - Node GUIDs: the topology's, or (0 = none given) kGuidBase + node index + 1,
+//   so GUID order is node order.
 
 #include <array>
 #include <map>
@@ -25,6 +33,8 @@
 #include "models/hca/hca.hpp"
 #include "models/link/link_timing.hpp"
 #include "models/link/port_config.hpp"
+#include "models/mgmt/mad_node.hpp"
+#include "models/mgmt/subnet_manager.hpp"
 #include "models/switch/switch.hpp"
 
 namespace hcasim::fabric {
@@ -37,6 +47,18 @@ struct NodeSpec {
   transport::TransportConfig transport; // HCAs only: the transport engines
   std::vector<uint16_t> lids;           // HCA: base LID per port; switch: {its LID}; empty = consecutive
   std::vector<uint8_t> lft;             // switches: output port by DLID
+  uint64_t guid = 0;                    // NodeGUID; 0 = derived (see the rules)
+};
+
+constexpr uint64_t kGuidBase = 0x0002C90300000000ull;  // model: derived GUIDs under one vendor OUI
+
+struct ManagementSpec {
+  bool in_band = false;                 // false: tables installed at time zero, no management traffic
+  unsigned sm_node = 0;                 // node index of the SM's HCA
+  unsigned sm_port = 1;                 // its port number
+  uint64_t start_ps = 0;                // when the SM starts its sweep
+  uint64_t sma_latency_ps = 1'000'000;  // an SMA's time to answer one SMP
+  mgmt::SmConfig sm;                    // the SM's parameters (LMC and routing included)
 };
 
 struct LinkSpec {
@@ -58,7 +80,12 @@ struct FabricSpec {
   std::vector<LinkSpec> links;
   std::map<Sl2VlKey, std::array<uint8_t, 16>> sl2vl;
   unsigned lmc = 0;
+  ManagementSpec management;
 };
+
+uint64_t node_guid(const FabricSpec& spec, unsigned node);
+// The tables the pre-configured mode installs, by NodeGUID: the SM's QoS policy.
+mgmt::QosPolicy qos_policy(const FabricSpec& spec);
 
 // Two single-port HCAs, hca0 and hca1, joined by one link.
 FabricSpec back_to_back(const link::PortConfig& a, const link::PortConfig& b, const link::LinkConfig& link);
@@ -88,6 +115,11 @@ class Fabric {
   const std::vector<link::Port*>& ports() const { return ports_; }
   // "hca0.p1" style name of a port (the SystemC hierarchical name).
   link::Port* find_port(const std::string& name) const;
+  // In band: each node's management side (null when pre-configured).
+  mgmt::MadNode* mad_node(unsigned node) const { return node < mad_nodes_.size() ? mad_nodes_[node].get() : nullptr; }
+  // In band: the SM (null when pre-configured); on_sweep_done runs when it has finished.
+  const mgmt::SubnetManager* subnet_manager() const;
+  void on_sweep_done(std::function<void()> f) { sweep_done_ = std::move(f); }
 
  private:
   link::Port& node_port(unsigned node, unsigned index);
@@ -97,6 +129,9 @@ class Fabric {
   std::vector<std::unique_ptr<sw::Switch>> switches_;
   std::vector<std::pair<bool, unsigned>> where_;  // per node: (is switch, index in its list)
   std::vector<link::Port*> ports_;
+  std::vector<std::unique_ptr<mgmt::MadNode>> mad_nodes_;  // by node, in band
+  std::function<void()> sweep_done_;
+  void build_management(ib::PacketPool& pool);
 };
 
 }  // namespace hcasim::fabric

@@ -577,7 +577,9 @@ RoutedFabric route_fabric(const Scenario& s) {
   for (unsigned n = 0; n < r.spec.nodes.size(); ++n) {
     r.spec.nodes[n].lids = r.lids.base[n];
     r.spec.nodes[n].lft = r.routes.lft[n];
+    r.spec.nodes[n].guid = s.graph.nodes[n].guid;
   }
+  r.spec.management.sm.routing = RoutingConfig{s.routing.algorithm, s.routing.roots, s.routing.tie_break};
   return r;
 }
 

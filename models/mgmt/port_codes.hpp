@@ -3,6 +3,7 @@
 // seed 004 for VLCap / OperationalVLs).
 
 #include <cstdint>
+#include <optional>
 
 #include "models/link/link_timing.hpp"
 
@@ -62,6 +63,21 @@ constexpr SpeedCodes speed_codes(link::Speed s) {
     case link::Speed::Ndr: return {0, 8};
   }
   return {};
+}
+
+// The model's width and speed back from PortInfo codes; empty for none.
+inline std::optional<link::Width> width_of(uint8_t code) {
+  for (link::Width w : {link::Width::X1, link::Width::X2, link::Width::X4, link::Width::X8, link::Width::X12})
+    if (width_code(w) == code) return w;
+  return std::nullopt;
+}
+inline std::optional<link::Speed> speed_of(uint8_t speed, uint8_t ext) {
+  for (link::Speed s : {link::Speed::Sdr, link::Speed::Ddr, link::Speed::Qdr, link::Speed::Fdr, link::Speed::Edr,
+                        link::Speed::Hdr, link::Speed::Ndr}) {
+    const SpeedCodes c = speed_codes(s);
+    if (c.speed == speed && c.ext == ext) return s;
+  }
+  return std::nullopt;
 }
 
 }  // namespace hcasim::mgmt

@@ -169,6 +169,7 @@ uint16_t Sma::get_attribute(const ib::Smp& req, unsigned in, ib::Smp& resp) {
       si.linear_fdb_cap = kLinearFdbCap;
       const size_t n = switch_->forwarding().lft().size();
       si.linear_fdb_top = static_cast<uint16_t>(n == 0 ? 0 : n - 1);
+      si.optimized_sl2vl = 1;
       si.encode(out);
       return ib::kStatusOk;
     }
@@ -230,9 +231,11 @@ uint16_t Sma::set_attribute(const ib::Smp& req, unsigned in) {
       std::array<uint8_t, 16> tab{};
       std::copy(t.vl.begin(), t.vl.end(), tab.begin());
       if (is_switch()) {
-        const unsigned i = ib::sl2vl_in_port(mod), o = ib::sl2vl_out_port(mod);
-        if (i > port_count() || o > port_count()) return ib::kStatusInvalidAttribute;
-        switch_->set_sl2vl(i, o, tab);
+        const unsigned i = ib::sl2vl_in_port(mod), o = ib::sl2vl_out_port(mod), n = port_count();
+        const bool all_in = (mod & kSl2VlAllInputs) != 0, all_out = (mod & kSl2VlAllOutputs) != 0;
+        if ((!all_in && i > n) || (!all_out && (o > n || o == 0))) return ib::kStatusInvalidAttribute;
+        for (unsigned in = all_in ? 0 : i; in <= (all_in ? n : i); ++in)
+          for (unsigned out = all_out ? 1 : o; out <= (all_out ? n : o); ++out) switch_->set_sl2vl(in, out, tab);
       } else {
         model_port(in)->set_sl2vl(tab);
       }

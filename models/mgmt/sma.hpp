@@ -13,7 +13,11 @@
 //   the SMP came in on); at a switch 0 is the management port, which holds the
 //   switch's LID, LMC and M_Key. SL2VL at a switch: modifier = input port
 //   << 8 | output port; VLArb: modifier = block << 16 | port (port 0 at an
-//   HCA = the port it came in on).
+//   HCA = the port it came in on). A switch's SL2VL Set with modifier bit 16
+//   (kSl2VlAllInputs) sets the table of every input port to the output port,
+//   bit 17 (kSl2VlAllOutputs) of the input port to every output port (model's
+//   reading of IBA 1.2.1 optimized SL2VL programming, which OpenSM's
+//   use_optimized_slvl turns on; SwitchInfo says it is supported).
 // - PortInfo Set applies LID, LMC, MasterSMLID / SL, SubnetTimeout, M_Key,
 //   protect bits and lease, VLHighLimit, HOQLife, VLStallCount, ClientReregister
 //   and PortState (0 = no change; Init -> Armed -> Active, Armed or Active ->
@@ -45,6 +49,9 @@ class Port;
 }
 
 namespace hcasim::mgmt {
+
+constexpr uint32_t kSl2VlAllInputs = 1u << 16;   // see the rules
+constexpr uint32_t kSl2VlAllOutputs = 1u << 17;
 
 struct NodeIdentity {
   uint64_t guid = 0;              // NodeGUID (= SystemImageGUID; an HCA's port n has GUID + n)

@@ -1,0 +1,229 @@
+#include "models/mgmt/mad_node.hpp"
+
+#include <algorithm>
+
+#include "models/hca/hca.hpp"
+#include "models/ib/opcodes.hpp"
+#include "models/mgmt/directed_route.hpp"
+#include "models/switch/switch.hpp"
+#include "models/transport/message_layout.hpp"
+
+namespace hcasim::mgmt {
+
+namespace {
+
+uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
+
+bool is_mad(const ib::Packet& p) {
+  return p.payload.size() == ib::kMadBytes && p.payload_len == ib::kMadBytes &&
+         p.hdr.bth.opcode == ib::op::kUdSendOnly;
+}
+
+}  // namespace
+
+MadNode::MadNode(hca::Hca& hca, const NodeIdentity& id, ib::PacketPool& pool, uint64_t sma_latency_ps)
+    : hca_(&hca), pool_(pool), sma_(hca, id), sma_latency_ps_(sma_latency_ps),
+      sma_alarm_([this] { sma_due(); }), out_(hca.port_count() + 1), sm_alarm_([this] { sm_timer(); }),
+      sm_start_([this] {
+        std::vector<ib::Smp> out;
+        sm_->start(now_ps(), out);
+        sm_step(out);
+      }) {
+  hca.set_agent(this);
+}
+
+MadNode::MadNode(sw::Switch& sw, const NodeIdentity& id, ib::PacketPool& pool, uint64_t sma_latency_ps)
+    : switch_(&sw), pool_(pool), sma_(sw, id), sma_latency_ps_(sma_latency_ps),
+      sma_alarm_([this] { sma_due(); }), out_(sw.port_count() + 1), sm_alarm_([this] { sm_timer(); }),
+      sm_start_([] {}) {
+  sw.set_agent(this);
+}
+
+MadNode::~MadNode() {
+  if (hca_ != nullptr) hca_->set_agent(nullptr);
+  if (switch_ != nullptr) switch_->set_agent(nullptr);
+  for (auto& q : out_)
+    for (ib::Packet* p : q) pool_.release(p);
+}
+
+uint16_t MadNode::lid(unsigned port) const { return switch_ != nullptr ? switch_->lid() : hca_->lid(port - 1); }
+
+void MadNode::run_sm(std::unique_ptr<SubnetManager> sm, unsigned port, uint64_t start_ps,
+                     std::function<void()> on_done) {
+  sm_ = std::move(sm);
+  sm_port_ = port;
+  sm_done_ = std::move(on_done);
+  sma_.add_capability(port, ib::kPortCapIsSm);
+  sm_start_.notify_at(start_ps);
+}
+
+ib::Packet* MadNode::make_packet(uint16_t slid, uint16_t dlid, uint8_t sl, uint32_t dest_qp, uint32_t src_qp,
+                                 const uint8_t* mad) {
+  ib::Packet* p = pool_.acquire();
+  transport::fill_lrh_bth(*p, sl, dlid, slid, ib::op::kUdSendOnly, dest_qp, 0);
+  p->hdr.deth.q_key = dest_qp == ib::kQp0 ? ib::kSmiQKey : ib::kGsiQKey;
+  p->hdr.deth.src_qp = src_qp;
+  p->payload.assign(mad, mad + ib::kMadBytes);
+  p->payload_len = ib::kMadBytes;
+  p->finalize_lengths();
+  p->created_ps = now_ps();
+  return p;
+}
+
+bool MadNode::try_submit(unsigned port, ib::Packet* p) {
+  const link::SubmitResult r = switch_ != nullptr ? switch_->send_management(p, port) : hca_->send_mad(port - 1, p);
+  return r != link::SubmitResult::Busy;
+}
+
+void MadNode::send(unsigned port, ib::Packet* p) {
+  if (port == 0 || port >= out_.size()) {
+    pool_.release(p);
+    ++stats_.smps_dropped;
+    return;
+  }
+  if (!out_[port].empty() || !try_submit(port, p)) {
+    out_[port].push_back(p);
+    ++stats_.queued;
+  }
+}
+
+void MadNode::tx_space(unsigned port) {
+  if (port >= out_.size()) return;
+  std::deque<ib::Packet*>& q = out_[port];
+  while (!q.empty() && try_submit(port, q.front())) q.pop_front();
+}
+
+void MadNode::deliver(ib::Packet* p, unsigned port) {
+  if (!is_mad(*p)) {
+    ++stats_.smps_dropped;
+    pool_.release(p);
+    return;
+  }
+  const uint8_t mgmt_class = p->payload[1];
+  if (p->hdr.bth.dest_qp == ib::kQp1) {
+    ++stats_.gmps_in;
+    if (gmp_) gmp_(p, port);
+    else pool_.release(p);
+    return;
+  }
+  ib::Smp smp;
+  if (mgmt_class != ib::kClassSubnDr && mgmt_class != ib::kClassSubnLid) {
+    ++stats_.smps_dropped;
+    pool_.release(p);
+    return;
+  }
+  if (!ib::decode(p->payload.data(), smp)) {
+    ++stats_.smps_dropped;
+    pool_.release(p);
+    return;
+  }
+  ++stats_.smps_in;
+  if (!smp.directed()) {
+    const uint16_t slid = p->hdr.lrh.slid;
+    pool_.release(p);
+    if ((smp.hdr.method & ib::kMethodResponseBit) != 0) {
+      if (sm_ != nullptr) {
+        std::vector<ib::Smp> out;
+        sm_->on_response(smp, now_ps(), out);
+        sm_step(out);
+      }
+      return;
+    }
+    smp_arrived(smp, port, slid);
+    return;
+  }
+  const unsigned ports = static_cast<unsigned>(out_.size() - 1);
+  const DrAction a = dr_receive(smp, switch_ != nullptr, port, ports);
+  switch (a.step) {
+    case DrStep::Forward:
+      ib::encode(smp, p->payload.data());
+      p->wire_len = 0;
+      ++stats_.smps_forwarded;
+      send(a.out_port, p);
+      return;
+    case DrStep::Deliver:
+      pool_.release(p);
+      if (!smp.direction) {
+        smp_arrived(smp, port, ib::kPermissiveLid);
+      } else if (sm_ != nullptr) {
+        std::vector<ib::Smp> out;
+        sm_->on_response(smp, now_ps(), out);
+        sm_step(out);
+      }
+      return;
+    case DrStep::Drop:
+      ++stats_.smps_dropped;
+      pool_.release(p);
+      return;
+  }
+}
+
+void MadNode::smp_arrived(ib::Smp& smp, unsigned in, uint16_t slid) {
+  const uint64_t start = waiting_.empty() ? now_ps() : std::max(now_ps(), waiting_.back().due_ps);
+  waiting_.push_back({start + sma_latency_ps_, in, slid, smp});
+  sma_alarm_.notify_at(waiting_.front().due_ps);
+}
+
+void MadNode::sma_due() {
+  const uint64_t now = now_ps();
+  while (!waiting_.empty() && waiting_.front().due_ps <= now) {
+    const Waiting w = waiting_.front();
+    waiting_.pop_front();
+    answer(w);
+  }
+  if (!waiting_.empty()) sma_alarm_.notify_at(waiting_.front().due_ps);
+}
+
+void MadNode::answer(const Waiting& w) {
+  ib::Smp resp;
+  if (!sma_.process(w.smp, w.in, resp)) return;  // refused: no answer
+  if (!resp.directed()) {
+    send_smp(resp, w.in, lid(w.in), w.slid);
+    return;
+  }
+  resp.direction = true;
+  const unsigned ports = static_cast<unsigned>(out_.size() - 1);
+  const DrAction a = dr_send(resp, ports);
+  if (a.step == DrStep::Deliver) {  // hop count 0: the node's own SM asked
+    if (sm_ != nullptr) {
+      std::vector<ib::Smp> out;
+      sm_->on_response(resp, now_ps(), out);
+      sm_step(out);
+    }
+  } else if (a.step == DrStep::Forward) {
+    send_smp(resp, a.out_port, ib::kPermissiveLid, ib::kPermissiveLid);
+  } else {
+    ++stats_.smps_dropped;
+  }
+}
+
+void MadNode::send_smp(const ib::Smp& smp, unsigned port, uint16_t slid, uint16_t dlid) {
+  scratch_.assign(ib::kMadBytes, 0);
+  ib::encode(smp, scratch_.data());
+  send(port, make_packet(slid, dlid, 0, ib::kQp0, ib::kQp0, scratch_.data()));
+}
+
+void MadNode::sm_step(std::vector<ib::Smp>& out) {
+  const unsigned ports = static_cast<unsigned>(out_.size() - 1);
+  for (ib::Smp& smp : out) {
+    const DrAction a = dr_send(smp, ports);
+    if (a.step == DrStep::Deliver) smp_arrived(smp, sm_port_, ib::kPermissiveLid);
+    else if (a.step == DrStep::Forward) send_smp(smp, a.out_port, ib::kPermissiveLid, ib::kPermissiveLid);
+  }
+  out.clear();
+  sm_alarm_.cancel();
+  const uint64_t d = sm_->deadline_ps();
+  if (d != UINT64_MAX) sm_alarm_.notify_at(d);
+  if (!sm_reported_ && (sm_->done() || !sm_->failure().empty())) {
+    sm_reported_ = true;
+    if (sm_done_) sm_done_();
+  }
+}
+
+void MadNode::sm_timer() {
+  std::vector<ib::Smp> out;
+  sm_->on_timer(now_ps(), out);
+  sm_step(out);
+}
+
+}  // namespace hcasim::mgmt

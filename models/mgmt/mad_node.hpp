@@ -1,0 +1,107 @@
+#pragma once
+// The management side of one node in the simulation: its SMA, and on the SM's
+// HCA the subnet manager, wired to the node's ports. It takes the MADs the
+// node hands it (link/management_agent.hpp), applies the directed-route rules
+// (directed_route.hpp), answers SMPs after the SMA's processing time, forwards
+// directed-route SMPs at a switch, feeds answers to the SM and sends what the
+// SM asks, and passes GMPs (QP1, the SA's traffic) to a handler.
+//
+// Rules:
+// - SMPs are UD packets to QP0 on VL15 (iba-facts 6): LRH SLID and DLID and
+//   DrSLID / DrDLID the permissive LID for directed route; a LID-routed
+//   answer goes to the request's SLID from the node's LID.
+// - The SMA answers each SMP sma_latency after it arrived, one at a time in
+//   arrival order (a firmware agent); an SMP with hop count 0 from the node's
+//   own SM is handed over without the wire, with the same latency.
+// - A port that cannot take a MAD now (its VL15 queue is full) keeps it in a
+//   FIFO of its own and sends it when the port reports room.
+// - The SM's timer is one alarm at its earliest SMP deadline, removed when
+//   nothing is outstanding, so a finished sweep leaves no event behind.
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "models/ib/mad.hpp"
+#include "models/ib/packet.hpp"
+#include "models/link/management_agent.hpp"
+#include "models/link/timeline.hpp"
+#include "models/mgmt/sma.hpp"
+#include "models/mgmt/subnet_manager.hpp"
+
+namespace hcasim::mgmt {
+
+struct MadNodeStats {
+  uint64_t smps_in = 0;          // SMPs that arrived at this node
+  uint64_t smps_forwarded = 0;   // directed-route SMPs a switch passed on
+  uint64_t smps_dropped = 0;     // refused by the directed-route rules or undecodable
+  uint64_t gmps_in = 0;          // QP1 MADs handed to the GMP handler
+  uint64_t queued = 0;           // MADs that waited for room on a port
+};
+
+class MadNode : public link::ManagementAgent {
+ public:
+  MadNode(hca::Hca& hca, const NodeIdentity& id, ib::PacketPool& pool, uint64_t sma_latency_ps);
+  MadNode(sw::Switch& sw, const NodeIdentity& id, ib::PacketPool& pool, uint64_t sma_latency_ps);
+  ~MadNode() override;
+  MadNode(const MadNode&) = delete;
+  MadNode& operator=(const MadNode&) = delete;
+
+  Sma& sma() { return sma_; }
+  const Sma& sma() const { return sma_; }
+  const MadNodeStats& stats() const { return stats_; }
+
+  // Runs an SM on HCA port `port` (number), started at `start_ps`; on_done runs
+  // when its sweep has programmed the subnet (or given up).
+  void run_sm(std::unique_ptr<SubnetManager> sm, unsigned port, uint64_t start_ps, std::function<void()> on_done);
+  const SubnetManager* sm() const { return sm_.get(); }
+  // QP1 MADs (GMPs) go here; the handler owns the packet. Without one they are dropped.
+  void on_gmp(std::function<void(ib::Packet*, unsigned port)> handler) { gmp_ = std::move(handler); }
+
+  // A UD packet carrying `mad` (kMadBytes) to dest_qp (0 or 1) from src_qp.
+  ib::Packet* make_packet(uint16_t slid, uint16_t dlid, uint8_t sl, uint32_t dest_qp, uint32_t src_qp,
+                          const uint8_t* mad);
+  // Sends a MAD packet out of port number `port` (queued while the port is full).
+  void send(unsigned port, ib::Packet* p);
+  uint16_t lid(unsigned port) const;
+
+  void deliver(ib::Packet* p, unsigned port) override;
+  void tx_space(unsigned port) override;
+
+ private:
+  struct Waiting {                 // an SMP the SMA will answer
+    uint64_t due_ps = 0;
+    unsigned in = 0;               // port it came in on
+    uint16_t slid = 0;             // LID-routed: whom to answer
+    ib::Smp smp;
+  };
+  void smp_arrived(ib::Smp& smp, unsigned in, uint16_t slid);
+  void sma_due();
+  void answer(const Waiting& w);
+  void send_smp(const ib::Smp& smp, unsigned port, uint16_t slid, uint16_t dlid);
+  void sm_step(std::vector<ib::Smp>& out);  // sends what the SM asked, re-arms its timer
+  void sm_timer();
+  bool try_submit(unsigned port, ib::Packet* p);
+
+  hca::Hca* hca_ = nullptr;
+  sw::Switch* switch_ = nullptr;
+  ib::PacketPool& pool_;
+  Sma sma_;
+  uint64_t sma_latency_ps_;
+  std::deque<Waiting> waiting_;
+  link::Alarm sma_alarm_;
+  std::vector<std::deque<ib::Packet*>> out_;  // by port number
+  std::unique_ptr<SubnetManager> sm_;
+  unsigned sm_port_ = 0;
+  std::function<void()> sm_done_;
+  bool sm_reported_ = false;
+  link::Alarm sm_alarm_;
+  link::Alarm sm_start_;
+  std::function<void(ib::Packet*, unsigned)> gmp_;
+  std::vector<uint8_t> scratch_;
+  MadNodeStats stats_;
+};
+
+}  // namespace hcasim::mgmt

@@ -1,0 +1,380 @@
+#include "models/mgmt/subnet_manager.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <stdexcept>
+
+#include "models/mgmt/port_codes.hpp"
+
+namespace hcasim::mgmt {
+
+namespace {
+
+constexpr unsigned kVlArbBlocks = 4;  // iba-facts 6: low 0-31, low 32-63, high 0-31, high 32-63
+
+ib::VlArbBlock vlarb_block(const link::VlArbConfig& c, unsigned block) {
+  const auto& t = block >= ib::kVlArbHighFirst ? c.high : c.low;
+  const unsigned first = (block == ib::kVlArbLowSecond || block == ib::kVlArbHighSecond) ? ib::kVlArbBlockEntries : 0;
+  ib::VlArbBlock b;
+  for (unsigned i = 0; i < ib::kVlArbBlockEntries && first + i < t.size(); ++i)
+    b.entry[i] = {t[first + i].vl, t[first + i].weight};
+  return b;
+}
+
+}  // namespace
+
+SubnetManager::SubnetManager(const SmConfig& config, QosPolicy policy, unsigned sm_port)
+    : config_(config), policy_(std::move(policy)), sm_port_(sm_port) {}
+
+ib::Smp SubnetManager::make_smp(uint8_t method, uint16_t attr, uint32_t mod, const std::vector<uint8_t>& path) const {
+  ib::Smp s;
+  s.hdr.mgmt_class = ib::kClassSubnDr;
+  s.hdr.class_version = ib::kSmpClassVersion;
+  s.hdr.method = method;
+  s.hdr.attr_id = attr;
+  s.hdr.attr_mod = mod;
+  s.m_key = config_.m_key;
+  s.hop_cnt = static_cast<uint8_t>(path.size());
+  std::copy(path.begin(), path.end(), s.initial_path.begin() + 1);
+  return s;
+}
+
+void SubnetManager::request(ib::Smp smp, Purpose purpose, unsigned node, uint8_t port) {
+  Pending p;
+  p.smp = smp;
+  p.purpose = purpose;
+  p.node = node;
+  p.port = port;
+  queue_.push_back(p);
+}
+
+void SubnetManager::start(uint64_t now, std::vector<ib::Smp>& out) {
+  phase_ = Phase::Discovering;
+  stats_.start_ps = now;
+  request(make_smp(ib::kMethodGet, ib::kAttrNodeInfo, 0, {}), Purpose::NodeInfo, UINT32_MAX, 0);
+  pump(now, out);
+}
+
+void SubnetManager::pump(uint64_t now, std::vector<ib::Smp>& out) {
+  while (outstanding_.size() < config_.max_in_flight && queue_head_ < queue_.size()) {
+    Pending p = queue_[queue_head_++];
+    p.smp.hdr.tid = next_tid_++;
+    p.tries = 1;
+    p.deadline = now + config_.smp_timeout_ps;
+    ++stats_.smps_sent;
+    ++(phase_ == Phase::Discovering ? stats_.discovery_smps : stats_.programming_smps);
+    out.push_back(p.smp);
+    outstanding_.emplace(p.smp.hdr.tid, p);
+  }
+  if (queue_head_ == queue_.size()) {
+    queue_.clear();
+    queue_head_ = 0;
+  }
+  if (outstanding_.empty() && queue_.empty() && phase_ != Phase::Done && phase_ != Phase::Failed &&
+      phase_ != Phase::Idle)
+    phase_done(now), pump(now, out);
+}
+
+uint64_t SubnetManager::deadline_ps() const {
+  uint64_t d = UINT64_MAX;
+  for (const auto& [tid, p] : outstanding_) d = std::min(d, p.deadline);
+  return d;
+}
+
+void SubnetManager::on_response(const ib::Smp& resp, uint64_t now, std::vector<ib::Smp>& out) {
+  const auto it = outstanding_.find(resp.hdr.tid);
+  if (it == outstanding_.end()) return;  // late answer to an SMP given up on, or a duplicate
+  const Pending p = it->second;
+  outstanding_.erase(it);
+  ++stats_.responses;
+  if (resp.hdr.status != ib::kStatusOk) ++stats_.errors;
+  else handle(p, resp);
+  pump(now, out);
+}
+
+void SubnetManager::on_timer(uint64_t now, std::vector<ib::Smp>& out) {
+  for (auto it = outstanding_.begin(); it != outstanding_.end();) {
+    Pending& p = it->second;
+    if (p.deadline > now) {
+      ++it;
+      continue;
+    }
+    ++stats_.timeouts;
+    if (p.tries > config_.smp_retries) {
+      ++stats_.failed;
+      it = outstanding_.erase(it);
+      continue;
+    }
+    ++p.tries;
+    ++stats_.retries;
+    ++stats_.smps_sent;
+    p.deadline = now + config_.smp_timeout_ps;
+    out.push_back(p.smp);
+    ++it;
+  }
+  pump(now, out);
+}
+
+void SubnetManager::handle(const Pending& p, const ib::Smp& resp) {
+  switch (p.purpose) {
+    case Purpose::NodeInfo: on_node_info(p, resp); break;
+    case Purpose::NodeDesc: {
+      ib::NodeDescription d;
+      d.decode(resp.data.data());
+      found_[p.node].description = d.text;
+      break;
+    }
+    case Purpose::PortInfo: on_port_info(p, resp); break;
+    case Purpose::Program: break;
+  }
+}
+
+void SubnetManager::on_node_info(const Pending& p, const ib::Smp& resp) {
+  ib::NodeInfo ni;
+  ni.decode(resp.data.data());
+  const uint8_t q = ni.local_port_num;
+  if (ni.num_ports == 0 || q > ni.num_ports) return;
+  const std::vector<uint8_t> path(resp.initial_path.begin() + 1, resp.initial_path.begin() + 1 + resp.hop_cnt);
+  const bool is_switch = ni.node_type == ib::kNodeTypeSwitch;
+  auto [it, fresh] = by_guid_.emplace(ni.node_guid, static_cast<unsigned>(found_.size()));
+  const unsigned n = it->second;
+  if (fresh) {
+    Found f;
+    f.info = ni;
+    f.path = path;
+    f.ports.resize(ni.num_ports + 1u);
+    f.peers.resize(ni.num_ports + 1u);
+    f.port_read.resize(ni.num_ports + 1u, false);
+    f.port_paths.resize(ni.num_ports + 1u);
+    f.reached.resize(ni.num_ports + 1u, false);
+    found_.push_back(std::move(f));
+    request(make_smp(ib::kMethodGet, ib::kAttrNodeDescription, 0, path), Purpose::NodeDesc, n, 0);
+    if (is_switch)
+      for (unsigned port = 1; port <= ni.num_ports; ++port)
+        request(make_smp(ib::kMethodGet, ib::kAttrPortInfo, port, path), Purpose::PortInfo, n, static_cast<uint8_t>(port));
+  }
+  Found& f = found_[n];
+  if (!is_switch && !f.reached[q]) {
+    f.port_paths[q] = path;
+    f.reached[q] = true;
+    request(make_smp(ib::kMethodGet, ib::kAttrPortInfo, q, path), Purpose::PortInfo, n, q);
+  }
+  if (p.node != UINT32_MAX) link(p.node, p.port, n, q);
+}
+
+void SubnetManager::on_port_info(const Pending& p, const ib::Smp& resp) {
+  Found& f = found_[p.node];
+  f.ports[p.port].decode(resp.data.data());
+  f.port_read[p.port] = true;
+  const bool linked = f.ports[p.port].port_phys_state == ib::kPhysStateLinkUp;
+  const bool is_switch = f.info.node_type == ib::kNodeTypeSwitch;
+  const bool sm_node = f.path.empty();
+  if (linked && f.peers[p.port].node == UINT32_MAX && (is_switch || (sm_node && p.port == sm_port_)))
+    explore(p.node, p.port);
+}
+
+void SubnetManager::explore(unsigned node, uint8_t port) {
+  std::vector<uint8_t> path = found_[node].path;
+  path.push_back(port);
+  if (path.size() > kMaxDrHops) return;
+  request(make_smp(ib::kMethodGet, ib::kAttrNodeInfo, 0, path), Purpose::NodeInfo, node, port);
+}
+
+void SubnetManager::link(unsigned a, uint8_t pa, unsigned b, uint8_t pb) {
+  if (found_[a].peers[pa].node != UINT32_MAX || found_[b].peers[pb].node != UINT32_MAX) return;
+  found_[a].peers[pa] = {b, pb};
+  found_[b].peers[pb] = {a, pa};
+  ++stats_.links;
+}
+
+void SubnetManager::phase_done(uint64_t now) {
+  switch (phase_) {
+    case Phase::Discovering:
+      stats_.discovered_ps = now;
+      build_view();
+      if (phase_ == Phase::Failed) return;
+      phase_ = Phase::Configuring;
+      plan_configuration();
+      break;
+    case Phase::Configuring:
+      phase_ = Phase::Arming;
+      plan_states(ib::kPortStateArmed);
+      break;
+    case Phase::Arming:
+      phase_ = Phase::Activating;
+      plan_states(ib::kPortStateActive);
+      break;
+    case Phase::Activating:
+      phase_ = Phase::Done;
+      stats_.done_ps = now;
+      break;
+    default: break;
+  }
+}
+
+void SubnetManager::build_view() {
+  order_.resize(found_.size());
+  for (unsigned i = 0; i < order_.size(); ++i) order_[i] = i;
+  std::sort(order_.begin(), order_.end(),
+            [this](unsigned a, unsigned b) { return found_[a].info.node_guid < found_[b].info.node_guid; });
+  std::vector<unsigned> view_of(found_.size());
+  for (unsigned v = 0; v < order_.size(); ++v) view_of[order_[v]] = v;
+  fabric::Topology& t = view_.topology;
+  std::set<std::string> names;
+  for (unsigned v = 0; v < order_.size(); ++v) {
+    const Found& f = found_of(v);
+    fabric::TopoNode node;
+    node.name = f.description;
+    if (node.name.empty() || !names.insert(node.name).second) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "node-%016llx", static_cast<unsigned long long>(f.info.node_guid));
+      node.name = buf;
+      names.insert(node.name);
+    }
+    node.kind = f.info.node_type == ib::kNodeTypeSwitch ? fabric::NodeKind::Switch : fabric::NodeKind::Hca;
+    node.ports = f.info.num_ports;
+    node.guid = f.info.node_guid;
+    node.description = f.description;
+    t.nodes.push_back(node);
+    stats_.nodes++;
+    if (node.kind == fabric::NodeKind::Switch) stats_.switches++;
+    SubnetNode sn;
+    sn.node_info = f.info;
+    sn.port_info = f.ports;
+    sn.vlarb.resize(f.ports.size());
+    view_.nodes.push_back(sn);
+  }
+  for (unsigned v = 0; v < order_.size(); ++v) {
+    const Found& f = found_of(v);
+    for (unsigned port = 1; port < f.peers.size(); ++port) {
+      const Peer& peer = f.peers[port];
+      if (peer.node == UINT32_MAX) continue;
+      const unsigned w = view_of[peer.node];
+      if (std::make_pair(w, unsigned{peer.port}) < std::make_pair(v, port)) continue;  // once per link
+      fabric::TopoLink l;
+      l.a = {v, port};
+      l.b = {w, peer.port};
+      const ib::PortInfo& pi = f.ports[port];
+      l.params.width = width_of(pi.link_width_active);
+      l.params.speed = speed_of(pi.link_speed_active, pi.link_speed_ext_active);
+      t.links.push_back(l);
+    }
+  }
+  try {
+    view_.lids = fabric::assign_lids(t, config_.lmc);
+    view_.routes = fabric::compute_routes(t, view_.lids, config_.routing);
+  } catch (const std::exception& e) {
+    failure_ = e.what();
+    phase_ = Phase::Failed;
+    return;
+  }
+  const unsigned sm_view = view_of[by_guid_.at(found_[0].info.node_guid)];
+  sm_lid_ = view_.lids.base[sm_view][sm_port_ - 1];
+}
+
+void SubnetManager::set_port_info(unsigned v, uint8_t port, const ib::PortInfo& pi) {
+  const Found& f = found_of(v);
+  const bool is_switch = f.info.node_type == ib::kNodeTypeSwitch;
+  const std::vector<uint8_t>& path = is_switch ? f.path : f.port_paths[port];
+  ib::Smp s = make_smp(ib::kMethodSet, ib::kAttrPortInfo, port, path);
+  pi.encode(s.data.data());
+  request(s, Purpose::Program, UINT32_MAX, 0);
+  ib::PortInfo kept = pi;
+  if (pi.port_state == ib::kPortStateNoChange) kept.port_state = view_.nodes[v].port_info[port].port_state;
+  view_.nodes[v].port_info[port] = kept;
+}
+
+void SubnetManager::plan_configuration() {
+  for (unsigned v = 0; v < order_.size(); ++v) {
+    const Found& f = found_of(v);
+    const bool is_switch = f.info.node_type == ib::kNodeTypeSwitch;
+    const auto qos = policy_.find(f.info.node_guid);
+    const NodeQos* q = qos == policy_.end() ? nullptr : &qos->second;
+    auto common = [&](ib::PortInfo pi) {
+      pi.master_sm_lid = sm_lid_;
+      pi.master_sm_sl = config_.sm_sl;
+      pi.subnet_timeout = config_.subnet_timeout;
+      pi.m_key = config_.m_key;
+      pi.port_state = ib::kPortStateNoChange;
+      return pi;
+    };
+    const unsigned first = is_switch ? 0 : 1;
+    for (unsigned port = first; port < f.ports.size(); ++port) {
+      if (!is_switch && !f.reached[port]) continue;  // an HCA port the sweep never reached
+      ib::PortInfo pi = common(f.ports[port]);
+      pi.lid = is_switch ? view_.lids.base[v][0] : view_.lids.base[v][port - 1];
+      pi.lmc = static_cast<uint8_t>(is_switch ? 0 : config_.lmc);
+      if (port == 0) pi.operational_vls = pi.neighbor_mtu = 0;
+      if (q != nullptr && port < q->vlarb.size() && port != 0)
+        pi.vl_high_limit = static_cast<uint8_t>(std::min<uint32_t>(q->vlarb[port].high_limit, 255));
+      set_port_info(v, static_cast<uint8_t>(port), pi);
+    }
+    if (q != nullptr) {
+      // VLArb: all four blocks of every port the policy names.
+      for (unsigned port = 1; port < f.ports.size() && port < q->vlarb.size(); ++port) {
+        if (!is_switch && !f.reached[port]) continue;
+        const std::vector<uint8_t>& path = is_switch ? f.path : f.port_paths[port];
+        for (unsigned b = 1; b <= kVlArbBlocks; ++b) {
+          ib::Smp s = make_smp(ib::kMethodSet, ib::kAttrVlArbTable, ib::vlarb_attr_mod(static_cast<uint16_t>(b), static_cast<uint16_t>(port)), path);
+          vlarb_block(q->vlarb[port], b).encode(s.data.data());
+          request(s, Purpose::Program, UINT32_MAX, 0);
+        }
+        view_.nodes[v].vlarb[port] = q->vlarb[port];
+      }
+      // SL2VL: per output, the most common table for all inputs, then the exceptions.
+      std::map<uint8_t, std::map<Sl2VlTable, std::vector<uint8_t>>> by_out;
+      for (const auto& [key, table] : q->sl2vl) by_out[key.second][table].push_back(key.first);
+      for (const auto& [out, tables] : by_out) {
+        if (out >= f.ports.size() || (!is_switch && !f.reached[out])) continue;
+        const std::vector<uint8_t>& path = is_switch ? f.path : f.port_paths[out];
+        auto send = [&](uint32_t mod, const Sl2VlTable& table) {
+          ib::Smp s = make_smp(ib::kMethodSet, ib::kAttrSlToVlTable, mod, path);
+          ib::SlToVlTable t;
+          std::copy(table.begin(), table.end(), t.vl.begin());
+          t.encode(s.data.data());
+          request(s, Purpose::Program, UINT32_MAX, 0);
+        };
+        if (!is_switch) {
+          send(0, tables.begin()->first);
+        } else {
+          auto most = tables.begin();
+          for (auto it = tables.begin(); it != tables.end(); ++it)
+            if (it->second.size() > most->second.size()) most = it;
+          send(kSl2VlAllInputs | out, most->first);
+          for (const auto& [table, ins] : tables)
+            if (&table != &most->first)
+              for (uint8_t in : ins) send(ib::sl2vl_attr_mod(in, out), table);
+        }
+        for (const auto& [table, ins] : tables)
+          for (uint8_t in : ins) view_.nodes[v].sl2vl[{in, out}] = table;
+      }
+    }
+    if (is_switch) {
+      const std::vector<uint8_t>& lft = view_.routes.lft[v];
+      for (size_t block = 0; block * ib::kLftBlockEntries < lft.size(); ++block) {
+        ib::Smp s = make_smp(ib::kMethodSet, ib::kAttrLft, static_cast<uint32_t>(block), f.path);
+        ib::LftBlock b;
+        b.port.fill(fabric::kNoPath);
+        for (unsigned i = 0; i < ib::kLftBlockEntries && block * ib::kLftBlockEntries + i < lft.size(); ++i)
+          b.port[i] = lft[block * ib::kLftBlockEntries + i];
+        b.encode(s.data.data());
+        request(s, Purpose::Program, UINT32_MAX, 0);
+      }
+    }
+  }
+}
+
+void SubnetManager::plan_states(uint8_t state) {
+  for (unsigned v = 0; v < order_.size(); ++v) {
+    const Found& f = found_of(v);
+    for (unsigned port = 1; port < f.peers.size(); ++port) {
+      if (f.peers[port].node == UINT32_MAX) continue;
+      ib::PortInfo pi = view_.nodes[v].port_info[port];
+      pi.port_state = state;
+      set_port_info(v, static_cast<uint8_t>(port), pi);
+    }
+  }
+}
+
+}  // namespace hcasim::mgmt

@@ -1,0 +1,159 @@
+#pragma once
+// The subnet manager (SM) on one HCA port, as event-driven logic: it sweeps
+// the subnet with directed-route SMPs and programs it (iba-facts 6 "OpenSM
+// sweep", 7; seed 004 for the SL2VL and VLArb tables). Time is passed in and
+// SMPs come out; mad_node.hpp sends them and hands back the answers.
+//
+// Rules:
+// - Discovery, breadth first from the SM's own node (hop count 0): NodeInfo of
+//   a node found at the end of a directed path; for a new node its
+//   NodeDescription and the PortInfo of the port it was entered by (an HCA)
+//   or of every port (a switch); then NodeInfo through every switch port whose
+//   PortInfo says LinkUp and whose far end is not known yet. A NodeInfo answer
+//   with a known NodeGUID only adds the link. Paths are at most 63 hops.
+// - At most max_in_flight SMPs are outstanding (OpenSM's max_wire_smps); an
+//   SMP with no answer within smp_timeout is sent again, at most smp_retries
+//   times, then counted as failed (the node or link behind it is left out).
+// - Then, with nothing outstanding: nodes in ascending NodeGUID order,
+//   LIDs by fabric::assign_lids, routes by fabric::compute_routes (the
+//   routing library the pre-configured mode uses, so equal input gives equal
+//   tables); routing roots are named by NodeDescription.
+// - Programming, each pass once the previous one is answered: (1) PortInfo of
+//   every port (LID and LMC on HCA ports and switch port 0, MasterSMLID and
+//   SL, SubnetTimeout, VLHighLimit, the M_Key), the SL2VL tables, the VLArb
+//   blocks and the LFT blocks 0..top/64 of every switch; (2) PortState Armed on
+//   every linked port; (3) Active. All by directed route.
+// - SL2VL at a switch: per output port, the table most of its inputs share
+//   goes in one Set with the "all input ports" bit (kSl2VlAllInputs), the
+//   others per (input, output) pair.
+// - QoS: the policy gives each node (by NodeGUID) its tables; a node the
+//   policy does not name keeps the tables it has.
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "models/fabric/routing.hpp"
+#include "models/ib/mad.hpp"
+#include "models/ib/mad_attributes.hpp"
+#include "models/link/vl_arbiter.hpp"
+#include "models/mgmt/sma.hpp"
+#include "models/mgmt/subnet_view.hpp"
+
+namespace hcasim::mgmt {
+
+constexpr unsigned kMaxDrHops = ib::kSmpMaxHops - 1;
+
+// The tables a node should have (a switch: SL2VL per (input, output) for
+// inputs 0..N and outputs 1..N; an HCA: (0, port)); VLArb by port number.
+struct NodeQos {
+  std::map<std::pair<uint8_t, uint8_t>, Sl2VlTable> sl2vl;
+  std::vector<link::VlArbConfig> vlarb;
+};
+using QosPolicy = std::map<uint64_t, NodeQos>;
+
+struct SmConfig {
+  unsigned lmc = 0;                          // LIDs per HCA port = 2^lmc
+  fabric::RoutingConfig routing;             // minhop / updown, roots by NodeDescription
+  unsigned max_in_flight = 4;                // OpenSM max_wire_smps (iba-facts 6)
+  uint64_t smp_timeout_ps = 200'000'000'000; // OpenSM transaction_timeout 200 ms (iba-facts 6)
+  unsigned smp_retries = 3;                  // OpenSM transaction_retries (iba-facts 6)
+  uint8_t subnet_timeout = 18;               // PortInfo.SubnetTimeout, OpenSM default 0x12 (iba-facts 6)
+  uint64_t m_key = 0;                        // M_Key programmed into every port (0 = none)
+  uint8_t sm_sl = 0;                         // PortInfo.MasterSMSL
+};
+
+struct SmStats {
+  uint64_t smps_sent = 0;          // requests put on the wire (retries included), local ones too
+  uint64_t responses = 0;
+  uint64_t timeouts = 0;
+  uint64_t retries = 0;
+  uint64_t failed = 0;             // given up after smp_retries
+  uint64_t errors = 0;             // answered with a non-zero status
+  uint64_t discovery_smps = 0;     // sent during discovery
+  uint64_t programming_smps = 0;   // sent while programming
+  uint64_t nodes = 0, switches = 0, links = 0;
+  uint64_t start_ps = 0, discovered_ps = 0, done_ps = 0;
+};
+
+class SubnetManager {
+ public:
+  // sm_port: the port number of the SM's HCA port.
+  SubnetManager(const SmConfig& config, QosPolicy policy, unsigned sm_port);
+
+  void start(uint64_t now, std::vector<ib::Smp>& out);
+  // An answer (D = 1 delivered at the SM's node).
+  void on_response(const ib::Smp& resp, uint64_t now, std::vector<ib::Smp>& out);
+  void on_timer(uint64_t now, std::vector<ib::Smp>& out);
+  // Earliest SMP timeout; UINT64_MAX when nothing is outstanding.
+  uint64_t deadline_ps() const;
+
+  bool done() const { return phase_ == Phase::Done; }
+  const SubnetView& view() const { return view_; }
+  const SmStats& stats() const { return stats_; }
+  uint16_t sm_lid() const { return sm_lid_; }
+  // Why the sweep could not finish ("" while it runs or when it did).
+  const std::string& failure() const { return failure_; }
+
+ private:
+  enum class Phase { Idle, Discovering, Configuring, Arming, Activating, Done, Failed };
+  enum class Purpose : uint8_t { NodeInfo, NodeDesc, PortInfo, Program };
+  struct Peer {
+    unsigned node = UINT32_MAX;
+    uint8_t port = 0;
+  };
+  struct Found {                          // a discovered node
+    ib::NodeInfo info;
+    std::string description;
+    std::vector<uint8_t> path;            // out ports from the SM's node (initial_path 1..n)
+    std::vector<std::vector<uint8_t>> port_paths;  // HCA: the path that reaches each port
+    std::vector<bool> reached;            // HCA: by port number, a path to it is known
+    std::vector<ib::PortInfo> ports;      // by port number
+    std::vector<Peer> peers;              // by port number
+    std::vector<bool> port_read;
+  };
+  struct Pending {
+    ib::Smp smp;
+    Purpose purpose = Purpose::Program;
+    unsigned node = UINT32_MAX;           // the node it is about (NodeInfo: the parent)
+    uint8_t port = 0;                     // NodeInfo: the parent's port; PortInfo: the port
+    unsigned tries = 0;
+    uint64_t deadline = UINT64_MAX;
+  };
+
+  ib::Smp make_smp(uint8_t method, uint16_t attr, uint32_t mod, const std::vector<uint8_t>& path) const;
+  void request(ib::Smp smp, Purpose purpose, unsigned node, uint8_t port);
+  void pump(uint64_t now, std::vector<ib::Smp>& out);
+  void handle(const Pending& p, const ib::Smp& resp);
+  void on_node_info(const Pending& p, const ib::Smp& resp);
+  void on_port_info(const Pending& p, const ib::Smp& resp);
+  void link(unsigned a, uint8_t pa, unsigned b, uint8_t pb);
+  void explore(unsigned node, uint8_t port);
+  void phase_done(uint64_t now);
+  void build_view();
+  void plan_configuration();
+  void plan_states(uint8_t state);
+  void set_port_info(unsigned n, uint8_t port, const ib::PortInfo& pi);
+  const Found& found_of(unsigned view_node) const { return found_[order_[view_node]]; }
+
+  SmConfig config_;
+  QosPolicy policy_;
+  unsigned sm_port_;
+  Phase phase_ = Phase::Idle;
+  std::vector<Found> found_;
+  std::unordered_map<uint64_t, unsigned> by_guid_;
+  std::vector<unsigned> order_;           // view node -> found index (GUID order)
+  std::vector<Pending> queue_;            // not yet sent, in order (a FIFO read from queue_head_)
+  std::size_t queue_head_ = 0;
+  std::map<uint64_t, Pending> outstanding_;  // by TID
+  uint64_t next_tid_ = 1;
+  uint16_t sm_lid_ = 0;
+  SubnetView view_;
+  SmStats stats_;
+  std::string failure_;
+};
+
+}  // namespace hcasim::mgmt

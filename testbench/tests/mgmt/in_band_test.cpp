@@ -1,0 +1,125 @@
+// In-band bring-up: the SM sweeps a fabric whose ports start with no LIDs, no
+// forwarding tables and power-on QoS tables, and must leave every port Active
+// with exactly the tables the pre-configured mode installs (issue item 1).
+
+#include <catch2/catch.hpp>
+
+#include <systemc>
+
+#include <nlohmann/json.hpp>
+
+#include "models/fabric/fabric.hpp"
+#include "models/fabric/scenario.hpp"
+#include "models/link/port_config.hpp"
+
+using namespace hcasim;
+
+namespace {
+
+std::vector<link::VlArbEntry> trimmed(std::vector<link::VlArbEntry> t) {
+  while (!t.empty() && t.back().weight == 0) t.pop_back();
+  return t;
+}
+
+bool same(const std::vector<link::VlArbEntry>& a, const std::vector<link::VlArbEntry>& b) {
+  const auto x = trimmed(a), y = trimmed(b);
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (x[i].vl != y[i].vl || x[i].weight != y[i].weight) return false;
+  return true;
+}
+
+fabric::FabricSpec in_band_spec(const nlohmann::json& scenario) {
+  const fabric::Scenario s = fabric::load_scenario(scenario);
+  fabric::FabricSpec spec = fabric::route_fabric(s).spec;
+  spec.management.in_band = true;
+  for (unsigned i = 0; i < spec.nodes.size(); ++i)
+    if (spec.nodes[i].kind == fabric::NodeKind::Hca) {
+      spec.management.sm_node = i;
+      break;
+    }
+  return spec;
+}
+
+// Everything the pre-configured builder installs, compared with the fabric's state.
+void require_as_preconfigured(const fabric::Fabric& f) {
+  const fabric::FabricSpec& spec = f.spec();
+  unsigned hca = 0, sw = 0;
+  for (unsigned n = 0; n < spec.nodes.size(); ++n) {
+    const fabric::NodeSpec& ns = spec.nodes[n];
+    INFO("node " << ns.name);
+    if (ns.kind == fabric::NodeKind::Hca) {
+      const hca::Hca& h = f.hca(hca++);
+      for (unsigned p = 0; p < h.port_count(); ++p) {
+        REQUIRE(h.lid(p) == ns.lids[p]);
+        const link::Port& port = h.port(p);
+        if (port.peer() != nullptr) REQUIRE(port.state() == link::PortState::Active);
+        REQUIRE(port.sl2vl() == fabric::sl2vl_table(spec, n, 0, p + 1));
+        const link::VlArbConfig want = link::resolved_vlarb(ns.ports[p]);
+        REQUIRE(same(port.vlarb().low, want.low));
+        REQUIRE(same(port.vlarb().high, want.high));
+        REQUIRE(port.vlarb().high_limit == want.high_limit);
+      }
+    } else {
+      const sw::Switch& s = f.switch_at(sw++);
+      REQUIRE(s.lid() == ns.lids.front());
+      for (uint16_t lid = 0; lid < std::max<size_t>(ns.lft.size(), s.forwarding().lft().size()); ++lid) {
+        const uint8_t want = lid < ns.lft.size() ? ns.lft[lid] : sw::kNoRoute;
+        REQUIRE(s.forwarding().lookup(lid) == want);
+      }
+      const unsigned ports = s.port_count();
+      for (unsigned out = 1; out <= ports; ++out) {
+        const link::Port& port = s.port(out);
+        if (port.peer() != nullptr) REQUIRE(port.state() == link::PortState::Active);
+        for (unsigned in = 0; in <= ports; ++in)
+          REQUIRE(s.forwarding().sl2vl(in, out) == fabric::sl2vl_table(spec, n, in, out));
+        const link::VlArbConfig want = link::resolved_vlarb(ns.ports[out - 1]);
+        REQUIRE(same(port.vlarb().low, want.low));
+        REQUIRE(same(port.vlarb().high, want.high));
+        REQUIRE(port.vlarb().high_limit == want.high_limit);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("in-band bring-up of a two-level fat tree leaves every table as the pre-configured mode has it", "[mgmt][inband]") {
+  ib::PacketPool pool;
+  const fabric::FabricSpec spec = in_band_spec({{"topology", {{"pattern", "fat_tree"}, {"k", 2}, {"levels", 2}}},
+                                                {"port", {{"data_vls", 4}}}});
+  fabric::Fabric f(spec, pool);
+  bool done = false;
+  f.on_sweep_done([&] { done = true; });
+  sc_core::sc_start();
+  REQUIRE(done);
+  const mgmt::SubnetManager& sm = *f.subnet_manager();
+  INFO(sm.failure());
+  REQUIRE(sm.done());
+  REQUIRE(sm.stats().failed == 0);
+  REQUIRE(sm.stats().errors == 0);
+  REQUIRE(sm.stats().nodes == spec.nodes.size());
+  REQUIRE(sm.stats().links == spec.links.size());
+  require_as_preconfigured(f);
+}
+
+TEST_CASE("in-band bring-up of a torus with up/down routing and LMC 1 leaves every table as the pre-configured mode has it", "[mgmt][inband]") {
+  ib::PacketPool pool;
+  const fabric::FabricSpec spec = in_band_spec(
+      {{"topology", {{"pattern", "torus"}, {"x", 3}, {"y", 3}, {"hosts_per_switch", 2}}},
+       {"routing", {{"algorithm", "updown"}, {"lmc", 1}}},
+       {"port", {{"data_vls", 4}, {"sl2vl", {0, 1, 2, 3, 3, 2, 1, 0, 0, 1, 2, 3, 3, 2, 1, 0}},
+                 {"vlarb", {{"high", {{{"vl", 3}, {"weight", 8}}}}},
+                            {"low", {{{"vl", 0}, {"weight", 64}}, {{"vl", 1}, {"weight", 32}}, {{"vl", 2}, {"weight", 16}}}},
+                            {"high_limit", 4}}}}}});
+  fabric::Fabric f(spec, pool);
+  sc_core::sc_start();
+  const mgmt::SubnetManager& sm = *f.subnet_manager();
+  INFO(sm.failure());
+  REQUIRE(sm.done());
+  REQUIRE(sm.stats().failed == 0);
+  REQUIRE(sm.stats().errors == 0);
+  REQUIRE(sm.stats().links == spec.links.size());
+  require_as_preconfigured(f);
+  WARN("torus 3x3: " << sm.stats().smps_sent << " SMPs, sweep " << (sm.stats().done_ps - sm.stats().start_ps) / 1e6 << " us");
+}
