@@ -291,6 +291,7 @@ void SaServer::config_packet(Txn& t, const ib::SaMad& mad, uint64_t now, std::ve
   std::vector<MpAction> acts;
   t.receiver->on_packet(from_mad(mad), now, acts);
   handle(t, acts, now, out);
+  if (t.phase == Phase::Preparing) step(t, now, out);  // the ConfigResp may be due at once
 }
 
 void SaServer::apply_config(Txn& t, uint64_t now) {
