@@ -49,9 +49,11 @@
 //   (input, output), VLArb by node, port, block; PathRecords by destination
 //   (HCA ports in node and port order, each port's LIDs ascending), then
 //   source in the same order.
-// - Records are written with SaDatabase::set: filling again from the same view
-//   replaces each record in place (same RIDs); records the view no longer
-//   holds are not deleted.
+// - Records are written with SaDatabase::set, so filling again from the same
+//   view replaces each record in place (same RIDs); records the view no longer
+//   holds are not deleted. Into a table that is empty when the fill begins they
+//   are written with add (the view gives each key once; this saves the key
+//   lookup, which is most of the cost of a large fill).
 // - Cost: O(records + DLIDs x nodes): each DLID's paths are resolved once for
 //   all sources; each record is encoded into a stack buffer (no allocation
 //   beyond the database's own storage).

@@ -242,6 +242,31 @@ TEST_CASE("SA PathRecord carries the SL and the slow link and small MTU of its p
   CHECK(std::equal(a, a + sizeof a, b));
 }
 
+TEST_CASE("SA PathRecord rate of a link without LinkParams comes from PortInfo", "[mgmt][sa_population]") {
+  mgmt::SubnetView v = small_view();
+  v.topology.links[4].params = {};  // the switch-to-switch link
+  // PortInfo: LinkSpeedActive QDR (4, no extended speed), LinkWidthActive 4x (2)
+  // (OpenSM IB_LINK_SPEED_ACTIVE_10, IB_LINK_WIDTH_ACTIVE_4X).
+  for (unsigned sw : {4u, 5u}) {
+    ib::PortInfo& pi = v.nodes[sw].port_info[3];
+    pi.link_speed_active = 4;
+    pi.link_speed_ext_active = 0;
+    pi.link_width_active = 2;
+  }
+  SaDatabase db;
+  mgmt::fill_sa_database(db, v);
+  CHECK(path(db, 1, 4).rate == kRate40);
+  CHECK(path(db, 1, 2).rate == kRate200);
+  // HDR is an extended speed (LinkSpeedExtActive 4): HDR 4x.
+  ib::PortInfo hdr;
+  hdr.link_speed_ext_active = 4;
+  hdr.link_width_active = 2;
+  const auto r = mgmt::active_link_rate(hdr);
+  REQUIRE(r);
+  CHECK(r->speed == link::Speed::Hdr);
+  CHECK(r->width == link::Width::X4);
+}
+
 TEST_CASE("SA fill leaves out unreachable pairs and marks one-way paths not reversible", "[mgmt][sa_population]") {
   mgmt::SubnetView v = small_view();
   v.routes.lft[5][1] = fabric::kNoPath;  // sw1 no longer routes h0's LID
@@ -257,6 +282,20 @@ TEST_CASE("SA fill leaves out unreachable pairs and marks one-way paths not reve
   CHECK_FALSE(path(db, 1, 3).reversible);  // h0 -> h2 exists, h2 -> h0 does not
   CHECK(path(db, 1, 2).reversible);
   CHECK(st.non_reversible == 2);           // h0 -> h2, h0 -> h3
+}
+
+TEST_CASE("SA fill gives no PathRecord along a forwarding loop", "[mgmt][sa_population]") {
+  mgmt::SubnetView v = small_view();
+  v.routes.lft[5][3] = 3;  // sw1 sends h2's LID back to sw0, which sends it to sw1
+  SaDatabase db;
+  const mgmt::SaFillStats st = mgmt::fill_sa_database(db, v);
+  CHECK(st.unreachable_pairs == 3);  // h0, h1, h3 -> h2
+  CHECK(st.path_records == 9);
+  const fabric::TopologyIndex index(v.topology);
+  for (unsigned s : {0u, 1u, 3u}) {
+    CHECK_FALSE(fabric::trace_path(v.topology, index, v.lids, v.routes, LinkEnd{s, 1}, 3).ok);
+    CHECK(mgmt::path_records_between(v, LinkEnd{s, 1}, LinkEnd{2, 1}).empty());
+  }
 }
 
 TEST_CASE("SA tables are keyed so that setting a record again replaces it", "[mgmt][sa_population]") {
