@@ -105,13 +105,12 @@ TEST_CASE("in-band bring-up of a two-level fat tree leaves every table as the pr
 
 TEST_CASE("in-band bring-up of a torus with up/down routing and LMC 1 leaves every table as the pre-configured mode has it", "[mgmt][inband]") {
   ib::PacketPool pool;
-  const fabric::FabricSpec spec = in_band_spec(
-      {{"topology", {{"pattern", "torus"}, {"x", 3}, {"y", 3}, {"hosts_per_switch", 2}}},
-       {"routing", {{"algorithm", "updown"}, {"lmc", 1}}},
-       {"port", {{"data_vls", 4}, {"sl2vl", {0, 1, 2, 3, 3, 2, 1, 0, 0, 1, 2, 3, 3, 2, 1, 0}},
-                 {"vlarb", {{"high", {{{"vl", 3}, {"weight", 8}}}}},
-                            {"low", {{{"vl", 0}, {"weight", 64}}, {{"vl", 1}, {"weight", 32}}, {{"vl", 2}, {"weight", 16}}}},
-                            {"high_limit", 4}}}}}});
+  const fabric::FabricSpec spec = in_band_spec(nlohmann::json::parse(R"({
+    "topology": {"pattern": "torus", "x": 3, "y": 3, "hosts_per_switch": 2},
+    "routing": {"algorithm": "updown", "lmc": 1},
+    "port": {"data_vls": 4, "sl2vl": [0, 1, 2, 3, 3, 2, 1, 0, 0, 1, 2, 3, 3, 2, 1, 0],
+             "vlarb": {"high": "3:8", "low": "0:64,1:32,2:16", "high_limit": 4}}
+  })"));
   fabric::Fabric f(spec, pool);
   sc_core::sc_start();
   const mgmt::SubnetManager& sm = *f.subnet_manager();
