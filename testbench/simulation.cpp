@@ -80,6 +80,7 @@ Simulation::Simulation(const fabric::FabricSpec& fabric, std::vector<workloads::
     const std::string name = "verbs" + std::to_string(v.index);
     scripts_.push_back(std::make_unique<workloads::VerbsScript>(name.c_str(), v, hca_of(v.a), hca_of(v.b)));
   }
+  if (fabric_->spec().management.in_band) hold_workloads_for_sweep();
   for (link::Port* p : fabric_->ports()) checker_.watch(*p);
   if (options_.pcap) {
     std::vector<link::Port*> chosen;
@@ -93,6 +94,24 @@ Simulation::Simulation(const fabric::FabricSpec& fabric, std::vector<workloads::
   if (rtl::wants_rtl(fabric_->ports()))
     cosim_ = std::make_unique<rtl::Cosim>(fabric_->ports(), options_.rtl_blocks,
                                           options_.rtl_vcd ? options_.out_dir + "/rtl.vcd" : "");
+}
+
+void Simulation::hold_workloads_for_sweep() {
+  for (auto& g : generators_) g->defer_start();
+  for (auto& t : perftests_) t->defer_start();
+  for (auto& v : scripts_) v->defer_start();
+  fabric_->on_sweep_done([this] {
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    const mgmt::SubnetManager& sm = *fabric_->subnet_manager();
+    if (!sm.done()) {
+      sweep_failure_ = "subnet manager: the sweep did not finish: " + sm.failure();
+      return;
+    }
+    for (workloads::FlowSpec& s : flows_) s.start_ps += now;
+    for (auto& g : generators_) g->begin();
+    for (auto& t : perftests_) t->begin(now);
+    for (auto& v : scripts_) v->begin(now);
+  });
 }
 
 uint64_t Simulation::expected_packets() const {
@@ -173,6 +192,9 @@ void Simulation::run() {
 
 std::vector<std::string> Simulation::workload_failures() const {
   std::vector<std::string> out;
+  if (!sweep_failure_.empty()) out.push_back(sweep_failure_);
+  if (fabric_->spec().management.in_band && !fabric_->subnet_manager()->done() && sweep_failure_.empty())
+    out.push_back("subnet manager: the sweep did not finish by the end of the run");
   for (const auto& t : perftests_) out.insert(out.end(), t->result().failures.begin(), t->result().failures.end());
   for (const auto& v : scripts_) out.insert(out.end(), v->failures().begin(), v->failures().end());
   return out;

@@ -82,6 +82,10 @@ class Simulation {
   nlohmann::json results_json() const;
 
  private:
+  // In band: the workloads start when the SM's sweep is done (their start
+  // times counted from then).
+  void hold_workloads_for_sweep();
+  std::string sweep_failure_;
   void report_progress(bool final_line);
   std::string destination_text(const workloads::FlowSpec& s) const;
   uint64_t expected_packets() const;

@@ -1,5 +1,7 @@
 #include "testbench/stats_document.hpp"
 
+#include "testbench/management_stats.hpp"
+
 #include "models/link/timeline.hpp"
 #include "testbench/transport_stats.hpp"
 
@@ -59,6 +61,7 @@ nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta) {
                 {"packet_hops", hops},
                 {"packets_delivered", sim.packets_delivered()},
                 {"workload_failures", sim.workload_failures()}};
+  doc["management"] = management_json(sim.fabric());
   const double wall = sim.wall_seconds();
   doc["wall"] = {{"seconds", wall},
                  {"packet_hops_per_s", wall > 0 ? static_cast<double>(hops) / wall : 0.0},

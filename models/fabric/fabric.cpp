@@ -132,7 +132,6 @@ void Fabric::build_management(ib::PacketPool& pool) {
     } else {
       hca::Hca& h = *hcas_[at];
       for (unsigned p = 0; p < h.port_count(); ++p) {
-        h.set_lid(p, 0);
         h.port(p).set_sl2vl(power_on);
         h.port(p).set_vlarb(link::VlArbConfig{});
       }
@@ -143,6 +142,14 @@ void Fabric::build_management(ib::PacketPool& pool) {
       port.set_state(port.peer() != nullptr ? link::PortState::Init : link::PortState::Down);
     }
   }
+  // HCA LIDs go to 0 at time zero, before the SM starts: workloads built
+  // with the fabric have connected their QPs with the LIDs the SM assigns
+  // (the pre-configured ones; in_band_test checks they are equal).
+  power_on_ = std::make_unique<link::Alarm>([this] {
+    for (auto& h : hcas_)
+      for (unsigned p = 0; p < h->port_count(); ++p) h->set_lid(p, 0);
+  });
+  power_on_->notify_at(0);
   mgmt::SmConfig sm = m.sm;
   sm.lmc = spec_.lmc;
   mad_nodes_[m.sm_node]->run_sm(std::make_unique<mgmt::SubnetManager>(sm, qos_policy(spec_), m.sm_port), m.sm_port,

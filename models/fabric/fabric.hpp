@@ -13,7 +13,8 @@
 // - A switch's SL-to-VL table for (in, out) is the output port's own table
 //   (PortConfig::sl2vl) for every input, then the spec's per-pair entries on top.
 // - Management in band (ManagementSpec::in_band): every HCA and switch gets
-//   its SMA (models/mgmt/mad_node.hpp); ports start with no LID, no LFT, every
+//   its SMA (models/mgmt/mad_node.hpp); ports start with no LID (HCA LIDs are
+//   cleared at time zero, after workloads have connected), no LFT, every
 //   SL on VL0 and empty arbitration tables (the model's power-on state), linked
 //   ports in Init and unlinked ones Down; the SM on the chosen HCA port sweeps
 //   and programs the subnet from the tables the pre-configured mode would
@@ -131,6 +132,7 @@ class Fabric {
   std::vector<link::Port*> ports_;
   std::vector<std::unique_ptr<mgmt::MadNode>> mad_nodes_;  // by node, in band
   std::function<void()> sweep_done_;
+  std::unique_ptr<link::Alarm> power_on_;  // in band: clears the HCA LIDs at time zero
   void build_management(ib::PacketPool& pool);
 };
 

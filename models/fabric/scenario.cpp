@@ -262,6 +262,21 @@ void describe(Io& io, WorkloadConfig& c) {
 }
 
 template <class Io>
+void describe(Io& io, ManagementConfig& c) {
+  io.choice("mode", c.mode,
+            Names<ManagementMode>{{"preconfigured", ManagementMode::Preconfigured}, {"in_band", ManagementMode::InBand}},
+            "preconfigured (tables installed at time zero) or in_band (an SM sweeps and programs the fabric first)");
+  io.string("sm", c.sm, "in_band: the HCA port the SM runs on; \"\" = the first HCA port");
+  io.time("start", c.start_ps, 0, UINT64_MAX, "in_band: when the SM starts");
+  io.time("sma_latency", c.sma_latency_ps, 0, 1'000'000'000'000, "an SMA's time to answer one SMP");
+  io.uint("max_smps_in_flight", c.max_smps_in_flight, 1, 1024, "SMPs the SM keeps outstanding (OpenSM max_wire_smps)");
+  io.time("smp_timeout", c.smp_timeout_ps, 1, UINT64_MAX, "the SM's wait for an SMP's answer before resending");
+  io.uint("smp_retries", c.smp_retries, 0, 100, "resends of an unanswered SMP before the SM gives up on it");
+  io.uint("subnet_timeout", c.subnet_timeout, 0, 31, "PortInfo.SubnetTimeout the SM programs (4.096 us x 2^n)");
+  io.uint64("m_key", c.m_key, 0, UINT64_MAX, "M_Key the SM programs into every port and uses; 0 = none");
+}
+
+template <class Io>
 void describe(Io& io, RunConfig& c) {
   io.time("duration", c.duration_ps, 0, UINT64_MAX, "simulated time to run; 0ns = until idle");
   io.uint64("seed", c.seed, 0, UINT64_MAX, "random seed (traffic pattern destinations; link faults whose faults.seed is 0)");
@@ -292,6 +307,7 @@ void describe(Io& io, Scenario& c) {
                      "per-link parameters (speed, width, propagation, ...) on top of the defaults");
   io.object("transport", c.transport, "transport engines of every HCA");
   io.object("workload", c.workload, "traffic");
+  io.object("management", c.management, "subnet management: pre-configured or in band");
   io.object("run", c.run, "run settings");
   io.object("outputs", c.outputs, "outputs");
 }
@@ -580,6 +596,28 @@ RoutedFabric route_fabric(const Scenario& s) {
     r.spec.nodes[n].guid = s.graph.nodes[n].guid;
   }
   r.spec.management.sm.routing = RoutingConfig{s.routing.algorithm, s.routing.roots, s.routing.tie_break};
+  const ManagementConfig& m = s.management;
+  ManagementSpec& ms = r.spec.management;
+  ms.in_band = m.mode == ManagementMode::InBand;
+  ms.start_ps = m.start_ps;
+  ms.sma_latency_ps = m.sma_latency_ps;
+  ms.sm.max_in_flight = m.max_smps_in_flight;
+  ms.sm.smp_timeout_ps = m.smp_timeout_ps;
+  ms.sm.smp_retries = m.smp_retries;
+  ms.sm.subnet_timeout = static_cast<uint8_t>(m.subnet_timeout);
+  ms.sm.m_key = m.m_key;
+  const std::vector<std::string> hca_ports = hca_port_names(s);
+  const std::string sm = m.sm.empty() && !hca_ports.empty() ? hca_ports.front() : m.sm;
+  if (ms.in_band) {
+    const TopologyIndex index(s.graph);
+    const std::size_t dot = sm.rfind(".p");
+    const int node = dot == std::string::npos ? -1 : index.find(sm.substr(0, dot));
+    if (node < 0 || s.graph.nodes[node].kind != NodeKind::Hca ||
+        std::find(hca_ports.begin(), hca_ports.end(), sm) == hca_ports.end())
+      throw ConfigError("management.sm", "'" + sm + "' is not an HCA port; accepted: an HCA port name such as hca0.p1");
+    ms.sm_node = static_cast<unsigned>(node);
+    ms.sm_port = static_cast<unsigned>(std::stoul(sm.substr(dot + 2)));
+  }
   return r;
 }
 

@@ -15,6 +15,9 @@
 //   port then mixes in its own name, so every link direction has its own stream.
 // - A topology key that does not apply to the chosen pattern is an error.
 // - "transport" configures the transport engines of every HCA.
+// - "management": pre-configured (tables at time zero) or in band (the SM on
+//   management.sm sweeps and programs the fabric; workloads start when it is
+//   done, their start times counted from then).
 
 #include <nlohmann/json.hpp>
 
@@ -117,6 +120,20 @@ struct WorkloadConfig {
   std::vector<VerbsConnectionConfig> verbs;    // verbs scripts: connections with operations and expectations
 };
 
+enum class ManagementMode { Preconfigured, InBand };
+
+struct ManagementConfig {
+  ManagementMode mode = ManagementMode::Preconfigured;  // tables at time zero, or an SM sweep in band
+  std::string sm;                       // in_band: the SM's HCA port; "" = the first HCA port
+  uint64_t start_ps = 0;                // in_band: when the SM starts its sweep
+  uint64_t sma_latency_ps = 1'000'000;  // an SMA's time to answer one SMP
+  uint32_t max_smps_in_flight = 4;      // SMPs the SM keeps outstanding (OpenSM max_wire_smps)
+  uint64_t smp_timeout_ps = 200'000'000'000;  // SM's wait for an SMP's answer (OpenSM 200 ms)
+  uint32_t smp_retries = 3;             // resends of an unanswered SMP (OpenSM 3)
+  uint32_t subnet_timeout = 18;         // PortInfo.SubnetTimeout the SM programs (OpenSM 0x12)
+  uint64_t m_key = 0;                   // M_Key the SM programs into every port; 0 = none
+};
+
 struct RunConfig {
   uint64_t duration_ps = 0;    // 0 = until every flow is done and the fabric is idle
   uint64_t seed = 1;           // random seed: traffic patterns' destinations, link faults (faults.seed 0)
@@ -140,6 +157,7 @@ struct Scenario {
   std::vector<LinkOverride> link_overrides;
   transport::TransportConfig transport; // every HCA's transport engines
   WorkloadConfig workload;
+  ManagementConfig management;
   RunConfig run;
   OutputConfig outputs;
 

@@ -89,7 +89,7 @@ void Perftest::watch_uc_writes() {
 }
 
 void Perftest::start_of_simulation() {
-  if (!cfg_.idle) start_.notify_at(cfg_.start_ps);
+  if (!deferred_) begin(0);
 }
 
 uint64_t Perftest::slot_addr(uint64_t area, unsigned q, uint64_t k, uint32_t slots) const {

@@ -89,6 +89,10 @@ class Perftest : public sc_core::sc_module {
   Perftest() = delete;
   Perftest(const Perftest&) = delete;
   Perftest& operator=(const Perftest&) = delete;
+  // A fabric managed in band: hold the start until the SM is done, then
+  // begin() at the current time, start times counted from `offset_ps`.
+  void defer_start() { deferred_ = true; }
+  void begin(uint64_t offset_ps) { if (!cfg_.idle) start_.notify_at(offset_ps + cfg_.start_ps); }
 
   const PerftestSpec& spec() const { return spec_; }
   const PerftestResult& result() const { return result_; }
@@ -111,6 +115,7 @@ class Perftest : public sc_core::sc_module {
   };
 
   void start_of_simulation() override;
+  bool deferred_ = false;
   void watch_uc_writes();
   void begin_size();
   void end_size();

@@ -30,6 +30,11 @@ RawGenerator::RawGenerator(const sc_core::sc_module_name& name, hca::Hca& hca, u
 }
 
 void RawGenerator::start_of_simulation() {
+  if (!deferred_) begin();
+}
+
+void RawGenerator::begin() {
+  deferred_ = false;
   uint64_t first = UINT64_MAX;
   for (Active& a : active_) {
     const FlowSpec& s = specs_[a.index];
@@ -97,6 +102,7 @@ ib::Packet* RawGenerator::make_packet(const Active& a, uint16_t dlid) {
 }
 
 void RawGenerator::run() {
+  if (deferred_) return;  // room on the port before the start (management traffic)
   const uint64_t now = sc_core::sc_time_stamp().value();
   uint64_t next_wake = UINT64_MAX;
   const std::size_t n = active_.size();

@@ -34,6 +34,11 @@ class RawGenerator : public sc_core::sc_module {
   RawGenerator() = delete;
   RawGenerator(const RawGenerator&) = delete;
   RawGenerator& operator=(const RawGenerator&) = delete;
+  // A fabric managed in band: hold the start until the SM is done, then
+  // begin() at the current time, start times counted from `offset_ps`.
+  void defer_start() { deferred_ = true; }
+  // The flows' start_ps are absolute: the caller moves them first.
+  void begin();
 
  private:
   struct Active {
@@ -46,6 +51,7 @@ class RawGenerator : public sc_core::sc_module {
   };
   void start_of_simulation() override;
   void run();
+  bool deferred_ = false;
   ib::Packet* make_packet(const Active& a, uint16_t dlid);
   uint16_t pick_dlid(Active& a);
 

@@ -75,7 +75,12 @@ VerbsScript::VerbsScript(const sc_core::sc_module_name& name, const VerbsScriptS
 }
 
 void VerbsScript::start_of_simulation() {
-  if (!cfg_.ops.empty()) post_alarm_.notify_at(cfg_.ops[0].at_ps);
+  if (!deferred_) begin(0);
+}
+
+void VerbsScript::begin(uint64_t offset_ps) {
+  offset_ps_ = offset_ps;
+  if (!cfg_.ops.empty()) post_alarm_.notify_at(offset_ps_ + cfg_.ops[0].at_ps);
 }
 
 std::string VerbsScript::op_text(std::size_t i) const {
@@ -90,7 +95,7 @@ void VerbsScript::fail(std::size_t i, const std::string& message) {
 
 void VerbsScript::post_due() {
   while (next_ < cfg_.ops.size()) {
-    const uint64_t at = cfg_.ops[next_].at_ps;
+    const uint64_t at = offset_ps_ + cfg_.ops[next_].at_ps;
     if (at > now_ps()) {
       post_alarm_.notify_at(at);
       return;

@@ -60,6 +60,10 @@ class VerbsScript : public sc_core::sc_module {
   VerbsScript() = delete;
   VerbsScript(const VerbsScript&) = delete;
   VerbsScript& operator=(const VerbsScript&) = delete;
+  // A fabric managed in band: hold the start until the SM is done, then
+  // begin() at the current time, start times counted from `offset_ps`.
+  void defer_start() { deferred_ = true; }
+  void begin(uint64_t offset_ps);
 
   const VerbsScriptSpec& spec() const { return spec_; }
   const std::vector<VerbsOpResult>& results() const { return results_; }
@@ -78,6 +82,8 @@ class VerbsScript : public sc_core::sc_module {
   };
 
   void start_of_simulation() override;
+  bool deferred_ = false;
+  uint64_t offset_ps_ = 0;          // added to every op's at_ps (begin)
   void post_due();
   void post(std::size_t i);
   void poll();
