@@ -122,3 +122,25 @@ TEST_CASE("in-band bring-up of a torus with up/down routing and LMC 1 leaves eve
   require_as_preconfigured(f);
   WARN("torus 3x3: " << sm.stats().smps_sent << " SMPs, sweep " << (sm.stats().done_ps - sm.stats().start_ps) / 1e6 << " us");
 }
+
+TEST_CASE("the SM resends SMPs lost on the links and still programs every table", "[mgmt][inband]") {
+  ib::PacketPool pool;
+  // Every link direction loses its 3rd and 4th VL15 packet (SMPs and answers).
+  fabric::FabricSpec spec = in_band_spec(nlohmann::json::parse(R"({
+    "topology": {"pattern": "fat_tree", "k": 2, "levels": 2},
+    "link": {"faults": {"drops": [{"vl": 15, "nth": 3, "count": 2}]}}
+  })"));
+  spec.management.sm.smp_timeout_ps = 50'000'000;  // 50 us: far above a round trip here
+  // An SMP crosses at most 4 link directions out and back, each losing at most 2.
+  spec.management.sm.smp_retries = 8;
+  fabric::Fabric f(spec, pool);
+  sc_core::sc_start();
+  const mgmt::SubnetManager& sm = *f.subnet_manager();
+  INFO(sm.failure());
+  REQUIRE(sm.done());
+  REQUIRE(sm.stats().timeouts > 0);
+  INFO("timeouts " << sm.stats().timeouts << " retries " << sm.stats().retries << " failed " << sm.stats().failed << " sent " << sm.stats().smps_sent << " responses " << sm.stats().responses);
+  REQUIRE(sm.stats().retries == sm.stats().timeouts);
+  REQUIRE(sm.stats().failed == 0);
+  require_as_preconfigured(f);
+}
