@@ -59,6 +59,10 @@ TEST_CASE("bad configs each give one clear line naming the JSON path - and exit 
        "port_overrides"},
       {"set without a value", "--set port.mtu", "--set"},
       {"scenario name that is a path", "--set name=../x", "name"},
+      {"unknown management mode", "--set management.mode=opensm", "management.mode"},
+      {"SM on a port that is not an HCA's", "--set management.mode=in_band --set management.sm=hca9.p1",
+       "management.sm"},
+      {"SubnetTimeout beyond 5 bits", "--set management.subnet_timeout=32", "management.subnet_timeout"},
   };
   check_bad_configs(base, cases, dir);
 }

@@ -209,3 +209,24 @@ TEST_CASE("traffic patterns are the same for the same seed and differ for anothe
   for (unsigned i = 0; i < sorted.size(); ++i) REQUIRE(sorted[i] == i);
   for (unsigned i = 0; i < d.size(); ++i) REQUIRE(d[i] != i);
 }
+
+TEST_CASE("in band: the SM brings a fat tree up from Down and the permutation traffic then runs on its tables") {
+  ScenarioRun run = run_config("inband_fat_tree.json", {});
+  const Simulation& sim = *run.sim;
+  const mgmt::SubnetManager& sm = *sim.fabric().subnet_manager();
+  REQUIRE(sm.done());
+  REQUIRE(sim.workload_failures().empty());
+  REQUIRE(sim.checker().ok());
+  REQUIRE(fabric_drops(sim) == 0);
+  for (const link::Port* p : sim.fabric().ports())
+    if (p->peer() != nullptr) REQUIRE(p->state() == link::PortState::Active);
+  // 16 hosts x 200 packets, none sent before the sweep ended.
+  uint64_t delivered = 0;
+  for (std::size_t i = 0; i < sim.flows().size(); ++i) {
+    const workloads::FlowResult& r = sim.flow_results()[i];
+    delivered += r.delivered;
+    REQUIRE(r.first_delivery_ps > sm.stats().done_ps);
+  }
+  REQUIRE(delivered == 16 * 200);
+  WARN("sweep " << (sm.stats().done_ps - sm.stats().start_ps) / 1e6 << " us, " << sm.stats().smps_sent << " SMPs");
+}
