@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "models/fabric/units.hpp"
+#include "models/ib/mad.hpp"
 #include "models/ib/opcodes.hpp"
 #include "models/link/credits.hpp"
 
@@ -120,6 +121,77 @@ std::optional<uint32_t> parse_uint_filter(const nlohmann::json& v, const std::st
   const uint64_t n = fabric::json_unsigned(v, path, accepted);
   if (n > max) throw ConfigError(path, std::to_string(n) + " is out of range; accepted: " + accepted);
   return static_cast<uint32_t>(n);
+}
+
+std::optional<uint32_t> parse_hex_filter(const nlohmann::json& v, const std::string& path, uint32_t max) {
+  const std::string accepted = "null (any), a number from 0 to " + std::to_string(max) +
+                               " or a hexadecimal string such as \"0x81\"";
+  if (v.is_null()) return std::nullopt;
+  uint64_t n = 0;
+  if (v.is_string()) {
+    const std::string text = v.get<std::string>();
+    const bool hex = text.size() > 2 && text.size() <= 10 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X') &&
+                     text.find_first_not_of("0123456789abcdefABCDEF", 2) == std::string::npos;
+    if (!hex) throw ConfigError(path, "'" + text + "' is not a hexadecimal number; accepted: " + accepted);
+    n = std::stoull(text.substr(2), nullptr, 16);
+  } else {
+    n = fabric::json_unsigned(v, path, accepted);
+  }
+  if (n > max) throw ConfigError(path, fabric::json_excerpt(v) + " is out of range; accepted: " + accepted);
+  return static_cast<uint32_t>(n);
+}
+
+nlohmann::json format_hex_filter(const std::optional<uint32_t>& v, unsigned digits) {
+  if (!v) return nullptr;
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%0*X", static_cast<int>(digits), *v);
+  return text;
+}
+
+namespace {
+struct FlagName {
+  const char* name;
+  uint8_t bit;
+};
+// seeds/000 Table 33-11.
+constexpr FlagName kFlagNames[] = {{"first", ib::kFragFirst},
+                                   {"last", ib::kFragLast},
+                                   {"resend", ib::kFragResend},
+                                   {"ack", ib::kFragAck},
+                                   {"keepalive", ib::kFragKeepAlive}};
+}  // namespace
+
+std::optional<uint8_t> parse_sa_flags(const nlohmann::json& v, const std::string& path) {
+  if (v.is_null()) return std::nullopt;
+  if (!v.is_array()) {
+    const uint64_t n = fabric::json_unsigned(v, path, kSaFlagsAccepted);
+    if (n > 255) throw ConfigError(path, std::to_string(n) + " is out of range; accepted: " + kSaFlagsAccepted);
+    return static_cast<uint8_t>(n);
+  }
+  uint8_t mask = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string at = path + "." + std::to_string(i);
+    if (!v[i].is_string()) throw ConfigError(at, "expected a bit name; accepted: " + std::string(kSaFlagsAccepted));
+    const std::string name = v[i].get<std::string>();
+    uint8_t bit = 0;
+    for (const FlagName& f : kFlagNames)
+      if (name == f.name) bit = f.bit;
+    if (bit == 0) throw ConfigError(at, "no Fragment Flag bit named '" + name + "'; accepted: " + kSaFlagsAccepted);
+    mask |= bit;
+  }
+  return mask;
+}
+
+nlohmann::json format_sa_flags(const std::optional<uint8_t>& v) {
+  if (!v) return nullptr;
+  nlohmann::json names = nlohmann::json::array();
+  uint8_t named = 0;
+  for (const FlagName& f : kFlagNames)
+    if (*v & f.bit) {
+      names.push_back(f.name);
+      named |= f.bit;
+    }
+  return named == *v ? names : nlohmann::json(*v);
 }
 
 }  // namespace hcasim::link

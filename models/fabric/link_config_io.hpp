@@ -25,6 +25,8 @@ LinkConfig parse_propagation_into(const LinkConfig& base, const nlohmann::json& 
 nlohmann::json format_propagation(const LinkConfig& c);
 std::vector<uint64_t> parse_byte_list(const nlohmann::json& v, const std::string& path);
 nlohmann::json format_byte_list(const std::vector<uint64_t>& v);
+constexpr uint64_t kMaxFaultDelayPs = 100'000'000'000'000ull;  // 100 s: beyond any MAD timeout
+
 // Drop-rule filters: null (or absent) = any. An opcode is its name as
 // ib::opcode_info gives it ("RC_ACK", "UD_SEND_ONLY") or a number 0-255.
 std::optional<uint8_t> parse_opcode_filter(const nlohmann::json& v, const std::string& path);
@@ -46,11 +48,78 @@ void describe_filter(Io& io, const std::string& key, std::optional<T>& value, ui
       format_uint_filter<T>, "null (any) or an integer from 0 to " + std::to_string(max), help);
 }
 
+// MAD filters: a number (0-max) or a hexadecimal string such as "0x81"; written back as hex.
+std::optional<uint32_t> parse_hex_filter(const nlohmann::json& v, const std::string& path, uint32_t max);
+nlohmann::json format_hex_filter(const std::optional<uint32_t>& v, unsigned digits);
+// SA Fragment Flag masks: a number 0-255 or a list of bit names ("first", "last",
+// "resend", "ack", "keepalive"); written back as the list when every bit set has a name.
+std::optional<uint8_t> parse_sa_flags(const nlohmann::json& v, const std::string& path);
+nlohmann::json format_sa_flags(const std::optional<uint8_t>& v);
+inline const char* kSaFlagsAccepted =
+    "null (any), a list of Fragment Flag bit names from \"first\", \"last\", \"resend\", \"ack\", \"keepalive\", "
+    "or a number 0-255";
+
+template <class Io, class T>
+void describe_hex_filter(Io& io, const std::string& key, std::optional<T>& value, uint32_t max, unsigned digits,
+                         const std::string& help) {
+  io.custom(
+      key, value,
+      [max](const nlohmann::json& v, const std::string& path) {
+        const auto n = parse_hex_filter(v, path, max);
+        return n ? std::optional<T>(static_cast<T>(*n)) : std::nullopt;
+      },
+      [digits](const std::optional<T>& v) {
+        return format_hex_filter(v ? std::optional<uint32_t>(*v) : std::nullopt, digits);
+      },
+      "null (any), a number from 0 to " + std::to_string(max) + " or a hexadecimal string such as \"0x" +
+          std::string(digits - 1, '0') + "1\"",
+      help);
+}
+
+// The MAD filters, flat among the rule's keys (mad_filter.hpp).
+template <class Io>
+void describe_mad_filter(Io& io, MadFilter& c) {
+  io.choice("mad_kind", c.kind,
+            fabric::Names<MadKind>{{"any", MadKind::Any},
+                                   {"mad", MadKind::Mad},
+                                   {"smp", MadKind::Smp},
+                                   {"sa", MadKind::Sa},
+                                   {"sa_data", MadKind::SaData},
+                                   {"sa_ack", MadKind::SaAck},
+                                   {"sa_resend", MadKind::SaResend},
+                                   {"sa_keepalive", MadKind::SaKeepAlive}},
+            "match: the kind of management packet (any = no MAD filter; mad = a UD packet to QP0/QP1 carrying a "
+            "256-byte MAD; smp = class 0x01 or 0x81; sa = class 0x03; sa_data = an SA data segment or single-packet "
+            "MAD, without Resend, Ack or KeepAlive; sa_ack, sa_resend, sa_keepalive = an SA MAD with that Fragment "
+            "Flag bit)");
+  describe_hex_filter(io, "mad_class", c.mgmt_class, 0xFF, 2, "match: MAD MgmtClass (byte 1)");
+  describe_hex_filter(io, "mad_method", c.method, 0xFF, 2, "match: MAD Method with the R bit (byte 3; 0x81 = GetResp)");
+  describe_hex_filter(io, "mad_attribute", c.attribute, 0xFFFF, 4, "match: MAD AttributeID (bytes 16-17)");
+  describe_filter(io, "sa_segment", c.sa_segment, 0xFFFFFFFF, "match: SA Segment Number (bytes 40-43; SA MADs only)");
+  io.custom("sa_flags", c.sa_flags, parse_sa_flags, format_sa_flags, kSaFlagsAccepted,
+            "match: SA MADs whose Fragment Flag (byte 48) has all these bits set");
+  io.custom("sa_flags_clear", c.sa_flags_clear, parse_sa_flags, format_sa_flags, kSaFlagsAccepted,
+            "match: SA MADs whose Fragment Flag has none of these bits set");
+}
+
 template <class Io>
 void describe(Io& io, DropRule& c) {
-  io.uint64("nth", c.nth, 1, UINT64_MAX, "1-based: the first matching packet dropped");
-  io.uint64("count", c.count, 1, UINT64_MAX, "consecutive matches dropped from the nth on");
-  io.boolean("every", c.every, "drop every match from the nth on (count unused)");
+  io.choice("action", c.action,
+            fabric::Names<RuleAction>{
+                {"drop", RuleAction::Drop}, {"delay", RuleAction::Delay}, {"duplicate", RuleAction::Duplicate}},
+            "what a hit does: drop the packet, delay its delivery to the receiver's upper layer, or deliver it "
+            "twice");
+  io.time("delay", c.delay_ps, 0, kMaxFaultDelayPs,
+          "action delay: how much later the receiver's upper layer gets the packet; above 0, and 0 for other "
+          "actions");
+  if (c.action == RuleAction::Delay && c.delay_ps == 0)
+    io.fail("delay", "\"action\": \"delay\" needs a delay above 0; accepted: a time such as \"5us\"");
+  if (c.action != RuleAction::Delay && c.delay_ps != 0)
+    io.fail("delay", "a delay is only for \"action\": \"delay\"; accepted: 0 or absent for \"" +
+                         std::string(to_string(c.action)) + "\"");
+  io.uint64("nth", c.nth, 1, UINT64_MAX, "1-based: the first matching packet hit");
+  io.uint64("count", c.count, 1, UINT64_MAX, "consecutive matches hit from the nth on");
+  io.boolean("every", c.every, "hit every match from the nth on (count unused)");
   io.custom("opcode", c.opcode, parse_opcode_filter, format_opcode_filter,
             "null (any), an opcode name such as \"RC_ACK\" or \"RC_SEND_ONLY\", or a number 0-255",
             "match: BTH opcode");
@@ -58,6 +127,7 @@ void describe(Io& io, DropRule& c) {
   describe_filter(io, "dest_qp", c.dest_qp, 0xFFFFFF, "match: BTH DestQP");
   describe_filter(io, "vl", c.vl, 15, "match: LRH VL on this link");
   describe_filter(io, "dlid", c.dlid, 0xFFFF, "match: LRH DLID");
+  describe_mad_filter(io, c.mad);
 }
 
 template <class Io>
@@ -69,7 +139,9 @@ void describe(Io& io, FaultConfig& c) {
   io.uint64("seed", c.seed, 0, UINT64_MAX,
             "base seed of the fault streams (one per link direction, mixed with the receiving port's name); "
             "0 = run.seed");
-  io.list("drops", c.drops, "targeted drops: the nth (count, or every) packet matching all the filters given");
+  io.list("drops", c.drops,
+          "targeted rules: the nth (count, or every) packet matching all the filters given is dropped, delayed "
+          "or duplicated (action)");
 }
 
 template <class Io>

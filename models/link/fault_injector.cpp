@@ -22,8 +22,17 @@ uint64_t fnv1a(std::string_view s) {
 }
 }  // namespace
 
+const char* to_string(RuleAction a) {
+  switch (a) {
+    case RuleAction::Drop: return "drop";
+    case RuleAction::Delay: return "delay";
+    case RuleAction::Duplicate: return "duplicate";
+  }
+  return "?";
+}
+
 bool DropRule::operator==(const DropRule& o) const {
-  return nth == o.nth && count == o.count && every == o.every && opcode == o.opcode && psn == o.psn &&
+  return action == o.action && delay_ps == o.delay_ps && mad == o.mad && nth == o.nth && count == o.count && every == o.every && opcode == o.opcode && psn == o.psn &&
          dest_qp == o.dest_qp && vl == o.vl && dlid == o.dlid;
 }
 
@@ -39,7 +48,8 @@ FaultInjector::FaultInjector(FaultConfig config, uint64_t stream_seed)
     : config_(std::move(config)),
       state_(stream_seed),
       log_keep_(std::log1p(-config_.bit_error_rate)),
-      matched_(config_.drops.size(), 0) {}
+      matched_(config_.drops.size(), 0),
+      hit_(config_.drops.size(), 0) {}
 
 uint64_t FaultInjector::next() { return mix64(state_ += kGolden); }
 
@@ -64,7 +74,7 @@ bool FaultInjector::rule_matches(const DropRule& r, const ib::Packet& p) const {
   if (r.dest_qp && (h.bth.dest_qp & kPsnMask) != *r.dest_qp) return false;
   if (r.vl && (h.lrh.vl & 0xF) != *r.vl) return false;
   if (r.dlid && h.lrh.dlid != *r.dlid) return false;
-  return true;
+  return !r.mad.given() || r.mad.matches(p);
 }
 
 Verdict FaultInjector::judge(const ib::Packet& p) {
@@ -75,8 +85,16 @@ Verdict FaultInjector::judge(const ib::Packet& p) {
     if (!rule_matches(r, p)) continue;
     const uint64_t n = ++matched_[i];
     if (v.action == FaultAction::Pass && n >= r.nth && (r.every || n - r.nth < r.count)) {
-      v.action = FaultAction::DropTargeted;
+      ++hit_[i];
       v.rule = static_cast<int>(i);
+      switch (r.action) {
+        case RuleAction::Drop: v.action = FaultAction::DropTargeted; break;
+        case RuleAction::Delay:
+          v.action = FaultAction::Delay;
+          v.delay_ps = r.delay_ps;
+          break;
+        case RuleAction::Duplicate: v.action = FaultAction::Duplicate; break;
+      }
     }
   }
   // Every random draw is made whatever the verdict so far (see the rules).
@@ -91,9 +109,11 @@ Verdict FaultInjector::judge(const ib::Packet& p) {
       at += 1 + gap;
     }
   }
-  if (v.action != FaultAction::Pass) {
-    ++stats_.targeted;
-    return v;
+  switch (v.action) {
+    case FaultAction::DropTargeted: ++stats_.targeted; return v;
+    case FaultAction::Delay: ++stats_.delayed; return v;
+    case FaultAction::Duplicate: ++stats_.duplicated; return v;
+    default: break;
   }
   if (lost) {
     ++stats_.random;

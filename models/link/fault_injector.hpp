@@ -14,14 +14,19 @@
 // - Order for one packet: the targeted rules, then the random drop, then the
 //   bit errors; the first that hits decides. The random draws are made for
 //   every judged packet whatever the rules decide, so a rule changes the fate
-//   of the packets it drops and of no other.
+//   of the packets it hits and of no other.
 // - Targeted rule: counts the packets that match all of its filters (BTH
-//   opcode, PSN, DestQP; LRH VL, DLID; an absent filter matches anything, and
-//   a packet without a BTH, LNH raw or IP, matches no BTH filter), from 1. It
-//   drops matches nth .. nth+count-1, or, with `every`, every match from the
-//   nth on. Each rule counts on its own, packets other rules drop included,
-//   and each link direction on its own: a rule given to every link of a
-//   switched path drops the nth match of each hop.
+//   opcode, PSN, DestQP; LRH VL, DLID; the MAD fields of mad_filter.hpp; an
+//   absent filter matches anything, a packet without a BTH, LNH raw or IP,
+//   matches no BTH filter, and a packet that carries no MAD no MAD filter),
+//   from 1. It hits matches nth .. nth+count-1, or, with `every`, every match
+//   from the nth on. Each rule counts on its own, packets other rules hit
+//   included, and each link direction on its own: a rule given to every link
+//   of a switched path hits the nth match of each hop.
+// - A hit does the rule's action: drop (the packet is lost), delay (the
+//   receiver hands it to its upper layer delay_ps later than it would) or
+//   duplicate (the upper layer gets a copy right after it). The port carries
+//   out delay and duplicate (port.hpp); the injector only decides.
 // - Random drop: each packet is lost with probability drop_rate.
 // - Bit errors: each bit of the packet's wire bytes (LRH..VCRC, B bytes; the
 //   framing delimiters are not modelled as bits) flips independently with
@@ -46,19 +51,28 @@
 
 #include "models/ib/codec.hpp"
 #include "models/ib/packet.hpp"
+#include "models/link/mad_filter.hpp"
 
 namespace hcasim::link {
 
-// One targeted drop rule; the filters left empty match any packet.
+// What a targeted rule does to the packets it hits.
+enum class RuleAction : uint8_t { Drop, Delay, Duplicate };
+const char* to_string(RuleAction a);
+
+// One targeted rule (kept under its historical name: "drops" in the config);
+// the filters left empty match any packet.
 struct DropRule {
-  uint64_t nth = 1;                 // 1-based: the first matching packet dropped
-  uint64_t count = 1;               // consecutive matches dropped from the nth on
-  bool every = false;               // drop every match from the nth on (count unused)
+  RuleAction action = RuleAction::Drop;
+  uint64_t delay_ps = 0;            // Delay: how much later the upper layer gets the packet; > 0
+  uint64_t nth = 1;                 // 1-based: the first matching packet hit
+  uint64_t count = 1;               // consecutive matches hit from the nth on
+  bool every = false;               // hit every match from the nth on (count unused)
   std::optional<uint8_t> opcode;    // BTH opcode (opcodes.hpp); empty = any
   std::optional<uint32_t> psn;      // BTH PSN, 24 bits; empty = any
   std::optional<uint32_t> dest_qp;  // BTH DestQP, 24 bits; empty = any
   std::optional<uint8_t> vl;        // LRH VL on this link, 0-15; empty = any
   std::optional<uint16_t> dlid;     // LRH DLID; empty = any
+  MadFilter mad;                    // MAD fields (mad_filter.hpp); empty = any
   bool operator==(const DropRule& o) const;
 };
 
@@ -76,12 +90,13 @@ struct FaultConfig {
 // name): splitmix64 of the base seed, salted, mixed with the name's FNV-1a.
 uint64_t fault_stream_seed(uint64_t base_seed, std::string_view receiver);
 
-enum class FaultAction : uint8_t { Pass, DropTargeted, DropRandom, Corrupt };
+enum class FaultAction : uint8_t { Pass, DropTargeted, DropRandom, Corrupt, Delay, Duplicate };
 
 struct Verdict {
   FaultAction action = FaultAction::Pass;
   ib::DecodeError error = ib::DecodeError::None;  // Corrupt: what the receiver's decode found
-  int rule = -1;                                  // DropTargeted: index of the rule that dropped it
+  int rule = -1;                                  // DropTargeted, Delay, Duplicate: index of the rule that hit it
+  uint64_t delay_ps = 0;                          // Delay: the rule's delay
 };
 
 constexpr std::size_t kDecodeErrorCount = static_cast<std::size_t>(ib::DecodeError::ReservedFcpOp) + 1;
@@ -89,6 +104,8 @@ constexpr std::size_t kDecodeErrorCount = static_cast<std::size_t>(ib::DecodeErr
 struct FaultStats {
   uint64_t judged = 0;       // data packets judged
   uint64_t targeted = 0;     // dropped by a rule
+  uint64_t delayed = 0;      // delayed by a rule
+  uint64_t duplicated = 0;   // delivered twice by a rule
   uint64_t random = 0;       // dropped by drop_rate
   uint64_t corrupted = 0;    // caught by the receiver's decode
   uint64_t undetected = 0;   // corrupted but decoded clean: passed
@@ -105,6 +122,7 @@ class FaultInjector {
   const FaultConfig& config() const { return config_; }
   const FaultStats& stats() const { return stats_; }
   uint64_t matches(std::size_t rule) const { return matched_[rule]; }  // packets the rule matched so far
+  uint64_t hits(std::size_t rule) const { return hit_[rule]; }         // packets the rule acted on so far
   // 1 - (1 - BER)^(8 x wire_bytes), computed without cancellation.
   double corruption_probability(uint32_t wire_bytes) const;
 
@@ -119,6 +137,7 @@ class FaultInjector {
   uint64_t state_;
   double log_keep_ = 0;              // log(1 - BER)
   std::vector<uint64_t> matched_;    // per rule
+  std::vector<uint64_t> hit_;        // per rule
   std::vector<uint64_t> flips_;      // bit positions of this packet's errors
   std::vector<uint8_t> wire_;        // scratch: the encoded packet
   ib::Packet decoded_;               // scratch: the receiver's decode

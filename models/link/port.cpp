@@ -445,15 +445,9 @@ void Port::receive_flow_control(ib::Packet* p) {
   pool_.release(p);
 }
 
-bool Port::fault_discards(ib::Packet* p) {
-  const Verdict v = faults_->judge(*p);
-  if (v.action == FaultAction::Pass) return false;
-  discard(p, p->hdr.lrh.vl & 0xFu, v.action == FaultAction::Corrupt ? DropReason::CrcError : DropReason::FaultDrop);
-  return true;
-}
-
-bool Port::receive_data(ib::Packet* p) {
-  if (__builtin_expect(faults_on_, false) && fault_discards(p)) return false;
+// Inlined into receive_data so that a port without faults pays nothing for
+// the split.
+[[gnu::always_inline]] inline bool Port::admit(ib::Packet* p) {
   const unsigned vl = p->hdr.lrh.vl;
   const uint32_t bytes = p->wire_len;
   const uint32_t blocks = blocks_for(bytes);
@@ -485,10 +479,83 @@ bool Port::receive_data(ib::Packet* p) {
       vl == kVl15 ? vl15_rx_bytes_ : static_cast<uint64_t>(l.receiver.used_blocks()) * kCreditBlockBytes;
   s.rx_high_water_bytes = std::max(s.rx_high_water_bytes, occupancy);
   if (trace_ != nullptr) trace_->rx_blocks[vl] = static_cast<uint32_t>(occupancy / kCreditBlockBytes);
-  l.rxq.push_back(p);
   notify_observers([&](PortObserver& o) { o.on_buffered(*this, *p, vl, blocks); });
   if (vl != kVl15) consider_flow_control(vl);
   return true;
+}
+
+bool Port::receive_data(ib::Packet* p) {
+  if (__builtin_expect(faults_on_, false)) return receive_faulted(p);
+  if (!admit(p)) return false;
+  lanes_[p->hdr.lrh.vl].rxq.push_back(p);
+  return true;
+}
+
+bool Port::receive_faulted(ib::Packet* p) {
+  const Verdict v = faults_->judge(*p);
+  switch (v.action) {
+    case FaultAction::Pass: break;
+    case FaultAction::Delay:
+      if (admit(p)) hold(p, now_ps() + v.delay_ps);
+      return false;  // nothing new for the upper layer yet
+    case FaultAction::Duplicate:
+      if (!admit(p)) return false;
+      lanes_[p->hdr.lrh.vl].rxq.push_back(p);
+      copy_in(*p);
+      return true;
+    case FaultAction::DropTargeted:
+    case FaultAction::DropRandom:
+    case FaultAction::Corrupt:
+      discard(p, p->hdr.lrh.vl & 0xFu, v.action == FaultAction::Corrupt ? DropReason::CrcError : DropReason::FaultDrop);
+      return false;
+  }
+  if (!admit(p)) return false;
+  lanes_[p->hdr.lrh.vl].rxq.push_back(p);
+  return true;
+}
+
+void Port::hold(ib::Packet* p, uint64_t until_ps) {
+  p->due_ps = until_ps;
+  const auto at = std::upper_bound(held_.begin(), held_.end(), until_ps,
+                                   [](uint64_t t, const ib::Packet* q) { return t < q->due_ps; });
+  held_.insert(at, p);
+  held_timer_.notify_at(held_.front()->due_ps);
+}
+
+void Port::held_method() {
+  const uint64_t now = now_ps();
+  std::size_t n = 0;
+  for (; n < held_.size() && held_[n]->due_ps <= now; ++n) {
+    ib::Packet* p = held_[n];
+    p->received_ps = now;
+    lanes_[p->hdr.lrh.vl].rxq.push_back(p);
+  }
+  held_.erase(held_.begin(), held_.begin() + static_cast<std::ptrdiff_t>(n));
+  if (!held_.empty()) held_timer_.notify_at(held_.front()->due_ps);
+  if (n != 0 && on_rx_ready_) on_rx_ready_();
+}
+
+void Port::copy_in(const ib::Packet& p) {
+  ib::Packet* c = pool_.acquire();
+  *c = p;
+  c->next = nullptr;
+  const unsigned vl = p.hdr.lrh.vl;
+  copies_.push_back({c, p.wire_len, static_cast<uint8_t>(vl)});
+  lanes_[vl].rxq.push_back(c);
+}
+
+void Port::took_copy(const ib::Packet* p) {
+  for (Copy& c : copies_)
+    if (c.p == p) c.p = nullptr;
+}
+
+bool Port::released_copy(unsigned vl, uint32_t wire_bytes) {
+  for (auto it = copies_.begin(); it != copies_.end(); ++it)
+    if (it->p == nullptr && it->vl == vl && it->wire_bytes == wire_bytes) {
+      copies_.erase(it);
+      return true;
+    }
+  return false;
 }
 
 ib::Packet* Port::rx_pop(unsigned vl) {
@@ -498,9 +565,14 @@ ib::Packet* Port::rx_pop(unsigned vl) {
   return p;
 }
 
-ib::Packet* Port::rx_take(unsigned vl) { return lanes_[vl].rxq.pop_front(); }
+ib::Packet* Port::rx_take(unsigned vl) {
+  ib::Packet* p = lanes_[vl].rxq.pop_front();
+  if (__builtin_expect(faults_on_, false) && !copies_.empty()) took_copy(p);
+  return p;
+}
 
 void Port::rx_release(unsigned vl, uint32_t wire_bytes) {
+  if (__builtin_expect(faults_on_, false) && !copies_.empty() && released_copy(vl, wire_bytes)) return;
   const uint32_t blocks = blocks_for(wire_bytes);
   if (vl == kVl15) {
     vl15_rx_bytes_ -= wire_bytes;

@@ -43,6 +43,24 @@
 //   corrupted is discarded and counted (fault_drop, crc_error; the injector's
 //   statistics split them further) and never reaches ABR or the buffer.
 //   Without faults an arrival pays one predictable branch on a flag.
+// - A delayed packet (a rule's "delay") arrives on the wire at its time and
+//   enters the receive buffer as usual (ABR, credits, high water, observers'
+//   on_buffered), but the port holds it aside and hands it to the upper layer
+//   (its VL's queue, on_rx_ready) delay later, with received_ps then: the link
+//   order the peer and the checkers see is untouched, and the packet's buffer
+//   space stays in use (its credits held) the whole time, as behind a slow
+//   consumer. Packets that arrive after it on its VL may reach the upper
+//   layer before it.
+// - A duplicated packet (a rule's "duplicate") is buffered as usual and
+//   followed at once, in its VL's queue, by a copy from the pool (headers,
+//   payload, id and times alike). The copy never crossed the link, so it is
+//   kept out of the link's accounting: not in ABR, the buffer occupancy, the
+//   rx statistics or the observers' on_buffered, and the first rx_release of
+//   its VL and size after it was taken frees nothing (which packet of that
+//   size is released first does not matter: blocks are blocks). Credits stay
+//   exact, at the price of a copy that occupies no buffer space; a real
+//   receiver would count it in ABR until the sender's next FCTBS. A port
+//   without faults checks this on one flag in rx_take and rx_release.
 // - Port state (IBA 7.2, PortInfo.PortState; iba-facts 6): Down, Init, Armed,
 //   Active, set by the builder (Active in the pre-configured mode) or by the
 //   node's subnet management agent. VL15 and flow control pass in every state
@@ -245,9 +263,16 @@ class Port : public sc_core::sc_module,
   ib::Packet* make_flow_control(unsigned vl, uint16_t fctbs, uint16_t fccl);
   // Returns whether the packet went into a receive buffer.
   bool receive_data(ib::Packet* p);
-  // Judges an arriving data packet; discards it and returns true when it is
-  // lost or corrupted. Only called while faults_on_.
-  bool fault_discards(ib::Packet* p);
+  // Takes a data packet into its receive buffer (checks, credits, statistics,
+  // observers) without queueing it for the upper layer; false when dropped.
+  bool admit(ib::Packet* p);
+  // receive_data while faults_on_: judges the packet first and acts on the verdict.
+  bool receive_faulted(ib::Packet* p);
+  void hold(ib::Packet* p, uint64_t until_ps);  // a delayed packet, admitted
+  void copy_in(const ib::Packet& p);            // a duplicated packet's copy, after it
+  void took_copy(const ib::Packet* p);          // rx_take: p may be a copy
+  bool released_copy(unsigned vl, uint32_t wire_bytes);  // rx_release of a copy: nothing to free
+  void held_method();                           // hands the held packets that are due up
   void receive_flow_control(ib::Packet* p);
   ib::Packet* pop_tx(unsigned vl);   // removes a transmit queue's head
   void new_head(unsigned vl);        // lifetimes: the queue's head changed now
@@ -326,6 +351,14 @@ class Port : public sc_core::sc_module,
   uint64_t rx_extra_ps_ = 0;
   unsigned id_ = 0;
   std::unique_ptr<FaultInjector> faults_;  // while faults_on_
+  std::vector<ib::Packet*> held_;          // delayed packets, by due_ps (release time), FIFO among equals
+  Alarm held_timer_ = Alarm::method<&Port::held_method>(this);
+  struct Copy {
+    const ib::Packet* p;  // while in a receive queue; nullptr once taken
+    uint32_t wire_bytes;
+    uint8_t vl;
+  };
+  std::vector<Copy> copies_;               // copies made by duplicate, not yet released
   TxCosim* cosim_ = nullptr;               // while cosim_on_
   PortConfig config_;
   VlArbConfig vlarb_;                      // the arbiter's tables

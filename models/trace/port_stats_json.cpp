@@ -61,16 +61,28 @@ nlohmann::json fault_stats_json(const link::FaultInjector& f) {
   nlohmann::json by_error = nlohmann::json::object();
   for (std::size_t e = 1; e < link::kDecodeErrorCount; ++e)
     if (s.by_error[e] != 0) by_error[json_key(ib::to_string(static_cast<ib::DecodeError>(e)))] = s.by_error[e];
+  nlohmann::json matches = nlohmann::json::array();
   nlohmann::json rules = nlohmann::json::array();
-  for (std::size_t r = 0; r < f.config().drops.size(); ++r) rules.push_back(f.matches(r));
+  for (std::size_t r = 0; r < f.config().drops.size(); ++r) {
+    const link::RuleAction a = f.config().drops[r].action;
+    matches.push_back(f.matches(r));
+    rules.push_back({{"action", link::to_string(a)},
+                     {"matches", f.matches(r)},
+                     {"dropped", a == link::RuleAction::Drop ? f.hits(r) : 0},
+                     {"delayed", a == link::RuleAction::Delay ? f.hits(r) : 0},
+                     {"duplicated", a == link::RuleAction::Duplicate ? f.hits(r) : 0}});
+  }
   return {{"judged", s.judged},
           {"dropped_targeted", s.targeted},
+          {"delayed", s.delayed},
+          {"duplicated", s.duplicated},
           {"dropped_random", s.random},
           {"corrupted", s.corrupted},
           {"corrupted_by_error", by_error},
           {"undetected", s.undetected},
           {"bits_flipped", s.bits_flipped},
-          {"rule_matches", rules}};
+          {"rule_matches", matches},
+          {"rules", rules}};
 }
 
 nlohmann::json latency_json(const Histogram& h) {

@@ -15,7 +15,8 @@ namespace hcasim::trace {
 nlohmann::json port_stats_json(const link::Port& port, uint64_t sim_ps);
 // What a port's fault injector judged: packets, drops targeted and random,
 // corruptions by decode error ("bad_vcrc", ...), undetected ones, bits
-// flipped, and per rule the packets it matched.
+// flipped, packets delayed and duplicated by rules, and per rule the packets it matched ("rule_matches") and, in
+// "rules", its action with its matches and hits (dropped, delayed, duplicated).
 nlohmann::json fault_stats_json(const link::FaultInjector& f);
 // p50, p99, p99.9, max, mean and count, in nanoseconds.
 nlohmann::json latency_json(const Histogram& h);
