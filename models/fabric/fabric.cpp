@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "models/link/port_config.hpp"
+#include "models/mgmt/sa_population.hpp"
 
 namespace hcasim::fabric {
 
@@ -150,12 +151,77 @@ void Fabric::build_management(ib::PacketPool& pool) {
       for (unsigned p = 0; p < h->port_count(); ++p) h->set_lid(p, 0);
   });
   power_on_->notify_at(0);
+  if (m.has_standby && (m.standby_node >= spec_.nodes.size() || m.standby_node == m.sm_node ||
+                        spec_.nodes[m.standby_node].kind != NodeKind::Hca || m.standby_port < 1 ||
+                        m.standby_port > spec_.nodes[m.standby_node].ports.size()))
+    throw std::invalid_argument("management: the standby SM must be on a port of another HCA");
+  sa_agents_.resize(spec_.nodes.size());
+  for (unsigned i = 0; i < spec_.nodes.size(); ++i) {
+    if (spec_.nodes[i].kind != NodeKind::Hca) continue;
+    const unsigned port = i == m.sm_node ? m.sm_port : (m.has_standby && i == m.standby_node) ? m.standby_port : 1;
+    sa_agents_[i] = std::make_unique<mgmt::SaAgent>(*mad_nodes_[i], port, pool);
+  }
+  if (m.has_standby) mgmt::declare_sa_tables(sa_agents_[m.standby_node]->database());
   mgmt::SmConfig sm = m.sm;
   sm.lmc = spec_.lmc;
   mad_nodes_[m.sm_node]->run_sm(std::make_unique<mgmt::SubnetManager>(sm, qos_policy(spec_), m.sm_port), m.sm_port,
                                 m.start_ps, [this] {
+                                  if (subnet_manager()->done()) start_sa();
                                   if (sweep_done_) sweep_done_();
                                 });
+}
+
+void Fabric::start_sa() {
+  const ManagementSpec& m = spec_.management;
+  const mgmt::SubnetManager& sm = *subnet_manager();
+  mgmt::SaAgent& master = *sa_agents_[m.sm_node];
+  mgmt::fill_sa_database(master.database(), sm.view());
+  auto server_config = [&](mgmt::SaAgent& a) {
+    const ib::PortInfo pi = a.node().sma().port_info(a.port());
+    mgmt::SaServerConfig c = m.sa_server;
+    c.subnet_timeout = pi.subnet_timeout;
+    c.master_sm_lid = pi.master_sm_lid;
+    return c;
+  };
+  mgmt::SaServerConfig mc = server_config(master);
+  mc.master_sm_lid = sm.sm_lid();
+  master.start_server(mc);
+  for (unsigned i = 0; i < sa_agents_.size(); ++i) {
+    mgmt::SaAgent* a = sa_agents_[i].get();
+    if (a == nullptr) continue;
+    const ib::PortInfo pi = a->node().sma().port_info(a->port());
+    mgmt::SaClientConfig c = m.sa_client;
+    c.sa.lid = pi.master_sm_lid;
+    c.sa.sl = pi.master_sm_sl;
+    c.subnet_timeout = pi.subnet_timeout;
+    c.resp_time_value = m.sa_server.resp_time_value;
+    c.tid_base = static_cast<uint64_t>(i + 1) << 32;
+    a->start_client(c);
+  }
+  if (!m.has_standby) return;
+  mgmt::SaAgent& standby = *sa_agents_[m.standby_node];
+  standby.start_server(server_config(standby));
+  const ib::PortInfo spi = standby.node().sma().port_info(standby.port());
+  mgmt::SaClientConfig pc = m.sa_client;
+  pc.sa.lid = standby.lid();
+  pc.sa.sl = spi.master_sm_sl;
+  pc.subnet_timeout = master.node().sma().port_info(master.port()).subnet_timeout;
+  pc.resp_time_value = m.sa_server.resp_time_value;
+  pc.tid_base = (static_cast<uint64_t>(m.sm_node + 1) << 32) | mgmt::kPeerTidBit;
+  master.start_peer_client(pc);
+  master.set_peer_callback([this](const mgmt::SaCompletion& c) {
+    sa_sync_.push_back(c);
+    if (sa_sync_cb_) sa_sync_cb_(c);
+  });
+  const mgmt::SaDatabase& db = master.database();
+  for (uint16_t attr : {ib::kAttrNodeRecord, ib::kAttrPortInfoRecord, ib::kAttrSl2VlRecord, ib::kAttrLinkRecord,
+                        ib::kAttrPathRecord, ib::kAttrVlArbRecord}) {
+    std::vector<mgmt::SaRecord> recs;
+    if (db.get_table(attr, 0, nullptr, 0, recs) != mgmt::SaDbStatus::Ok || recs.empty()) continue;
+    std::vector<uint8_t> bodies;
+    for (const mgmt::SaRecord& r : recs) bodies.insert(bodies.end(), r.body.begin(), r.body.end());
+    master.config(ib::EditModifier::Add, attr, bodies, 0, 0, 0);
+  }
 }
 
 const mgmt::SubnetManager* Fabric::subnet_manager() const {

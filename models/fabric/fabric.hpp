@@ -19,6 +19,15 @@
 //   ports in Init and unlinked ones Down; the SM on the chosen HCA port sweeps
 //   and programs the subnet from the tables the pre-configured mode would
 //   install (qos_policy), and the same routing library computes its routes.
+// - The SA in band (mgmt/sa_node.hpp): every HCA gets an SaAgent (on the SM's
+//   port, the standby's port, else port 1). When the sweep is done: the SM's
+//   agent runs the master SaServer over a database filled from the SM's view
+//   (fill_sa_database), MasterSMLID = the SM's LID; every agent starts its
+//   client to the SA at its port's PortInfo.MasterSMLID / MasterSMSL, with the
+//   port's SubnetTimeout and the SA's RespTimeValue (model: as if learned from
+//   ClassPortInfo); a standby's agent runs an SaServer (MasterSMLID from its
+//   PortInfo) over an empty database with the same tables, and the master's
+//   peer client sends it one SubnAdmConfig Add per non-empty table.
 // - Node GUIDs: the topology's, or (0 = none given) kGuidBase + node index + 1,
 //   so GUID order is node order.
 
@@ -35,6 +44,7 @@
 #include "models/link/link_timing.hpp"
 #include "models/link/port_config.hpp"
 #include "models/mgmt/mad_node.hpp"
+#include "models/mgmt/sa_node.hpp"
 #include "models/mgmt/subnet_manager.hpp"
 #include "models/switch/switch.hpp"
 
@@ -60,6 +70,11 @@ struct ManagementSpec {
   uint64_t start_ps = 0;                // when the SM starts its sweep
   uint64_t sma_latency_ps = 1'000'000;  // an SMA's time to answer one SMP
   mgmt::SmConfig sm;                    // the SM's parameters (LMC and routing included)
+  mgmt::SaServerConfig sa_server;       // the SA's (master's and standby's; master_sm_lid / subnet_timeout set at sweep end)
+  mgmt::SaClientConfig sa_client;       // client defaults (sa, subnet_timeout, resp_time_value, tid_base set at sweep end)
+  bool has_standby = false;             // a standby SM's HCA port runs an SA too (no sweep of its own)
+  unsigned standby_node = 0;            // node index of the standby's HCA
+  unsigned standby_port = 1;            // its port number
 };
 
 struct LinkSpec {
@@ -121,6 +136,12 @@ class Fabric {
   // In band: the SM (null when pre-configured); on_sweep_done runs when it has finished.
   const mgmt::SubnetManager* subnet_manager() const;
   void on_sweep_done(std::function<void()> f) { sweep_done_ = std::move(f); }
+  // In band: an HCA node's SA agent (null for switches and when pre-configured).
+  mgmt::SaAgent* sa_agent(unsigned node) const { return node < sa_agents_.size() ? sa_agents_[node].get() : nullptr; }
+  // In band: the master SA's Config transactions to the standby (completions so far).
+  // on_sa_sync runs after each of them is recorded.
+  const std::vector<mgmt::SaCompletion>& sa_sync_completions() const { return sa_sync_; }
+  void on_sa_sync(std::function<void(const mgmt::SaCompletion&)> f) { sa_sync_cb_ = std::move(f); }
 
  private:
   link::Port& node_port(unsigned node, unsigned index);
@@ -133,7 +154,11 @@ class Fabric {
   std::vector<std::unique_ptr<mgmt::MadNode>> mad_nodes_;  // by node, in band
   std::function<void()> sweep_done_;
   std::unique_ptr<link::Alarm> power_on_;  // in band: clears the HCA LIDs at time zero
+  std::vector<std::unique_ptr<mgmt::SaAgent>> sa_agents_;  // by node, in band (null for switches)
+  std::vector<mgmt::SaCompletion> sa_sync_;
+  std::function<void(const mgmt::SaCompletion&)> sa_sync_cb_;
   void build_management(ib::PacketPool& pool);
+  void start_sa();
 };
 
 }  // namespace hcasim::fabric
