@@ -179,11 +179,10 @@ TEST_CASE("A GetTable of every PathRecord of a 32-host torus arrives as seeds 00
 }
 
 TEST_CASE("A PathRecord segment lost on the client's link is asked for again with one Resend", "[mgmt][sanode]") {
-  // Dropping by counting (no MAD filter on main): the 70th QP1 packet arriving
-  // at the client is segment 70 (nothing else goes to its QP1 before).
+  // The first copy of data segment 70 on the client's link (a MAD filter).
   link::DropRule rule;
-  rule.nth = 70;
-  rule.dest_qp = ib::kQp1;
+  rule.mad.kind = link::MadKind::SaData;
+  rule.mad.sa_segment = 70;
   const GetTableRun r = run_get_table("resend", ib::kDefaultSaWindow, rule);
   REQUIRE(r.done.size() == 1);
   REQUIRE(r.done[0].result == mgmt::SaResult::Ok);
@@ -203,10 +202,10 @@ TEST_CASE("A PathRecord segment lost on the client's link is asked for again wit
 }
 
 TEST_CASE("A PathRecord segment lost every time ends the GetTable in an error after seven Resends", "[mgmt][sanode]") {
-  link::DropRule rule;
-  rule.nth = 70;
-  rule.every = true;  // every QP1 packet to the client from the 70th on: every copy of 70 included
-  rule.dest_qp = ib::kQp1;
+  link::DropRule rule;  // every copy of data segment 70, and nothing else
+  rule.every = true;
+  rule.mad.kind = link::MadKind::SaData;
+  rule.mad.sa_segment = 70;
   const GetTableRun r = run_get_table("resend7", ib::kDefaultSaWindow, rule);
   REQUIRE(r.done.size() == 1);
   REQUIRE(r.done[0].result == mgmt::SaResult::Failed);
