@@ -2,6 +2,53 @@
 
 namespace hcasim {
 
+namespace {
+
+nlohmann::json totals_json(const mgmt::SaTotals& t) {
+  return {{"transactions", t.transactions},       {"completed", t.completed},
+          {"failures", t.failures},               {"error_status", t.error_status},
+          {"refused_configs", t.refused_configs}, {"segments_sent", t.segments_sent},
+          {"segments_resent", t.segments_resent}, {"segments_received", t.segments_received},
+          {"acks_sent", t.acks_sent},             {"acks_received", t.acks_received},
+          {"resends_sent", t.resends_sent},       {"resends_received", t.resends_received},
+          {"resends_rejected", t.resends_rejected}, {"keepalives_sent", t.keepalives_sent},
+          {"keepalives_received", t.keepalives_received}, {"timeouts", t.timeouts},
+          {"retries", t.retries},                 {"bulk_tail_replaced", t.bulk_tail_replaced},
+          {"bulk_restarts", t.bulk_restarts}};
+}
+
+// One SA transfer, as seen by the server that answered it.
+nlohmann::json transfer_json(const mgmt::SaTransferStats& s) {
+  return {{"tid", s.tid},
+          {"peer_lid", s.peer_lid},
+          {"method", s.method},
+          {"attribute", s.attr_id},
+          {"status", s.status},
+          {"failed", s.failed},
+          {"start_us", static_cast<double>(s.start_ps) / 1e6},
+          {"end_us", static_cast<double>(s.end_ps) / 1e6},
+          {"bytes", s.bytes},
+          {"records", s.records},
+          {"segments", s.segments},
+          {"acks", s.mp.acks_sent + s.mp.acks_received},
+          {"resends", s.mp.resends_sent + s.mp.resends_received},
+          {"keepalives", s.keepalives},
+          {"retries", s.request_retries + s.mp.retries}};
+}
+
+nlohmann::json server_json(const fabric::Fabric& f, unsigned node) {
+  mgmt::SaAgent* a = f.sa_agent(node);
+  if (a == nullptr || a->server() == nullptr) return nullptr;
+  nlohmann::json transfers = nlohmann::json::array();
+  for (const mgmt::SaTransferStats& s : a->server()->transfers()) transfers.push_back(transfer_json(s));
+  return {{"node", f.spec().nodes[node].name},
+          {"records", a->database().total_records()},
+          {"totals", totals_json(a->server()->totals())},
+          {"transfers", transfers}};
+}
+
+}  // namespace
+
 nlohmann::json management_json(const fabric::Fabric& f) {
   const mgmt::SubnetManager* sm = f.subnet_manager();
   if (sm == nullptr) return {{"mode", "preconfigured"}};
@@ -37,8 +84,36 @@ nlohmann::json management_json(const fabric::Fabric& f) {
     dropped += m->stats().smps_dropped;
     queued += m->stats().queued;
   }
+  mgmt::SaTotals clients;
+  for (unsigned n = 0; n < f.spec().nodes.size(); ++n) {
+    mgmt::SaAgent* a = f.sa_agent(n);
+    if (a == nullptr) continue;
+    for (const mgmt::SaClient* c : {a->client(), a->peer_client()}) {
+      if (c == nullptr) continue;
+      const mgmt::SaTotals& t = c->totals();
+      clients.transactions += t.transactions;
+      clients.completed += t.completed;
+      clients.failures += t.failures;
+      clients.error_status += t.error_status;
+      clients.segments_sent += t.segments_sent;
+      clients.segments_resent += t.segments_resent;
+      clients.segments_received += t.segments_received;
+      clients.acks_sent += t.acks_sent;
+      clients.acks_received += t.acks_received;
+      clients.resends_sent += t.resends_sent;
+      clients.resends_received += t.resends_received;
+      clients.keepalives_received += t.keepalives_received;
+      clients.timeouts += t.timeouts;
+      clients.retries += t.retries;
+      clients.bulk_restarts += t.bulk_restarts;
+    }
+  }
+  const fabric::ManagementSpec& m = f.spec().management;
   return {{"mode", "in_band"},
           {"sweep", sweep},
+          {"sa", {{"master", server_json(f, m.sm_node)},
+                  {"standby", m.has_standby ? server_json(f, m.standby_node) : nullptr},
+                  {"clients", totals_json(clients)}}},
           {"smas", {{"gets", gets},
                     {"sets", sets},
                     {"errors", errors},

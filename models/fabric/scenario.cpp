@@ -274,6 +274,15 @@ void describe(Io& io, ManagementConfig& c) {
   io.uint("smp_retries", c.smp_retries, 0, 100, "resends of an unanswered SMP before the SM gives up on it");
   io.uint("subnet_timeout", c.subnet_timeout, 0, 31, "PortInfo.SubnetTimeout the SM programs (4.096 us x 2^n)");
   io.uint64("m_key", c.m_key, 0, UINT64_MAX, "M_Key the SM programs into every port and uses; 0 = none");
+  io.string("standby", c.standby,
+            "in_band: a standby SM's HCA port; the master keeps its SA database current with SubnAdmConfig; "
+            "\"\" = none");
+  io.uint("sa_resp_time_value", c.sa_resp_time_value, 0, 31,
+          "the SA's ClassPortInfo.RespTimeValue (4.096 us x 2^n; OpenSM reports 16)");
+  io.time("sa_processing", c.sa_processing_ps, 0, UINT64_MAX, "the SA's time to prepare a first response, fixed part");
+  io.time("sa_per_record", c.sa_per_record_ps, 0, UINT64_MAX, "the SA's time per record of an answer");
+  io.boolean("sa_keepalives", c.sa_keepalives, "a slow SA sends KeepAlives while the first response is not ready");
+  io.time("sa_packet_gap", c.sa_packet_gap_ps, 0, UINT64_MAX, "time between the packets of a multi-packet series");
 }
 
 template <class Io>
@@ -617,7 +626,24 @@ RoutedFabric route_fabric(const Scenario& s) {
       throw ConfigError("management.sm", "'" + sm + "' is not an HCA port; accepted: an HCA port name such as hca0.p1");
     ms.sm_node = static_cast<unsigned>(node);
     ms.sm_port = static_cast<unsigned>(std::stoul(sm.substr(dot + 2)));
+    if (!m.standby.empty()) {
+      const std::size_t sdot = m.standby.rfind(".p");
+      const int snode = sdot == std::string::npos ? -1 : index.find(m.standby.substr(0, sdot));
+      if (snode < 0 || snode == node || std::find(hca_ports.begin(), hca_ports.end(), m.standby) == hca_ports.end())
+        throw ConfigError("management.standby", "'" + m.standby +
+                                                    "' is not a port of an HCA other than the SM's; accepted: such a "
+                                                    "port name, or \"\" for none");
+      ms.has_standby = true;
+      ms.standby_node = static_cast<unsigned>(snode);
+      ms.standby_port = static_cast<unsigned>(std::stoul(m.standby.substr(sdot + 2)));
+    }
   }
+  ms.sa_server.resp_time_value = static_cast<uint8_t>(m.sa_resp_time_value);
+  ms.sa_server.processing_ps = m.sa_processing_ps;
+  ms.sa_server.per_record_ps = m.sa_per_record_ps;
+  ms.sa_server.keepalives = m.sa_keepalives;
+  ms.sa_server.packet_gap_ps = m.sa_packet_gap_ps;
+  ms.sa_client.resp_time_value = ms.sa_server.resp_time_value;
   return r;
 }
 

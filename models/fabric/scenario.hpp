@@ -132,6 +132,12 @@ struct ManagementConfig {
   uint32_t smp_retries = 3;             // resends of an unanswered SMP (OpenSM 3)
   uint32_t subnet_timeout = 18;         // PortInfo.SubnetTimeout the SM programs (OpenSM 0x12)
   uint64_t m_key = 0;                   // M_Key the SM programs into every port; 0 = none
+  std::string standby;                  // in_band: a standby SM's HCA port (its SA kept current by Config); "" = none
+  uint32_t sa_resp_time_value = 16;     // the SA's ClassPortInfo.RespTimeValue (OpenSM: 16)
+  uint64_t sa_processing_ps = 1'000'000;  // the SA's time to prepare a first response, fixed part
+  uint64_t sa_per_record_ps = 1'000;    // and per record of the answer
+  bool sa_keepalives = true;            // a slow SA sends KeepAlives
+  uint64_t sa_packet_gap_ps = 100'000;  // between the packets of a multi-packet series
 };
 
 struct RunConfig {
