@@ -292,3 +292,37 @@ TEST_CASE("Without KeepAlives the client retries at the Response Timeout for Sub
 TEST_CASE("Without KeepAlives the client retries at the Response Timeout for SubnetTimeout 10 and RespTimeValue 8", "[mgmt][sanode]") {
   require_retries_at_response_timeout(10, 8, 2 * kUnitNs * 1024 + kUnitNs * 256);  // 9.437184 ms
 }
+
+TEST_CASE("Every PathRecord segment duplicated on the client's link: the copies are ignored and the records are exact", "[mgmt][sanode]") {
+  link::DropRule rule;
+  rule.every = true;
+  rule.action = link::RuleAction::Duplicate;
+  rule.mad.kind = link::MadKind::SaData;
+  const GetTableRun r = run_get_table("dup", ib::kDefaultSaWindow, rule);
+  REQUIRE(r.done.size() == 1);
+  REQUIRE(r.done[0].result == mgmt::SaResult::Ok);
+  REQUIRE(r.done[0].data == r.expected);
+  // 67,456 bytes in 352 segments, each delivered twice: the copies of 1..351
+  // come while the transfer runs; the Last one's copy after it completed.
+  REQUIRE(r.done[0].stats.mp.duplicates == 351);
+  REQUIRE(r.done[0].stats.mp.resends_sent == 0);
+}
+
+TEST_CASE("A PathRecord segment delayed past its successors is asked for again and the late copy is ignored", "[mgmt][sanode]") {
+  link::DropRule rule;
+  rule.action = link::RuleAction::Delay;
+  rule.delay_ps = 20'000'000;  // 20 us: segments 71.. overtake it
+  rule.mad.kind = link::MadKind::SaData;
+  rule.mad.sa_segment = 70;
+  const GetTableRun r = run_get_table("delay", ib::kDefaultSaWindow, rule);
+  REQUIRE(r.done.size() == 1);
+  REQUIRE(r.done[0].result == mgmt::SaResult::Ok);
+  REQUIRE(r.done[0].data == r.expected);
+  unsigned resends = 0;
+  for (const CapturedMad& m : r.mads)
+    if (m.slid == r.client_lid && (m.mad.fragment_flag & ib::kFragResend) != 0) {
+      ++resends;
+      REQUIRE(m.mad.segment == 70);
+    }
+  REQUIRE(resends == 1);
+}
