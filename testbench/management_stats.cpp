@@ -90,22 +90,7 @@ nlohmann::json management_json(const fabric::Fabric& f) {
     if (a == nullptr) continue;
     for (const mgmt::SaClient* c : {a->client(), a->peer_client()}) {
       if (c == nullptr) continue;
-      const mgmt::SaTotals& t = c->totals();
-      clients.transactions += t.transactions;
-      clients.completed += t.completed;
-      clients.failures += t.failures;
-      clients.error_status += t.error_status;
-      clients.segments_sent += t.segments_sent;
-      clients.segments_resent += t.segments_resent;
-      clients.segments_received += t.segments_received;
-      clients.acks_sent += t.acks_sent;
-      clients.acks_received += t.acks_received;
-      clients.resends_sent += t.resends_sent;
-      clients.resends_received += t.resends_received;
-      clients.keepalives_received += t.keepalives_received;
-      clients.timeouts += t.timeouts;
-      clients.retries += t.retries;
-      clients.bulk_restarts += t.bulk_restarts;
+      clients.add(c->totals());
     }
   }
   const fabric::ManagementSpec& m = f.spec().management;

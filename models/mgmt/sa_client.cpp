@@ -96,20 +96,22 @@ void fill(ib::SaMad& m, const std::vector<uint8_t>& d) {
 }
 }  // namespace
 
-uint64_t SaClient::get(uint16_t attr, uint64_t mask, const std::vector<uint8_t>& tmpl, uint64_t now,
-                       std::vector<SaSend>& out) {
-  ib::SaMad m = header(ib::kMethodGet, attr, ++next_tid_);
+uint64_t SaClient::masked_query(uint8_t method, uint16_t attr, uint64_t mask, const std::vector<uint8_t>& tmpl,
+                                uint64_t now, std::vector<SaSend>& out) {
+  ib::SaMad m = header(method, attr, ++next_tid_);
   m.component_mask = mask;
   fill(m, tmpl);
   return start_query(m, now, out);
 }
 
+uint64_t SaClient::get(uint16_t attr, uint64_t mask, const std::vector<uint8_t>& tmpl, uint64_t now,
+                       std::vector<SaSend>& out) {
+  return masked_query(ib::kMethodGet, attr, mask, tmpl, now, out);
+}
+
 uint64_t SaClient::get_table(uint16_t attr, uint64_t mask, const std::vector<uint8_t>& tmpl, uint64_t now,
                              std::vector<SaSend>& out) {
-  ib::SaMad m = header(ib::kMethodGetTable, attr, ++next_tid_);
-  m.component_mask = mask;
-  fill(m, tmpl);
-  return start_query(m, now, out);
+  return masked_query(ib::kMethodGetTable, attr, mask, tmpl, now, out);
 }
 
 uint64_t SaClient::get_bulk(uint64_t now, std::vector<SaSend>& out) {
@@ -125,10 +127,7 @@ uint64_t SaClient::set(uint16_t attr, const std::vector<uint8_t>& body, uint64_t
 
 uint64_t SaClient::del(uint16_t attr, uint64_t mask, const std::vector<uint8_t>& tmpl, uint64_t now,
                        std::vector<SaSend>& out) {
-  ib::SaMad m = header(ib::kMethodDelete, attr, ++next_tid_);
-  m.component_mask = mask;
-  fill(m, tmpl);
-  return start_query(m, now, out);
+  return masked_query(ib::kMethodDelete, attr, mask, tmpl, now, out);
 }
 
 uint64_t SaClient::class_port_info(uint64_t now, std::vector<SaSend>& out) {

@@ -128,6 +128,9 @@ class SaClient {
   const SaTotals& totals() const { return totals_; }
 
  private:
+  // A request with a ComponentMask and a template record (Get, GetTable, Delete).
+  uint64_t masked_query(uint8_t method, uint16_t attr, uint64_t mask, const std::vector<uint8_t>& tmpl, uint64_t now,
+                        std::vector<SaSend>& out);
   enum class Phase : uint8_t { Query, ConfigSend, ConfigWait, Done };
   struct Txn {
     uint64_t user_tid = 0;

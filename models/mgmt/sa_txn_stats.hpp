@@ -52,6 +52,32 @@ struct SaTotals {
   uint64_t bulk_tail_replaced = 0;  // server: GetBulk tails replaced after a database change
   uint64_t bulk_restarts = 0;     // GetBulk restarted because sent data changed (Busy)
 
+  // Sums another side's totals into these (stats.json adds up the clients).
+  void add(const SaTotals& o) {
+    transactions += o.transactions;
+    completed += o.completed;
+    failures += o.failures;
+    error_status += o.error_status;
+    refused_configs += o.refused_configs;
+    duplicate_requests += o.duplicate_requests;
+    discarded += o.discarded;
+    bulk_tail_replaced += o.bulk_tail_replaced;
+    bulk_restarts += o.bulk_restarts;
+    MpStats mp;
+    mp.segments_sent = o.segments_sent;
+    mp.segments_resent = o.segments_resent;
+    mp.segments_received = o.segments_received;
+    mp.acks_sent = o.acks_sent;
+    mp.acks_received = o.acks_received;
+    mp.resends_sent = o.resends_sent;
+    mp.resends_received = o.resends_received;
+    mp.resends_rejected = o.resends_rejected;
+    mp.keepalives_sent = o.keepalives_sent;
+    mp.keepalives_received = o.keepalives_received;
+    mp.timeouts = o.timeouts;
+    mp.retries = o.retries;
+    add(mp);
+  }
   void add(const MpStats& s) {
     segments_sent += s.segments_sent;
     segments_resent += s.segments_resent;
