@@ -7,6 +7,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "models/ib/sa_record_types.hpp"
 #include "models/trace/port_stats_json.hpp"
 #include "testbench/transport_stats.hpp"
 
@@ -75,10 +76,12 @@ Simulation::Simulation(const fabric::FabricSpec& fabric, std::vector<workloads::
     const std::string name = "perftest" + std::to_string(t.index);
     perftests_.push_back(
         std::make_unique<workloads::Perftest>(name.c_str(), t, hca_of(t.client), hca_of(t.server)));
+    perftest_ends_.emplace_back(t.client, t.server);
   }
   for (const workloads::VerbsScriptSpec& v : transport.verbs) {
     const std::string name = "verbs" + std::to_string(v.index);
     scripts_.push_back(std::make_unique<workloads::VerbsScript>(name.c_str(), v, hca_of(v.a), hca_of(v.b)));
+    verbs_ends_.emplace_back(v.a, v.b);
   }
   if (fabric_->spec().management.in_band) hold_workloads_for_sweep();
   for (link::Port* p : fabric_->ports()) checker_.watch(*p);
@@ -109,8 +112,42 @@ void Simulation::hold_workloads_for_sweep() {
     }
     for (workloads::FlowSpec& s : flows_) s.start_ps += now;
     for (auto& g : generators_) g->begin();
-    for (auto& t : perftests_) t->begin(now);
-    for (auto& v : scripts_) v->begin(now);
+    for (std::size_t i = 0; i < perftests_.size(); ++i)
+      look_up_path(perftest_ends_[i].first, perftest_ends_[i].second, [this, i, now] { perftests_[i]->begin(now); });
+    for (std::size_t i = 0; i < scripts_.size(); ++i)
+      look_up_path(verbs_ends_[i].first, verbs_ends_[i].second, [this, i, now] { scripts_[i]->begin(now); });
+  });
+}
+
+void Simulation::look_up_path(const workloads::Endpoint& from, const workloads::Endpoint& to,
+                              std::function<void()> begin) {
+  mgmt::SaAgent* agent = fabric_->sa_agent(fabric_->node_of_hca(from.node));
+  const uint16_t slid = fabric_->hca(from.node).lid(from.port), dlid = fabric_->hca(to.node).lid(to.port);
+  ib::PathRecord want;
+  want.slid = slid;
+  want.dlid = dlid;
+  std::vector<uint8_t> tmpl(ib::PathRecord::kBytes);
+  want.encode(tmpl.data());
+  constexpr uint64_t kMask = (1u << 4) | (1u << 5);  // PathRecord ComponentMask: DLID, SLID (iba-facts 6)
+  const uint64_t tid = agent->get(ib::kAttrPathRecord, kMask, tmpl);
+  ++path_lookups_;
+  lookups_[{agent, tid}] = [this, slid, dlid, begin = std::move(begin)](const mgmt::SaCompletion& c) {
+    ib::PathRecord got;
+    if (c.result == mgmt::SaResult::Ok && c.data.size() >= ib::kRidBytes + ib::PathRecord::kBytes)
+      got.decode(c.data.data() + ib::kRidBytes);
+    if (c.result != mgmt::SaResult::Ok || got.slid != slid || got.dlid != dlid) {
+      lookup_failures_.push_back("PathRecord lookup from LID " + std::to_string(slid) + " to LID " +
+                                 std::to_string(dlid) + " failed (status " + std::to_string(c.status) + ")");
+      return;
+    }
+    begin();
+  };
+  agent->set_callback([this, agent](const mgmt::SaCompletion& c) {
+    const auto it = lookups_.find({agent, c.tid});
+    if (it == lookups_.end()) return;
+    const auto f = std::move(it->second);
+    lookups_.erase(it);
+    f(c);
   });
 }
 
@@ -193,6 +230,7 @@ void Simulation::run() {
 std::vector<std::string> Simulation::workload_failures() const {
   std::vector<std::string> out;
   if (!sweep_failure_.empty()) out.push_back(sweep_failure_);
+  out.insert(out.end(), lookup_failures_.begin(), lookup_failures_.end());
   if (fabric_->spec().management.in_band && !fabric_->subnet_manager()->done() && sweep_failure_.empty())
     out.push_back("subnet manager: the sweep did not finish by the end of the run");
   for (const auto& t : perftests_) out.insert(out.end(), t->result().failures.begin(), t->result().failures.end());

@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -75,6 +77,8 @@ class Simulation {
   // state, before any results are formatted).
   uint64_t peak_rss_bytes() const { return peak_rss_; }
   uint64_t packets_delivered() const { return recorder_.delivered(); }
+  // In band: PathRecords the transport workloads looked up before starting.
+  uint64_t path_lookups() const { return path_lookups_; }
   // Packet transmissions on all links (data and flow control): one per packet-hop.
   uint64_t packet_hops() const;
 
@@ -85,7 +89,15 @@ class Simulation {
   // In band: the workloads start when the SM's sweep is done (their start
   // times counted from then).
   void hold_workloads_for_sweep();
+  // Before a transport workload starts, its initiator looks up the PathRecord
+  // to its peer through its HCA's SA client; the workload begins when the
+  // answer is in (a wrong or missing record fails the run).
+  void look_up_path(const workloads::Endpoint& from, const workloads::Endpoint& to, std::function<void()> begin);
   std::string sweep_failure_;
+  std::vector<std::string> lookup_failures_;
+  uint64_t path_lookups_ = 0;
+  std::map<std::pair<mgmt::SaAgent*, uint64_t>, std::function<void(const mgmt::SaCompletion&)>> lookups_;
+  std::vector<std::pair<workloads::Endpoint, workloads::Endpoint>> perftest_ends_, verbs_ends_;
   void report_progress(bool final_line);
   std::string destination_text(const workloads::FlowSpec& s) const;
   uint64_t expected_packets() const;

@@ -62,6 +62,7 @@ nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta) {
                 {"packets_delivered", sim.packets_delivered()},
                 {"workload_failures", sim.workload_failures()}};
   doc["management"] = management_json(sim.fabric());
+  if (sim.fabric().subnet_manager() != nullptr) doc["management"]["path_record_lookups"] = sim.path_lookups();
   const double wall = sim.wall_seconds();
   doc["wall"] = {{"seconds", wall},
                  {"packet_hops_per_s", wall > 0 ? static_cast<double>(hops) / wall : 0.0},

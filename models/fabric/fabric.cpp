@@ -64,6 +64,7 @@ Fabric::Fabric(const FabricSpec& spec, ib::PacketPool& pool) : spec_(spec) {
     const NodeSpec& n = spec_.nodes[i];
     if (n.kind == NodeKind::Hca) {
       where_.emplace_back(false, static_cast<unsigned>(hcas_.size()));
+      hca_nodes_.push_back(i);
       hcas_.push_back(std::make_unique<hca::Hca>(n.name.c_str(), n.ports, lids_of(n, n.ports.size()), pool,
                                                  n.transport));
     } else {

@@ -122,6 +122,8 @@ class Fabric {
 
   unsigned hca_count() const { return static_cast<unsigned>(hcas_.size()); }
   hca::Hca& hca(unsigned i) { return *hcas_[i]; }
+  // The node index (into spec().nodes) of HCA i.
+  unsigned node_of_hca(unsigned i) const { return hca_nodes_.at(i); }
   const hca::Hca& hca(unsigned i) const { return *hcas_[i]; }
   unsigned switch_count() const { return static_cast<unsigned>(switches_.size()); }
   sw::Switch& switch_at(unsigned i) { return *switches_[i]; }
@@ -149,7 +151,8 @@ class Fabric {
   FabricSpec spec_;
   std::vector<std::unique_ptr<hca::Hca>> hcas_;
   std::vector<std::unique_ptr<sw::Switch>> switches_;
-  std::vector<std::pair<bool, unsigned>> where_;  // per node: (is switch, index in its list)
+  std::vector<std::pair<bool, unsigned>> where_;
+  std::vector<unsigned> hca_nodes_;  // by HCA index: node index  // per node: (is switch, index in its list)
   std::vector<link::Port*> ports_;
   std::vector<std::unique_ptr<mgmt::MadNode>> mad_nodes_;  // by node, in band
   std::function<void()> sweep_done_;

@@ -230,3 +230,16 @@ TEST_CASE("in band: the SM brings a fat tree up from Down and the permutation tr
   REQUIRE(delivered == 16 * 200);
   WARN("sweep " << (sm.stats().done_ps - sm.stats().start_ps) / 1e6 << " us, " << sm.stats().smps_sent << " SMPs");
 }
+
+TEST_CASE("in band: a perftest looks up its PathRecord through the SA client and then runs at the link's rate") {
+  ScenarioRun run = run_config("perftest_write_bw.json", {"management.mode=in_band"});
+  const Simulation& sim = *run.sim;
+  REQUIRE(sim.fabric().subnet_manager()->done());
+  REQUIRE(sim.workload_failures().empty());
+  REQUIRE(sim.path_lookups() == 1);
+  REQUIRE(sim.perftests().size() == 1);
+  const workloads::PerftestResult& r = sim.perftests()[0]->result();
+  REQUIRE(r.failures.empty());
+  REQUIRE(!r.sizes.empty());
+  for (const workloads::PerftestSizeResult& z : r.sizes) REQUIRE(z.done);
+}
