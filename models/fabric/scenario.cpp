@@ -585,18 +585,72 @@ nlohmann::json resolved_json(const Scenario& s) {
   return j;
 }
 
+namespace {
+
+// The graph as the in-band SM sees it (subnet_manager.hpp): nodes in NodeGUID
+// order (a node without a GUID gets the builder's derived one), links in
+// order of their lower end. at[k] is the scenario's index of node k.
+struct GuidOrdered {
+  Topology graph;
+  std::vector<unsigned> at;
+};
+
+GuidOrdered guid_ordered(const Topology& t) {
+  const auto guid = [&t](unsigned i) { return t.nodes[i].guid != 0 ? t.nodes[i].guid : kGuidBase + i + 1; };
+  GuidOrdered g;
+  g.at.resize(t.nodes.size());
+  for (unsigned i = 0; i < g.at.size(); ++i) g.at[i] = i;
+  std::stable_sort(g.at.begin(), g.at.end(), [&](unsigned a, unsigned b) { return guid(a) < guid(b); });
+  std::vector<unsigned> pos(t.nodes.size());
+  for (unsigned k = 0; k < g.at.size(); ++k) {
+    pos[g.at[k]] = k;
+    g.graph.nodes.push_back(t.nodes[g.at[k]]);
+    g.graph.nodes.back().guid = guid(g.at[k]);
+  }
+  for (TopoLink l : t.links) {
+    l.a.node = pos[l.a.node];
+    l.b.node = pos[l.b.node];
+    if (std::make_pair(l.b.node, l.b.port) < std::make_pair(l.a.node, l.a.port)) std::swap(l.a, l.b);
+    g.graph.links.push_back(l);
+  }
+  std::sort(g.graph.links.begin(), g.graph.links.end(), [](const TopoLink& x, const TopoLink& y) {
+    return std::make_pair(x.a.node, x.a.port) < std::make_pair(y.a.node, y.a.port);
+  });
+  return g;
+}
+
+}  // namespace
+
 RoutedFabric route_fabric(const Scenario& s) {
   RoutedFabric r;
   r.spec = unrouted_spec(s);
+  // In band, LIDs and routes are computed as the SM computes them, so that the
+  // workloads' LIDs are the ones it assigns and both modes' tables agree.
+  const bool in_band = s.management.mode == ManagementMode::InBand;
+  const GuidOrdered ordered = in_band ? guid_ordered(s.graph) : GuidOrdered{};
+  const Topology& graph = in_band ? ordered.graph : s.graph;
   try {
-    r.lids = assign_lids(s.graph, s.routing.lmc);
+    r.lids = assign_lids(graph, s.routing.lmc);
   } catch (const std::invalid_argument& e) {
     throw ConfigError("routing.lmc", e.what());
   }
   try {
-    r.routes = compute_routes(s.graph, r.lids, RoutingConfig{s.routing.algorithm, s.routing.roots, s.routing.tie_break});
+    r.routes = compute_routes(graph, r.lids, RoutingConfig{s.routing.algorithm, s.routing.roots, s.routing.tie_break});
   } catch (const std::invalid_argument& e) {
     throw ConfigError("routing", e.what());
+  }
+  if (in_band) {  // back to the scenario's node order
+    Lids lids = r.lids;
+    Routes routes = r.routes;
+    for (unsigned k = 0; k < ordered.at.size(); ++k) {
+      lids.base[ordered.at[k]] = r.lids.base[k];
+      routes.lft[ordered.at[k]] = r.routes.lft[k];
+    }
+    for (LinkEnd& e : lids.owner)
+      if (e.node != kNoNode) e.node = ordered.at[e.node];
+    for (unsigned& root : routes.roots) root = ordered.at[root];
+    r.lids = std::move(lids);
+    r.routes = std::move(routes);
   }
   static_assert(kNoPath == sw::kNoRoute, "the routing library and the switch agree on an unrouted entry");
   for (unsigned n = 0; n < r.spec.nodes.size(); ++n) {

@@ -29,15 +29,11 @@ bool same(const std::vector<link::VlArbEntry>& a, const std::vector<link::VlArbE
   return true;
 }
 
-fabric::FabricSpec in_band_spec(const nlohmann::json& scenario) {
-  const fabric::Scenario s = fabric::load_scenario(scenario);
-  fabric::FabricSpec spec = fabric::route_fabric(s).spec;
-  spec.management.in_band = true;
-  for (unsigned i = 0; i < spec.nodes.size(); ++i)
-    if (spec.nodes[i].kind == fabric::NodeKind::Hca) {
-      spec.management.sm_node = i;
-      break;
-    }
+// The scenario in band, its SM on the first HCA port.
+fabric::FabricSpec in_band_spec(nlohmann::json scenario) {
+  scenario["management"]["mode"] = "in_band";
+  const fabric::FabricSpec spec = fabric::route_fabric(fabric::load_scenario(scenario)).spec;
+  REQUIRE(spec.management.in_band);
   return spec;
 }
 
@@ -142,5 +138,32 @@ TEST_CASE("the SM resends SMPs lost on the links and still programs every table"
   INFO("timeouts " << sm.stats().timeouts << " retries " << sm.stats().retries << " failed " << sm.stats().failed << " sent " << sm.stats().smps_sent << " responses " << sm.stats().responses);
   REQUIRE(sm.stats().retries == sm.stats().timeouts);
   REQUIRE(sm.stats().failed == 0);
+  require_as_preconfigured(f);
+}
+
+TEST_CASE("in band on a fabric whose NodeGUIDs are not in node order: LIDs follow the GUIDs as the SM assigns them", "[mgmt][inband]") {
+  ib::PacketPool pool;
+  // The HCAs come first in the file but have the largest GUIDs.
+  const nlohmann::json scenario = nlohmann::json::parse(R"({
+    "topology": {"pattern": "explicit", "graph": {
+      "nodes": [
+        {"name": "h0", "kind": "hca", "ports": 1, "guid": "0x0000000000000f00"},
+        {"name": "h1", "kind": "hca", "ports": 1, "guid": "0x0000000000000e00"},
+        {"name": "h2", "kind": "hca", "ports": 1, "guid": "0x0000000000000d00"},
+        {"name": "s0", "kind": "switch", "ports": 4, "guid": "0x0000000000000200"},
+        {"name": "s1", "kind": "switch", "ports": 4, "guid": "0x0000000000000100"}],
+      "links": [{"a": "h0.p1", "b": "s0.p1"}, {"a": "h1.p1", "b": "s1.p1"}, {"a": "h2.p1", "b": "s1.p2"},
+                {"a": "s0.p3", "b": "s1.p3"}, {"a": "s0.p4", "b": "s1.p4"}]}}
+  })");
+  const fabric::FabricSpec spec = in_band_spec(scenario);
+  // GUID order s1, s0, h2, h1, h0 takes LIDs 1..5 (assign_lids numbers nodes in order).
+  REQUIRE(spec.nodes[4].lids[0] == 1);
+  REQUIRE(spec.nodes[2].lids[0] == 3);
+  REQUIRE(spec.nodes[0].lids[0] == 5);
+  fabric::Fabric f(spec, pool);
+  sc_core::sc_start();
+  const mgmt::SubnetManager& sm = *f.subnet_manager();
+  INFO(sm.failure());
+  REQUIRE(sm.done());
   require_as_preconfigured(f);
 }
