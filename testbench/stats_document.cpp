@@ -79,6 +79,17 @@ std::string human_summary(const nlohmann::json& s) {
                 s["run"]["scenario"].get<std::string>().c_str(), sim_us, s["wall"]["seconds"].get<double>(),
                 static_cast<unsigned long long>(s["run"]["packet_hops"].get<uint64_t>()));
   o << line;
+  if (s.contains("management") && s["management"]["mode"] == "in_band") {
+    const auto& w = s["management"]["sweep"];
+    std::snprintf(line, sizeof line,
+                  "  subnet manager: %s, sweep %.3f us, %llu SMPs (%llu timeouts), %llu nodes, %llu links\n",
+                  w["done"].get<bool>() ? "done" : "not done", w["duration_us"].get<double>(),
+                  static_cast<unsigned long long>(w["smps"].get<uint64_t>()),
+                  static_cast<unsigned long long>(w["timeouts"].get<uint64_t>()),
+                  static_cast<unsigned long long>(w["nodes"].get<uint64_t>()),
+                  static_cast<unsigned long long>(w["links"].get<uint64_t>()));
+    o << line;
+  }
   constexpr std::size_t kListed = 16;  // longer lists are summed up in one line
   std::size_t listed = 0;
   uint64_t all_drops = 0;

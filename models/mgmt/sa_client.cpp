@@ -204,8 +204,24 @@ void SaClient::handle(Txn& t, const std::vector<MpAction>& acts, uint64_t now, s
   }
 }
 
+void SaClient::forget_expired(uint64_t now) {
+  if (now < next_expiry_) return;
+  next_expiry_ = kMpNever;
+  for (auto it = txns_.begin(); it != txns_.end();) {
+    if (it->second.phase == Phase::Done) {
+      if (now >= it->second.expire_ps) {
+        it = txns_.erase(it);
+        continue;
+      }
+      next_expiry_ = std::min(next_expiry_, it->second.expire_ps);
+    }
+    ++it;
+  }
+}
+
 void SaClient::on_mad(const ib::SaMad& mad, const MadAddress& /*from*/, uint64_t now,
                       std::vector<SaSend>& out) {
+  forget_expired(now);
   if (mad.hdr.mgmt_class != ib::kClassSubnAdm || !(mad.hdr.method & ib::kMethodResponseBit)) {
     ++totals_.discarded;
     return;
@@ -287,6 +303,7 @@ void SaClient::complete(Txn& t, SaResult r, uint16_t status, std::vector<uint8_t
   t.phase = Phase::Done;
   t.wait_deadline = kMpNever;
   t.expire_ps = now + (cfg_.linger_ps ? cfg_.linger_ps : (kSaMaxRetries + 1) * t.to.response_ps);
+  next_expiry_ = std::min(next_expiry_, t.expire_ps);
   SaCompletion c;
   c.tid = t.user_tid;
   c.method = t.req.hdr.method;
@@ -339,19 +356,16 @@ uint64_t SaClient::txn_deadline(const Txn& t) const {
     case Phase::ConfigSend:
       return std::min(t.snd->deadline_ps(), t.snd->can_send() ? t.next_send_ps : kMpNever);
     case Phase::ConfigWait: return std::min(t.wait_deadline, t.snd->deadline_ps());
-    case Phase::Done: return t.expire_ps;
+    case Phase::Done: return kMpNever;  // forgotten lazily (forget_expired), no timer
   }
   return kMpNever;
 }
 
 void SaClient::on_timer(uint64_t now, std::vector<SaSend>& out) {
+  forget_expired(now);
   for (auto it = txns_.begin(); it != txns_.end();) {
     Txn& t = it->second;
     if (t.phase == Phase::Done) {
-      if (now >= t.expire_ps) {
-        it = txns_.erase(it);
-        continue;
-      }
       ++it;
       continue;
     }

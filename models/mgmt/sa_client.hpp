@@ -39,7 +39,9 @@
 // - Model: Acks and Resends the client sends carry the request method and the
 //   request's TID and AttributeID.
 // - A finished transaction is kept linger_ps so that a repeated Last packet
-//   is Acked again (the SA lost the Ack); later MADs of it are ignored.
+//   is Acked again (the SA lost the Ack); later MADs of it are ignored. It is
+//   forgotten at the first MAD or timer after that (no timer of its own, so a
+//   finished run leaves no event).
 
 #include <cstdint>
 #include <functional>
@@ -160,6 +162,8 @@ class SaClient {
   SaClientConfig cfg_;
   uint64_t next_tid_ = 0;
   std::map<uint64_t, Txn> txns_;   // by the TID on the wire
+  uint64_t next_expiry_ = kMpNever;  // earliest expire_ps of a finished transaction
+  void forget_expired(uint64_t now);  // drops finished transactions past their linger time
   std::vector<SaCompletion> done_;
   std::function<void(const SaCompletion&)> callback_;
   SaTotals totals_;

@@ -66,6 +66,7 @@ void SaServer::prepare(Txn& t, uint64_t now, size_t records) {
 void SaServer::finish(Txn& t, uint64_t now, bool failed) {
   t.phase = Phase::Done;
   t.expire_ps = now + linger_ps_;
+  next_expiry_ = std::min(next_expiry_, t.expire_ps);
   t.next_keepalive_ps = kMpNever;
   t.st.end_ps = now;
   t.st.failed = failed;
@@ -86,8 +87,24 @@ void SaServer::finish(Txn& t, uint64_t now, bool failed) {
 
 // ------------------------------------------------------------ arrivals
 
+void SaServer::forget_expired(uint64_t now) {
+  if (now < next_expiry_) return;
+  next_expiry_ = kMpNever;
+  for (auto it = txns_.begin(); it != txns_.end();) {
+    if (it->second.phase == Phase::Done) {
+      if (now >= it->second.expire_ps) {
+        it = txns_.erase(it);
+        continue;
+      }
+      next_expiry_ = std::min(next_expiry_, it->second.expire_ps);
+    }
+    ++it;
+  }
+}
+
 void SaServer::on_request(const ib::SaMad& mad, const MadAddress& from, uint64_t now,
                           std::vector<SaSend>& out) {
+  forget_expired(now);
   if (mad.hdr.mgmt_class != ib::kClassSubnAdm || (mad.hdr.method & ib::kMethodResponseBit)) {
     ++totals_.discarded;  // not a request to the SA
     return;
@@ -443,21 +460,15 @@ uint64_t SaServer::txn_deadline(const Txn& t) const {
     case Phase::Preparing: return std::min(t.ready_ps, t.next_keepalive_ps);
     case Phase::Sending:
       return std::min(t.sender->deadline_ps(), t.sender->can_send() ? t.next_send_ps : kMpNever);
-    case Phase::Done: return t.expire_ps;
+    case Phase::Done: return kMpNever;  // forgotten lazily (forget_expired), no timer
   }
   return kMpNever;
 }
 
 void SaServer::on_timer(uint64_t now, std::vector<SaSend>& out) {
-  for (auto it = txns_.begin(); it != txns_.end();) {
-    Txn& t = it->second;
-    if (t.phase == Phase::Done && now >= t.expire_ps) {
-      it = txns_.erase(it);
-      continue;
-    }
-    if (txn_deadline(t) <= now) step(t, now, out);
-    ++it;
-  }
+  forget_expired(now);
+  for (auto& kv : txns_)
+    if (txn_deadline(kv.second) <= now) step(kv.second, now, out);
 }
 
 uint64_t SaServer::deadline_ps() const {

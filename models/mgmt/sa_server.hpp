@@ -53,7 +53,8 @@
 //   Admin Data goes (seeds/003 step 8). Edit: AttributeModifier = start RID,
 //   End RID, ComponentMask; the Admin Data is one body of new field values.
 // - A finished transaction is remembered for linger_ps (model; default the
-//   requester's 8 x Response Timeout): a repeated request or Config packet is
+//   requester's 8 x Response Timeout; forgotten at the first MAD or timer after
+//   that, with no timer of its own, so a finished run leaves no event): a repeated request or Config packet is
 //   answered with the same final MAD (a Set or Delete is not applied twice),
 //   a Resend answers Invalid Attribute (seeds/000: the data is no longer
 //   available). A Resend of a transaction the SA does not know: Invalid
@@ -156,6 +157,8 @@ class SaServer {
   SaServerConfig cfg_;
   SaTimeouts timeouts_;
   uint64_t linger_ps_;
+  uint64_t next_expiry_ = kMpNever;  // earliest expire_ps of a finished transaction
+  void forget_expired(uint64_t now);  // drops finished transactions past their linger time
   uint64_t keepalive_ps_;
   Map txns_;
   SaTotals totals_;

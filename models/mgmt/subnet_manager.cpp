@@ -72,8 +72,10 @@ void SubnetManager::pump(uint64_t now, std::vector<ib::Smp>& out) {
     queue_head_ = 0;
   }
   if (outstanding_.empty() && queue_.empty() && phase_ != Phase::Done && phase_ != Phase::Failed &&
-      phase_ != Phase::Idle)
-    phase_done(now), pump(now, out);
+      phase_ != Phase::Idle) {
+    phase_done(now);  // plans the next phase's SMPs
+    pump(now, out);
+  }
 }
 
 uint64_t SubnetManager::deadline_ps() const {

@@ -228,6 +228,10 @@ TEST_CASE("in band: the SM brings a fat tree up from Down and the permutation tr
     REQUIRE(r.first_delivery_ps > sm.stats().done_ps);
   }
   REQUIRE(delivered == 16 * 200);
+  // Nothing lingers: the run ends with its traffic (no SA or SM timer left behind).
+  uint64_t last = 0;
+  for (const workloads::FlowResult& r : sim.flow_results()) last = std::max(last, r.last_delivery_ps);
+  REQUIRE(sim.sim_time_ps() - last < 20'000'000);  // 20 us: within a few flow-control periods
   WARN("sweep " << (sm.stats().done_ps - sm.stats().start_ps) / 1e6 << " us, " << sm.stats().smps_sent << " SMPs");
 }
 
