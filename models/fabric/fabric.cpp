@@ -139,11 +139,15 @@ void Fabric::build_management(ib::PacketPool& pool) {
       }
       mad_nodes_.push_back(std::make_unique<mgmt::MadNode>(h, id, pool, m.sma_latency_ps));
     }
-    for (unsigned p = 0; p < n.ports.size(); ++p) {
-      link::Port& port = node_port(i, p);
-      port.set_state(port.peer() != nullptr ? link::PortState::Init : link::PortState::Down);
-    }
+    for (unsigned p = 0; p < n.ports.size(); ++p) node_port(i, p).set_state(link::PortState::Down);
   }
+  // Link training is not modelled: at link_up_ps every linked port goes from
+  // Down to Init (PhysState LinkUp); unlinked ports stay Down.
+  link_up_ = std::make_unique<link::Alarm>([this] {
+    for (link::Port* p : ports_)
+      if (p->peer() != nullptr) p->set_state(link::PortState::Init);
+  });
+  link_up_->notify_at(m.link_up_ps);
   // HCA LIDs go to 0 at time zero, before the SM starts: workloads built
   // with the fabric have connected their QPs with the LIDs the SM assigns
   // (the pre-configured ones; in_band_test checks they are equal).
@@ -166,7 +170,7 @@ void Fabric::build_management(ib::PacketPool& pool) {
   mgmt::SmConfig sm = m.sm;
   sm.lmc = spec_.lmc;
   mad_nodes_[m.sm_node]->run_sm(std::make_unique<mgmt::SubnetManager>(sm, qos_policy(spec_), m.sm_port), m.sm_port,
-                                m.start_ps, [this] {
+                                std::max(m.start_ps, m.link_up_ps), [this] {
                                   if (subnet_manager()->done()) start_sa();
                                   if (sweep_done_) sweep_done_();
                                 });

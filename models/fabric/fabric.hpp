@@ -15,8 +15,8 @@
 // - Management in band (ManagementSpec::in_band): every HCA and switch gets
 //   its SMA (models/mgmt/mad_node.hpp); ports start with no LID (HCA LIDs are
 //   cleared at time zero, after workloads have connected), no LFT, every
-//   SL on VL0 and empty arbitration tables (the model's power-on state), linked
-//   ports in Init and unlinked ones Down; the SM on the chosen HCA port sweeps
+//   SL on VL0 and empty arbitration tables (the model's power-on state), all
+//   Down; at link_up_ps linked ports go to Init; the SM on the chosen HCA port sweeps
 //   and programs the subnet from the tables the pre-configured mode would
 //   install (qos_policy), and the same routing library computes its routes.
 // - The SA in band (mgmt/sa_node.hpp): every HCA gets an SaAgent (on the SM's
@@ -68,6 +68,7 @@ struct ManagementSpec {
   unsigned sm_node = 0;                 // node index of the SM's HCA
   unsigned sm_port = 1;                 // its port number
   uint64_t start_ps = 0;                // when the SM starts its sweep
+  uint64_t link_up_ps = 0;              // when linked ports come up (Down -> Init)
   uint64_t sma_latency_ps = 1'000'000;  // an SMA's time to answer one SMP
   mgmt::SmConfig sm;                    // the SM's parameters (LMC and routing included)
   mgmt::SaServerConfig sa_server;       // the SA's (master's and standby's; master_sm_lid / subnet_timeout set at sweep end)
@@ -157,6 +158,7 @@ class Fabric {
   std::vector<std::unique_ptr<mgmt::MadNode>> mad_nodes_;  // by node, in band
   std::function<void()> sweep_done_;
   std::unique_ptr<link::Alarm> power_on_;  // in band: clears the HCA LIDs at time zero
+  std::unique_ptr<link::Alarm> link_up_;   // in band: linked ports Down -> Init
   std::vector<std::unique_ptr<mgmt::SaAgent>> sa_agents_;  // by node, in band (null for switches)
   std::vector<mgmt::SaCompletion> sa_sync_;
   std::function<void(const mgmt::SaCompletion&)> sa_sync_cb_;

@@ -267,7 +267,9 @@ void describe(Io& io, ManagementConfig& c) {
             Names<ManagementMode>{{"preconfigured", ManagementMode::Preconfigured}, {"in_band", ManagementMode::InBand}},
             "preconfigured (tables installed at time zero) or in_band (an SM sweeps and programs the fabric first)");
   io.string("sm", c.sm, "in_band: the HCA port the SM runs on; \"\" = the first HCA port");
-  io.time("start", c.start_ps, 0, UINT64_MAX, "in_band: when the SM starts");
+  io.time("start", c.start_ps, 0, UINT64_MAX, "in_band: when the SM starts (not before link_up)");
+  io.time("link_up", c.link_up_ps, 0, UINT64_MAX,
+          "in_band: when every linked port comes up from Down to Init (ports start Down; training is not modelled)");
   io.time("sma_latency", c.sma_latency_ps, 0, 1'000'000'000'000, "an SMA's time to answer one SMP");
   io.uint("max_smps_in_flight", c.max_smps_in_flight, 1, 1024, "SMPs the SM keeps outstanding (OpenSM max_wire_smps)");
   io.time("smp_timeout", c.smp_timeout_ps, 1, UINT64_MAX, "the SM's wait for an SMP's answer before resending");
@@ -663,6 +665,7 @@ RoutedFabric route_fabric(const Scenario& s) {
   ManagementSpec& ms = r.spec.management;
   ms.in_band = m.mode == ManagementMode::InBand;
   ms.start_ps = m.start_ps;
+  ms.link_up_ps = m.link_up_ps;
   ms.sma_latency_ps = m.sma_latency_ps;
   ms.sm.max_in_flight = m.max_smps_in_flight;
   ms.sm.smp_timeout_ps = m.smp_timeout_ps;

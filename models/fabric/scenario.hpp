@@ -126,6 +126,7 @@ struct ManagementConfig {
   ManagementMode mode = ManagementMode::Preconfigured;  // tables at time zero, or an SM sweep in band
   std::string sm;                       // in_band: the SM's HCA port; "" = the first HCA port
   uint64_t start_ps = 0;                // in_band: when the SM starts its sweep
+  uint64_t link_up_ps = 0;              // in_band: when linked ports come up from Down to Init
   uint64_t sma_latency_ps = 1'000'000;  // an SMA's time to answer one SMP
   uint32_t max_smps_in_flight = 4;      // SMPs the SM keeps outstanding (OpenSM max_wire_smps)
   uint64_t smp_timeout_ps = 200'000'000'000;  // SM's wait for an SMP's answer (OpenSM 200 ms)

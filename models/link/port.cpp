@@ -124,6 +124,10 @@ SubmitResult Port::submit_on_vl(ib::Packet* p, unsigned vl) {
     discard(p, vl, vl < vls_ ? DropReason::LinkDown : DropReason::BadVl);
     return SubmitResult::Dropped;
   }
+  if (vl == kVl15 && state_ == PortState::Down) {  // data VLs: tx_data_vls_ is 0 when Down
+    discard(p, vl, DropReason::LinkDown);
+    return SubmitResult::Dropped;
+  }
   // A packet forwarded from another link keeps the size recorded there.
   const uint32_t bytes = p->wire_len != 0 ? p->wire_len : p->wire_bytes();
   if (!tx_has_room(vl, bytes)) return SubmitResult::Busy;
@@ -453,6 +457,10 @@ void Port::receive_flow_control(ib::Packet* p) {
   const uint32_t blocks = blocks_for(bytes);
   Lane& l = lanes_[vl & 0xF];
   if (vl == kVl15) {
+    if (state_ == PortState::Down) {
+      discard(p, vl, DropReason::LinkDown);
+      return false;
+    }
     if (vl15_rx_bytes_ + bytes > vl15_buffer_bytes_) {
       discard(p, vl, DropReason::Vl15Overflow);
       return false;

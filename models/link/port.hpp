@@ -63,10 +63,11 @@
 //   without faults checks this on one flag in rx_take and rx_release.
 // - Port state (IBA 7.2, PortInfo.PortState; iba-facts 6): Down, Init, Armed,
 //   Active, set by the builder (Active in the pre-configured mode) or by the
-//   node's subnet management agent. VL15 and flow control pass in every state
-//   but Down; data packets are received from Armed on and transmitted only in
-//   Active. A data packet the state refuses is dropped and counted as
-//   link_down (on submit or on arrival); packets already queued still go.
+//   node's subnet management agent. VL15 passes in every state but Down (link
+//   flow control runs in every state); data packets are received from Armed on
+//   and transmitted only in Active. A packet the state refuses is dropped and
+//   counted as link_down (on submit or on arrival); packets already queued
+//   still go.
 
 #include <systemc>
 #include <tlm>

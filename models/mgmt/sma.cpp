@@ -121,7 +121,7 @@ ib::PortInfo Sma::port_info(unsigned port) const {
   }
   const link::PortConfig& c = p->config();
   pi.port_state = static_cast<uint8_t>(p->state());
-  pi.port_phys_state = p->peer() != nullptr ? ib::kPhysStateLinkUp : ib::kPhysStatePolling;
+  pi.port_phys_state = p->peer() != nullptr && p->state() != link::PortState::Down ? ib::kPhysStateLinkUp : ib::kPhysStatePolling;
   const link::LinkConfig& l = p->link_config();
   pi.link_width_supported = pi.link_width_enabled = pi.link_width_active = width_code(l.width);
   const SpeedCodes sc = speed_codes(l.speed);

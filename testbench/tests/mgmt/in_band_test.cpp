@@ -85,6 +85,7 @@ TEST_CASE("in-band bring-up of a two-level fat tree leaves every table as the pr
   const fabric::FabricSpec spec = in_band_spec({{"topology", {{"pattern", "fat_tree"}, {"k", 2}, {"levels", 2}}},
                                                 {"port", {{"data_vls", 4}}}});
   fabric::Fabric f(spec, pool);
+  for (const link::Port* p : f.ports()) REQUIRE(p->state() == link::PortState::Down);  // all Down at the start
   bool done = false;
   f.on_sweep_done([&] { done = true; });
   sc_core::sc_start();
