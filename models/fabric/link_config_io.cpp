@@ -35,6 +35,37 @@ std::vector<VlArbEntry> parse_vlarb_table(const nlohmann::json& v, const std::st
   return out;
 }
 
+std::vector<uint32_t> parse_sl2vl(const nlohmann::json& v, const std::string& path) {
+  const std::string accepted = "accepted: a list of at most 16 VLs 0-15, or a string \"vl,vl,...\" of them";
+  std::vector<uint32_t> out;
+  const auto take = [&](const std::string& at, const std::string& text, long long vl) {
+    if (vl < 0 || vl > 15) throw ConfigError(at, text + " is not a VL; " + accepted);
+    out.push_back(static_cast<uint32_t>(vl));
+  };
+  if (v.is_array()) {
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::string at = path + "." + std::to_string(i);
+      if (!v[i].is_number_integer()) throw ConfigError(at, fabric::json_excerpt(v[i]) + " is not a VL; " + accepted);
+      take(at, fabric::json_excerpt(v[i]), v[i].get<long long>());
+    }
+  } else if (v.is_string()) {
+    std::stringstream in(v.get<std::string>());
+    std::string item;
+    for (std::size_t i = 0; std::getline(in, item, ','); ++i) {
+      long long vl = -1;
+      char extra = 0;
+      if (std::sscanf(item.c_str(), "%lld%c", &vl, &extra) != 1) vl = -1;
+      take(path + "." + std::to_string(i), "'" + item + "'", vl);
+    }
+  } else {
+    throw ConfigError(path, fabric::json_excerpt(v) + " is neither a list nor a string; " + accepted);
+  }
+  if (out.size() > link::kSlCount) throw ConfigError(path, std::to_string(out.size()) + " entries; " + accepted);
+  return out;
+}
+
+nlohmann::json format_sl2vl(const std::vector<uint32_t>& t) { return t; }
+
 nlohmann::json format_vlarb_table(const std::vector<VlArbEntry>& t) {
   std::string s;
   for (const VlArbEntry& e : t) {

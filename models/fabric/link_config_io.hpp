@@ -17,6 +17,9 @@ namespace hcasim::link {
 // "vl:weight,vl:weight,..." as OpenSM's qos_vlarb_high / qos_vlarb_low strings.
 std::vector<VlArbEntry> parse_vlarb_table(const nlohmann::json& v, const std::string& path);
 nlohmann::json format_vlarb_table(const std::vector<VlArbEntry>& t);
+// An SL-to-VL table: a list of VLs, or "vl,vl,..." as OpenSM's qos_sl2vl string.
+std::vector<uint32_t> parse_sl2vl(const nlohmann::json& v, const std::string& path);
+nlohmann::json format_sl2vl(const std::vector<uint32_t>& t);
 // "unlimited" or a rate.
 uint64_t parse_drain_rate(const nlohmann::json& v, const std::string& path);
 nlohmann::json format_drain_rate(uint64_t bps);
@@ -169,8 +172,9 @@ void describe(Io& io, PortConfig& c) {
             "a list of sizes, one per data VL", "per-VL receive buffers, overriding vl_buffer; [] = none");
   io.bytes("vl15_buffer", c.vl15_buffer_bytes, 64, uint64_t{1} << 30, "VL15 receive buffer (not flow-controlled)");
   io.bytes("tx_buffer", c.tx_buffer_bytes, 64, uint64_t{1} << 30, "transmit buffer of each VL");
-  io.uint_list("sl2vl", c.sl2vl, 0, 15, 0, 16,
-               "SL-to-VL table: 16 VLs indexed by SL (15 = drop); [] = SL modulo operational VLs");
+  io.custom("sl2vl", c.sl2vl, parse_sl2vl, format_sl2vl,
+            "a list of 16 VLs 0-15, or OpenSM's qos_sl2vl string \"0,1,2,...\"",
+            "SL-to-VL table: 16 VLs indexed by SL (15 = drop); [] = SL modulo operational VLs");
   io.object("vlarb", c.vlarb, "VL arbitration tables");
   io.custom("drain_rate", c.drain_rate_bps, parse_drain_rate, format_drain_rate, "\"unlimited\" or a rate",
             "HCA host: rate at which it takes packets from the receive buffers");

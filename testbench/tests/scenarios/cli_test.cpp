@@ -60,6 +60,7 @@ TEST_CASE("bad configs each give one clear line naming the JSON path - and exit 
       {"set without a value", "--set port.mtu", "--set"},
       {"scenario name that is a path", "--set name=../x", "name"},
       {"unknown management mode", "--set management.mode=opensm", "management.mode"},
+      {"VL 16 in an OpenSM qos_sl2vl string", "--set 'port.sl2vl=\"0,1,16\"'", "port.sl2vl.2"},
       {"SM on a port that is not an HCA's", "--set management.mode=in_band --set management.sm=hca9.p1",
        "management.sm"},
       {"SubnetTimeout beyond 5 bits", "--set management.subnet_timeout=32", "management.subnet_timeout"},
