@@ -7,6 +7,7 @@
 #include "models/ib/mad_attributes.hpp"
 #include "models/ib/sa_records.hpp"
 #include "models/mgmt/sa_database.hpp"
+#include "models/mgmt/sa_linger.hpp"
 
 namespace hcasim::mgmt {
 
@@ -205,18 +206,7 @@ void SaClient::handle(Txn& t, const std::vector<MpAction>& acts, uint64_t now, s
 }
 
 void SaClient::forget_expired(uint64_t now) {
-  if (now < next_expiry_) return;
-  next_expiry_ = kMpNever;
-  for (auto it = txns_.begin(); it != txns_.end();) {
-    if (it->second.phase == Phase::Done) {
-      if (now >= it->second.expire_ps) {
-        it = txns_.erase(it);
-        continue;
-      }
-      next_expiry_ = std::min(next_expiry_, it->second.expire_ps);
-    }
-    ++it;
-  }
+  mgmt::forget_expired(txns_, now, next_expiry_, [](const Txn& t) { return t.phase == Phase::Done; });
 }
 
 void SaClient::on_mad(const ib::SaMad& mad, const MadAddress& /*from*/, uint64_t now,

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "models/ib/mad_attributes.hpp"
+#include "models/mgmt/sa_linger.hpp"
 
 namespace hcasim::mgmt {
 
@@ -88,18 +89,7 @@ void SaServer::finish(Txn& t, uint64_t now, bool failed) {
 // ------------------------------------------------------------ arrivals
 
 void SaServer::forget_expired(uint64_t now) {
-  if (now < next_expiry_) return;
-  next_expiry_ = kMpNever;
-  for (auto it = txns_.begin(); it != txns_.end();) {
-    if (it->second.phase == Phase::Done) {
-      if (now >= it->second.expire_ps) {
-        it = txns_.erase(it);
-        continue;
-      }
-      next_expiry_ = std::min(next_expiry_, it->second.expire_ps);
-    }
-    ++it;
-  }
+  mgmt::forget_expired(txns_, now, next_expiry_, [](const Txn& t) { return t.phase == Phase::Done; });
 }
 
 void SaServer::on_request(const ib::SaMad& mad, const MadAddress& from, uint64_t now,
