@@ -262,32 +262,6 @@ void describe(Io& io, WorkloadConfig& c) {
 }
 
 template <class Io>
-void describe(Io& io, ManagementConfig& c) {
-  io.choice("mode", c.mode,
-            Names<ManagementMode>{{"preconfigured", ManagementMode::Preconfigured}, {"in_band", ManagementMode::InBand}},
-            "preconfigured (tables installed at time zero) or in_band (an SM sweeps and programs the fabric first)");
-  io.string("sm", c.sm, "in_band: the HCA port the SM runs on; \"\" = the first HCA port");
-  io.time("start", c.start_ps, 0, UINT64_MAX, "in_band: when the SM starts (not before link_up)");
-  io.time("link_up", c.link_up_ps, 0, UINT64_MAX,
-          "in_band: when every linked port comes up from Down to Init (ports start Down; training is not modelled)");
-  io.time("sma_latency", c.sma_latency_ps, 0, 1'000'000'000'000, "an SMA's time to answer one SMP");
-  io.uint("max_smps_in_flight", c.max_smps_in_flight, 1, 1024, "SMPs the SM keeps outstanding (OpenSM max_wire_smps)");
-  io.time("smp_timeout", c.smp_timeout_ps, 1, UINT64_MAX, "the SM's wait for an SMP's answer before resending");
-  io.uint("smp_retries", c.smp_retries, 0, 100, "resends of an unanswered SMP before the SM gives up on it");
-  io.uint("subnet_timeout", c.subnet_timeout, 0, 31, "PortInfo.SubnetTimeout the SM programs (4.096 us x 2^n)");
-  io.uint64("m_key", c.m_key, 0, UINT64_MAX, "M_Key the SM programs into every port and uses; 0 = none");
-  io.string("standby", c.standby,
-            "in_band: a standby SM's HCA port; the master keeps its SA database current with SubnAdmConfig; "
-            "\"\" = none");
-  io.uint("sa_resp_time_value", c.sa_resp_time_value, 0, 31,
-          "the SA's ClassPortInfo.RespTimeValue (4.096 us x 2^n; OpenSM reports 16)");
-  io.time("sa_processing", c.sa_processing_ps, 0, UINT64_MAX, "the SA's time to prepare a first response, fixed part");
-  io.time("sa_per_record", c.sa_per_record_ps, 0, UINT64_MAX, "the SA's time per record of an answer");
-  io.boolean("sa_keepalives", c.sa_keepalives, "a slow SA sends KeepAlives while the first response is not ready");
-  io.time("sa_packet_gap", c.sa_packet_gap_ps, 0, UINT64_MAX, "time between the packets of a multi-packet series");
-}
-
-template <class Io>
 void describe(Io& io, RunConfig& c) {
   io.time("duration", c.duration_ps, 0, UINT64_MAX, "simulated time to run; 0ns = until idle");
   io.uint64("seed", c.seed, 0, UINT64_MAX, "random seed (traffic pattern destinations; link faults whose faults.seed is 0)");
@@ -587,42 +561,6 @@ nlohmann::json resolved_json(const Scenario& s) {
   return j;
 }
 
-namespace {
-
-// The graph as the in-band SM sees it (subnet_manager.hpp): nodes in NodeGUID
-// order (a node without a GUID gets the builder's derived one), links in
-// order of their lower end. at[k] is the scenario's index of node k.
-struct GuidOrdered {
-  Topology graph;
-  std::vector<unsigned> at;
-};
-
-GuidOrdered guid_ordered(const Topology& t) {
-  const auto guid = [&t](unsigned i) { return t.nodes[i].guid != 0 ? t.nodes[i].guid : kGuidBase + i + 1; };
-  GuidOrdered g;
-  g.at.resize(t.nodes.size());
-  for (unsigned i = 0; i < g.at.size(); ++i) g.at[i] = i;
-  std::stable_sort(g.at.begin(), g.at.end(), [&](unsigned a, unsigned b) { return guid(a) < guid(b); });
-  std::vector<unsigned> pos(t.nodes.size());
-  for (unsigned k = 0; k < g.at.size(); ++k) {
-    pos[g.at[k]] = k;
-    g.graph.nodes.push_back(t.nodes[g.at[k]]);
-    g.graph.nodes.back().guid = guid(g.at[k]);
-  }
-  for (TopoLink l : t.links) {
-    l.a.node = pos[l.a.node];
-    l.b.node = pos[l.b.node];
-    if (std::make_pair(l.b.node, l.b.port) < std::make_pair(l.a.node, l.a.port)) std::swap(l.a, l.b);
-    g.graph.links.push_back(l);
-  }
-  std::sort(g.graph.links.begin(), g.graph.links.end(), [](const TopoLink& x, const TopoLink& y) {
-    return std::make_pair(x.a.node, x.a.port) < std::make_pair(y.a.node, y.a.port);
-  });
-  return g;
-}
-
-}  // namespace
-
 RoutedFabric route_fabric(const Scenario& s) {
   RoutedFabric r;
   r.spec = unrouted_spec(s);
@@ -641,66 +579,15 @@ RoutedFabric route_fabric(const Scenario& s) {
   } catch (const std::invalid_argument& e) {
     throw ConfigError("routing", e.what());
   }
-  if (in_band) {  // back to the scenario's node order
-    Lids lids = r.lids;
-    Routes routes = r.routes;
-    for (unsigned k = 0; k < ordered.at.size(); ++k) {
-      lids.base[ordered.at[k]] = r.lids.base[k];
-      routes.lft[ordered.at[k]] = r.routes.lft[k];
-    }
-    for (LinkEnd& e : lids.owner)
-      if (e.node != kNoNode) e.node = ordered.at[e.node];
-    for (unsigned& root : routes.roots) root = ordered.at[root];
-    r.lids = std::move(lids);
-    r.routes = std::move(routes);
-  }
+  if (in_band) from_guid_order(ordered, r.lids, r.routes);
   static_assert(kNoPath == sw::kNoRoute, "the routing library and the switch agree on an unrouted entry");
   for (unsigned n = 0; n < r.spec.nodes.size(); ++n) {
     r.spec.nodes[n].lids = r.lids.base[n];
     r.spec.nodes[n].lft = r.routes.lft[n];
     r.spec.nodes[n].guid = s.graph.nodes[n].guid;
   }
-  r.spec.management.sm.routing = RoutingConfig{s.routing.algorithm, s.routing.roots, s.routing.tie_break};
-  const ManagementConfig& m = s.management;
-  ManagementSpec& ms = r.spec.management;
-  ms.in_band = m.mode == ManagementMode::InBand;
-  ms.start_ps = m.start_ps;
-  ms.link_up_ps = m.link_up_ps;
-  ms.sma_latency_ps = m.sma_latency_ps;
-  ms.sm.max_in_flight = m.max_smps_in_flight;
-  ms.sm.smp_timeout_ps = m.smp_timeout_ps;
-  ms.sm.smp_retries = m.smp_retries;
-  ms.sm.subnet_timeout = static_cast<uint8_t>(m.subnet_timeout);
-  ms.sm.m_key = m.m_key;
-  const std::vector<std::string> hca_ports = hca_port_names(s);
-  const std::string sm = m.sm.empty() && !hca_ports.empty() ? hca_ports.front() : m.sm;
-  if (ms.in_band) {
-    const TopologyIndex index(s.graph);
-    const std::size_t dot = sm.rfind(".p");
-    const int node = dot == std::string::npos ? -1 : index.find(sm.substr(0, dot));
-    if (node < 0 || s.graph.nodes[node].kind != NodeKind::Hca ||
-        std::find(hca_ports.begin(), hca_ports.end(), sm) == hca_ports.end())
-      throw ConfigError("management.sm", "'" + sm + "' is not an HCA port; accepted: an HCA port name such as hca0.p1");
-    ms.sm_node = static_cast<unsigned>(node);
-    ms.sm_port = static_cast<unsigned>(std::stoul(sm.substr(dot + 2)));
-    if (!m.standby.empty()) {
-      const std::size_t sdot = m.standby.rfind(".p");
-      const int snode = sdot == std::string::npos ? -1 : index.find(m.standby.substr(0, sdot));
-      if (snode < 0 || snode == node || std::find(hca_ports.begin(), hca_ports.end(), m.standby) == hca_ports.end())
-        throw ConfigError("management.standby", "'" + m.standby +
-                                                    "' is not a port of an HCA other than the SM's; accepted: such a "
-                                                    "port name, or \"\" for none");
-      ms.has_standby = true;
-      ms.standby_node = static_cast<unsigned>(snode);
-      ms.standby_port = static_cast<unsigned>(std::stoul(m.standby.substr(sdot + 2)));
-    }
-  }
-  ms.sa_server.resp_time_value = static_cast<uint8_t>(m.sa_resp_time_value);
-  ms.sa_server.processing_ps = m.sa_processing_ps;
-  ms.sa_server.per_record_ps = m.sa_per_record_ps;
-  ms.sa_server.keepalives = m.sa_keepalives;
-  ms.sa_server.packet_gap_ps = m.sa_packet_gap_ps;
-  ms.sa_client.resp_time_value = ms.sa_server.resp_time_value;
+  r.spec.management = management_spec(s.management, s.graph, hca_port_names(s),
+                                      RoutingConfig{s.routing.algorithm, s.routing.roots, s.routing.tie_break});
   return r;
 }
 

@@ -27,6 +27,7 @@
 
 #include "models/fabric/fabric.hpp"
 #include "models/fabric/link_config_io.hpp"
+#include "models/fabric/management_config.hpp"
 #include "models/fabric/routing.hpp"
 #include "models/fabric/verbs_workload_config.hpp"
 #include "models/fabric/topology.hpp"
@@ -118,27 +119,6 @@ struct WorkloadConfig {
   std::vector<TrafficPatternConfig> patterns;
   std::vector<PerftestConfig> perftest;        // perftest-like tests over the verbs API
   std::vector<VerbsConnectionConfig> verbs;    // verbs scripts: connections with operations and expectations
-};
-
-enum class ManagementMode { Preconfigured, InBand };
-
-struct ManagementConfig {
-  ManagementMode mode = ManagementMode::Preconfigured;  // tables at time zero, or an SM sweep in band
-  std::string sm;                       // in_band: the SM's HCA port; "" = the first HCA port
-  uint64_t start_ps = 0;                // in_band: when the SM starts its sweep
-  uint64_t link_up_ps = 0;              // in_band: when linked ports come up from Down to Init
-  uint64_t sma_latency_ps = 1'000'000;  // an SMA's time to answer one SMP
-  uint32_t max_smps_in_flight = 4;      // SMPs the SM keeps outstanding (OpenSM max_wire_smps)
-  uint64_t smp_timeout_ps = 200'000'000'000;  // SM's wait for an SMP's answer (OpenSM 200 ms)
-  uint32_t smp_retries = 3;             // resends of an unanswered SMP (OpenSM 3)
-  uint32_t subnet_timeout = 18;         // PortInfo.SubnetTimeout the SM programs (OpenSM 0x12)
-  uint64_t m_key = 0;                   // M_Key the SM programs into every port; 0 = none
-  std::string standby;                  // in_band: a standby SM's HCA port (its SA kept current by Config); "" = none
-  uint32_t sa_resp_time_value = 16;     // the SA's ClassPortInfo.RespTimeValue (OpenSM: 16)
-  uint64_t sa_processing_ps = 1'000'000;  // the SA's time to prepare a first response, fixed part
-  uint64_t sa_per_record_ps = 1'000;    // and per record of the answer
-  bool sa_keepalives = true;            // a slow SA sends KeepAlives
-  uint64_t sa_packet_gap_ps = 100'000;  // between the packets of a multi-packet series
 };
 
 struct RunConfig {
