@@ -492,11 +492,15 @@ void Port::receive_flow_control(ib::Packet* p) {
   return true;
 }
 
-bool Port::receive_data(ib::Packet* p) {
-  if (__builtin_expect(faults_on_, false)) return receive_faulted(p);
+[[gnu::always_inline]] inline bool Port::accept(ib::Packet* p) {
   if (!admit(p)) return false;
   lanes_[p->hdr.lrh.vl].rxq.push_back(p);
   return true;
+}
+
+bool Port::receive_data(ib::Packet* p) {
+  if (__builtin_expect(faults_on_, false)) return receive_faulted(p);
+  return accept(p);
 }
 
 bool Port::receive_faulted(ib::Packet* p) {
@@ -507,8 +511,7 @@ bool Port::receive_faulted(ib::Packet* p) {
       if (admit(p)) hold(p, now_ps() + v.delay_ps);
       return false;  // nothing new for the upper layer yet
     case FaultAction::Duplicate:
-      if (!admit(p)) return false;
-      lanes_[p->hdr.lrh.vl].rxq.push_back(p);
+      if (!accept(p)) return false;
       copy_in(*p);
       return true;
     case FaultAction::DropTargeted:
@@ -517,9 +520,7 @@ bool Port::receive_faulted(ib::Packet* p) {
       discard(p, p->hdr.lrh.vl & 0xFu, v.action == FaultAction::Corrupt ? DropReason::CrcError : DropReason::FaultDrop);
       return false;
   }
-  if (!admit(p)) return false;
-  lanes_[p->hdr.lrh.vl].rxq.push_back(p);
-  return true;
+  return accept(p);
 }
 
 void Port::hold(ib::Packet* p, uint64_t until_ps) {

@@ -267,6 +267,7 @@ class Port : public sc_core::sc_module,
   // Takes a data packet into its receive buffer (checks, credits, statistics,
   // observers) without queueing it for the upper layer; false when dropped.
   bool admit(ib::Packet* p);
+  bool accept(ib::Packet* p);  // admit, then queue it for the upper layer
   // receive_data while faults_on_: judges the packet first and acts on the verdict.
   bool receive_faulted(ib::Packet* p);
   void hold(ib::Packet* p, uint64_t until_ps);  // a delayed packet, admitted

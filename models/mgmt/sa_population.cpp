@@ -5,6 +5,7 @@
 
 #include "models/ib/be_bytes.hpp"
 #include "models/ib/sa_records.hpp"
+#include "models/mgmt/vlarb_blocks.hpp"
 
 namespace hcasim::mgmt {
 namespace {
@@ -120,15 +121,11 @@ void fill_vlarb(const SubnetView& v, Writer& w, SaFillStats& st) {
       const uint16_t lid = node_lid(v, n, p);
       if (lid == 0) continue;
       for (uint16_t block = ib::kVlArbLowFirst; block <= ib::kVlArbHighSecond; ++block) {
-        const bool high = block >= ib::kVlArbHighFirst;
-        const std::vector<link::VlArbEntry>& t = high ? arb[p].high : arb[p].low;
-        const unsigned first = (block == ib::kVlArbLowSecond || block == ib::kVlArbHighSecond) ? ib::kVlArbBlockEntries : 0;
         ib::VlArbRecord r;
         r.lid = lid;
         r.out_port = static_cast<uint8_t>(p);
         r.block = static_cast<uint8_t>(block);
-        for (unsigned i = 0; i < ib::kVlArbBlockEntries && first + i < t.size(); ++i)
-          r.table.entry[i] = {static_cast<uint8_t>(t[first + i].vl & 0xF), t[first + i].weight};
+        r.table = vlarb_table_block(arb[p], block);
         st.vlarb_records += w.put(r);
       }
     }

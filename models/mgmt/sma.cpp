@@ -4,6 +4,7 @@
 
 #include "models/hca/hca.hpp"
 #include "models/mgmt/port_codes.hpp"
+#include "models/mgmt/vlarb_blocks.hpp"
 #include "models/switch/switch.hpp"
 
 namespace hcasim::mgmt {
@@ -21,17 +22,6 @@ bool transition_ok(link::PortState from, uint8_t to) {
     case ib::kPortStateActive: return from == link::PortState::Armed || from == link::PortState::Active;
     default: return false;
   }
-}
-
-// A priority's table as the 64 entries the wire carries.
-std::vector<link::VlArbEntry> padded(const std::vector<link::VlArbEntry>& t) {
-  std::vector<link::VlArbEntry> v = t;
-  v.resize(link::kMaxArbEntries, link::VlArbEntry{0, 0});
-  return v;
-}
-
-void trim(std::vector<link::VlArbEntry>& t) {
-  while (!t.empty() && t.back().weight == 0) t.pop_back();
 }
 
 }  // namespace
@@ -296,11 +286,8 @@ uint16_t Sma::get_vlarb(uint32_t mod, unsigned in, ib::VlArbBlock& out) const {
   unsigned port = ib::vlarb_port(mod);
   if (!is_switch() && port == 0) port = in;
   const link::Port* p = model_port(port);
-  if (p == nullptr || block < 1 || block > ib::kVlArbHighSecond) return ib::kStatusInvalidAttribute;
-  const bool high = block >= ib::kVlArbHighFirst;
-  const auto table = padded(high ? p->vlarb().high : p->vlarb().low);
-  const unsigned first = (block == ib::kVlArbLowSecond || block == ib::kVlArbHighSecond) ? ib::kVlArbBlockEntries : 0;
-  for (unsigned i = 0; i < ib::kVlArbBlockEntries; ++i) out.entry[i] = {table[first + i].vl, table[first + i].weight};
+  if (p == nullptr || !vlarb_table_block_valid(block)) return ib::kStatusInvalidAttribute;
+  out = vlarb_table_block(p->vlarb(), block);
   return ib::kStatusOk;
 }
 
@@ -309,15 +296,9 @@ uint16_t Sma::set_vlarb(uint32_t mod, unsigned in, const ib::VlArbBlock& block) 
   unsigned port = ib::vlarb_port(mod);
   if (!is_switch() && port == 0) port = in;
   link::Port* p = model_port(port);
-  if (p == nullptr || b < 1 || b > ib::kVlArbHighSecond) return ib::kStatusInvalidAttribute;
+  if (p == nullptr || !vlarb_table_block_valid(b)) return ib::kStatusInvalidAttribute;
   link::VlArbConfig c = p->vlarb();
-  const bool high = b >= ib::kVlArbHighFirst;
-  auto table = padded(high ? c.high : c.low);
-  const unsigned first = (b == ib::kVlArbLowSecond || b == ib::kVlArbHighSecond) ? ib::kVlArbBlockEntries : 0;
-  for (unsigned i = 0; i < ib::kVlArbBlockEntries; ++i)
-    table[first + i] = {static_cast<uint8_t>(block.entry[i].vl & 0xF), block.entry[i].weight};
-  trim(table);
-  (high ? c.high : c.low) = table;
+  set_vlarb_table_block(c, b, block);
   if (is_switch()) switch_->set_vlarb(port, c);
   else p->set_vlarb(c);
   return ib::kStatusOk;

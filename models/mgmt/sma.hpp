@@ -27,9 +27,7 @@
 //   passes. Else an SMP whose M_Key differs is refused when it is a Set, or a
 //   Get with protect bits >= 2; a Get with protect bits 1 passes with the M_Key
 //   read as 0. A refused SMP gets no answer and counts an M_Key violation.
-// - VLArb tables are kept as 64 entries per priority on the wire; the model's
-//   table is the entries up to the last of non-zero weight (an entry of weight
-//   0 is never served, so both arbitrate alike).
+// - VLArb blocks map onto the port's tables as vlarb_blocks.hpp says.
 
 #include <cstdint>
 #include <string>

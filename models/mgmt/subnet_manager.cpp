@@ -6,23 +6,9 @@
 #include <stdexcept>
 
 #include "models/mgmt/port_codes.hpp"
+#include "models/mgmt/vlarb_blocks.hpp"
 
 namespace hcasim::mgmt {
-
-namespace {
-
-constexpr unsigned kVlArbBlocks = 4;  // iba-facts 6: low 0-31, low 32-63, high 0-31, high 32-63
-
-ib::VlArbBlock vlarb_block(const link::VlArbConfig& c, unsigned block) {
-  const auto& t = block >= ib::kVlArbHighFirst ? c.high : c.low;
-  const unsigned first = (block == ib::kVlArbLowSecond || block == ib::kVlArbHighSecond) ? ib::kVlArbBlockEntries : 0;
-  ib::VlArbBlock b;
-  for (unsigned i = 0; i < ib::kVlArbBlockEntries && first + i < t.size(); ++i)
-    b.entry[i] = {t[first + i].vl, t[first + i].weight};
-  return b;
-}
-
-}  // namespace
 
 SubnetManager::SubnetManager(const SmConfig& config, QosPolicy policy, unsigned sm_port)
     : config_(config), policy_(std::move(policy)), sm_port_(sm_port) {}
@@ -147,7 +133,6 @@ void SubnetManager::on_node_info(const Pending& p, const ib::Smp& resp) {
     f.path = path;
     f.ports.resize(ni.num_ports + 1u);
     f.peers.resize(ni.num_ports + 1u);
-    f.port_read.resize(ni.num_ports + 1u, false);
     f.port_paths.resize(ni.num_ports + 1u);
     f.reached.resize(ni.num_ports + 1u, false);
     found_.push_back(std::move(f));
@@ -168,7 +153,6 @@ void SubnetManager::on_node_info(const Pending& p, const ib::Smp& resp) {
 void SubnetManager::on_port_info(const Pending& p, const ib::Smp& resp) {
   Found& f = found_[p.node];
   f.ports[p.port].decode(resp.data.data());
-  f.port_read[p.port] = true;
   const bool linked = f.ports[p.port].port_phys_state == ib::kPhysStateLinkUp;
   const bool is_switch = f.info.node_type == ib::kNodeTypeSwitch;
   const bool sm_node = f.path.empty();
@@ -319,7 +303,7 @@ void SubnetManager::plan_configuration() {
         const std::vector<uint8_t>& path = is_switch ? f.path : f.port_paths[port];
         for (unsigned b = 1; b <= kVlArbBlocks; ++b) {
           ib::Smp s = make_smp(ib::kMethodSet, ib::kAttrVlArbTable, ib::vlarb_attr_mod(static_cast<uint16_t>(b), static_cast<uint16_t>(port)), path);
-          vlarb_block(q->vlarb[port], b).encode(s.data.data());
+          vlarb_table_block(q->vlarb[port], b).encode(s.data.data());
           request(s, Purpose::Program, UINT32_MAX, 0);
         }
         view_.nodes[v].vlarb[port] = q->vlarb[port];

@@ -113,7 +113,6 @@ class SubnetManager {
     std::vector<bool> reached;            // HCA: by port number, a path to it is known
     std::vector<ib::PortInfo> ports;      // by port number
     std::vector<Peer> peers;              // by port number
-    std::vector<bool> port_read;
   };
   struct Pending {
     ib::Smp smp;
