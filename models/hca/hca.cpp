@@ -72,17 +72,16 @@ transport::Qp& Hca::create_qp(const transport::QpInit& init) {
 }
 
 int Hca::next_vl(HostPort& h) {
-  link::Port& p = *h.port;
-  if (!p.rx_empty(link::kVl15)) return link::kVl15;
-  const unsigned n = p.vl_count();
-  for (unsigned k = 0; k < n; ++k) {
-    const unsigned vl = (h.next_vl + k) % n;
-    if (!p.rx_empty(vl)) {
-      h.next_vl = (vl + 1) % n;
-      return static_cast<int>(vl);
-    }
-  }
-  return -1;
+  const link::Port& p = *h.port;
+  const uint32_t ready = p.rx_ready_vls();
+  if (ready & (1u << link::kVl15)) return link::kVl15;
+  const uint32_t data = ready & ((1u << link::kVl15) - 1);
+  if (data == 0) return -1;
+  // Round robin: the first data VL with packets at or after next_vl, cyclically.
+  const uint32_t later = data & ~((1u << h.next_vl) - 1);
+  const unsigned vl = static_cast<unsigned>(__builtin_ctz(later != 0 ? later : data));
+  h.next_vl = (vl + 1) % p.vl_count();
+  return static_cast<int>(vl);
 }
 
 link::SubmitResult Hca::send_mad(unsigned i, ib::Packet* p) {

@@ -159,7 +159,7 @@ void Port::open_stalls(const VlCandidates& candidates) {
     Lane& l = lanes_[vl];
     if (l.stall_since == 0 && !l.txq.empty() && candidates[vl] == 0) {
       l.stall_since = now + 1;
-      stalled_ |= 1u << vl;
+      stalled_ = static_cast<uint16_t>(stalled_ | (1u << vl));
     }
   }
 }
@@ -494,7 +494,7 @@ void Port::receive_flow_control(ib::Packet* p) {
 
 [[gnu::always_inline]] inline bool Port::accept(ib::Packet* p) {
   if (!admit(p)) return false;
-  lanes_[p->hdr.lrh.vl].rxq.push_back(p);
+  queue_rx(p);
   return true;
 }
 
@@ -537,7 +537,7 @@ void Port::held_method() {
   for (; n < held_.size() && held_[n]->due_ps <= now; ++n) {
     ib::Packet* p = held_[n];
     p->received_ps = now;
-    lanes_[p->hdr.lrh.vl].rxq.push_back(p);
+    queue_rx(p);
   }
   held_.erase(held_.begin(), held_.begin() + static_cast<std::ptrdiff_t>(n));
   if (!held_.empty()) held_timer_.notify_at(held_.front()->due_ps);
@@ -550,7 +550,7 @@ void Port::copy_in(const ib::Packet& p) {
   c->next = nullptr;
   const unsigned vl = p.hdr.lrh.vl;
   copies_.push_back({c, p.wire_len, static_cast<uint8_t>(vl)});
-  lanes_[vl].rxq.push_back(c);
+  queue_rx(c);
 }
 
 void Port::took_copy(const ib::Packet* p) {
@@ -575,7 +575,9 @@ ib::Packet* Port::rx_pop(unsigned vl) {
 }
 
 ib::Packet* Port::rx_take(unsigned vl) {
-  ib::Packet* p = lanes_[vl].rxq.pop_front();
+  ib::PacketQueue& q = lanes_[vl].rxq;
+  ib::Packet* p = q.pop_front();
+  if (q.empty()) rx_ready_ = static_cast<uint16_t>(rx_ready_ & ~(1u << vl));
   if (__builtin_expect(faults_on_, false) && !copies_.empty()) took_copy(p);
   return p;
 }

@@ -147,6 +147,9 @@ class Port : public sc_core::sc_module,
   // same simulated time; it may call back into the port. One per port.
   void on_rx_ready(std::function<void()> handler) { on_rx_ready_ = std::move(handler); }
   bool rx_empty(unsigned vl) const { return lanes_[vl].rxq.empty(); }
+  // Bit per VL (15 = VL15) whose receive queue has packets: an upper layer
+  // finds them without reading every VL's queue.
+  uint32_t rx_ready_vls() const { return rx_ready_; }
   const ib::Packet* rx_front(unsigned vl) const { return lanes_[vl].rxq.front(); }
   ib::Packet* rx_pop(unsigned vl);  // rx_take + rx_release
   // Takes the head packet of a VL; its buffer space stays in use (and its
@@ -270,6 +273,11 @@ class Port : public sc_core::sc_module,
   bool accept(ib::Packet* p);  // admit, then queue it for the upper layer
   // receive_data while faults_on_: judges the packet first and acts on the verdict.
   bool receive_faulted(ib::Packet* p);
+  void queue_rx(ib::Packet* p) {  // an admitted packet, for the upper layer
+    const unsigned vl = p->hdr.lrh.vl;
+    lanes_[vl].rxq.push_back(p);
+    rx_ready_ = static_cast<uint16_t>(rx_ready_ | (1u << vl));
+  }
   void hold(ib::Packet* p, uint64_t until_ps);  // a delayed packet, admitted
   void copy_in(const ib::Packet& p);            // a duplicated packet's copy, after it
   void took_copy(const ib::Packet* p);          // rx_take: p may be a copy
@@ -313,7 +321,8 @@ class Port : public sc_core::sc_module,
   uint8_t tx_data_vls_;               // data VLs the state lets out: vls_ when Active, else 0
   std::array<PortObserver*, kMaxObservers> observers_{};
   uint32_t mtu_;
-  uint32_t stalled_ = 0;              // bit per VL: a credit stall is open
+  uint16_t stalled_ = 0;              // bit per VL: a credit stall is open
+  uint16_t rx_ready_ = 0;             // bit per VL (15 = VL15): its receive queue has packets
   uint32_t tx_ready_ = 0;             // bit per VL (15 = VL15): its transmit queue has packets
   uint32_t fc_pending_ = 0;           // bit per VL: a flow-control packet is due
   std::unique_ptr<TraceMirror> trace_; // while tracing

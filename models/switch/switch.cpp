@@ -82,9 +82,9 @@ struct Switch::Impl {
   }
 
   void on_arrival(unsigned in) {
-    link::Port& p = *ports[in];
-    for (unsigned vl = 0; vl < p.vl_count(); ++vl) route_heads(in, vl);
-    route_heads(in, link::kVl15);
+    // Data VLs in order, then VL15 (bit 15).
+    for (uint32_t ready = ports[in]->rx_ready_vls(); ready != 0; ready &= ready - 1)
+      route_heads(in, static_cast<unsigned>(__builtin_ctz(ready)));
   }
 
   // Routes the head of an input VL until one waits in the crossbar or the

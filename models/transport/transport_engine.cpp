@@ -309,10 +309,14 @@ void TransportEngine::engine_done(Engine& g) {
 void TransportEngine::submit(Engine& g) {
   Entry& e = *g.entry;
   if (ports_[e.qp.port].port->submit(g.packet) == link::SubmitResult::Busy) {
-    if (!g.waiting_room) ++stats_.port_full_waits;
-    g.waiting_room = true;
+    if (!g.waiting_room) {
+      ++stats_.port_full_waits;
+      ++waiting_room_;
+      g.waiting_room = true;
+    }
     return;
   }
+  if (g.waiting_room) --waiting_room_;
   g.packet = nullptr;
   g.waiting_room = false;
   g.entry = nullptr;
@@ -324,7 +328,7 @@ void TransportEngine::submit(Engine& g) {
   wake(e);
 }
 
-void TransportEngine::port_has_room(unsigned port_index) {
+void TransportEngine::resubmit_waiting(unsigned port_index) {
   for (auto& g : engines_)
     if (g->waiting_room && g->entry->qp.port == port_index) submit(*g);
   dispatch();

@@ -85,8 +85,11 @@ class TransportEngine : public QpServices {
   void deliver(ib::Packet* p, unsigned port_index);
   // Whether a QP with this number exists (the HCA routes other packets elsewhere).
   bool owns(uint32_t qpn) const { return qpn < qps_.size() && qps_[qpn] != nullptr; }
-  // The port's "transmit queue may have room" handler is the engine's.
-  void port_has_room(unsigned port_index);
+  // The port's "transmit queue may have room" handler is the engine's. Inline
+  // and cheap when no engine waits for room (raw traffic on the same port).
+  void port_has_room(unsigned port_index) {
+    if (waiting_room_ != 0) resubmit_waiting(port_index);
+  }
 
   const EngineStats& stats() const { return stats_; }
   const TransportConfig& config() const override { return config_; }
@@ -101,6 +104,7 @@ class TransportEngine : public QpServices {
   uint64_t now_ps() const override { return sc_core::sc_time_stamp().value(); }
 
  private:
+  void resubmit_waiting(unsigned port_index);  // port_has_room when an engine waits
   struct Entry;
   struct Engine;
   Entry* entry(uint32_t qpn) const;  // null when there is no such QP
@@ -124,6 +128,7 @@ class TransportEngine : public QpServices {
   uint32_t next_qpn_ = 2;
   ib::RingFifo<Entry*, 8> ready_;
   std::vector<std::unique_ptr<Engine>> engines_;
+  unsigned waiting_room_ = 0;  // engines whose packet the port refused (Busy)
   struct Arrival {
     uint64_t due_ps;
     ib::Packet* packet;
