@@ -202,6 +202,17 @@ void Port::tx_method() {
   if (tx_waiting()) tx_wakeup_.notify_at(tx_free_at_);
 }
 
+void Port::warm_tx() const {
+  for (uint32_t ready = tx_ready_ & ~(1u << kVl15); ready != 0; ready &= ready - 1)
+    __builtin_prefetch(&lanes_[__builtin_ctz(ready)]);
+  __builtin_prefetch(&arbiter_);
+  __builtin_prefetch(&stats_);
+}
+
+void Port::warm_rx() const {
+  if (!in_flight_.empty()) __builtin_prefetch(in_flight_.front());
+}
+
 VlCandidates Port::credit_candidates(VlCandidates* heads) const {
   VlCandidates candidates{};
   for (uint32_t ready = tx_ready_ & ~(1u << kVl15); ready != 0; ready &= ready - 1) {

@@ -251,6 +251,9 @@ class Port : public sc_core::sc_module,
   void start_of_simulation() override;
   void tx_method();
   void rx_method();
+  // Warm-ups of the two (see Alarm): prefetch what they read first.
+  void warm_tx() const;
+  void warm_rx() const;
   void fc_timer_method();
   void lifetime_method();
 
@@ -311,7 +314,7 @@ class Port : public sc_core::sc_module,
   // misses). Receive side: the peer's transmission writes in_flight_ and arms
   // rx_arrival_, right after the TLM interface it calls.
   ib::PacketQueue in_flight_;         // arrivals (Packet::due_ps), in link order
-  Alarm rx_arrival_ = Alarm::method<&Port::rx_method>(this);
+  Alarm rx_arrival_ = Alarm::method<&Port::rx_method, &Port::warm_rx>(this);
   std::function<void()> on_rx_ready_; // the upper layer's handler
   uint16_t observer_count_ = 0;       // at most kMaxObservers
   bool faults_on_ = false;            // faults_ is set (fills padding: no hot member moves)
@@ -327,7 +330,7 @@ class Port : public sc_core::sc_module,
   uint32_t fc_pending_ = 0;           // bit per VL: a flow-control packet is due
   std::unique_ptr<TraceMirror> trace_; // while tracing
   // Transmit side.
-  Alarm tx_wakeup_ = Alarm::method<&Port::tx_method>(this);
+  Alarm tx_wakeup_ = Alarm::method<&Port::tx_method, &Port::warm_tx>(this);
   uint64_t tx_free_at_ = 0;
   LinkTiming timing_{LinkConfig{}};
   uint64_t head_ps_ = 0;              // time the LRH takes on the wire

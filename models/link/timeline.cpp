@@ -48,6 +48,30 @@ void Timeline::arm(uint64_t time_ps) {
   else wake_.notify(sc_core::sc_time::from_value(time_ps - now));
 }
 
+void Timeline::prefetch_ahead() const {
+  // A hop's time is mostly cache misses on state scattered over the fabric;
+  // the alarms due next at this time are known, so their misses can overlap
+  // this handler's:
+  // - the alarm after next: its line and the lines around it (an alarm sits
+  //   beside the state it serves);
+  // - the next one: its warm-up, which reads that state (fetched while the
+  //   handler before ran) and prefetches what it points to, e.g. a port's
+  //   next arriving packet. Its own line is in the cache: unlinking the alarm
+  //   before it wrote it.
+  // Measured on the fabric benchmarks (interleaved Release runs, a noisy
+  // 2-core machine): 4-15% less wall time per packet-hop at the median. A
+  // deeper pipeline (a second warm-up stage reading the prefetched packet)
+  // gained nothing more.
+  const auto* next = static_cast<const Alarm*>(queue_.front());
+  if (const AlarmHook* after = next->next; after != nullptr) {
+    const char* c = reinterpret_cast<const char*>(after);
+    __builtin_prefetch(c - 64);
+    __builtin_prefetch(c);
+    __builtin_prefetch(c + 64);
+  }
+  next->warm();
+}
+
 void Timeline::dispatch() {
   const uint64_t now = now_ps();
   armed_at_ = UINT64_MAX;
@@ -55,6 +79,7 @@ void Timeline::dispatch() {
   dispatching_ = true;
   while (!queue_.empty() && queue_.front_time() <= now) {
     auto* a = static_cast<Alarm*>(queue_.pop());
+    if (!queue_.empty() && queue_.front_time() <= now) prefetch_ahead();
     ++dispatched_;
     a->run();
     if (holds_ != 0) {

@@ -70,6 +70,7 @@ class Timeline {
   void schedule(Alarm* a, uint64_t time_ps);
   void unschedule(Alarm* a);
   void dispatch();
+  void prefetch_ahead() const;  // for the alarms due next at this time
   void arm(uint64_t time_ps);
 
   AlarmQueue queue_;
@@ -85,9 +86,13 @@ class Timeline {
 class Alarm : private AlarmHook {
  public:
   using Handler = void (*)(void* context);
-  // Calls handler(context): 56 bytes, kept beside the state it serves.
-  Alarm(Handler handler, void* context)
-      : timeline_(&Timeline::current()), handler_(handler), context_(context) {}
+  // A warm-up starts fetching what the handler will read (prefetches only, no
+  // effect on the model); the Timeline calls it while the alarm before this
+  // one runs (Timeline::prefetch_ahead).
+  using Warm = void (*)(const void* context);
+  // Calls handler(context): 64 bytes, kept beside the state it serves.
+  Alarm(Handler handler, void* context, Warm warm = nullptr)
+      : timeline_(&Timeline::current()), handler_(handler), context_(context), warm_(warm) {}
   // Calls f(), kept on the heap: for wakeups off the hot path and for tests.
   explicit Alarm(std::function<void()> f)
       : Alarm(&call_function, new std::function<void()>(std::move(f))) {}
@@ -95,6 +100,11 @@ class Alarm : private AlarmHook {
   template <auto Method, class T>
   static Alarm method(T* object) {
     return Alarm(&call_method<T, Method>, object);
+  }
+  // The same, with object->WarmUp() as its warm-up.
+  template <auto Method, auto WarmUp, class T>
+  static Alarm method(T* object) {
+    return Alarm(&call_method<T, Method>, object, &call_warm<T, WarmUp>);
   }
   Alarm(const Alarm&) = delete;
   Alarm& operator=(const Alarm&) = delete;
@@ -120,12 +130,20 @@ class Alarm : private AlarmHook {
   static void call_method(void* object) {
     (static_cast<T*>(object)->*Method)();
   }
+  template <class T, auto WarmUp>
+  static void call_warm(const void* object) {
+    (static_cast<const T*>(object)->*WarmUp)();
+  }
   static void call_function(void* f) { (*static_cast<std::function<void()>*>(f))(); }
   void run() { handler_(context_); }
+  void warm() const {
+    if (warm_ != nullptr) warm_(context_);
+  }
 
   Timeline* timeline_;
   Handler handler_;
   void* context_;
+  Warm warm_;
 };
 
 inline void Timeline::unschedule(Alarm* a) { queue_.remove(a); }
