@@ -36,22 +36,23 @@ nlohmann::json port_stats_json(const link::Port& port, uint64_t sim_ps) {
     nlohmann::json d = nlohmann::json::object();
     for (std::size_t r = 0; r < link::kDropReasonCount; ++r)
       d[link::to_string(static_cast<link::DropReason>(r))] = v.drops[r];
-    vls.push_back({{"vl", vl},
-                   {"tx_packets", v.tx_packets},
-                   {"tx_bytes", v.tx_bytes},
-                   {"tx_payload_bytes", v.tx_payload_bytes},
-                   {"tx_throughput_bps", bits_per_second(v.tx_bytes, sim_ps)},
-                   {"tx_data_throughput_bps", bits_per_second(v.tx_payload_bytes, sim_ps)},
-                   {"rx_packets", v.rx_packets},
-                   {"rx_bytes", v.rx_bytes},
-                   {"rx_payload_bytes", v.rx_payload_bytes},
-                   {"rx_throughput_bps", bits_per_second(v.rx_bytes, sim_ps)},
-                   {"credit_stall_ps", v.credit_stall_ps},
-                   {"rx_buffer_high_water_bytes", v.rx_high_water_bytes},
-                   {"tx_buffer_high_water_bytes", v.tx_high_water_bytes},
-                   {"drops", d}});
+    nlohmann::json o = {{"vl", vl},
+                        {"tx_packets", v.tx_packets},
+                        {"tx_bytes", v.tx_bytes},
+                        {"tx_payload_bytes", v.tx_payload_bytes},
+                        {"tx_throughput_bps", bits_per_second(v.tx_bytes, sim_ps)},
+                        {"tx_data_throughput_bps", bits_per_second(v.tx_payload_bytes, sim_ps)},
+                        {"rx_packets", v.rx_packets},
+                        {"rx_bytes", v.rx_bytes},
+                        {"rx_payload_bytes", v.rx_payload_bytes},
+                        {"rx_throughput_bps", bits_per_second(v.rx_bytes, sim_ps)},
+                        {"credit_stall_ps", v.credit_stall_ps},
+                        {"rx_buffer_high_water_bytes", v.rx_high_water_bytes},
+                        {"tx_buffer_high_water_bytes", v.tx_high_water_bytes}};
+    o["drops"] = std::move(d);
+    vls.push_back(std::move(o));
   }
-  j["vls"] = vls;
+  j["vls"] = std::move(vls);
   if (const link::FaultInjector* f = port.faults()) j["faults"] = fault_stats_json(*f);
   return j;
 }
