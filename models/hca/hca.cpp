@@ -77,9 +77,7 @@ int Hca::next_vl(HostPort& h) {
   if (ready & (1u << link::kVl15)) return link::kVl15;
   const uint32_t data = ready & ((1u << link::kVl15) - 1);
   if (data == 0) return -1;
-  // Round robin: the first data VL with packets at or after next_vl, cyclically.
-  const uint32_t later = data & ~((1u << h.next_vl) - 1);
-  const unsigned vl = static_cast<unsigned>(__builtin_ctz(later != 0 ? later : data));
+  const unsigned vl = link::first_vl_from(data, h.next_vl);
   h.next_vl = (vl + 1) % p.vl_count();
   return static_cast<int>(vl);
 }

@@ -226,8 +226,7 @@ VlCandidates Port::credit_candidates(VlCandidates* heads) const {
 }
 
 unsigned Port::next_flow_control_vl() {
-  const uint32_t later = fc_pending_ & ~((1u << fc_next_) - 1);
-  const unsigned vl = static_cast<unsigned>(__builtin_ctz(later != 0 ? later : fc_pending_));
+  const unsigned vl = first_vl_from(fc_pending_, fc_next_);
   fc_next_ = static_cast<uint8_t>((vl + 1) % vls_);
   return vl;
 }

@@ -98,6 +98,13 @@ namespace hcasim::link {
 
 enum class SubmitResult { Queued, Dropped, Busy };
 
+// Round robin over a bit per VL: the first set bit at or after `start`,
+// cyclically. Requires mask != 0 and start < 32.
+inline unsigned first_vl_from(uint32_t mask, unsigned start) {
+  const uint32_t later = mask & ~((1u << start) - 1);
+  return static_cast<unsigned>(__builtin_ctz(later != 0 ? later : mask));
+}
+
 // PortInfo.PortState values (iba-facts 6).
 enum class PortState : uint8_t { Down = 1, Init = 2, Armed = 3, Active = 4 };
 const char* to_string(PortState s);
