@@ -98,7 +98,7 @@ void Hca::take(ib::Packet* p, unsigned index, uint64_t now) {
 
 void Hca::drain(unsigned index) {
   HostPort& h = *ports_[index];
-  const uint64_t now = sc_core::sc_time_stamp().value();
+  const uint64_t now = link::now_ps();
   for (;;) {
     if (h.draining_vl >= 0) {
       if (now < h.busy_until_ps) return;  // still reading the current packet

@@ -66,12 +66,4 @@ LinkTiming::LinkTiming(const LinkConfig& c)
                           : static_cast<uint64_t>(std::llround(c.length_m * static_cast<double>(c.ps_per_m)))),
       framing_(c.framing_bytes) {}
 
-uint64_t LinkTiming::serialization_ps(uint32_t wire_bytes) const {
-  return static_cast<uint64_t>(std::llround(static_cast<double>(wire_bytes + framing_) * ps_per_byte_));
-}
-
-uint64_t LinkTiming::bytes_ps(uint32_t bytes) const {
-  return static_cast<uint64_t>(std::llround(static_cast<double>(bytes) * ps_per_byte_));
-}
-
 }  // namespace hcasim::link

@@ -38,14 +38,21 @@ struct LinkConfig {
   FaultConfig faults;                // fault injection, applied at the receiver of each direction (fault_injector.hpp)
 };
 
+// std::llround for 0 <= x < 2^53, inline (llround is a call into libm, and a
+// hop computes several times): the whole part and the remainder are exact.
+inline uint64_t round_ps(double x) {
+  const auto whole = static_cast<uint64_t>(x);
+  return whole + (x - static_cast<double>(whole) >= 0.5 ? 1 : 0);
+}
+
 // Timing of one direction of a link, precomputed from its config.
 class LinkTiming {
  public:
   explicit LinkTiming(const LinkConfig& c);
   // Time to put a packet of this many bytes on the wire, framing included.
-  uint64_t serialization_ps(uint32_t wire_bytes) const;
+  uint64_t serialization_ps(uint32_t wire_bytes) const { return bytes_ps(wire_bytes + framing_); }
   // Time these bytes alone take on the wire (no framing): e.g. a packet's head.
-  uint64_t bytes_ps(uint32_t bytes) const;
+  uint64_t bytes_ps(uint32_t bytes) const { return round_ps(static_cast<double>(bytes) * ps_per_byte_); }
   uint64_t propagation_ps() const { return propagation_ps_; }
   double data_rate_bps() const { return rate_bps_; }
   uint32_t framing_bytes() const { return framing_; }

@@ -43,6 +43,10 @@
 
 namespace hcasim::link {
 
+// The current simulated time in ps, inline: sc_time_stamp() is a call into the
+// SystemC library, and a packet-hop asks for the time several times.
+inline uint64_t now_ps() { return sc_core::sc_get_curr_simcontext()->time_stamp().value(); }
+
 class Alarm;
 
 class Timeline {
@@ -50,7 +54,7 @@ class Timeline {
   // The current simulation's timeline; created at first use.
   static Timeline& current();
 
-  uint64_t now_ps() const { return sc_core::sc_time_stamp().value(); }
+  uint64_t now_ps() const { return link::now_ps(); }
   // Wakeups run so far (handlers called), for benchmarks.
   uint64_t dispatched() const { return dispatched_; }
 

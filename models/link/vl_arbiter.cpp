@@ -36,7 +36,7 @@ int VlArbiter::Table::pick(const VlCandidates& c) {
   // order; offset n is the same entry again with a fresh turn.
   const std::size_t start = turn_.current;
   for (std::size_t k = 0; k <= n; ++k) {
-    const auto i = static_cast<uint32_t>((start + k) % n);
+    const auto i = static_cast<uint32_t>(start + k < n ? start + k : start + k - n);  // (start + k) mod n
     const VlArbEntry& e = entries_[i];
     if (k > 0) {
       // Moving the turn to entry i.
@@ -96,9 +96,9 @@ void VlArbiter::Table::idle(const VlCandidates& none) {
 }
 
 int VlArbiter::grant(const VlCandidates& c) {
-  bool any = false;
-  for (uint32_t blocks : c) any |= blocks != 0;
-  if (!any) {
+  uint32_t any = 0;  // an OR of the whole array: straight-line code, no branch per VL
+  for (uint32_t blocks : c) any |= blocks;
+  if (any == 0) {
     // Nothing can send (an idle link or one waiting for credits): common and
     // cheap, with the same effect on the turns as the search below.
     high().idle(c);

@@ -12,7 +12,7 @@ namespace hcasim::mgmt {
 
 namespace {
 
-uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
+using link::now_ps;
 
 bool is_mad(const ib::Packet& p) {
   return p.payload.size() == ib::kMadBytes && p.payload_len == ib::kMadBytes &&

@@ -7,7 +7,7 @@ namespace hcasim::mgmt {
 
 namespace {
 
-uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
+using link::now_ps;
 
 }  // namespace
 

@@ -12,7 +12,7 @@ namespace hcasim::sw {
 
 namespace {
 
-uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
+using link::now_ps;
 
 std::vector<unsigned> operational_vls(const std::vector<link::PortConfig>& ports) {
   if (ports.empty() || ports.size() > kMaxSwitchPorts)
@@ -128,7 +128,7 @@ struct Switch::Impl {
     ++stats.forwarded;
     const uint64_t now = now_ps();
     const double xbar_bps = config.speedup * output.timing().data_rate_bps();
-    const auto xfer = static_cast<uint64_t>(std::llround(8.0 * h.bytes * static_cast<double>(link::kPsPerSecond) / xbar_bps));
+    const uint64_t xfer = link::round_ps(8.0 * h.bytes * static_cast<double>(link::kPsPerSecond) / xbar_bps);
     // Cut-through: the output must not finish before the tail is in.
     const uint64_t out_ser = output.timing().serialization_ps(h.bytes);
     const uint64_t earliest = p->tail_ps > out_ser ? p->tail_ps - out_ser : 0;

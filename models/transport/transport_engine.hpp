@@ -101,7 +101,7 @@ class TransportEngine : public QpServices {
   ib::Packet* new_packet() override { return pool_.acquire(); }
   void complete(Qp& qp, bool send_queue, const WorkCompletion& wc) override;
   void async_event(Qp& qp, const char* event) override;
-  uint64_t now_ps() const override { return sc_core::sc_time_stamp().value(); }
+  uint64_t now_ps() const override { return link::now_ps(); }
 
  private:
   void resubmit_waiting(unsigned port_index);  // port_has_room when an engine waits

@@ -5,7 +5,7 @@ namespace hcasim::rtl {
 using link::Implementation;
 
 namespace {
-uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
+using link::now_ps;
 
 std::vector<uint32_t> capacities(const link::Port& port) {
   std::vector<uint32_t> c;

@@ -16,7 +16,7 @@ using transport::WrOpcode;
 
 constexpr uint64_t kAreaBytes = uint64_t{1} << 39;  // each side: source slots, then destination slots
 
-uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
+using link::now_ps;
 
 // The swap value of cmp_swap number k: distinct, never 0 (the word's first value).
 uint64_t swap_value(uint64_t k) { return (k + 1) * 0x9E3779B97F4A7C15ull; }

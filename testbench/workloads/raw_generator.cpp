@@ -97,13 +97,13 @@ ib::Packet* RawGenerator::make_packet(const Active& a, uint16_t dlid) {
   p->flow = a.index;
   p->seq = results_[a.index].sent;
   p->id = next_id_++;
-  p->created_ps = sc_core::sc_time_stamp().value();
+  p->created_ps = link::now_ps();
   return p;
 }
 
 void RawGenerator::run() {
   if (deferred_) return;  // room on the port before the start (management traffic)
-  const uint64_t now = sc_core::sc_time_stamp().value();
+  const uint64_t now = link::now_ps();
   uint64_t next_wake = UINT64_MAX;
   const std::size_t n = active_.size();
   for (std::size_t k = 0; k < n; ++k) {

@@ -17,7 +17,7 @@ constexpr uint64_t kAreaBytes = uint64_t{1} << 39;  // each side: its own buffer
 constexpr uint32_t kBadRkey = 0xFFFFFFFF;           // no region has it (key index 2^24 - 1)
 constexpr uint64_t kAlign = 64;
 
-uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
+using link::now_ps;
 
 bool carries_message(VerbsOpKind k) {
   return k == VerbsOpKind::Send || k == VerbsOpKind::SendWithImm || k == VerbsOpKind::SendWithInv ||
