@@ -167,11 +167,11 @@ void describe(Io& io, PortConfig& c) {
   io.uint_of("operational_vls", c.operational_vls, {0, 1, 2, 4, 8, 15},
              "OperationalVLs: data VLs in use, at most data_vls; 0 = data_vls");
   io.uint_of("mtu", c.mtu, {256, 512, 1024, 2048, 4096}, "MTU: largest payload, bytes");
-  io.bytes("vl_buffer", c.vl_buffer_bytes, 64, uint64_t{1} << 30, "receive buffer of each data VL");
+  io.bytes("vl_buffer", c.vl_buffer_bytes, 64, link::kMaxVlBufferBytes, "receive buffer of each data VL");
   io.custom("vl_buffers", c.vl_buffers, parse_byte_list, format_byte_list,
             "a list of sizes, one per data VL", "per-VL receive buffers, overriding vl_buffer; [] = none");
-  io.bytes("vl15_buffer", c.vl15_buffer_bytes, 64, uint64_t{1} << 30, "VL15 receive buffer (not flow-controlled)");
-  io.bytes("tx_buffer", c.tx_buffer_bytes, 64, uint64_t{1} << 30, "transmit buffer of each VL");
+  io.bytes("vl15_buffer", c.vl15_buffer_bytes, 64, link::kMaxVlBufferBytes, "VL15 receive buffer (not flow-controlled)");
+  io.bytes("tx_buffer", c.tx_buffer_bytes, 64, link::kMaxVlBufferBytes, "transmit buffer of each VL");
   io.custom("sl2vl", c.sl2vl, parse_sl2vl, format_sl2vl,
             "a list of 16 VLs 0-15, or OpenSM's qos_sl2vl string \"0,1,2,...\"",
             "SL-to-VL table: 16 VLs indexed by SL (15 = drop); [] = SL modulo operational VLs");

@@ -33,23 +33,25 @@ constexpr uint32_t blocks_for(uint32_t bytes) {
 class CreditSender {
  public:
   bool may_send(uint32_t blocks) const {
-    return ((fccl_ - (fctbs_ + blocks)) & kCreditMask) <= kMaxAdvertisedBlocks;
+    return ((uint32_t{fccl_} - (fctbs_ + blocks)) & kCreditMask) <= kMaxAdvertisedBlocks;
   }
-  void on_sent(uint32_t blocks) { fctbs_ = (fctbs_ + blocks) & kCreditMask; }
-  void on_flow_control(uint16_t fccl) { fccl_ = fccl & kCreditMask; }
+  void on_sent(uint32_t blocks) { fctbs_ = static_cast<uint16_t>((fctbs_ + blocks) & kCreditMask); }
+  void on_flow_control(uint16_t fccl) { fccl_ = static_cast<uint16_t>(fccl & kCreditMask); }
 
-  uint16_t fctbs() const { return static_cast<uint16_t>(fctbs_); }
-  uint16_t fccl() const { return static_cast<uint16_t>(fccl_); }
+  uint16_t fctbs() const { return fctbs_; }
+  uint16_t fccl() const { return fccl_; }
   // Blocks the transmitter may still send before the limit, when that is in
   // the valid window; 0 otherwise.
   uint32_t available() const {
-    uint32_t a = (fccl_ - fctbs_) & kCreditMask;
+    uint32_t a = (uint32_t{fccl_} - fctbs_) & kCreditMask;
     return a <= kMaxAdvertisedBlocks ? a : 0;
   }
 
  private:
-  uint32_t fctbs_ = 0;
-  uint32_t fccl_ = 0;  // nothing may be sent before the first flow-control packet
+  // 12-bit counters, 16 bits each: the pair shares its cache line with the
+  // VL's queues (Port::Lane).
+  uint16_t fctbs_ = 0;
+  uint16_t fccl_ = 0;  // nothing may be sent before the first flow-control packet
 };
 
 // Receiver side of one VL: ABR and buffer occupancy in blocks.

@@ -13,13 +13,16 @@ Port::Port(const sc_core::sc_module_name& name, const PortConfig& config, ib::Pa
       rx_data_vls_(static_cast<uint8_t>(vls_)),
       tx_data_vls_(static_cast<uint8_t>(vls_)),
       mtu_(config.mtu),
-      sl2vl_(resolved_sl2vl(config)),
       pool_(pool),
       tx_buffer_bytes_(config.tx_buffer_bytes),
+      sl2vl_(resolved_sl2vl(config)),
       arbiter_(resolved_vlarb(config)),
       vl15_buffer_bytes_(config.vl15_buffer_bytes),
       config_(config),
       vlarb_(resolved_vlarb(config)) {
+  if (config.tx_buffer_bytes > kMaxVlBufferBytes)
+    throw std::invalid_argument(std::string(this->name()) + ": tx_buffer of " + std::to_string(config.tx_buffer_bytes) +
+                                " bytes; accepted: at most " + std::to_string(kMaxVlBufferBytes));
   tx.bind(*this);
   rx.bind(*this);
   for (unsigned vl = 0; vl < vls_; ++vl)
@@ -147,29 +150,29 @@ SubmitResult Port::submit_on_vl(ib::Packet* p, unsigned vl) {
   if (lifetimes_on_ && l.txq.front() == p) new_head(vl);
   l.txq_bytes += bytes;
   VlStats& s = stats_.vl[vl];
-  s.tx_high_water_bytes = std::max(s.tx_high_water_bytes, l.txq_bytes);
-  if (trace_ != nullptr) trace_->tx_bytes[vl] = static_cast<uint32_t>(l.txq_bytes);
+  s.tx_high_water_bytes = std::max<uint64_t>(s.tx_high_water_bytes, l.txq_bytes);
+  if (trace_ != nullptr) trace_->tx_bytes[vl] = l.txq_bytes;
   wake_tx();
   return SubmitResult::Queued;
 }
 
 void Port::open_stalls(const VlCandidates& candidates) {
+  // Data VLs with a queued packet and no stall open (tx_ready_ and stalled_
+  // mirror the queues and stall_since, so no other lane is read).
   const uint64_t now = now_ps();
-  for (unsigned vl = 0; vl < vls_; ++vl) {
-    Lane& l = lanes_[vl];
-    if (l.stall_since == 0 && !l.txq.empty() && candidates[vl] == 0) {
-      l.stall_since = now + 1;
-      stalled_ = static_cast<uint16_t>(stalled_ | (1u << vl));
-    }
+  for (uint32_t open = tx_ready_ & ~stalled_ & ~(1u << kVl15); open != 0; open &= open - 1) {
+    const auto vl = static_cast<unsigned>(__builtin_ctz(open));
+    if (candidates[vl] != 0) continue;
+    lanes_[vl].stall_since = now + 1;
+    stalled_ = static_cast<uint16_t>(stalled_ | (1u << vl));
   }
 }
 
 void Port::close_stalls() {
-  if (stalled_ == 0) return;
   const uint64_t now = now_ps();
-  for (unsigned vl = 0; vl < vls_; ++vl) {
+  for (uint32_t open = stalled_; open != 0; open &= open - 1) {
+    const auto vl = static_cast<unsigned>(__builtin_ctz(open));
     Lane& l = lanes_[vl];
-    if (l.stall_since == 0) continue;
     stats_.vl[vl].credit_stall_ps += now - (l.stall_since - 1);
     l.stall_since = 0;
   }
@@ -284,7 +287,7 @@ ib::Packet* Port::pop_tx(unsigned vl) {
   ib::Packet* p = l.txq.pop_front();
   l.txq_bytes -= p->wire_len;
   if (l.txq.empty()) tx_ready_ &= ~(1u << vl);
-  if (trace_ != nullptr) trace_->tx_bytes[vl] = static_cast<uint32_t>(l.txq_bytes);
+  if (trace_ != nullptr) trace_->tx_bytes[vl] = l.txq_bytes;
   if (lifetimes_on_) {
     l.stall.on_sent();
     if (!l.txq.empty()) new_head(vl);
@@ -324,7 +327,7 @@ void Port::lifetime_method() {
       l.head_since = now;
       if (hoq && l.stall.on_hoq_discard(lifetimes_, now)) flush_stalled(vl);
     }
-    if (trace_ != nullptr) trace_->tx_bytes[vl] = static_cast<uint32_t>(l.txq_bytes);
+    if (trace_ != nullptr) trace_->tx_bytes[vl] = l.txq_bytes;
     if (l.txq.empty()) tx_ready_ &= ~(1u << vl);
     else arm_lifetime(vl);
   }
@@ -376,11 +379,9 @@ ib::Packet* Port::make_flow_control(unsigned vl, uint16_t fctbs, uint16_t fccl) 
   p->fc.vl = static_cast<uint8_t>(vl);
   p->fc.fctbs = fctbs;
   p->fc.fccl = fccl;
-  FlowControlState& f = l.fc;
-  f.last_fccl = p->fc.fccl;
-  f.last_fctbs = p->fc.fctbs;
-  f.last_ps = now_ps();
-  f.sent_once = true;
+  l.fc_sent_fccl = p->fc.fccl;
+  l.fc_sent_fctbs = p->fc.fctbs;
+  l.fc_sent_ps = now_ps();
   fc_pending_ &= ~(1u << vl);
   consider_flow_control(vl);  // re-arm the timer if something changed meanwhile
   return p;
@@ -389,11 +390,11 @@ ib::Packet* Port::make_flow_control(unsigned vl, uint16_t fctbs, uint16_t fccl) 
 void Port::consider_flow_control(unsigned vl) {
   if (fc_pending_ & (1u << vl)) return;
   const Lane& l = lanes_[vl];
-  const FlowControlState& f = l.fc;
-  const bool fccl_changed = !f.sent_once || l.receiver.fccl() != f.last_fccl;
-  if (!fccl_changed && l.sender.fctbs() == f.last_fctbs) return;
+  const bool sent_once = l.fc_sent_ps != Lane::kNeverSent;
+  const bool fccl_changed = !sent_once || l.receiver.fccl() != l.fc_sent_fccl;
+  if (!fccl_changed && l.sender.fctbs() == l.fc_sent_fctbs) return;
   const uint64_t now = now_ps();
-  const uint64_t due = f.sent_once ? f.last_ps + fc_period_ps_ : now;
+  const uint64_t due = sent_once ? l.fc_sent_ps + fc_period_ps_ : now;
   if (now >= due || (fccl_changed && peer_would_stall(vl, due - now))) {
     fc_pending_ |= 1u << vl;
     wake_tx();
@@ -406,7 +407,7 @@ void Port::consider_flow_control(unsigned vl) {
 bool Port::peer_would_stall(unsigned vl, uint64_t wait_ps) const {
   const Lane& l = lanes_[vl];
   // The credit the peer holds keeps its link busy for this long...
-  const double headroom_ps = l.receiver.sender_headroom(l.fc.last_fccl) * block_ps_;
+  const double headroom_ps = l.receiver.sender_headroom(l.fc_sent_fccl) * block_ps_;
   // ...and a flow-control packet sent after waiting reaches it this late.
   return headroom_ps < static_cast<double>(wait_ps + fc_flight_ps_);
 }
@@ -621,7 +622,7 @@ void Port::trace(sc_core::sc_trace_file* tf) {
       const Lane& l = lanes_[vl];
       trace_->credits[vl] = l.sender.available();
       trace_->rx_blocks[vl] = vl == kVl15 ? static_cast<uint32_t>(vl15_rx_bytes_ / kCreditBlockBytes) : l.receiver.used_blocks();
-      trace_->tx_bytes[vl] = static_cast<uint32_t>(l.txq_bytes);
+      trace_->tx_bytes[vl] = l.txq_bytes;
     }
   }
   const std::string base = name();

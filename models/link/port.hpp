@@ -74,6 +74,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -224,29 +225,28 @@ class Port : public sc_core::sc_module,
   void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 
  private:
-  struct FlowControlState {
-    uint64_t last_ps = 0;
-    uint16_t last_fccl = 0;
-    uint16_t last_fctbs = 0;
-    bool sent_once = false;
-  };
   // One VL's transmit and receive state, together in one 128-byte block (an
   // adjacent-line pair the processor fetches together) instead of one line in
   // each of a dozen per-VL arrays (the fabric benchmarks are bound by cache
   // misses). VL15 is lane 15.
   struct alignas(128) Lane {
-    // Line 1: queues and credits.
+    static constexpr uint64_t kNeverSent = UINT64_MAX;
+    // Line 1, what a hop reads and writes: queues, credits and the last
+    // flow-control packet sent for the VL (its time, FCCL and FCTBS).
+    uint64_t fc_sent_ps = kNeverSent;
     ib::PacketQueue txq;          // queued packets carry their wire bytes (Packet::wire_len)
-    uint64_t txq_bytes = 0;
+    ib::PacketQueue rxq;
+    uint32_t txq_bytes = 0;       // at most tx_buffer (<= kMaxVlBufferBytes) + one packet
     CreditSender sender;
     CreditReceiver receiver;
-    ib::PacketQueue rxq;
-    // Line 2: flow-control timing, credit stalls, lifetimes.
-    FlowControlState fc;
+    uint16_t fc_sent_fccl = 0;
+    uint16_t fc_sent_fctbs = 0;
+    // Line 2: credit stalls, lifetimes.
     uint64_t stall_since = 0;     // 0 = not stalled, else start + 1
     uint64_t head_since = 0;      // lifetimes: when the queue's head became the head
     VlStall stall;
   };
+  static_assert(offsetof(Lane, stall_since) == 64, "a hop's lane state fits the first line");
   // Values a VCD samples, kept only while tracing.
   struct TraceMirror {
     std::array<uint32_t, 16> credits{};
@@ -318,10 +318,11 @@ class Port : public sc_core::sc_module,
 
   // Hot state first, in the order the handlers use it, so that a hop touches
   // few cache lines of each port (the fabric benchmarks are bound by cache
-  // misses). Receive side: the peer's transmission writes in_flight_ and arms
-  // rx_arrival_, right after the TLM interface it calls.
-  ib::PacketQueue in_flight_;         // arrivals (Packet::due_ps), in link order
+  // misses). Receive side: the peer's transmission arms rx_arrival_ (an alarm
+  // is a line of its own) and appends to in_flight_, which starts the next
+  // line with what the receive handler reads first.
   Alarm rx_arrival_ = Alarm::method<&Port::rx_method, &Port::warm_rx>(this);
+  ib::PacketQueue in_flight_;         // arrivals (Packet::due_ps), in link order
   std::function<void()> on_rx_ready_; // the upper layer's handler
   uint16_t observer_count_ = 0;       // at most kMaxObservers
   bool faults_on_ = false;            // faults_ is set (fills padding: no hot member moves)
@@ -329,34 +330,36 @@ class Port : public sc_core::sc_module,
   uint16_t vls_;
   uint8_t rx_data_vls_;               // data VLs the state lets in: vls_ from Armed on, else 0
   uint8_t tx_data_vls_;               // data VLs the state lets out: vls_ when Active, else 0
-  std::array<PortObserver*, kMaxObservers> observers_{};
   uint32_t mtu_;
   uint16_t stalled_ = 0;              // bit per VL: a credit stall is open
   uint16_t rx_ready_ = 0;             // bit per VL (15 = VL15): its receive queue has packets
   uint32_t tx_ready_ = 0;             // bit per VL (15 = VL15): its transmit queue has packets
   uint32_t fc_pending_ = 0;           // bit per VL: a flow-control packet is due
+  std::array<PortObserver*, kMaxObservers> observers_{};
   std::unique_ptr<TraceMirror> trace_; // while tracing
-  // Transmit side.
+  uint64_t fc_timer_at_ = UINT64_MAX; // when fc_timer_ is armed for
+  uint64_t fc_period_ps_ = LinkConfig{}.fc_period_ps;
+  // Transmit side: the alarm, then a line of what a transmission reads, then
+  // what a submission reads.
   Alarm tx_wakeup_ = Alarm::method<&Port::tx_method, &Port::warm_tx>(this);
   uint64_t tx_free_at_ = 0;
   LinkTiming timing_{LinkConfig{}};
   uint64_t head_ps_ = 0;              // time the LRH takes on the wire
   uint64_t peer_extra_ps_ = 0;        // the peer as receiver (its set_rx_timing), kept here
-  bool peer_cut_through_ = false;
-  bool lifetimes_on_ = false;
-  uint8_t fc_next_ = 0;               // where the round robin over due VLs resumes
-  std::array<uint8_t, kSlCount> sl2vl_;
   tlm::tlm_fw_transport_if<IbProtocol>* peer_rx_ = nullptr;  // what tx is bound to
   Port* peer_ = nullptr;
   ib::PacketPool& pool_;
   uint64_t tx_buffer_bytes_;
   std::function<void()> on_tx_space_; // the upper layer's handler
-  // Flow control.
-  Alarm fc_timer_ = Alarm::method<&Port::fc_timer_method>(this);
-  uint64_t fc_timer_at_ = UINT64_MAX; // when fc_timer_ is armed for
-  uint64_t fc_period_ps_ = LinkConfig{}.fc_period_ps;
+  bool peer_cut_through_ = false;
+  bool lifetimes_on_ = false;
+  uint8_t fc_next_ = 0;               // where the round robin over due VLs resumes
+  // Flow control (with fc_timer_at_ and fc_period_ps_ above), and the SL-to-VL
+  // table of a CA port's submissions.
   double block_ps_ = 0;               // time one credit block takes on the wire
   uint64_t fc_flight_ps_ = 0;         // serialization + propagation of a flow-control packet
+  std::array<uint8_t, kSlCount> sl2vl_;
+  Alarm fc_timer_ = Alarm::method<&Port::fc_timer_method>(this);
 
   std::array<Lane, 16> lanes_;
   PortStats stats_;

@@ -12,6 +12,9 @@
 namespace hcasim::link {
 
 constexpr unsigned kSlCount = 16;  // seed 004 Table 25-2: 16 SL entries
+// The largest buffer of one VL, receive or transmit: 1 GiB (a port keeps
+// buffer occupancy in 32-bit counters).
+constexpr uint64_t kMaxVlBufferBytes = uint64_t{1} << 30;
 
 // Which implementation of a port block runs (testbench/rtl): the model's C++,
 // the Verilated RTL, or the RTL with the C++ predicting its every answer.

@@ -84,3 +84,14 @@ TEST_CASE("a long cable is credit bound: one buffer of packets per credit round 
   // The sender waits for credits most of the time, and it is reported.
   REQUIRE(sim->fabric().ports()[0]->stats().vl[0].credit_stall_ps > 0.5 * (r.last_delivery_ps - r.first_delivery_ps));
 }
+
+TEST_CASE("a port takes a transmit buffer of up to 1 GiB per VL and refuses a larger one") {
+  // The queue's occupancy is a 32-bit count (Port::Lane); configs stop at the
+  // same bound (link_config_io.hpp).
+  ib::PacketPool pool;
+  link::PortConfig pc;
+  pc.tx_buffer_bytes = link::kMaxVlBufferBytes;
+  REQUIRE_NOTHROW(link::Port("largest", pc, pool));
+  pc.tx_buffer_bytes = link::kMaxVlBufferBytes + 64;
+  REQUIRE_THROWS_WITH(link::Port("too_large", pc, pool), Catch::Contains("accepted: at most 1073741824"));
+}
