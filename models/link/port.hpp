@@ -333,8 +333,9 @@ class Port : public sc_core::sc_module,
   uint32_t mtu_;
   uint16_t stalled_ = 0;              // bit per VL: a credit stall is open
   uint16_t rx_ready_ = 0;             // bit per VL (15 = VL15): its receive queue has packets
-  uint32_t tx_ready_ = 0;             // bit per VL (15 = VL15): its transmit queue has packets
-  uint32_t fc_pending_ = 0;           // bit per VL: a flow-control packet is due
+  uint16_t tx_ready_ = 0;             // bit per VL (15 = VL15): its transmit queue has packets
+  uint16_t fc_pending_ = 0;           // bit per VL: a flow-control packet is due
+  unsigned id_ = 0;                   // read by the observers on every hop
   std::array<PortObserver*, kMaxObservers> observers_{};
   std::unique_ptr<TraceMirror> trace_; // while tracing
   uint64_t fc_timer_at_ = UINT64_MAX; // when fc_timer_ is armed for
@@ -373,7 +374,6 @@ class Port : public sc_core::sc_module,
   Lifetimes lifetimes_;
   bool rx_cut_through_ = false;       // this port as receiver
   uint64_t rx_extra_ps_ = 0;
-  unsigned id_ = 0;
   std::unique_ptr<FaultInjector> faults_;  // while faults_on_
   std::vector<ib::Packet*> held_;          // delayed packets, by due_ps (release time), FIFO among equals
   Alarm held_timer_ = Alarm::method<&Port::held_method>(this);

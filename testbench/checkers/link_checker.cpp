@@ -21,9 +21,20 @@ void LinkChecker::watch(link::Port& port) {
   port.add_observer(this);
   if (views_.size() <= port.id()) {
     views_.resize(port.id() + 1);
+    peer_.resize(port.id() + 1, kUnknown);
     ports_.resize(port.id() + 1, nullptr);
   }
   ports_[port.id()] = &port;
+}
+
+LinkChecker::DirectionView* LinkChecker::out_of(const link::Port& sender) {
+  uint32_t& peer = peer_[sender.id()];
+  if (peer == kUnknown) {
+    // Found once and kept: a port's peer and its id do not change.
+    const link::Port* r = sender.peer();
+    peer = r != nullptr && r->id() < views_.size() && ports_[r->id()] == r ? r->id() : kNone;
+  }
+  return peer == kNone ? nullptr : &views_[peer];
 }
 
 void LinkChecker::fail(uint64_t now_ps, const std::string& what) {
@@ -37,36 +48,27 @@ void LinkChecker::fail(uint64_t now_ps, const std::string& what) {
 
 void LinkChecker::on_transmit(const link::Port& port, const ib::Packet& p, uint64_t now_ps, uint64_t arrival_ps) {
   ++checked_;
-  PortView& v = view(port);
+  DirectionView* d = out_of(port);
+  if (d == nullptr) return;
   const bool fc = p.kind == ib::PacketKind::FlowControl;
-  v.wire.push_back({fc ? InFlight::kFlowControl : p.id, arrival_ps});
+  d->wire.push_back({fc ? InFlight::kFlowControl : p.id, arrival_ps});
   if (fc || p.hdr.lrh.vl == link::kVl15) return;
-  VlView& vl = v.vl[p.hdr.lrh.vl];
+  VlView& vl = d->vl[p.hdr.lrh.vl];
   vl.sent_blocks += link::blocks_for(p.wire_len);
   if (!vl.limit_known || vl.sent_blocks > vl.limit_blocks)
     fail(now_ps, std::string(port.name()) + " sent " + describe(p) + " without credit (blocks sent " +
                      std::to_string(vl.sent_blocks) + ", limit " + std::to_string(vl.limit_blocks) + ")");
 }
 
-LinkChecker::PortView* LinkChecker::sender_view(const link::Port& receiver) {
-  PortView& r = view(receiver);
-  if (r.peer == kUnknown) {
-    // Found once and kept: the port's peer and its id do not change.
-    const link::Port* sender = receiver.peer();
-    if (sender == nullptr || sender->id() >= views_.size() || ports_[sender->id()] != sender) return nullptr;
-    r.peer = sender->id();
-  }
-  return &views_[r.peer];
-}
-
 void LinkChecker::on_arrival(const link::Port& port, const ib::Packet& p, uint64_t now_ps) {
   const bool fc = p.kind == ib::PacketKind::FlowControl;
-  if (PortView* s = sender_view(port)) {
-    if (s->wire.empty()) {
+  if (out_of(port) != nullptr) {  // the sender is watched (out_of reads no view)
+    DirectionView& d = into(port);
+    if (d.wire.empty()) {
       fail(now_ps, std::string(port.name()) + " received " + describe(p) + " that no one sent");
     } else {
-      const InFlight f = s->wire.front();
-      s->wire.pop_front();
+      const InFlight f = d.wire.front();
+      d.wire.pop_front();
       if (f.tag != (fc ? InFlight::kFlowControl : p.id) || f.arrival_ps != now_ps)
         fail(now_ps, std::string(port.name()) + " received " + describe(p) + " out of order or at the wrong time");
     }
@@ -78,8 +80,10 @@ void LinkChecker::on_arrival(const link::Port& port, const ib::Packet& p, uint64
     return;
   }
   if (p.fc.vl >= link::kVl15) return;
-  // This port transmits on the VL the flow-control packet grants.
-  VlView& vl = view(port).vl[p.fc.vl];
+  // The flow-control packet grants credit to this port's own transmissions.
+  DirectionView* out = out_of(port);
+  if (out == nullptr) return;
+  VlView& vl = out->vl[p.fc.vl];
   if (!vl.limit_known) {
     vl.limit_blocks = p.fc.fccl;  // the counters start at 0 on both sides
     vl.limit_known = true;
@@ -93,7 +97,7 @@ void LinkChecker::on_arrival(const link::Port& port, const ib::Packet& p, uint64
 
 void LinkChecker::on_buffered(const link::Port& port, const ib::Packet& p, unsigned vl, uint32_t blocks) {
   if (vl == link::kVl15) return;
-  VlView& v = view(port).vl[vl];
+  VlView& v = into(port).vl[vl];
   v.buffered_blocks += static_cast<int32_t>(blocks);
   if (v.buffered_blocks > static_cast<int64_t>(port.rx_capacity_blocks(vl)))
     fail(sc_core::sc_time_stamp().value(),
@@ -101,7 +105,7 @@ void LinkChecker::on_buffered(const link::Port& port, const ib::Packet& p, unsig
 }
 
 void LinkChecker::on_released(const link::Port& port, unsigned vl, uint32_t blocks) {
-  if (vl != link::kVl15) view(port).vl[vl].buffered_blocks -= static_cast<int32_t>(blocks);
+  if (vl != link::kVl15) into(port).vl[vl].buffered_blocks -= static_cast<int32_t>(blocks);
 }
 
 void LinkChecker::on_drop(const link::Port& port, const ib::Packet& p, link::DropReason why, uint64_t now_ps) {
@@ -117,10 +121,9 @@ void LinkChecker::finish(uint64_t now_ps) {
   for (std::size_t i = 0; i < views_.size(); ++i)
     views_[i].wire.for_each([&](const InFlight& f) {
       if (f.arrival_ps < now_ps)  // one due at the very end may not have been taken yet
-        fail(now_ps, std::string(ports_[i]->name()) + ": " +
+        fail(now_ps, std::string(ports_[i]->peer()->name()) + ": " +
                        (f.tag == InFlight::kFlowControl ? std::string("a flow-control packet") : "packet " + std::to_string(f.tag)) +
-                       " due at " +
-                         std::to_string(f.arrival_ps) + "ps was lost on the link");
+                       " due at " + std::to_string(f.arrival_ps) + "ps was lost on the link to " + ports_[i]->name());
     });
 }
 

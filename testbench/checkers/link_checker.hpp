@@ -18,6 +18,8 @@
 // the one arriving at that port at that moment is a violation, so a loss can
 // never hide behind fault injection. Arrival times are the sender's announced delivery times (a
 // cut-through receiver takes a packet before its tail is in).
+// A link direction is checked when both its ports are watched (a simulation
+// watches every port of its fabric).
 
 #include <cstdint>
 #include <array>
@@ -49,9 +51,9 @@ class LinkChecker : public link::PortObserver {
 
  private:
   struct VlView {
-    uint64_t sent_blocks = 0;    // unwrapped blocks sent
-    uint64_t limit_blocks = 0;   // unwrapped credit limit
-    int32_t buffered_blocks = 0; // at this port as receiver
+    uint64_t sent_blocks = 0;    // unwrapped blocks the sender sent
+    uint64_t limit_blocks = 0;   // unwrapped credit limit the receiver granted
+    int32_t buffered_blocks = 0; // in the receiver's buffer
     uint16_t last_fccl = 0;
     bool limit_known = false;
   };
@@ -60,22 +62,24 @@ class LinkChecker : public link::PortObserver {
     uint64_t tag = 0;            // packet id, or kFlowControl
     uint64_t arrival_ps = 0;
   };
-  static constexpr uint32_t kUnknown = UINT32_MAX;
-  // One port's state. What a hop touches comes first and fits 128 bytes for
-  // ports of up to 2 data VLs (one adjacent-line pair, so the checker costs a
-  // hop about one cache miss per port): its link's in-flight FIFO, its peer's
-  // view index and the first VLs.
-  struct alignas(128) PortView {
-    ib::RingFifo<InFlight, 3> wire;  // packets this port sent, not yet arrived
-    uint32_t peer = kUnknown;    // the view of the port sending to this one
-    std::array<VlView, 15> vl;   // data VLs
+  static constexpr uint32_t kUnknown = UINT32_MAX;   // peer not looked up yet
+  static constexpr uint32_t kNone = UINT32_MAX - 1;  // no watched peer
+  // One direction of a link, kept under the id of the port it leads to: the
+  // packets on the wire, and per data VL the sender's credit counts and the
+  // receiver's buffer. A data packet's transmission, arrival, buffering and
+  // release all touch this one view; what they touch fits 128 bytes for links
+  // of up to 2 data VLs (an adjacent-line pair the processor fetches together).
+  struct alignas(128) DirectionView {
+    ib::RingFifo<InFlight, 3> wire;  // sent toward the port, not yet arrived
+    std::array<VlView, 15> vl;       // data VLs
   };
   void fail(uint64_t now_ps, const std::string& what);
-  PortView& view(const link::Port& p) { return views_[p.id()]; }
-  // The view of the port that sent to `receiver`, or nullptr when it has none.
-  PortView* sender_view(const link::Port& receiver);
+  DirectionView& into(const link::Port& receiver) { return views_[receiver.id()]; }
+  // The direction a port sends on, or nullptr when its peer is not watched.
+  DirectionView* out_of(const link::Port& sender);
 
-  std::vector<PortView> views_;          // by port id
+  std::vector<DirectionView> views_;     // by receiving port id
+  std::vector<uint32_t> peer_;           // by port id: its peer's id, kUnknown or kNone
   std::vector<const link::Port*> ports_; // by port id
   uint64_t violations_ = 0;
   uint64_t checked_ = 0;
