@@ -81,6 +81,7 @@ void Port::start_of_simulation() {
   // Link up: advertise the initial credits of every data VL.
   if (peer_ == nullptr) return;
   peer_rx_ = tx.operator->();  // the binding is complete now
+  peer_is_port_ = peer_rx_ == static_cast<tlm::tlm_fw_transport_if<IbProtocol>*>(peer_);
   for (unsigned vl = 0; vl < vls_; ++vl) consider_flow_control(vl);
 }
 
@@ -370,7 +371,11 @@ void Port::transmit(ib::Packet* p, uint32_t grant) {
   notify_observers([&](PortObserver& o) { o.on_transmit(*this, *p, now, arrival); });
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   sc_time delay = sc_time::from_value(arrival - now);
-  peer_rx_->nb_transport_fw(*p, phase, delay);
+  // Through the socket's binding; when that is the peer port itself (connect),
+  // the call names its implementation, so the peer's virtual table (a cache
+  // line of the peer that nothing else on a hop reads) is not consulted.
+  if (peer_is_port_) peer_->Port::nb_transport_fw(*p, phase, delay);
+  else peer_rx_->nb_transport_fw(*p, phase, delay);
 }
 
 ib::Packet* Port::make_flow_control(unsigned vl, uint16_t fctbs, uint16_t fccl) {

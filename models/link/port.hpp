@@ -353,6 +353,7 @@ class Port : public sc_core::sc_module,
   uint64_t tx_buffer_bytes_;
   std::function<void()> on_tx_space_; // the upper layer's handler
   bool peer_cut_through_ = false;
+  bool peer_is_port_ = false;         // tx is bound to peer_'s rx (connect)
   bool lifetimes_on_ = false;
   uint8_t fc_next_ = 0;               // where the round robin over due VLs resumes
   // Flow control (with fc_timer_at_ and fc_period_ps_ above), and the SL-to-VL

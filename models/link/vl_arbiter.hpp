@@ -99,9 +99,10 @@ class VlArbiter {
   Table low() { return Table(low_turn_, low_entries_, low_carry_, policy_); }
   static bool has_candidate(const Turn& t, const std::array<VlArbEntry, kMaxArbEntries>& e, const VlCandidates& c);
 
-  // Laid out for the cache: a grant reads the first line (both turns and the
-  // high-priority budget) and the line or two of entries of the table it
-  // serves.
+  // Laid out for the cache: a grant reads the first line (both turns, the
+  // high-priority budget and the first four low-priority entries, which is
+  // all of the default table for up to four data VLs) and the line or two of
+  // entries of a larger table it serves.
   Turn high_turn_;
   Turn low_turn_;
   int64_t high_budget_reload_;     // blocks
@@ -109,8 +110,8 @@ class VlArbiter {
   WeightPolicy policy_;
   bool unbounded_;
   bool high_exhausted_ = false;
-  std::array<VlArbEntry, kMaxArbEntries> high_entries_{};
   std::array<VlArbEntry, kMaxArbEntries> low_entries_{};
+  std::array<VlArbEntry, kMaxArbEntries> high_entries_{};
   std::vector<int64_t> high_carry_;  // deficit policy: blocks overshot in an entry's last turn
   std::vector<int64_t> low_carry_;
 };
