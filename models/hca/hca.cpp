@@ -20,10 +20,10 @@ Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig
     h->lid = lids.at(i);
     h->drain_rate_bps = ports[i].drain_rate_bps;
     h->port->on_rx_ready([this, i] { drain(i); });
-    h->port->on_tx_space([this, i] {
+    h->port->on_tx_space([this, i, host = h.get()] {
       transport_->port_has_room(i);
       if (agent_ != nullptr) agent_->tx_space(i + 1);
-      if (ports_[i]->on_tx_space) ports_[i]->on_tx_space();
+      if (host->on_tx_space) host->on_tx_space();
     });
     bindings.push_back({h->port.get(), h->lid});
     ports_.push_back(std::move(h));

@@ -189,6 +189,7 @@ class Port : public sc_core::sc_module,
   void set_id(unsigned id) { id_ = id; }
 
   unsigned vl_count() const { return vls_; }
+  uint32_t mtu() const { return mtu_; }  // config().mtu, from a line a hop reads anyway
   PortState state() const { return state_; }
   void set_state(PortState s);
   // Tables a subnet manager programs (SLtoVLMappingTable, VLArbitrationTable,

@@ -68,7 +68,10 @@ RouteDecision ForwardingTable::route(unsigned in_port, uint16_t dlid, uint8_t sl
     d.out_vl = kVl15;
     return d;
   }
-  const uint8_t vl = tables_[which_[index(in_port, out)]][sl & 0xF];
+  // One distinct table (the default, or one an SM programmed on every pair)
+  // needs no look at the pair's index: a cache line fewer per packet.
+  const Sl2VlTable& table = tables_.size() == 1 ? tables_[0] : tables_[which_[index(in_port, out)]];
+  const uint8_t vl = table[sl & 0xF];
   if (vl == kVl15) {
     d.why = link::DropReason::SlToVl15;  // seed 004 Table 25-2; iba-facts 3
     return d;

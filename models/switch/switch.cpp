@@ -98,7 +98,7 @@ struct Switch::Impl {
         link::Port& output = *ports[d.out_port - 1];
         link::DropReason why = link::DropReason::Count;
         if (output.peer() == nullptr) why = link::DropReason::LinkDown;
-        else if (head.payload_len > output.config().mtu) why = link::DropReason::MtuExceeded;
+        else if (head.payload_len > output.mtu()) why = link::DropReason::MtuExceeded;
         else if (d.out_vl != link::kVl15 && d.out_vl >= output.vl_count()) why = link::DropReason::BadVl;
         if (why == link::DropReason::Count) {
           heads[in * CrossbarAllocator::kVlSlots + vl] = {d.out_vl, head.wire_len};
