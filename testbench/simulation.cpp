@@ -246,7 +246,7 @@ const std::vector<std::string>& Simulation::rtl_failures() const {
 uint64_t Simulation::packet_hops() const {
   uint64_t n = 0;
   for (const link::Port* p : fabric_->ports()) {
-    n += p->stats().fc_tx;
+    n += p->stats().fc_tx();
     for (const link::VlStats& v : p->stats().vl) n += v.tx_packets;
   }
   return n;

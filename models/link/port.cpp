@@ -357,16 +357,18 @@ void Port::transmit(ib::Packet* p, uint32_t grant) {
   arrival += peer_extra_ps_;
   p->tail_ps = tail;
   tx_free_at_ = now + serialization;
-  stats_.busy_ps += serialization;
   close_stalls();
   if (trace_ != nullptr) trace_->grant = grant;
   if (p->kind == ib::PacketKind::Data) {
     VlStats& s = stats_.vl[p->hdr.lrh.vl];
+    s.busy_ps += serialization;
     ++s.tx_packets;
     s.tx_bytes += bytes;
     s.tx_payload_bytes += p->payload_len;
   } else {
-    ++stats_.fc_tx;
+    VlStats& s = stats_.vl[p->fc.vl & 0xF];
+    s.busy_ps += serialization;
+    ++s.fc_tx;
   }
   notify_observers([&](PortObserver& o) { o.on_transmit(*this, *p, now, arrival); });
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
@@ -451,8 +453,8 @@ void Port::rx_method() {
 }
 
 void Port::receive_flow_control(ib::Packet* p) {
-  ++stats_.fc_rx;
   const unsigned vl = p->fc.vl;
+  ++stats_.vl[vl & 0xF].fc_rx;
   if (vl < vls_ && p->fc.op <= 1) {
     Lane& l = lanes_[vl];
     l.sender.on_flow_control(p->fc.fccl);

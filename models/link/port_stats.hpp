@@ -26,15 +26,19 @@ enum class DropReason : uint8_t {
 constexpr std::size_t kDropReasonCount = static_cast<std::size_t>(DropReason::Count);
 const char* to_string(DropReason r);
 
-// Laid out for the cache: a transmission updates the first line, a reception
-// the second. Twelve drop reasons fill the third; a thirteenth would add a line
-// to every VL of every port.
+// Laid out for the cache: a transmission updates the first line (a
+// flow-control packet's transmission and reception count there too, on the VL
+// it is for), a reception the second. Twelve drop reasons fill the third; a
+// thirteenth would add a line to every VL of every port.
 struct alignas(64) VlStats {
   uint64_t tx_packets = 0;
   uint64_t tx_bytes = 0;            // wire bytes, LRH through VCRC
   uint64_t tx_payload_bytes = 0;
   uint64_t tx_high_water_bytes = 0; // transmit buffer occupancy, wire bytes
   uint64_t credit_stall_ps = 0;     // time the link sat idle while this VL's head packet lacked credits
+  uint64_t busy_ps = 0;             // time the transmitter serialized this VL's packets (flow control included)
+  uint64_t fc_tx = 0;               // flow-control packets sent for this VL
+  uint64_t fc_rx = 0;               // flow-control packets received for this VL
   alignas(64) uint64_t rx_packets = 0;
   uint64_t rx_bytes = 0;
   uint64_t rx_payload_bytes = 0;
@@ -43,10 +47,18 @@ struct alignas(64) VlStats {
 };
 
 struct PortStats {
-  uint64_t busy_ps = 0;             // time the transmitter was serializing
-  uint64_t fc_tx = 0;               // flow-control packets sent
-  uint64_t fc_rx = 0;               // flow-control packets received
   std::array<VlStats, 16> vl;
+  // Sums over the VLs: kept per VL so that a hop updates one line.
+  uint64_t busy_ps() const { return sum(&VlStats::busy_ps); }  // time the transmitter was serializing
+  uint64_t fc_tx() const { return sum(&VlStats::fc_tx); }      // flow-control packets sent
+  uint64_t fc_rx() const { return sum(&VlStats::fc_rx); }      // flow-control packets received
+
+ private:
+  uint64_t sum(uint64_t VlStats::*field) const {
+    uint64_t n = 0;
+    for (const VlStats& s : vl) n += s.*field;
+    return n;
+  }
 };
 
 }  // namespace hcasim::link

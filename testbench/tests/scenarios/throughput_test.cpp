@@ -30,7 +30,7 @@ void check_saturated(link::Speed speed, link::Width width, uint64_t count) {
   // The issue asks for 0.5%; the model lands within 0.1%.
   REQUIRE(std::abs(measured - b.data_bps) / b.data_bps < 0.001);
   // The flow-control share itself: packets on the data direction.
-  const double fc_sent = static_cast<double>(sim->fabric().ports()[0]->stats().fc_tx);
+  const double fc_sent = static_cast<double>(sim->fabric().ports()[0]->stats().fc_tx());
   INFO("flow-control packets " << fc_sent << ", expected about " << b.fc_per_packet * count);
   REQUIRE(std::abs(fc_sent - b.fc_per_packet * count) <= 0.02 * b.fc_per_packet * count + 10);
 }

@@ -98,11 +98,11 @@ TEST_CASE("incast bench", "[.bench]") {
   const uint64_t hops = r.star->packet_hops();
   uint64_t fc = 0, data = 0;
   for (unsigned h = 0; h <= kSenders; ++h) {
-    fc += r.star->host_port(h).stats().fc_tx;
+    fc += r.star->host_port(h).stats().fc_tx();
     data += r.star->host_port(h).stats().vl[0].tx_packets;
   }
   for (unsigned p = 1; p <= r.star->sw().port_count(); ++p) {
-    fc += r.star->sw().port(p).stats().fc_tx;
+    fc += r.star->sw().port(p).stats().fc_tx();
     data += r.star->sw().port(p).stats().vl[0].tx_packets;
   }
   std::printf("data hops %llu, flow-control hops %llu\n", static_cast<unsigned long long>(data),

@@ -100,7 +100,7 @@ class Star {
   uint64_t packet_hops() const {
     uint64_t n = 0;
     for (const link::Port* p : all_ports_) {
-      n += p->stats().fc_tx;
+      n += p->stats().fc_tx();
       for (const link::VlStats& v : p->stats().vl) n += v.tx_packets;
     }
     return n;
