@@ -265,7 +265,6 @@ class Port : public sc_core::sc_module,
   void fc_timer_method();
   void lifetime_method();
 
-  uint64_t now_ps() const { return link::now_ps(); }
   // The data VLs whose head packet passes the credit test, with its blocks;
   // `heads`, when given, gets every head's blocks.
   VlCandidates credit_candidates(VlCandidates* heads = nullptr) const;

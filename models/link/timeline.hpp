@@ -54,7 +54,6 @@ class Timeline {
   // The current simulation's timeline; created at first use.
   static Timeline& current();
 
-  uint64_t now_ps() const { return link::now_ps(); }
   // Wakeups run so far (handlers called), for benchmarks.
   uint64_t dispatched() const { return dispatched_; }
 
@@ -124,8 +123,8 @@ class alignas(64) Alarm : private AlarmHook {
     if (queued()) timeline_->unschedule(this);
     timeline_->schedule(this, time_ps);
   }
-  void notify_in(uint64_t delay_ps) { notify_at(timeline_->now_ps() + delay_ps); }
-  void notify_now() { notify_at(timeline_->now_ps()); }
+  void notify_in(uint64_t delay_ps) { notify_at(now_ps() + delay_ps); }
+  void notify_now() { notify_at(now_ps()); }
   void cancel() {
     if (queued()) timeline_->unschedule(this);
   }

@@ -62,7 +62,9 @@ void LinkChecker::on_transmit(const link::Port& port, const ib::Packet& p, uint6
 
 void LinkChecker::on_arrival(const link::Port& port, const ib::Packet& p, uint64_t now_ps) {
   const bool fc = p.kind == ib::PacketKind::FlowControl;
-  if (out_of(port) != nullptr) {  // the sender is watched (out_of reads no view)
+  // The direction back to the sender: non-null when the sender is watched.
+  DirectionView* const out = out_of(port);
+  if (out != nullptr) {
     DirectionView& d = into(port);
     if (d.wire.empty()) {
       fail(now_ps, std::string(port.name()) + " received " + describe(p) + " that no one sent");
@@ -81,7 +83,6 @@ void LinkChecker::on_arrival(const link::Port& port, const ib::Packet& p, uint64
   }
   if (p.fc.vl >= link::kVl15) return;
   // The flow-control packet grants credit to this port's own transmissions.
-  DirectionView* out = out_of(port);
   if (out == nullptr) return;
   VlView& vl = out->vl[p.fc.vl];
   if (!vl.limit_known) {
