@@ -27,6 +27,7 @@
 #include "models/fabric/overrides.hpp"
 #include "models/fabric/scenario.hpp"
 #include "testbench/event_cost.hpp"
+#include "testbench/huge_page_heap.hpp"
 #include "testbench/scenario_setup.hpp"
 #include "testbench/stats_document.hpp"
 
@@ -255,6 +256,7 @@ int sc_main(int argc, char* argv[]) {
 // SystemC's own main would print its banner first; ours silences it and then
 // runs the usual elaboration entry point, which calls sc_main.
 int main(int argc, char* argv[]) {
+  reserve_huge_page_heap(std::size_t(4) << 30);  // address space only; see huge_page_heap.hpp
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   return sc_core::sc_elab_and_sim(argc, argv);
 }

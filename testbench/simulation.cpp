@@ -9,6 +9,7 @@
 
 #include "models/ib/sa_record_types.hpp"
 #include "models/trace/port_stats_json.hpp"
+#include "testbench/huge_page_heap.hpp"
 #include "testbench/transport_stats.hpp"
 
 namespace hcasim {
@@ -224,6 +225,7 @@ void Simulation::run() {
   checker_.finish(end_ps_);
   wall_s_ = seconds_since(started_);
   peak_rss_ = process_peak_rss_bytes();
+  huge_page_bytes_ = anon_huge_page_bytes();
   if (reported) report_progress(true);
 }
 

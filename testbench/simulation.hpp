@@ -76,6 +76,8 @@ class Simulation {
   // Peak resident memory of the process up to the end of the run (the model's
   // state, before any results are formatted).
   uint64_t peak_rss_bytes() const { return peak_rss_; }
+  // The process's memory on transparent huge pages at the end of the run (huge_page_heap.hpp).
+  uint64_t huge_page_bytes() const { return huge_page_bytes_; }
   uint64_t packets_delivered() const { return recorder_.delivered(); }
   // In band: PathRecords the transport workloads looked up before starting.
   uint64_t path_lookups() const { return path_lookups_; }
@@ -118,6 +120,7 @@ class Simulation {
   uint64_t end_ps_ = 0;
   double wall_s_ = 0;
   uint64_t peak_rss_ = 0;
+  uint64_t huge_page_bytes_ = 0;
   std::chrono::steady_clock::time_point started_;
 };
 

@@ -67,7 +67,8 @@ nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta) {
   doc["wall"] = {{"seconds", wall},
                  {"packet_hops_per_s", wall > 0 ? static_cast<double>(hops) / wall : 0.0},
                  {"ns_per_packet_hop", hops ? wall * 1e9 / static_cast<double>(hops) : 0.0},
-                 {"peak_rss_bytes", sim.peak_rss_bytes()}};
+                 {"peak_rss_bytes", sim.peak_rss_bytes()},
+                 {"huge_page_bytes", sim.huge_page_bytes()}};
   return doc;
 }
 

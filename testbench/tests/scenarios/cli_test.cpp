@@ -93,6 +93,9 @@ TEST_CASE("run writes stats.json and the resolved config - the resolved config r
   REQUIRE(stats["flows"][0]["packets_delivered"] == 200);
   REQUIRE(stats["flows"][1]["packets_delivered"] == 50);
   REQUIRE(stats["ports"][0]["vls"][1]["tx_packets"] == 200);  // SL1 -> VL1 by default
+  // Memory figures: the huge-page part (huge_page_heap.hpp) is part of the peak.
+  REQUIRE(stats["wall"]["peak_rss_bytes"].get<uint64_t>() > 0);
+  REQUIRE(stats["wall"]["huge_page_bytes"].get<uint64_t>() <= stats["wall"]["peak_rss_bytes"].get<uint64_t>());
   // The resolved config is complete, valid, and runs to the same statistics.
   const std::string resolved = (dir / "a" / "scenario.resolved.json").string();
   REQUIRE(run_command("validate " + resolved, dir).exit_code == 0);
