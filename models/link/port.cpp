@@ -371,13 +371,13 @@ void Port::transmit(ib::Packet* p, uint32_t grant) {
     ++s.fc_tx;
   }
   notify_observers([&](PortObserver& o) { o.on_transmit(*this, *p, now, arrival); });
+  // Bound to the peer port itself (connect): straight to what its
+  // nb_transport_fw does, without the virtual call (the peer's virtual table
+  // is a cache line nothing else on a hop reads) or the sc_time round trip.
+  if (peer_is_port_) return peer_->arrive(*p, arrival);
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   sc_time delay = sc_time::from_value(arrival - now);
-  // Through the socket's binding; when that is the peer port itself (connect),
-  // the call names its implementation, so the peer's virtual table (a cache
-  // line of the peer that nothing else on a hop reads) is not consulted.
-  if (peer_is_port_) peer_->Port::nb_transport_fw(*p, phase, delay);
-  else peer_rx_->nb_transport_fw(*p, phase, delay);
+  peer_rx_->nb_transport_fw(*p, phase, delay);
 }
 
 ib::Packet* Port::make_flow_control(unsigned vl, uint16_t fctbs, uint16_t fccl) {
@@ -425,9 +425,7 @@ void Port::fc_timer_method() {
 }
 
 tlm::tlm_sync_enum Port::nb_transport_fw(ib::Packet& p, tlm::tlm_phase&, sc_time& delay) {
-  p.due_ps = now_ps() + delay.value();
-  if (in_flight_.empty()) rx_arrival_.notify_at(p.due_ps);
-  in_flight_.push_back(&p);
+  arrive(p, now_ps() + delay.value());
   return tlm::TLM_COMPLETED;
 }
 

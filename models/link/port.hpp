@@ -294,6 +294,12 @@ class Port : public sc_core::sc_module,
   bool released_copy(unsigned vl, uint32_t wire_bytes);  // rx_release of a copy: nothing to free
   void held_method();                           // hands the held packets that are due up
   void receive_flow_control(ib::Packet* p);
+  // A packet the peer sent: in flight until due_ps (what nb_transport_fw does).
+  void arrive(ib::Packet& p, uint64_t due_ps) {
+    p.due_ps = due_ps;
+    if (in_flight_.empty()) rx_arrival_.notify_at(due_ps);
+    in_flight_.push_back(&p);
+  }
   ib::Packet* pop_tx(unsigned vl);   // removes a transmit queue's head
   void new_head(unsigned vl);        // lifetimes: the queue's head changed now
   void arm_lifetime(unsigned vl);

@@ -101,12 +101,14 @@ int VlArbiter::grant(const VlCandidates& c) {
   if (any == 0) {
     // Nothing can send (an idle link or one waiting for credits): common and
     // cheap, with the same effect on the turns as the search below.
-    high().idle(c);
+    if (high_turn_.size != 0) high().idle(c);
     low().idle(c);
     return -1;
   }
+  // An empty high-priority table (the default) never grants and keeps no
+  // state, so it is not searched.
   const bool low_waiting = !unbounded_ && high_exhausted_ && has_candidate(low_turn_, low_entries_, c);
-  if (!low_waiting) {
+  if (!low_waiting && high_turn_.size != 0) {
     const int vl = high().pick_work_conserving(c);
     if (vl >= 0) {
       if (!unbounded_) {

@@ -37,8 +37,8 @@ struct Switch::Impl {
   // What one input port is moving through the crossbar.
   struct Transfer {
     Transfer(Impl& sw, unsigned in) : sw(sw), in(in) {}
-    void on_done() { sw.on_transfer_end(in); }
-    void on_submit() { sw.on_held(in); }
+    void on_done() { sw.on_transfer_end(*this); }
+    void on_submit() { sw.on_held(*this); }
     Impl& sw;
     unsigned in;                  // its input index
     unsigned vl = 0;              // input VL
@@ -150,17 +150,15 @@ struct Switch::Impl {
       output.discard(p, vl, link::DropReason::BufferOverflow);
   }
 
-  void on_held(unsigned in) {
-    Transfer& t = *transfers[in];
+  void on_held(Transfer& t) {
     ib::Packet* p = t.held;
     t.held = nullptr;
     submit(*ports[t.out], p, t.held_vl);
   }
 
-  void on_transfer_end(unsigned in) {
-    const Transfer& t = *transfers[in];
-    ports[in]->rx_release(t.vl, t.bytes);
-    for (const Grant& g : alloc.after_release(in, t.out, ok())) start(g);
+  void on_transfer_end(const Transfer& t) {
+    ports[t.in]->rx_release(t.vl, t.bytes);
+    for (const Grant& g : alloc.after_release(t.in, t.out, ok())) start(g);
   }
 
   void on_space(unsigned out) {
