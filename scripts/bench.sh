@@ -36,6 +36,7 @@ print(f"  timed event        {event_ns:.1f} ns")
 print(f"  ratio              {hop_ns / event_ns:.2f} timed-event costs per packet-hop (target <= 10)")
 print(f"  build time         {w['build_seconds']:.2f} s (routing, credit-loop check, elaboration)")
 print(f"  peak memory        {w['peak_rss_bytes'] / 2**20:.1f} MiB")
-print(f"  on huge pages      {w['huge_page_bytes'] / 2**20:.1f} MiB (transparent huge pages: testbench/huge_page_heap.hpp)")
+if "huge_page_bytes" in w:  # binaries before it was reported lack it
+    print(f"  on huge pages      {w['huge_page_bytes'] / 2**20:.1f} MiB (transparent huge pages: testbench/huge_page_heap.hpp)")
 PY
 done
