@@ -213,6 +213,13 @@ void Port::warm_tx() const {
   __builtin_prefetch(&stats_);
 }
 
+void Port::warm_release(unsigned vl) const {
+  const Lane& l = lanes_[vl];
+  __builtin_prefetch(l.rxq.front());
+  __builtin_prefetch(&block_ps_);  // flow control's line
+  __builtin_prefetch(&tx_free_at_);
+}
+
 void Port::warm_rx() const {
   if (!in_flight_.empty()) __builtin_prefetch(in_flight_.front());
 }

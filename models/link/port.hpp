@@ -164,6 +164,9 @@ class Port : public sc_core::sc_module,
   // credits held) until rx_release with its wire bytes.
   ib::Packet* rx_take(unsigned vl);
   void rx_release(unsigned vl, uint32_t wire_bytes);
+  // For an upper layer's warm-up (see Alarm): prefetches what rx_release(vl)
+  // and the next rx_front(vl) read. No effect on the model.
+  void warm_release(unsigned vl) const;
   // How this port wants its peer to deliver packets to it (see the rules
   // above). Set before the simulation starts, before or after connect.
   void set_rx_timing(bool cut_through, uint64_t extra_latency_ps);

@@ -18,18 +18,35 @@ ForwardingTable::ForwardingTable(const std::vector<unsigned>& operational_vls)
   for (unsigned vls : operational_vls)
     if (vls < 1 || vls > kMaxDataVls)
       throw std::invalid_argument("switch port with " + std::to_string(vls) + " data VLs; accepted: 1..15");
-  which_.assign(static_cast<std::size_t>(ports_ + 1) * (ports_ + 1), intern(Sl2VlTable{}));
+  const uint16_t zeros = intern(Sl2VlTable{});
+  which_.assign(static_cast<std::size_t>(ports_ + 1) * (ports_ + 1), zeros);
+  uses_[zeros] = ports_ * (ports_ + 1);
+  uniform_ = zeros;
   for (unsigned out = 1; out <= ports_; ++out) {
     Sl2VlTable t{};
     for (unsigned sl = 0; sl < t.size(); ++sl) t[sl] = static_cast<uint8_t>(sl % operational_vls[out - 1]);
     const uint16_t id = intern(t);
-    for (unsigned in = 0; in <= ports_; ++in) which_[index(in, out)] = id;
+    for (unsigned in = 0; in <= ports_; ++in) set_which(in, out, id);
   }
+}
+
+void ForwardingTable::set_which(unsigned in_port, unsigned out_port, uint16_t id) {
+  uint16_t& w = which_[index(in_port, out_port)];
+  if (out_port != kManagementPort) {
+    --uses_[w];
+    ++uses_[id];
+    if (uses_[id] == ports_ * (ports_ + 1)) uniform_ = id;
+    else if (uniform_ == w) uniform_ = kMixed;
+  }
+  w = id;
 }
 
 uint16_t ForwardingTable::intern(const Sl2VlTable& t) {
   const auto [it, fresh] = interned_.try_emplace(t, static_cast<uint16_t>(tables_.size()));
-  if (fresh) tables_.push_back(t);
+  if (fresh) {
+    tables_.push_back(t);
+    uses_.push_back(0);
+  }
   return it->second;
 }
 
@@ -40,7 +57,7 @@ void ForwardingTable::set_sl2vl(unsigned in_port, unsigned out_port, const Sl2Vl
   for (uint8_t vl : table)
     if (vl > kVl15)
       throw std::invalid_argument("SL-to-VL entry " + std::to_string(vl) + "; accepted: 0..15 (15 = drop)");
-  which_[index(in_port, out_port)] = intern(table);
+  set_which(in_port, out_port, intern(table));
 }
 
 void ForwardingTable::set_lft_block(unsigned block, const std::array<uint8_t, kLftBlockEntries>& entries) {
@@ -68,9 +85,7 @@ RouteDecision ForwardingTable::route(unsigned in_port, uint16_t dlid, uint8_t sl
     d.out_vl = kVl15;
     return d;
   }
-  // One distinct table (the default, or one an SM programmed on every pair)
-  // needs no look at the pair's index: a cache line fewer per packet.
-  const Sl2VlTable& table = tables_.size() == 1 ? tables_[0] : tables_[which_[index(in_port, out)]];
+  const Sl2VlTable& table = tables_[uniform_ != kMixed ? uniform_ : which_[index(in_port, out)]];
   const uint8_t vl = table[sl & 0xF];
   if (vl == kVl15) {
     d.why = link::DropReason::SlToVl15;  // seed 004 Table 25-2; iba-facts 3

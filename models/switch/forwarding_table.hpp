@@ -83,6 +83,14 @@ class ForwardingTable {
   std::vector<Sl2VlTable> tables_;
   std::map<Sl2VlTable, uint16_t> interned_;
   uint16_t intern(const Sl2VlTable& t);
+  void set_which(unsigned in_port, unsigned out_port, uint16_t id);
+  // The pairs toward ports 1..n (the ones a forwarded packet reads) that use
+  // each distinct table, and the table when they all use one (the default
+  // tables, or one an SM programmed on every pair): then a lookup needs no
+  // look at the pair's index, a cache line fewer per packet.
+  static constexpr uint16_t kMixed = UINT16_MAX;
+  std::vector<uint32_t> uses_;     // by table
+  uint16_t uniform_ = kMixed;
 };
 
 // Sets the LFT entries of the 2^lmc LIDs from `base` to `port`, growing the table

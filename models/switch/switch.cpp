@@ -38,6 +38,8 @@ struct Switch::Impl {
   struct Transfer {
     Transfer(Impl& sw, unsigned in) : sw(sw), in(in) {}
     void on_done() { sw.on_transfer_end(*this); }
+    // What on_done reads first: the input VL's buffer and next packet.
+    void warm_done() const { sw.ports[in]->warm_release(vl); }
     void on_submit() { sw.on_held(*this); }
     Impl& sw;
     unsigned in;                  // its input index
@@ -46,7 +48,7 @@ struct Switch::Impl {
     uint32_t bytes = 0;           // wire bytes
     ib::Packet* held = nullptr;   // cut-through: not yet in the output queue (under-run guard)
     uint8_t held_vl = 0;          // its output VL
-    link::Alarm done = link::Alarm::method<&Transfer::on_done>(this);      // the transfer ends
+    link::Alarm done = link::Alarm::method<&Transfer::on_done, &Transfer::warm_done>(this);  // the transfer ends
     link::Alarm submit = link::Alarm::method<&Transfer::on_submit>(this);  // the held packet may enter the output queue
   };
   // The routed head packet of an input VL (a crossbar requester).

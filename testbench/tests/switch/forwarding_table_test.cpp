@@ -85,6 +85,26 @@ TEST_CASE("each (input, output) pair has its own SL-to-VL table") {
   REQUIRE(t.sl2vl(0, 2)[7] == 7);               // from the management port
 }
 
+TEST_CASE("one table on every pair, then a pair of its own, then one table again: lookups follow each step") {
+  ForwardingTable t({2, 2, 2});  // every pair starts with SL mod 2
+  t.set_lft({kNoRoute, 1, 2, 3});
+  REQUIRE(t.route(1, 2, 5, false).out_vl == 1);
+  Sl2VlTable zero{};
+  t.set_sl2vl(1, 2, zero);  // one pair differs
+  REQUIRE(t.route(1, 2, 5, false).out_vl == 0);
+  REQUIRE(t.route(3, 2, 5, false).out_vl == 1);
+  // Every pair toward ports 1..3 on the all-zero table (the pairs toward the
+  // management port keep theirs, which forwarding never reads).
+  for (unsigned in = 0; in <= 3; ++in)
+    for (unsigned out = 1; out <= 3; ++out) t.set_sl2vl(in, out, zero);
+  for (unsigned in = 1; in <= 3; ++in) REQUIRE(t.route(in, 3, 5, false).out_vl == 0);
+  Sl2VlTable one{};
+  one.fill(1);
+  t.set_sl2vl(2, 3, one);
+  REQUIRE(t.route(2, 3, 5, false).out_vl == 1);
+  REQUIRE(t.route(1, 3, 5, false).out_vl == 0);
+}
+
 TEST_CASE("an SL mapped to VL15 is dropped - a VL15 packet stays on VL15") {
   auto t = four_ports();
   t.set_lft({kNoRoute, 1, 2});
