@@ -2,6 +2,7 @@
 
 #include <cassert>
 #include <stdexcept>
+#include <string>
 
 #include "models/link/credits.hpp"
 
@@ -24,6 +25,9 @@ CrossbarAllocator::CrossbarAllocator(unsigned inputs, const std::vector<link::Vl
       req_(static_cast<std::size_t>(inputs) * kVlSlots),
       input_busy_(inputs, 0) {
   if (inputs == 0 || outputs.empty()) throw std::invalid_argument("crossbar needs at least one input and one output");
+  if (inputs > kMaxInputs)
+    throw std::invalid_argument("crossbar with " + std::to_string(inputs) + " inputs; accepted: at most " +
+                                std::to_string(kMaxInputs));
   outs_.reserve(outputs.size());
   for (const link::VlArbConfig& c : outputs) {
     outs_.emplace_back(c);
@@ -68,7 +72,7 @@ void CrossbarAllocator::request(unsigned input, unsigned vl, unsigned output, un
   bits(mask_, output)[id / 64] |= uint64_t{1} << (id % 64);
   Output& o = outs_[output];
   ++o.requests;
-  ++o.count[out_vl];
+  ++o.per[out_vl].count;
   o.vls = static_cast<uint16_t>(o.vls | (1u << out_vl));
 }
 
@@ -99,7 +103,7 @@ std::optional<CrossbarAllocator::Choice> CrossbarAllocator::decide_vl(unsigned o
   if (o.owed != 0) {
     // Owed requesters first: granted if their input is free, else reserved.
     for (unsigned w = 0; w < words_; ++w) scratch_words_[w] = m[w] & owed[w];
-    scan_from(scratch_words_.data(), o.ptr[out_vl], [&](unsigned id) {
+    scan_from(scratch_words_.data(), o.per[out_vl].ptr, [&](unsigned id) {
       if (req_[id].out_vl != out_vl || !room(id)) return false;
       const unsigned in = id / kVlSlots;
       found = Choice{sole(in, id % kVlSlots), input_busy(in)};
@@ -107,7 +111,7 @@ std::optional<CrossbarAllocator::Choice> CrossbarAllocator::decide_vl(unsigned o
     });
     if (found) return found;
   }
-  scan_from(m, o.ptr[out_vl], [&](unsigned id) {
+  scan_from(m, o.per[out_vl].ptr, [&](unsigned id) {
     const unsigned in = id / kVlSlots;
     if (req_[id].out_vl != out_vl || ((owed[id / 64] >> (id % 64)) & 1u) || !room(id)) return false;
     if (input_busy(in)) {  // passed over: owed a turn
@@ -171,7 +175,9 @@ std::optional<CrossbarAllocator::Grant> CrossbarAllocator::reserved_choice(unsig
   const unsigned p = in_ptr_[input];
   const uint32_t b = ((vls >> p) | (vls << (kVlSlots - p))) & 0xFFFFu;
   const unsigned vl = (p + lowest(b)) % kVlSlots;
-  return outs_[req_[slot(input, vl)].output].reservation;
+  const Output& o = outs_[req_[slot(input, vl)].output];
+  assert(o.reserved);
+  return o.reservation;
 }
 
 void CrossbarAllocator::grant(const Grant& g) {
@@ -182,9 +188,9 @@ void CrossbarAllocator::grant(const Grant& g) {
     [[maybe_unused]] const int vl = o.arbiter.grant(g.offered);
     assert(vl == r.out_vl);
   }
-  if (o.reservation) {
-    assert(o.reservation->input == g.input && o.reservation->vl == g.vl);
-    o.reservation.reset();
+  if (o.reserved) {
+    assert(o.reservation.input == g.input && o.reservation.vl == g.vl);
+    o.reserved = false;
     reserved_vls_[g.input] = static_cast<uint16_t>(reserved_vls_[g.input] & ~(1u << g.vl));
   }
   uint64_t* owed = bits(owed_, g.output);
@@ -193,11 +199,11 @@ void CrossbarAllocator::grant(const Grant& g) {
     owed[id / 64] &= ~(uint64_t{1} << (id % 64));
     --o.owed;
   } else {
-    o.ptr[r.out_vl] = static_cast<uint32_t>((id + 1) % (static_cast<std::size_t>(inputs_) * kVlSlots));
+    o.per[r.out_vl].ptr = static_cast<uint16_t>((id + 1) % (static_cast<std::size_t>(inputs_) * kVlSlots));
   }
   bits(mask_, g.output)[id / 64] &= ~(uint64_t{1} << (id % 64));
   --o.requests;
-  if (--o.count[r.out_vl] == 0) o.vls = static_cast<uint16_t>(o.vls & ~(1u << r.out_vl));
+  if (--o.per[r.out_vl].count == 0) o.vls = static_cast<uint16_t>(o.vls & ~(1u << r.out_vl));
   o.busy = true;
   input_vls_[g.input] = static_cast<uint16_t>(input_vls_[g.input] & ~(1u << g.vl));
   input_busy_[g.input] = 1;
@@ -205,7 +211,9 @@ void CrossbarAllocator::grant(const Grant& g) {
 }
 
 void CrossbarAllocator::reserve(const Grant& g) {
-  outs_[g.output].reservation = g;
+  Output& o = outs_[g.output];
+  o.reservation = g;
+  o.reserved = true;
   reserved_vls_[g.input] = static_cast<uint16_t>(reserved_vls_[g.input] | (1u << g.vl));
 }
 

@@ -47,6 +47,7 @@
 //   * an output's predicate may have changed (room freed): that output decides.
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -88,6 +89,7 @@ class CrossbarAllocator {
     const Grant* end() const { return list.data() + count; }
   };
 
+  static constexpr unsigned kMaxInputs = 4096;  // requester ids fit 16 bits (a switch has at most 254 ports)
   // One VL arbitration configuration per output (that port's tables).
   CrossbarAllocator(unsigned inputs, const std::vector<link::VlArbConfig>& outputs);
   // New tables for one output (a subnet manager programmed its port); the
@@ -102,7 +104,7 @@ class CrossbarAllocator {
   unsigned requests_for(unsigned output) const { return outs_[output].requests; }
   bool input_busy(unsigned input) const { return input_busy_[input] != 0; }
   bool output_busy(unsigned output) const { return outs_[output].busy; }
-  bool output_reserved(unsigned output) const { return outs_[output].reservation.has_value(); }
+  bool output_reserved(unsigned output) const { return outs_[output].reserved; }
 
   // The allocation steps (see the rules). Each grant returned is applied: its
   // input and output are busy, its request withdrawn, the arbiter charged.
@@ -117,21 +119,28 @@ class CrossbarAllocator {
     uint32_t bytes = 0;
     uint32_t blocks = 0;  // 64-byte credit blocks, what the VL arbiter weighs
   };
-  // What a decision reads first, then the round-robin pointers, then the
-  // arbiters (the scratch copy only when several output VLs compete).
-  struct Output {
+  // Laid out for the cache: what a request, a decision and a grant read for
+  // output VLs 0..11 is in the first line; the arbiter starts the third (its
+  // first line holds what a grant reads); the reserved requester and the
+  // scratch arbiter (only when several output VLs compete) come after.
+  struct alignas(64) Output {
     explicit Output(const link::VlArbConfig& c) : arbiter(c), scratch(c) {}
+    struct PerVl {
+      uint16_t ptr = 0;    // next requester id to consider (ids < 254 x 16)
+      uint16_t count = 0;  // requesters waiting
+    };
     bool busy = false;
+    bool reserved = false;                    // reservation holds a requester
     uint16_t vls = 0;                         // output VLs with requesters
     uint16_t served_vls = 0;                  // data VLs the arbiter's tables ever serve
     uint32_t requests = 0;
     uint32_t owed = 0;                        // requesters owed a turn
-    std::array<uint32_t, kVlSlots> ptr{};     // per output VL: next requester id to consider
-    std::array<uint16_t, kVlSlots> count{};   // per output VL: requesters waiting
-    std::optional<Grant> reservation;         // waiting for this requester's input
-    link::VlArbiter arbiter;
+    std::array<PerVl, kVlSlots> per{};        // by output VL
+    alignas(64) link::VlArbiter arbiter;
+    Grant reservation;                        // waiting for this requester's input (while reserved)
     link::VlArbiter scratch;                  // for choices that may not be granted
   };
+  static_assert(offsetof(Output, per) + 12 * sizeof(Output::PerVl) <= 64, "VLs 0..11 in the first line");
   struct Choice {
     Grant grant;
     bool reserve = false;
@@ -142,7 +151,7 @@ class CrossbarAllocator {
   bool test(const std::vector<uint64_t>& v, unsigned output, std::size_t id) const {
     return (v[static_cast<std::size_t>(output) * words_ + id / 64] >> (id % 64)) & 1u;
   }
-  bool available(unsigned output) const { return !outs_[output].busy && !outs_[output].reservation; }
+  bool available(unsigned output) const { return !outs_[output].busy && !outs_[output].reserved; }
   // A grant of (input, vl) at its output as the only VL the output offers.
   Grant sole(unsigned input, unsigned vl) const;
   static uint16_t served_by(const link::VlArbConfig& c);  // data VLs with an entry of weight > 0

@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <stdexcept>
 #include <vector>
 
 #include "models/link/port_config.hpp"
@@ -293,4 +294,20 @@ TEST_CASE("an output passing over a busy input owes it a turn and waits for it t
   REQUIRE(gs.list[0].input == 0);
   REQUIRE(gs.list[0].output == 0);
   REQUIRE_FALSE(a.output_reserved(0));
+}
+
+TEST_CASE("a crossbar needs 1..4096 inputs (requester ids are 16 bits) and an output") {
+  REQUIRE_THROWS_AS(CrossbarAllocator(0, outputs(1)), std::invalid_argument);
+  REQUIRE_THROWS_AS(CrossbarAllocator(1, outputs(0)), std::invalid_argument);
+  REQUIRE_THROWS_AS(CrossbarAllocator(CrossbarAllocator::kMaxInputs + 1, outputs(1)), std::invalid_argument);
+  // The largest: the last requester id still rotates back to the first.
+  CrossbarAllocator a(CrossbarAllocator::kMaxInputs, outputs(1));
+  const unsigned last = CrossbarAllocator::kMaxInputs - 1;
+  a.request(last, 15, 0, 0, kBig);
+  REQUIRE(a.after_request(last, 15, always));
+  a.request(0, 0, 0, 0, kBig);
+  a.request(last, 15, 0, 0, kBig);
+  const auto gs = a.after_release(last, 0, always);
+  REQUIRE(gs.count == 1);
+  REQUIRE(gs.list[0].input == 0);  // the pointer wrapped past id 65535 to 0
 }
