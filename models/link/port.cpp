@@ -216,7 +216,9 @@ void Port::warm_tx() const {
 void Port::warm_release(unsigned vl) const {
   const Lane& l = lanes_[vl];
   __builtin_prefetch(l.rxq.front());
-  __builtin_prefetch(&block_ps_);  // flow control's line
+  __builtin_prefetch(&faults_on_);   // the receive side's two lines
+  __builtin_prefetch(&fc_pending_);
+  __builtin_prefetch(&block_ps_);    // flow control's line
   __builtin_prefetch(&tx_free_at_);
 }
 

@@ -36,12 +36,13 @@ using Grant = CrossbarAllocator::Grant;
 struct Switch::Impl {
   // What one input port is moving through the crossbar.
   struct Transfer {
-    Transfer(Impl& sw, unsigned in) : sw(sw), in(in) {}
+    Transfer(Impl& sw, link::Port& input, unsigned in) : sw(sw), input(input), in(in) {}
     void on_done() { sw.on_transfer_end(*this); }
     // What on_done reads first: the input VL's buffer and next packet.
-    void warm_done() const { sw.ports[in]->warm_release(vl); }
+    void warm_done() const { input.warm_release(vl); }
     void on_submit() { sw.on_held(*this); }
     Impl& sw;
+    link::Port& input;
     unsigned in;                  // its input index
     unsigned vl = 0;              // input VL
     unsigned out = 0;             // output index
@@ -69,7 +70,7 @@ struct Switch::Impl {
       link::Port& p = *ports.back();
       p.set_rx_timing(cut_through, config.latency_ps);
       p.set_lifetimes(lifetimes);
-      transfers.push_back(std::make_unique<Transfer>(*this, i));
+      transfers.push_back(std::make_unique<Transfer>(*this, p, i));
       p.on_rx_ready([this, i] { on_arrival(i); });
       p.on_tx_space([this, i] { on_space(i); });
     }
@@ -159,7 +160,7 @@ struct Switch::Impl {
   }
 
   void on_transfer_end(const Transfer& t) {
-    ports[t.in]->rx_release(t.vl, t.bytes);
+    t.input.rx_release(t.vl, t.bytes);
     for (const Grant& g : alloc.after_release(t.in, t.out, ok())) start(g);
   }
 
