@@ -21,7 +21,7 @@ Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig
     h->drain_rate_bps = ports[i].drain_rate_bps;
     h->port->on_rx_ready([this, i] { drain(i); });
     h->port->on_tx_space([this, i, host = h.get()] {
-      transport_->port_has_room(i);
+      if (host->transport_waiting) transport_->port_has_room(i);
       if (agent_ != nullptr) agent_->tx_space(i + 1);
       if (host->on_tx_space) host->on_tx_space();
     });
@@ -29,6 +29,9 @@ Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig
     ports_.push_back(std::move(h));
   }
   transport_ = std::make_unique<transport::TransportEngine>(transport, std::move(bindings), regions_, pool);
+  transport_->on_room_wanted([this](bool wanted) {
+    for (auto& h : ports_) h->transport_waiting = wanted;
+  });
   transport_->on_completion([this](transport::Qp& qp, bool send_queue, const transport::WorkCompletion& wc) {
     const uint32_t n = send_queue ? qp.init.send_cq : qp.init.recv_cq;
     cqs_.at(n)->push(wc);

@@ -118,6 +118,7 @@ class Hca : public sc_core::sc_module {
     uint64_t busy_until_ps = 0;     // when the host is done with it
     link::Alarm done = link::Alarm::method<&HostPort::on_done>(this);  // the host finished reading a packet
     std::function<void()> on_tx_space;  // a raw-traffic workload's
+    bool transport_waiting = false;     // a transport engine waits for room (on_room_wanted)
   };
   CompletionQueue* existing_cq(uint32_t n) const;
   void drain(unsigned index);

@@ -311,12 +311,12 @@ void TransportEngine::submit(Engine& g) {
   if (ports_[e.qp.port].port->submit(g.packet) == link::SubmitResult::Busy) {
     if (!g.waiting_room) {
       ++stats_.port_full_waits;
-      ++waiting_room_;
+      if (waiting_room_++ == 0 && on_room_wanted_) on_room_wanted_(true);
       g.waiting_room = true;
     }
     return;
   }
-  if (g.waiting_room) --waiting_room_;
+  if (g.waiting_room && --waiting_room_ == 0 && on_room_wanted_) on_room_wanted_(false);
   g.packet = nullptr;
   g.waiting_room = false;
   g.entry = nullptr;
