@@ -130,7 +130,7 @@ struct Switch::Impl {
     t.bytes = h.bytes;
     ++stats.forwarded;
     const uint64_t now = now_ps();
-    const double xbar_bps = config.speedup * output.timing().data_rate_bps();
+    const double xbar_bps = speedup * output.timing().data_rate_bps();
     const uint64_t xfer = link::round_ps(8.0 * h.bytes * static_cast<double>(link::kPsPerSecond) / xbar_bps);
     // Cut-through: the output must not finish before the tail is in.
     const uint64_t out_ser = output.timing().serialization_ps(h.bytes);
@@ -174,6 +174,7 @@ struct Switch::Impl {
   ib::PacketPool& pool;
   ForwardingTable table;
   CrossbarAllocator alloc;
+  const double speedup = config.speedup;            // here, beside what start() reads, not in the config's line
   std::vector<Head> heads;                          // by input x 16 + VL
   std::vector<std::unique_ptr<link::Port>> ports;   // port number - 1
   std::vector<std::unique_ptr<Transfer>> transfers; // by input
