@@ -78,7 +78,7 @@ void CrossbarAllocator::request(unsigned input, unsigned vl, unsigned output, un
 
 CrossbarAllocator::Grant CrossbarAllocator::sole(unsigned input, unsigned vl) const {
   const Request& r = req_[slot(input, vl)];
-  Grant g{input, vl, r.output, {}};
+  Grant g{input, vl, r.output, r.out_vl, r.bytes, {}};
   if (r.out_vl != link::kVl15) g.offered[r.out_vl] = r.blocks;
   return g;
 }

@@ -80,6 +80,8 @@ class CrossbarAllocator {
     unsigned input = 0;
     unsigned vl = 0;               // input VL
     unsigned output = 0;
+    unsigned out_vl = 0;           // the request's output VL and wire bytes
+    uint32_t bytes = 0;
     link::VlCandidates offered{};  // data VLs the output's arbiter chose among (charged on grant)
   };
   struct Grants {
@@ -101,6 +103,8 @@ class CrossbarAllocator {
   void request(unsigned input, unsigned vl, unsigned output, unsigned out_vl, uint32_t bytes);
   bool requesting(unsigned input, unsigned vl) const { return (input_vls_[input] >> vl) & 1u; }
   unsigned requested_output(unsigned input, unsigned vl) const { return req_[slot(input, vl)].output; }
+  unsigned requested_vl(unsigned input, unsigned vl) const { return req_[slot(input, vl)].out_vl; }
+  uint32_t requested_bytes(unsigned input, unsigned vl) const { return req_[slot(input, vl)].bytes; }
   unsigned requests_for(unsigned output) const { return outs_[output].requests; }
   bool input_busy(unsigned input) const { return input_busy_[input] != 0; }
   bool output_busy(unsigned output) const { return outs_[output].busy; }
@@ -126,7 +130,7 @@ class CrossbarAllocator {
   struct alignas(64) Output {
     explicit Output(const link::VlArbConfig& c) : arbiter(c), scratch(c) {}
     struct PerVl {
-      uint16_t ptr = 0;    // next requester id to consider (ids < 254 x 16)
+      uint16_t ptr = 0;    // next requester id to consider (ids < kMaxInputs x 16)
       uint16_t count = 0;  // requesters waiting
     };
     bool busy = false;

@@ -52,16 +52,10 @@ struct Switch::Impl {
     link::Alarm done = link::Alarm::method<&Transfer::on_done, &Transfer::warm_done>(this);  // the transfer ends
     link::Alarm submit = link::Alarm::method<&Transfer::on_submit>(this);  // the held packet may enter the output queue
   };
-  // The routed head packet of an input VL (a crossbar requester).
-  struct Head {
-    uint8_t out_vl = 0;
-    uint32_t bytes = 0;
-  };
 
   Impl(const SwitchConfig& config, const std::vector<link::PortConfig>& configs, ib::PacketPool& pool)
       : config(config), pool(pool), table(operational_vls(configs)),
-        alloc(static_cast<unsigned>(configs.size()), arbitration(configs)),
-        heads(configs.size() * CrossbarAllocator::kVlSlots) {
+        alloc(static_cast<unsigned>(configs.size()), arbitration(configs)) {
     const bool cut_through = config.forwarding == Forwarding::CutThrough;
     const link::Lifetimes lifetimes{config.hoq_life_ps, config.switch_life_ps, config.vl_stall_count};
     for (unsigned i = 0; i < configs.size(); ++i) {
@@ -76,9 +70,9 @@ struct Switch::Impl {
     }
   }
 
+  // The routed head packet of an input VL (its request) fits its output VL's queue.
   bool room(unsigned in, unsigned vl, unsigned out) const {
-    const Head& h = heads[in * CrossbarAllocator::kVlSlots + vl];
-    return ports[out]->tx_has_room(h.out_vl, h.bytes);
+    return ports[out]->tx_has_room(alloc.requested_vl(in, vl), alloc.requested_bytes(in, vl));
   }
   auto ok() {
     return [this](unsigned in, unsigned vl, unsigned out) { return room(in, vl, out); };
@@ -104,7 +98,6 @@ struct Switch::Impl {
         else if (head.payload_len > output.mtu()) why = link::DropReason::MtuExceeded;
         else if (d.out_vl != link::kVl15 && d.out_vl >= output.vl_count()) why = link::DropReason::BadVl;
         if (why == link::DropReason::Count) {
-          heads[in * CrossbarAllocator::kVlSlots + vl] = {d.out_vl, head.wire_len};
           alloc.request(in, vl, d.out_port - 1u, d.out_vl, head.wire_len);
           if (auto g = alloc.after_request(in, vl, ok())) start(*g);
           return;
@@ -121,26 +114,25 @@ struct Switch::Impl {
   }
 
   void start(const Grant& g) {
-    const Head h = heads[g.input * CrossbarAllocator::kVlSlots + g.vl];
     link::Port& output = *ports[g.output];
     Transfer& t = *transfers[g.input];
     ib::Packet* p = ports[g.input]->rx_take(g.vl);
     t.vl = g.vl;
     t.out = g.output;
-    t.bytes = h.bytes;
+    t.bytes = g.bytes;
     ++stats.forwarded;
     const uint64_t now = now_ps();
     const double xbar_bps = speedup * output.timing().data_rate_bps();
-    const uint64_t xfer = link::round_ps(8.0 * h.bytes * static_cast<double>(link::kPsPerSecond) / xbar_bps);
+    const uint64_t xfer = link::round_ps(8.0 * g.bytes * static_cast<double>(link::kPsPerSecond) / xbar_bps);
     // Cut-through: the output must not finish before the tail is in.
-    const uint64_t out_ser = output.timing().serialization_ps(h.bytes);
+    const uint64_t out_ser = output.timing().serialization_ps(g.bytes);
     const uint64_t earliest = p->tail_ps > out_ser ? p->tail_ps - out_ser : 0;
     if (earliest > now) {
       t.held = p;
-      t.held_vl = h.out_vl;
+      t.held_vl = g.out_vl;
       t.submit.notify_at(earliest);
     } else {
-      submit(output, p, h.out_vl);
+      submit(output, p, g.out_vl);
     }
     t.done.notify_at(std::max(now + xfer, p->tail_ps));
     route_heads(g.input, g.vl);  // the next packet of that VL is the head now
@@ -175,7 +167,6 @@ struct Switch::Impl {
   ForwardingTable table;
   CrossbarAllocator alloc;
   const double speedup = config.speedup;            // here, beside what start() reads, not in the config's line
-  std::vector<Head> heads;                          // by input x 16 + VL
   std::vector<std::unique_ptr<link::Port>> ports;   // port number - 1
   std::vector<std::unique_ptr<Transfer>> transfers; // by input
   SwitchStats stats;
