@@ -68,9 +68,10 @@ class TransportEngine : public QpServices {
 
   void on_completion(CompletionHandler h) { on_completion_ = std::move(h); }
   void on_async_event(AsyncHandler h) { on_async_ = std::move(h); }
-  // Called with true when an engine starts waiting for room on a port and none
-  // waited before, with false when the last one stops: the HCA then calls
-  // port_has_room only while it can matter, without reading the engine.
+  // Called with true when an engine starts waiting for transmit room (on any
+  // port) and none waited before, with false when the last one stops: the HCA
+  // then calls port_has_room only while it can matter, without reading the
+  // engine.
   void on_room_wanted(std::function<void(bool)> h) { on_room_wanted_ = std::move(h); }
 
   // Verbs. Errors come back as a one-line reason ("" = done).
