@@ -35,7 +35,7 @@ void Packet::reset_as_flow_control() {
   wire_len = kFlowControlBytes;
   payload_len = 0;
   next = nullptr;
-  due_ps = tail_ps = received_ps = 0;
+  due_ps = tail_ps = 0;
   id = 0;
   fc = FlowControl{};
 }

@@ -33,8 +33,9 @@ class PacketPool;
 class alignas(64) Packet {
  public:
   // Member order is for the cache: the first 64-byte line holds everything a
-  // hop reads or writes (queue links, sizes, times, the id and the LRH); the
-  // rest of the headers and the metadata read once per packet follow.
+  // hop reads or writes (queue links, sizes, times, the flow-control fields,
+  // the id and the LRH); the rest of the headers and the metadata read once
+  // per packet follow.
   PacketKind kind = PacketKind::Data;
   // Its bytes on the wire (wire_bytes()), recorded by the port that queues it
   // for transmission; a packet keeps its size from link to link, so receivers,
@@ -48,7 +49,7 @@ class alignas(64) Packet {
   Packet* next = nullptr;
   uint64_t due_ps = 0;               // in flight: when the receiver takes it
   uint64_t tail_ps = 0;              // when its last byte reaches the receiver of that link
-  uint64_t received_ps = 0;          // when it was delivered to the receiver of that link
+  FlowControl fc;                    // valid when kind == FlowControl
   uint64_t id = 0;                   // unique per run, assigned by the source
   Headers hdr;                       // the LRH ends the first line
 
@@ -56,8 +57,11 @@ class alignas(64) Packet {
   uint32_t flow = 0;                 // workload flow index
   uint64_t seq = 0;                  // sequence number within the flow
   uint64_t created_ps = 0;           // when the source made it
+  // When it was delivered to a switch port that enforces lifetimes (the
+  // switch lifetime counts from there; Port::admit), or submitted at a switch
+  // (a packet the switch made). Other ports leave it as it was.
+  uint64_t received_ps = 0;
 
-  FlowControl fc;                    // valid when kind == FlowControl
   std::vector<uint8_t> payload;      // empty, or exactly payload_len real bytes
 
   // Bytes on the wire, LRH through VCRC (data) or the 6-byte FCP.
@@ -70,13 +74,15 @@ class alignas(64) Packet {
   // Sets every field back to its default; keeps the payload's capacity.
   void reset();
   // Sets the fields a flow-control packet uses back to their defaults and
-  // makes it one; the data headers and payload are left as they are (unused).
+  // makes it one; the data headers, payload and metadata are left as they are
+  // (unused).
   void reset_as_flow_control();
 
  private:
   friend class PacketPool;
 };
 static_assert(sizeof(Lrh) <= 16, "the LRH ends the packet's first cache line");
+static_assert(sizeof(FlowControl) == 8, "the flow-control fields take the place of one timestamp");
 
 // A free list of packets. acquire() hands out a reset packet;
 // acquire_flow_control() one reset as a flow-control packet; release() takes it

@@ -12,7 +12,7 @@ Port::Port(const sc_core::sc_module_name& name, const PortConfig& config, ib::Pa
       vls_(static_cast<uint16_t>(config.effective_vls())),
       rx_data_vls_(static_cast<uint8_t>(vls_)),
       tx_data_vls_(static_cast<uint8_t>(vls_)),
-      mtu_(config.mtu),
+      mtu_(static_cast<uint16_t>(std::min(config.mtu, kMaxMtu))),
       pool_(pool),
       tx_buffer_bytes_(config.tx_buffer_bytes),
       sl2vl_(resolved_sl2vl(config)),
@@ -20,6 +20,9 @@ Port::Port(const sc_core::sc_module_name& name, const PortConfig& config, ib::Pa
       vl15_buffer_bytes_(config.vl15_buffer_bytes),
       config_(config),
       vlarb_(resolved_vlarb(config)) {
+  if (config.mtu > kMaxMtu)
+    throw std::invalid_argument(std::string(this->name()) + ": MTU of " + std::to_string(config.mtu) +
+                                " bytes; accepted: at most " + std::to_string(kMaxMtu));
   if (config.tx_buffer_bytes > kMaxVlBufferBytes)
     throw std::invalid_argument(std::string(this->name()) + ": tx_buffer of " + std::to_string(config.tx_buffer_bytes) +
                                 " bytes; accepted: at most " + std::to_string(kMaxVlBufferBytes));
@@ -75,6 +78,7 @@ void Port::set_rx_timing(bool cut_through, uint64_t extra_latency_ps) {
 void Port::set_lifetimes(const Lifetimes& lifetimes) {
   lifetimes_ = lifetimes;
   lifetimes_on_ = lifetimes.enabled();
+  stamp_arrivals_ = lifetimes_on_;
 }
 
 void Port::start_of_simulation() {
@@ -503,7 +507,7 @@ void Port::receive_flow_control(ib::Packet* p) {
   } else {
     tell_cosim(CreditEvent::Received, vl, blocks);
   }
-  p->received_ps = now_ps();
+  if (stamp_arrivals_) p->received_ps = now_ps();
   VlStats& s = stats_.vl[vl];
   ++s.rx_packets;
   s.rx_bytes += bytes;
@@ -561,7 +565,7 @@ void Port::held_method() {
   std::size_t n = 0;
   for (; n < held_.size() && held_[n]->due_ps <= now; ++n) {
     ib::Packet* p = held_[n];
-    p->received_ps = now;
+    if (stamp_arrivals_) p->received_ps = now;
     queue_rx(p);
   }
   held_.erase(held_.begin(), held_.begin() + static_cast<std::ptrdiff_t>(n));

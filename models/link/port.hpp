@@ -193,6 +193,7 @@ class Port : public sc_core::sc_module,
 
   unsigned vl_count() const { return vls_; }
   uint32_t mtu() const { return mtu_; }  // config().mtu, from a line a hop reads anyway
+  static constexpr uint32_t kMaxMtu = 4096;  // iba-facts "MTU enum": the largest payload is 4096 bytes
   PortState state() const { return state_; }
   void set_state(PortState s);
   // Tables a subnet manager programs (SLtoVLMappingTable, VLArbitrationTable,
@@ -339,7 +340,8 @@ class Port : public sc_core::sc_module,
   uint16_t vls_;
   uint8_t rx_data_vls_;               // data VLs the state lets in: vls_ from Armed on, else 0
   uint8_t tx_data_vls_;               // data VLs the state lets out: vls_ when Active, else 0
-  uint32_t mtu_;
+  uint16_t mtu_;                      // at most kMaxMtu
+  bool stamp_arrivals_ = false;       // admit sets Packet::received_ps (lifetimes on: a switch lifetime counts from it)
   uint16_t stalled_ = 0;              // bit per VL: a credit stall is open
   uint16_t rx_ready_ = 0;             // bit per VL (15 = VL15): its receive queue has packets
   uint16_t tx_ready_ = 0;             // bit per VL (15 = VL15): its transmit queue has packets

@@ -96,9 +96,12 @@ void VlArbiter::Table::idle(const VlCandidates& none) {
 }
 
 int VlArbiter::grant(const VlCandidates& c) {
-  uint32_t any = 0;  // an OR of the whole array: straight-line code, no branch per VL
-  for (uint32_t blocks : c) any |= blocks;
-  if (any == 0) {
+  // A search with an early exit, one 4-byte load per VL: a caller has just
+  // written the array, and a wide load across its narrow stores (what an
+  // OR-reduction of the whole array compiles to) cannot take their values
+  // from the store buffer and waits for them to reach the cache.
+  const bool any = std::any_of(c.begin(), c.end(), [](uint32_t blocks) { return blocks != 0; });
+  if (!any) {
     // Nothing can send (an idle link or one waiting for credits): common and
     // cheap, with the same effect on the turns as the search below.
     if (high_turn_.size != 0) high().idle(c);

@@ -26,6 +26,16 @@ TEST_CASE("a payload longer than the port's MTU is dropped at the sender and cou
   REQUIRE(sim->flow_results()[1].delivered == 100);
 }
 
+TEST_CASE("a port refuses an MTU beyond the largest IBA MTU (4096 bytes)") {
+  ib::PacketPool pool;
+  link::PortConfig pc;
+  pc.mtu = 4096;
+  link::Port largest("largest", pc, pool);
+  REQUIRE(largest.mtu() == 4096);
+  pc.mtu = 4097;
+  REQUIRE_THROWS_WITH(link::Port("beyond", pc, pool), Catch::Contains("accepted: at most 4096"));
+}
+
 TEST_CASE("a receiver with a smaller MTU drops and counts - credits heal through FCTBS") {
   link::PortConfig big;
   link::PortConfig small;
