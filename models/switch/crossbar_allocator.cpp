@@ -19,11 +19,8 @@ CrossbarAllocator::CrossbarAllocator(unsigned inputs, const std::vector<link::Vl
       mask_(outputs.size() * words_, 0),
       owed_(outputs.size() * words_, 0),
       scratch_words_(words_, 0),
-      input_vls_(inputs, 0),
-      reserved_vls_(inputs, 0),
-      in_ptr_(inputs, 0),
-      req_(static_cast<std::size_t>(inputs) * kVlSlots),
-      input_busy_(inputs, 0) {
+      ins_(inputs),
+      req_(static_cast<std::size_t>(inputs) * kVlSlots) {
   if (inputs == 0 || outputs.empty()) throw std::invalid_argument("crossbar needs at least one input and one output");
   if (inputs > kMaxInputs)
     throw std::invalid_argument("crossbar with " + std::to_string(inputs) + " inputs; accepted: at most " +
@@ -68,7 +65,7 @@ void CrossbarAllocator::scan_from(const uint64_t* words, uint32_t start, F&& f) 
 void CrossbarAllocator::request(unsigned input, unsigned vl, unsigned output, unsigned out_vl, uint32_t bytes) {
   const std::size_t id = slot(input, vl);
   req_[id] = {static_cast<uint16_t>(output), static_cast<uint8_t>(out_vl), bytes, link::blocks_for(bytes)};
-  input_vls_[input] = static_cast<uint16_t>(input_vls_[input] | (1u << vl));
+  ins_[input].vls = static_cast<uint16_t>(ins_[input].vls | (1u << vl));
   bits(mask_, output)[id / 64] |= uint64_t{1} << (id % 64);
   Output& o = outs_[output];
   ++o.requests;
@@ -155,10 +152,11 @@ std::optional<CrossbarAllocator::Choice> CrossbarAllocator::decide(unsigned outp
 }
 
 std::optional<CrossbarAllocator::Grant> CrossbarAllocator::input_choice(unsigned input, Ok ok) const {
-  const uint32_t vls = input_vls_[input] & ~static_cast<uint32_t>(reserved_vls_[input]);
+  const Input& in = ins_[input];
+  const uint32_t vls = in.vls & ~static_cast<uint32_t>(in.reserved);
   if (vls == 0 || input_busy(input)) return std::nullopt;
   // Rotate so that the pointer's VL is bit 0.
-  const unsigned p = in_ptr_[input];
+  const unsigned p = in.ptr;
   for (uint32_t b = ((vls >> p) | (vls << (kVlSlots - p))) & 0xFFFFu; b != 0; b &= b - 1) {
     const unsigned vl = (p + lowest(b)) % kVlSlots;
     const Request& r = req_[slot(input, vl)];
@@ -170,9 +168,9 @@ std::optional<CrossbarAllocator::Grant> CrossbarAllocator::input_choice(unsigned
 }
 
 std::optional<CrossbarAllocator::Grant> CrossbarAllocator::reserved_choice(unsigned input) const {
-  const uint32_t vls = reserved_vls_[input];
+  const uint32_t vls = ins_[input].reserved;
   if (vls == 0) return std::nullopt;
-  const unsigned p = in_ptr_[input];
+  const unsigned p = ins_[input].ptr;
   const uint32_t b = ((vls >> p) | (vls << (kVlSlots - p))) & 0xFFFFu;
   const unsigned vl = (p + lowest(b)) % kVlSlots;
   const Output& o = outs_[req_[slot(input, vl)].output];
@@ -191,7 +189,7 @@ void CrossbarAllocator::grant(const Grant& g) {
   if (o.reserved) {
     assert(o.reservation.input == g.input && o.reservation.vl == g.vl);
     o.reserved = false;
-    reserved_vls_[g.input] = static_cast<uint16_t>(reserved_vls_[g.input] & ~(1u << g.vl));
+    ins_[g.input].reserved = static_cast<uint16_t>(ins_[g.input].reserved & ~(1u << g.vl));
   }
   uint64_t* owed = bits(owed_, g.output);
   if ((owed[id / 64] >> (id % 64)) & 1u) {
@@ -205,16 +203,17 @@ void CrossbarAllocator::grant(const Grant& g) {
   --o.requests;
   if (--o.per[r.out_vl].count == 0) o.vls = static_cast<uint16_t>(o.vls & ~(1u << r.out_vl));
   o.busy = true;
-  input_vls_[g.input] = static_cast<uint16_t>(input_vls_[g.input] & ~(1u << g.vl));
-  input_busy_[g.input] = 1;
-  in_ptr_[g.input] = static_cast<uint8_t>((g.vl + 1) % kVlSlots);
+  Input& in = ins_[g.input];
+  in.vls = static_cast<uint16_t>(in.vls & ~(1u << g.vl));
+  in.busy = true;
+  in.ptr = static_cast<uint8_t>((g.vl + 1) % kVlSlots);
 }
 
 void CrossbarAllocator::reserve(const Grant& g) {
   Output& o = outs_[g.output];
   o.reservation = g;
   o.reserved = true;
-  reserved_vls_[g.input] = static_cast<uint16_t>(reserved_vls_[g.input] | (1u << g.vl));
+  ins_[g.input].reserved = static_cast<uint16_t>(ins_[g.input].reserved | (1u << g.vl));
 }
 
 void CrossbarAllocator::apply(const std::optional<Choice>& c, Grants& out) {
@@ -237,7 +236,7 @@ std::optional<CrossbarAllocator::Grant> CrossbarAllocator::after_request(unsigne
 }
 
 CrossbarAllocator::Grants CrossbarAllocator::after_release(unsigned input, unsigned output, Ok ok) {
-  input_busy_[input] = 0;
+  ins_[input].busy = false;
   outs_[output].busy = false;
   Grants res;
   if (const auto mine = reserved_choice(input)) {

@@ -101,12 +101,12 @@ class CrossbarAllocator {
   // The head of (input, vl) wants output VL out_vl of `output`; it is `bytes`
   // long on the wire. One request per (input, vl) at a time.
   void request(unsigned input, unsigned vl, unsigned output, unsigned out_vl, uint32_t bytes);
-  bool requesting(unsigned input, unsigned vl) const { return (input_vls_[input] >> vl) & 1u; }
+  bool requesting(unsigned input, unsigned vl) const { return (ins_[input].vls >> vl) & 1u; }
   unsigned requested_output(unsigned input, unsigned vl) const { return req_[slot(input, vl)].output; }
   unsigned requested_vl(unsigned input, unsigned vl) const { return req_[slot(input, vl)].out_vl; }
   uint32_t requested_bytes(unsigned input, unsigned vl) const { return req_[slot(input, vl)].bytes; }
   unsigned requests_for(unsigned output) const { return outs_[output].requests; }
-  bool input_busy(unsigned input) const { return input_busy_[input] != 0; }
+  bool input_busy(unsigned input) const { return ins_[input].busy; }
   bool output_busy(unsigned output) const { return outs_[output].busy; }
   bool output_reserved(unsigned output) const { return outs_[output].reserved; }
 
@@ -181,11 +181,16 @@ class CrossbarAllocator {
   std::vector<uint64_t> owed_;          // same layout: owed a turn
   std::vector<uint64_t> scratch_words_; // one output's owed requesters
   std::vector<Output> outs_;
-  std::vector<uint16_t> input_vls_;     // per input: VLs with a request
-  std::vector<uint16_t> reserved_vls_;  // per input: VLs an output has reserved
-  std::vector<uint8_t> in_ptr_;         // per input: next VL to consider
+  // Per input, together: a request, a grant and a release read or write all
+  // of it (one line holds ten inputs).
+  struct Input {
+    uint16_t vls = 0;       // VLs with a request
+    uint16_t reserved = 0;  // VLs an output has reserved
+    uint8_t ptr = 0;        // next VL to consider
+    bool busy = false;      // moving a packet through the crossbar
+  };
+  std::vector<Input> ins_;
   std::vector<Request> req_;            // per (input, vl)
-  std::vector<uint8_t> input_busy_;
 };
 
 }  // namespace hcasim::sw
