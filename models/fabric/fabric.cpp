@@ -87,6 +87,18 @@ Fabric::Fabric(const FabricSpec& spec, ib::PacketPool& pool) : spec_(spec) {
   if (spec_.management.in_band) build_management(pool);
 }
 
+Fabric::~Fabric() {
+  // What the members' own order would destroy first, in that order.
+  sa_agents_.clear();
+  link_up_.reset();
+  power_on_.reset();
+  mad_nodes_.clear();
+  for (auto it = where_.rbegin(); it != where_.rend(); ++it) {
+    if (it->first) switches_[it->second].reset();
+    else hcas_[it->second].reset();
+  }
+}
+
 uint64_t node_guid(const FabricSpec& spec, unsigned node) {
   const uint64_t g = spec.nodes[node].guid;
   return g != 0 ? g : kGuidBase + node + 1;

@@ -118,6 +118,9 @@ class Fabric {
  public:
   // Throws std::invalid_argument with check_fabric's message when the spec is inconsistent.
   Fabric(const FabricSpec& spec, ib::PacketPool& pool);
+  // Tears the nodes down last-made first (link/owned_in_reverse.hpp says why),
+  // after the management objects that point at them.
+  ~Fabric();
   Fabric(const Fabric&) = delete;
   Fabric& operator=(const Fabric&) = delete;
 
@@ -152,8 +155,8 @@ class Fabric {
   FabricSpec spec_;
   std::vector<std::unique_ptr<hca::Hca>> hcas_;
   std::vector<std::unique_ptr<sw::Switch>> switches_;
-  std::vector<std::pair<bool, unsigned>> where_;
-  std::vector<unsigned> hca_nodes_;  // by HCA index: node index  // per node: (is switch, index in its list)
+  std::vector<std::pair<bool, unsigned>> where_;  // per node: (is switch, index in its list)
+  std::vector<unsigned> hca_nodes_;               // by HCA index: node index
   std::vector<link::Port*> ports_;
   std::vector<std::unique_ptr<mgmt::MadNode>> mad_nodes_;  // by node, in band
   std::function<void()> sweep_done_;

@@ -31,6 +31,7 @@
 
 #include "models/ib/packet.hpp"
 #include "models/link/management_agent.hpp"
+#include "models/link/owned_in_reverse.hpp"
 #include "models/link/port.hpp"
 #include "models/link/timeline.hpp"
 #include "models/hca/completion_queue.hpp"
@@ -125,7 +126,7 @@ class Hca : public sc_core::sc_module {
   int next_vl(HostPort& h);
   void take(ib::Packet* p, unsigned index, uint64_t now);
 
-  std::vector<std::unique_ptr<HostPort>> ports_;
+  link::OwnedInReverse<HostPort> ports_;  // each owns a port: torn down last-made first
   PacketSink* sink_ = nullptr;
   link::ManagementAgent* agent_ = nullptr;
   ib::PacketPool& pool_;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/link/owned_in_reverse.hpp"
 #include "models/link/timeline.hpp"
 #include "models/switch/crossbar_allocator.hpp"
 
@@ -167,7 +168,7 @@ struct Switch::Impl {
   ForwardingTable table;
   CrossbarAllocator alloc;
   const double speedup = config.speedup;            // here, beside what start() reads, not in the config's line
-  std::vector<std::unique_ptr<link::Port>> ports;   // port number - 1
+  link::OwnedInReverse<link::Port> ports;           // port number - 1
   std::vector<std::unique_ptr<Transfer>> transfers; // by input
   SwitchStats stats;
   link::ManagementAgent* agent = nullptr;
