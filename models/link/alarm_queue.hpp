@@ -30,6 +30,9 @@ namespace hcasim::link {
 struct AlarmHook {
   static constexpr uint64_t kIdle = UINT64_MAX;
   uint64_t at_ps = kIdle;  // when it is queued for; kIdle = not queued
+  // The source before it in its FIFO; stale while it is the FIFO's head. A
+  // source only moves toward the head, so a head's prev is never read, and
+  // taking the head off does not write the line of the source behind it.
   AlarmHook* prev = nullptr;
   AlarmHook* next = nullptr;
   uint32_t fifo = 0;       // its FIFO while queued
@@ -72,20 +75,23 @@ class AlarmQueue {
   // Requires h->queued().
   void remove(AlarmHook* h) {
     Fifo& f = fifos_[h->fifo];
-    if (h->prev != nullptr) h->prev->next = h->next;
-    else f.head = h->next;
-    if (h->next != nullptr) h->next->prev = h->prev;
-    else f.tail = h->prev;
-    h->at_ps = AlarmHook::kIdle;
-    h->prev = h->next = nullptr;
-    --size_;
-    settle();
+    if (f.head == h) {
+      unlink_head(f, h);
+    } else {
+      h->prev->next = h->next;
+      if (h->next != nullptr) h->next->prev = h->prev;
+      else f.tail = h->prev;
+    }
+    idle(h);
   }
 
-  // Requires !empty().
+  // Requires !empty(). Writes only the source it returns and the queue: the
+  // next source's line is left alone (see AlarmHook::prev).
   AlarmHook* pop() {
-    AlarmHook* h = front();
-    remove(h);
+    Fifo& f = fifos_[front_];
+    AlarmHook* h = f.head;
+    unlink_head(f, h);
+    idle(h);
     return h;
   }
 
@@ -165,6 +171,17 @@ class AlarmQueue {
     }
     fifos_[id].time_ps = time_ps;
     return id;
+  }
+
+  static void unlink_head(Fifo& f, const AlarmHook* h) {
+    f.head = h->next;
+    if (h->next == nullptr) f.tail = nullptr;
+  }
+  void idle(AlarmHook* h) {
+    h->at_ps = AlarmHook::kIdle;
+    h->prev = h->next = nullptr;
+    --size_;
+    settle();
   }
 
   // Drops emptied FIFOs from the front until the earliest one holds a source.
