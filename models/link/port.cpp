@@ -215,6 +215,7 @@ void Port::warm_tx() const {
     __builtin_prefetch(&lanes_[__builtin_ctz(ready)]);
   __builtin_prefetch(&arbiter_);
   __builtin_prefetch(&stats_);
+  warm_observers();
 }
 
 void Port::warm_release(unsigned vl) const {
@@ -224,10 +225,16 @@ void Port::warm_release(unsigned vl) const {
   __builtin_prefetch(&fc_pending_);
   __builtin_prefetch(&block_ps_);    // flow control's line
   __builtin_prefetch(&tx_free_at_);
+  warm_observers();
 }
 
 void Port::warm_rx() const {
   if (!in_flight_.empty()) __builtin_prefetch(in_flight_.front());
+  warm_observers();
+}
+
+void Port::warm_observers() const {
+  for (unsigned i = 0; i < observer_count_; ++i) observers_[i]->warm(*this);
 }
 
 VlCandidates Port::credit_candidates(VlCandidates* heads) const {

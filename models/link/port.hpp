@@ -266,6 +266,7 @@ class Port : public sc_core::sc_module,
   // Warm-ups of the two (see Alarm): prefetch what they read first.
   void warm_tx() const;
   void warm_rx() const;
+  void warm_observers() const;  // PortObserver::warm, from each warm-up
   void fc_timer_method();
   void lifetime_method();
 

@@ -26,6 +26,10 @@ class PortObserver {
   // The upper layer freed a data packet's receive-buffer space (rx_pop or rx_release).
   virtual void on_released(const Port&, unsigned /*vl*/, uint32_t /*blocks*/) {}
   virtual void on_drop(const Port&, const ib::Packet&, DropReason, uint64_t /*now_ps*/) {}
+  // One of the port's handlers runs next (called from its warm-up while the
+  // handler before it runs; see Alarm): prefetch what the hooks above will
+  // read about this port. Prefetches only: nothing may change.
+  virtual void warm(const Port&) const {}
 };
 
 }  // namespace hcasim::link

@@ -48,6 +48,8 @@ class LinkChecker : public link::PortObserver {
   void on_buffered(const link::Port&, const ib::Packet&, unsigned vl, uint32_t blocks) override;
   void on_released(const link::Port&, unsigned vl, uint32_t blocks) override;
   void on_drop(const link::Port&, const ib::Packet&, link::DropReason, uint64_t now_ps) override;
+  // Prefetches the views of both directions of the port's link.
+  void warm(const link::Port&) const override;
 
  private:
   struct VlView {
