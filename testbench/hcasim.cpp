@@ -160,15 +160,18 @@ int run(const Args& a) {
   const double build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - build_start).count();
   sim.run();
   RunMetadata meta{s.name, s.run.seed, config_hash(resolved)};
-  nlohmann::json stats = stats_document(sim, meta);
+  nlohmann::json stats = stats_document(sim, meta, PortList::Streamed);
   stats["wall"]["build_seconds"] = build_seconds;  // routing, credit-loop check and elaboration
   stats["routing"] = {{"algorithm", resolved["routing"]["algorithm"]},
                       {"lmc", s.routing.lmc},
                       {"credit_loops_checked", setup.credit_loops_checked},
                       {"credit_loop", setup.credit_loops.loop},
                       {"credit_loop_report", setup.credit_loops_checked ? setup.credit_loops.describe(s.graph) : ""}};
-  write_file(fs::path(out) / "stats.json", stats.dump(2) + "\n");
-  if (!a.quiet) std::cout << human_summary(stats);
+  const fs::path stats_path = fs::path(out) / "stats.json";
+  std::ofstream stats_file(stats_path);
+  const PortDigest ports = write_stats(stats_file, stats, sim);
+  if (!stats_file.flush()) throw BadInput(stats_path.string() + ": cannot write");
+  if (!a.quiet) std::cout << human_summary(stats, ports);
   std::cout << "  results in " << out << "\n";
   bool ok = true;
   if (!sim.checker().ok()) {

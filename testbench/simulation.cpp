@@ -254,9 +254,12 @@ uint64_t Simulation::packet_hops() const {
   return n;
 }
 
-nlohmann::json Simulation::results_json() const {
+nlohmann::json Simulation::port_json(const link::Port& p) const { return trace::port_stats_json(p, end_ps_); }
+
+nlohmann::json Simulation::results_json(bool list_ports) const {
   nlohmann::json ports = nlohmann::json::array();
-  for (const link::Port* p : fabric_->ports()) ports.push_back(trace::port_stats_json(*p, end_ps_));
+  if (list_ports)
+    for (const link::Port* p : fabric_->ports()) ports.push_back(port_json(*p));
   nlohmann::json flows = nlohmann::json::array();
   std::map<std::string, PatternTotals> patterns;
   for (std::size_t f = 0; f < flows_.size(); ++f) {

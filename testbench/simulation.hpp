@@ -84,8 +84,11 @@ class Simulation {
   // Packet transmissions on all links (data and flow control): one per packet-hop.
   uint64_t packet_hops() const;
 
-  // The ports, flows, transport workloads, QPs, engines and checker sections of stats.json.
-  nlohmann::json results_json() const;
+  // The ports, flows, transport workloads, QPs, engines and checker sections
+  // of stats.json; without the ports when list_ports is false.
+  nlohmann::json results_json(bool list_ports = true) const;
+  // One port's entry of the ports section.
+  nlohmann::json port_json(const link::Port& p) const;
 
  private:
   // In band: the workloads start when the SM's sweep is done (their start

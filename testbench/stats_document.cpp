@@ -46,8 +46,14 @@ std::string config_hash(const nlohmann::json& resolved) {
   return fnv1a_hex(modelled.dump());
 }
 
-nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta) {
-  nlohmann::json doc = sim.results_json();
+namespace {
+// The ports section's value in a streamed document: text no section holds.
+constexpr const char* kPortsPlaceholder = "hcasim: the ports, written by write_stats";
+}  // namespace
+
+nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta, PortList ports) {
+  nlohmann::json doc = sim.results_json(ports == PortList::Included);
+  if (ports == PortList::Streamed) doc["ports"] = kPortsPlaceholder;
   const uint64_t hops = sim.packet_hops();
   doc["schema"] = "hcasim-stats";
   doc["version"] = kStatsSchemaVersion;
@@ -72,7 +78,54 @@ nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta) {
   return doc;
 }
 
-std::string human_summary(const nlohmann::json& s) {
+namespace {
+uint64_t port_drops(const nlohmann::json& port) {
+  uint64_t n = 0;
+  for (const auto& v : port["vls"])
+    for (const auto& d : v["drops"]) n += d.get<uint64_t>();
+  return n;
+}
+}  // namespace
+
+void PortDigest::add(const nlohmann::json& port) {
+  ++count;
+  drops += port_drops(port);
+  if (first.size() < kListed) first.push_back(port);
+}
+
+PortDigest write_stats(std::ostream& out, const nlohmann::json& doc, const Simulation& sim) {
+  PortDigest digest;
+  const std::string text = doc.dump(2);
+  const std::string token = nlohmann::json(kPortsPlaceholder).dump();
+  const std::size_t at = text.find(token);
+  if (at == std::string::npos) {  // the ports are in the document
+    for (const auto& p : doc["ports"]) digest.add(p);
+    out << text << "\n";
+    return digest;
+  }
+  // The list as dump(2) writes an array member of the top-level object:
+  // elements indented by 4, the closing bracket by 2.
+  out.write(text.data(), static_cast<std::streamsize>(at));
+  const std::vector<link::Port*>& ports = sim.fabric().ports();
+  out << (ports.empty() ? "[" : "[\n");
+  for (std::size_t i = 0; i < ports.size(); ++i) {
+    const nlohmann::json port = sim.port_json(*ports[i]);
+    digest.add(port);
+    const std::string element = port.dump(2);
+    out << "    ";
+    for (const char c : element) {
+      out.put(c);
+      if (c == '\n') out << "    ";
+    }
+    out << (i + 1 < ports.size() ? ",\n" : "\n  ");
+  }
+  out << "]";
+  out.write(text.data() + at + token.size(), static_cast<std::streamsize>(text.size() - at - token.size()));
+  out << "\n";
+  return digest;
+}
+
+std::string human_summary(const nlohmann::json& s, const PortDigest& ports) {
   std::ostringstream o;
   char line[256];
   const double sim_us = s["run"]["sim_time_ps"].get<double>() / 1e6;
@@ -91,34 +144,29 @@ std::string human_summary(const nlohmann::json& s) {
                   static_cast<unsigned long long>(w["links"].get<uint64_t>()));
     o << line;
   }
-  constexpr std::size_t kListed = 16;  // longer lists are summed up in one line
-  std::size_t listed = 0;
-  uint64_t all_drops = 0;
-  for (const auto& p : s["ports"]) {
-    uint64_t pkts = 0, drops = 0, stall = 0;
+  constexpr std::size_t kListed = PortDigest::kListed;  // longer lists are summed up in one line
+  for (const auto& p : ports.first) {
+    uint64_t pkts = 0, stall = 0;
     double data = 0;
     for (const auto& v : p["vls"]) {
       pkts += v["tx_packets"].get<uint64_t>();
       data += v["tx_data_throughput_bps"].get<double>();
       stall += v["credit_stall_ps"].get<uint64_t>();
-      for (const auto& d : v["drops"]) drops += d.get<uint64_t>();
     }
-    all_drops += drops;
-    if (++listed > kListed) continue;
     std::snprintf(line, sizeof line,
                   "  port %-10s sent %llu packets, data %.3f Gb/s, link busy %.1f%%, FC packets %llu, credit stall %.3f us, drops %llu\n",
                   p["name"].get<std::string>().c_str(), static_cast<unsigned long long>(pkts), data / 1e9,
                   100.0 * p["utilization"].get<double>(),
                   static_cast<unsigned long long>(p["fc_packets_sent"].get<uint64_t>()), static_cast<double>(stall) / 1e6,
-                  static_cast<unsigned long long>(drops));
+                  static_cast<unsigned long long>(port_drops(p)));
     o << line;
   }
-  if (listed > kListed) {
-    std::snprintf(line, sizeof line, "  ... %zu ports in all, %llu drops in all\n", listed,
-                  static_cast<unsigned long long>(all_drops));
+  if (ports.count > kListed) {
+    std::snprintf(line, sizeof line, "  ... %zu ports in all, %llu drops in all\n", ports.count,
+                  static_cast<unsigned long long>(ports.drops));
     o << line;
   }
-  listed = 0;
+  std::size_t listed = 0;
   for (const auto& f : s["flows"]) {
     if (++listed > kListed) continue;
     const auto& l = f["latency"];
