@@ -113,10 +113,12 @@ PortDigest write_stats(std::ostream& out, const nlohmann::json& doc, const Simul
     digest.add(port);
     const std::string element = port.dump(2);
     out << "    ";
-    for (const char c : element) {
-      out.put(c);
-      if (c == '\n') out << "    ";
+    std::size_t from = 0;
+    for (std::size_t nl; (nl = element.find('\n', from)) != std::string::npos; from = nl + 1) {
+      out.write(element.data() + from, static_cast<std::streamsize>(nl + 1 - from));
+      out << "    ";
     }
+    out.write(element.data() + from, static_cast<std::streamsize>(element.size() - from));
     out << (i + 1 < ports.size() ? ",\n" : "\n  ");
   }
   out << "]";
