@@ -5,7 +5,8 @@
 # every round), so both see the same load; a round's figure is B's wall ns per
 # packet-hop over A's. Prints each build's median and the median of the
 # rounds' ratios: below 1 means B is faster. On this project's 2-core machines
-# 24 rounds resolve about 3% (a build against itself: 0.98-1.00).
+# 24 rounds resolve about 3% (a build against itself gave 1.000 in 10 rounds,
+# single rounds 0.94-1.19).
 #
 # Usage: scripts/bench_ab.sh BIN_A BIN_B [ROUNDS [CONFIG [DURATION]]]
 #   defaults: 24 rounds of configs/bench/fat_tree3_1331.json for 8us.
