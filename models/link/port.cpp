@@ -215,6 +215,13 @@ void Port::warm_tx() const {
     __builtin_prefetch(&lanes_[__builtin_ctz(ready)]);
   __builtin_prefetch(&arbiter_);
   __builtin_prefetch(&stats_);
+  // A transmission's second line, and the peer's receive side it appends to
+  // (Port::arrive: the arrivals queue and, when that was empty, its alarm).
+  __builtin_prefetch(&peer_rx_);
+  if (peer_ != nullptr) {
+    __builtin_prefetch(&peer_->rx_arrival_);
+    __builtin_prefetch(&peer_->in_flight_);
+  }
   warm_observers();
 }
 
@@ -230,6 +237,20 @@ void Port::warm_release(unsigned vl) const {
 
 void Port::warm_rx() const {
   if (!in_flight_.empty()) __builtin_prefetch(in_flight_.front());
+  // What receiving the packets in flight touches, by their VLs: a data packet
+  // its lane, its receive counters and flow control's line (consider_flow_control);
+  // a flow-control packet its lane and the counters it shares with transmissions.
+  for (uint32_t vls = arriving_data_; vls != 0; vls &= vls - 1) {
+    const auto vl = static_cast<unsigned>(__builtin_ctz(vls));
+    __builtin_prefetch(&lanes_[vl]);
+    __builtin_prefetch(&stats_.vl[vl].rx_packets);
+  }
+  if (arriving_data_ != 0) __builtin_prefetch(&block_ps_);
+  for (uint32_t vls = arriving_fc_; vls != 0; vls &= vls - 1) {
+    const auto vl = static_cast<unsigned>(__builtin_ctz(vls));
+    __builtin_prefetch(&lanes_[vl]);
+    __builtin_prefetch(&stats_.vl[vl]);
+  }
   warm_observers();
 }
 
@@ -467,6 +488,7 @@ void Port::rx_method() {
       buffered |= receive_data(p);
   }
   if (!in_flight_.empty()) rx_arrival_.notify_at(in_flight_.front()->due_ps);
+  else arriving_data_ = arriving_fc_ = 0;
   if (buffered && on_rx_ready_) on_rx_ready_();  // the upper layer may take them now
 }
 

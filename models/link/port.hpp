@@ -304,6 +304,9 @@ class Port : public sc_core::sc_module,
     p.due_ps = due_ps;
     if (in_flight_.empty()) rx_arrival_.notify_at(due_ps);
     in_flight_.push_back(&p);
+    // A bit for VLs 0..7 (the shift leaves 0 in eight bits for the others).
+    if (p.kind == ib::PacketKind::FlowControl) arriving_fc_ |= static_cast<uint8_t>(1u << (p.fc.vl & 0xF));
+    else arriving_data_ |= static_cast<uint8_t>(1u << (p.hdr.lrh.vl & 0xF));
   }
   ib::Packet* pop_tx(unsigned vl);   // removes a transmit queue's head
   void new_head(unsigned vl);        // lifetimes: the queue's head changed now
@@ -335,14 +338,19 @@ class Port : public sc_core::sc_module,
   Alarm rx_arrival_ = Alarm::method<&Port::rx_method, &Port::warm_rx>(this);
   ib::PacketQueue in_flight_;         // arrivals (Packet::due_ps), in link order
   std::function<void()> on_rx_ready_; // the upper layer's handler
-  uint16_t observer_count_ = 0;       // at most kMaxObservers
+  uint8_t observer_count_ = 0;        // at most kMaxObservers
   bool faults_on_ = false;            // faults_ is set (fills padding: no hot member moves)
   bool cosim_on_ = false;             // cosim_ is set (fills padding too)
+  // Bit per VL 0..7: data packets (arriving_data_) and flow-control packets
+  // (arriving_fc_) for that VL were put in flight since in_flight_ was last
+  // empty; warm_rx prefetches what their reception will touch.
+  uint8_t arriving_data_ = 0;
   uint16_t vls_;
   uint8_t rx_data_vls_;               // data VLs the state lets in: vls_ from Armed on, else 0
   uint8_t tx_data_vls_;               // data VLs the state lets out: vls_ when Active, else 0
   uint16_t mtu_;                      // at most kMaxMtu
   bool stamp_arrivals_ = false;       // lifetimes_on_, on the receive line: admit stamps Packet::received_ps
+  uint8_t arriving_fc_ = 0;
   uint16_t stalled_ = 0;              // bit per VL: a credit stall is open
   uint16_t rx_ready_ = 0;             // bit per VL (15 = VL15): its receive queue has packets
   uint16_t tx_ready_ = 0;             // bit per VL (15 = VL15): its transmit queue has packets
@@ -359,8 +367,8 @@ class Port : public sc_core::sc_module,
   LinkTiming timing_{LinkConfig{}};
   uint64_t head_ps_ = 0;              // time the LRH takes on the wire
   uint64_t peer_extra_ps_ = 0;        // the peer as receiver (its set_rx_timing), kept here
+  Port* peer_ = nullptr;              // on the transmission's first line: warm_tx reads it
   tlm::tlm_fw_transport_if<IbProtocol>* peer_rx_ = nullptr;  // what tx is bound to
-  Port* peer_ = nullptr;
   ib::PacketPool& pool_;
   uint64_t tx_buffer_bytes_;
   std::function<void()> on_tx_space_; // the upper layer's handler
