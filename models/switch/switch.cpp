@@ -39,8 +39,12 @@ struct Switch::Impl {
   struct Transfer {
     Transfer(Impl& sw, link::Port& input, unsigned in) : sw(sw), input(input), in(in) {}
     void on_done() { sw.on_transfer_end(*this); }
-    // What on_done reads first: the input VL's buffer and next packet.
-    void warm_done() const { input.warm_release(vl); }
+    // What on_done reads first: the input VL's buffer and next packet, and
+    // the crossbar's state of the input and output it frees.
+    void warm_done() const {
+      input.warm_release(vl);
+      sw.alloc.warm_release(in, out);
+    }
     void on_submit() { sw.on_held(*this); }
     Impl& sw;
     link::Port& input;
