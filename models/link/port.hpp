@@ -350,7 +350,7 @@ class Port : public sc_core::sc_module,
   uint8_t tx_data_vls_;               // data VLs the state lets out: vls_ when Active, else 0
   uint16_t mtu_;                      // at most kMaxMtu
   bool stamp_arrivals_ = false;       // lifetimes_on_, on the receive line: admit stamps Packet::received_ps
-  uint8_t arriving_fc_ = 0;
+  uint8_t arriving_fc_ = 0;           // see arriving_data_
   uint16_t stalled_ = 0;              // bit per VL: a credit stall is open
   uint16_t rx_ready_ = 0;             // bit per VL (15 = VL15): its receive queue has packets
   uint16_t tx_ready_ = 0;             // bit per VL (15 = VL15): its transmit queue has packets
