@@ -20,11 +20,8 @@ Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig
     h->lid = lids.at(i);
     h->drain_rate_bps = ports[i].drain_rate_bps;
     h->port->on_rx_ready([this, i] { drain(i); });
-    h->port->on_tx_space([this, i, host = h.get()] {
-      if (host->transport_waiting) transport_->port_has_room(i);
-      if (agent_ != nullptr) agent_->tx_space(i + 1);
-      if (host->on_tx_space) host->on_tx_space();
-    });
+    // One pointer: the handler fits std::function's own storage (no heap hop).
+    h->port->on_tx_space([host = h.get()] { host->hca.tx_space(*host); });
     bindings.push_back({h->port.get(), h->lid});
     ports_.push_back(std::move(h));
   }
@@ -85,14 +82,21 @@ int Hca::next_vl(HostPort& h) {
   return static_cast<int>(vl);
 }
 
+void Hca::tx_space(HostPort& h) {
+  if (h.transport_waiting) transport_->port_has_room(h.index);
+  if (h.agent != nullptr) h.agent->tx_space(h.index + 1);
+  if (h.on_tx_space) h.on_tx_space();
+}
+
 link::SubmitResult Hca::send_mad(unsigned i, ib::Packet* p) {
   link::Port& port = *ports_.at(i)->port;
   return p->hdr.bth.dest_qp == ib::kQp0 ? port.submit_on_vl(p, link::kVl15) : port.submit(p);
 }
 
 void Hca::take(ib::Packet* p, unsigned index, uint64_t now) {
-  if (agent_ != nullptr && p->hdr.bth.dest_qp <= ib::kQp1 && ib::is_iba_transport(p->hdr.lrh.lnh)) {
-    agent_->deliver(p, index + 1);
+  link::ManagementAgent* agent = ports_[index]->agent;
+  if (agent != nullptr && p->hdr.bth.dest_qp <= ib::kQp1 && ib::is_iba_transport(p->hdr.lrh.lnh)) {
+    agent->deliver(p, index + 1);
     return;
   }
   if (sink_ != nullptr && !transport_->owns(p->hdr.bth.dest_qp)) sink_->deliver(p, index, now);

@@ -68,7 +68,9 @@ class Hca : public sc_core::sc_module {
   }
   // Management (see the rules). The agent is not owned; null = none. send_mad
   // queues a UD packet to QP0 on VL15, any other on its SL's VL, on port i.
-  void set_agent(link::ManagementAgent* agent) { agent_ = agent; }
+  void set_agent(link::ManagementAgent* agent) {
+    for (auto& h : ports_) h->agent = agent;
+  }
   link::SubmitResult send_mad(unsigned i, ib::Packet* p);
   void set_sink(PacketSink* sink) { sink_ = sink; }
   // The handler a raw-traffic workload wants called when port i's transmit
@@ -106,11 +108,16 @@ class Hca : public sc_core::sc_module {
   const std::vector<std::pair<uint32_t, std::string>>& async_events() const { return async_events_; }
 
  private:
+  // Laid out for the transmit-room hook (tx_space), which runs after every
+  // packet a port sends: what it reads is in the first line.
   struct HostPort {
     HostPort(Hca& hca, unsigned index) : hca(hca), index(index) {}
     void on_done() { hca.drain(index); }
     Hca& hca;
     unsigned index;
+    bool transport_waiting = false;        // a transport engine waits for room (on_room_wanted)
+    link::ManagementAgent* agent = nullptr;  // Hca::set_agent's, on every port
+    std::function<void()> on_tx_space;     // a raw-traffic workload's
     std::unique_ptr<link::Port> port;
     uint16_t lid = 0;
     uint64_t drain_rate_bps = 0;
@@ -118,17 +125,15 @@ class Hca : public sc_core::sc_module {
     int draining_vl = -1;           // VL whose head packet the host is reading
     uint64_t busy_until_ps = 0;     // when the host is done with it
     link::Alarm done = link::Alarm::method<&HostPort::on_done>(this);  // the host finished reading a packet
-    std::function<void()> on_tx_space;  // a raw-traffic workload's
-    bool transport_waiting = false;     // a transport engine waits for room (on_room_wanted)
   };
   CompletionQueue* existing_cq(uint32_t n) const;
+  void tx_space(HostPort& h);  // port h.index may have transmit room
   void drain(unsigned index);
   int next_vl(HostPort& h);
   void take(ib::Packet* p, unsigned index, uint64_t now);
 
   link::OwnedInReverse<HostPort> ports_;  // each owns a port: torn down last-made first
   PacketSink* sink_ = nullptr;
-  link::ManagementAgent* agent_ = nullptr;
   ib::PacketPool& pool_;
   MemoryRegions regions_;
   std::vector<std::unique_ptr<CompletionQueue>> cqs_;  // null where destroyed

@@ -14,13 +14,13 @@ unsigned lowest(uint32_t bits) { return static_cast<unsigned>(__builtin_ctz(bits
 }  // namespace
 
 CrossbarAllocator::CrossbarAllocator(unsigned inputs, const std::vector<link::VlArbConfig>& outputs)
-    : inputs_(inputs),
+    : ins_(inputs),
+      req_(static_cast<std::size_t>(inputs) * kVlSlots),
+      inputs_(inputs),
       words_((inputs * kVlSlots + 63) / 64),
       mask_(outputs.size() * words_, 0),
       owed_(outputs.size() * words_, 0),
-      scratch_words_(words_, 0),
-      ins_(inputs),
-      req_(static_cast<std::size_t>(inputs) * kVlSlots) {
+      scratch_words_(words_, 0) {
   if (inputs == 0 || outputs.empty()) throw std::invalid_argument("crossbar needs at least one input and one output");
   if (inputs > kMaxInputs)
     throw std::invalid_argument("crossbar with " + std::to_string(inputs) + " inputs; accepted: at most " +

@@ -183,12 +183,6 @@ class CrossbarAllocator {
   template <class F>
   void scan_from(const uint64_t* words, uint32_t start, F&& f) const;
 
-  unsigned inputs_;
-  unsigned words_;                      // 64-bit words per output mask
-  std::vector<uint64_t> mask_;          // outputs x words_: bit (input * 16 + vl) = requesting
-  std::vector<uint64_t> owed_;          // same layout: owed a turn
-  std::vector<uint64_t> scratch_words_; // one output's owed requesters
-  std::vector<Output> outs_;
   // Per input, together: a request, a grant and a release read or write all
   // of it (one line holds ten inputs).
   struct Input {
@@ -197,8 +191,15 @@ class CrossbarAllocator {
     uint8_t ptr = 0;        // next VL to consider
     bool busy = false;      // moving a packet through the crossbar
   };
+  // The vectors a request reads first lead.
   std::vector<Input> ins_;
   std::vector<Request> req_;            // per (input, vl)
+  std::vector<Output> outs_;
+  unsigned inputs_;
+  unsigned words_;                      // 64-bit words per output mask
+  std::vector<uint64_t> mask_;          // outputs x words_: bit (input * 16 + vl) = requesting
+  std::vector<uint64_t> owed_;          // same layout: owed a turn
+  std::vector<uint64_t> scratch_words_; // one output's owed requesters
 };
 
 }  // namespace hcasim::sw

@@ -74,23 +74,25 @@ class ForwardingTable {
     return static_cast<std::size_t>(in_port) * (ports_ + 1) + out_port;
   }
 
+  // What a route reads comes first, in the switch state's leading line: the
+  // port count, the uniform table, the LFT and the distinct tables.
+  static constexpr uint16_t kMixed = UINT16_MAX;
   unsigned ports_;
+  // The table when all pairs toward ports 1..n (the ones a forwarded packet
+  // reads) use one (the default tables, or one an SM programmed on every
+  // pair): then a lookup needs no look at the pair's index, a cache line fewer
+  // per packet. kMixed otherwise.
+  uint16_t uniform_ = kMixed;
   std::vector<uint8_t> lft_;
   // The SL-to-VL table of each (input, output) pair as an index into the
   // distinct tables: fabrics use a handful, and a 64-port switch's lookup then
   // reads one byte pair of a 8 KB array instead of a 16-byte row of a 67 KB one.
-  std::vector<uint16_t> which_;    // (ports + 1) x (ports + 1), by index()
   std::vector<Sl2VlTable> tables_;
+  std::vector<uint16_t> which_;    // (ports + 1) x (ports + 1), by index()
+  std::vector<uint32_t> uses_;     // by table: the pairs toward ports 1..n that use it
   std::map<Sl2VlTable, uint16_t> interned_;
   uint16_t intern(const Sl2VlTable& t);
   void set_which(unsigned in_port, unsigned out_port, uint16_t id);
-  // The pairs toward ports 1..n (the ones a forwarded packet reads) that use
-  // each distinct table, and the table when they all use one (the default
-  // tables, or one an SM programmed on every pair): then a lookup needs no
-  // look at the pair's index, a cache line fewer per packet.
-  static constexpr uint16_t kMixed = UINT16_MAX;
-  std::vector<uint32_t> uses_;     // by table
-  uint16_t uniform_ = kMixed;
 };
 
 // Sets the LFT entries of the 2^lmc LIDs from `base` to `port`, growing the table

@@ -34,7 +34,9 @@ std::vector<link::VlArbConfig> arbitration(const std::vector<link::PortConfig>& 
 
 using Grant = CrossbarAllocator::Grant;
 
-struct Switch::Impl {
+// Laid out for a packet's arrival: its route reads the port list and the
+// forwarding table's leading members, in the first line.
+struct alignas(64) Switch::Impl {
   // What one input port is moving through the crossbar.
   struct Transfer {
     Transfer(Impl& sw, link::Port& input, unsigned in) : sw(sw), input(input), in(in) {}
@@ -59,7 +61,7 @@ struct Switch::Impl {
   };
 
   Impl(const SwitchConfig& config, const std::vector<link::PortConfig>& configs, ib::PacketPool& pool)
-      : config(config), pool(pool), table(operational_vls(configs)),
+      : table(operational_vls(configs)), config(config), pool(pool),
         alloc(static_cast<unsigned>(configs.size()), arbitration(configs)) {
     const bool cut_through = config.forwarding == Forwarding::CutThrough;
     const link::Lifetimes lifetimes{config.hoq_life_ps, config.switch_life_ps, config.vl_stall_count};
@@ -167,12 +169,12 @@ struct Switch::Impl {
     if (auto g = alloc.after_room(out, ok())) start(*g);
   }
 
+  link::OwnedInReverse<link::Port> ports;           // port number - 1
+  ForwardingTable table;
   const SwitchConfig& config;
   ib::PacketPool& pool;
-  ForwardingTable table;
   CrossbarAllocator alloc;
   const double speedup = config.speedup;            // here, beside what start() reads, not in the config's line
-  link::OwnedInReverse<link::Port> ports;           // port number - 1
   std::vector<std::unique_ptr<Transfer>> transfers; // by input
   SwitchStats stats;
   link::ManagementAgent* agent = nullptr;
