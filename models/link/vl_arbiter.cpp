@@ -23,32 +23,53 @@ bool VlArbiter::has_candidate(const Turn& t, const std::array<VlArbEntry, kMaxAr
 
 bool VlArbiter::Table::has_candidate(const VlCandidates& c) const { return VlArbiter::has_candidate(turn_, entries_, c); }
 
-void VlArbiter::Table::leave_current(bool exhausted) {
-  if (policy_ == WeightPolicy::Deficit)
-    carry_[turn_.current] = exhausted ? turn_.used - static_cast<int64_t>(entries_[turn_.current].weight) : 0;
-  turn_.used = 0;
+int VlArbiter::Table::pick(const VlCandidates& c) {
+  if (turn_.size == 0) return -1;
+  return policy_ == WeightPolicy::Overshoot ? pick_overshoot(c) : pick_deficit(c);
 }
 
-int VlArbiter::Table::pick(const VlCandidates& c) {
-  const std::size_t n = turn_.size;
-  if (n == 0) return -1;
-  // Offset 0 is the entry holding the turn; offsets 1..n-1 the others in
-  // order; offset n is the same entry again with a fresh turn.
-  const std::size_t start = turn_.current;
-  for (std::size_t k = 0; k <= n; ++k) {
-    const auto i = static_cast<uint32_t>(start + k < n ? start + k : start + k - n);  // (start + k) mod n
+// Offset 0 is the entry holding the turn; offsets 1..n-1 the others in order;
+// offset n is the same entry again with a fresh turn.
+
+int VlArbiter::Table::pick_overshoot(const VlCandidates& c) {
+  // Moving the turn forgets the count, so nothing is written on the way: the
+  // turn is set once, where it lands.
+  const uint32_t n = turn_.size;
+  const uint32_t start = turn_.current;
+  const VlArbEntry& held = entries_[start];
+  if (sendable(held, c) && turn_.used < static_cast<int64_t>(held.weight)) {
+    turn_.used += c[held.vl];
+    return held.vl;
+  }
+  for (uint32_t k = 1; k <= n; ++k) {
+    const uint32_t i = start + k < n ? start + k : start + k - n;  // (start + k) mod n
+    const VlArbEntry& e = entries_[i];
+    if (sendable(e, c)) {  // a fresh turn's count is 0, below any weight that sends
+      turn_.current = i;
+      turn_.used = c[e.vl];
+      return e.vl;
+    }
+  }
+  turn_.used = 0;  // once round, back at the same entry
+  return -1;
+}
+
+int VlArbiter::Table::pick_deficit(const VlCandidates& c) {
+  const uint32_t n = turn_.size;
+  const uint32_t start = turn_.current;
+  for (uint32_t k = 0; k <= n; ++k) {
+    const uint32_t i = start + k < n ? start + k : start + k - n;  // (start + k) mod n
     const VlArbEntry& e = entries_[i];
     if (k > 0) {
-      // Moving the turn to entry i.
-      const bool exhausted = turn_.used >= static_cast<int64_t>(entries_[turn_.current].weight);
-      leave_current(exhausted);
+      // Moving the turn to entry i: the entry left keeps its overshoot when
+      // its turn was used up, and entry i starts with what it carries.
+      const int64_t weight = entries_[turn_.current].weight;
+      carry_[turn_.current] = turn_.used >= weight ? turn_.used - weight : 0;
       turn_.current = i;
-      if (policy_ == WeightPolicy::Deficit) {
-        turn_.used = carry_[i];
-        carry_[i] = 0;
-        // A carried overshoot of a whole turn or more costs the entry this
-        // turn: the check below skips it and leave_current keeps the rest.
-      }
+      turn_.used = carry_[i];
+      carry_[i] = 0;
+      // A carried overshoot of a whole turn or more costs the entry this
+      // turn: the check below skips it and the move on keeps the rest.
     }
     if (!sendable(e, c)) continue;
     if (turn_.used >= static_cast<int64_t>(e.weight)) continue;

@@ -88,7 +88,8 @@ class VlArbiter {
     bool sendable(const VlArbEntry& e, const VlCandidates& c) const {
       return e.weight != 0 && e.vl < kMaxDataVls && c[e.vl] != 0;
     }
-    void leave_current(bool exhausted);
+    int pick_overshoot(const VlCandidates& c);
+    int pick_deficit(const VlCandidates& c);
 
     Turn& turn_;
     const std::array<VlArbEntry, kMaxArbEntries>& entries_;
