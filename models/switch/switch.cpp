@@ -15,10 +15,14 @@ namespace {
 
 using link::now_ps;
 
-std::vector<unsigned> operational_vls(const std::vector<link::PortConfig>& ports) {
+std::size_t checked_port_count(const std::vector<link::PortConfig>& ports) {
   if (ports.empty() || ports.size() > kMaxSwitchPorts)
     throw std::invalid_argument("switch with " + std::to_string(ports.size()) + " ports; accepted: 1.." +
                                 std::to_string(kMaxSwitchPorts));
+  return ports.size();
+}
+
+std::vector<unsigned> operational_vls(const std::vector<link::PortConfig>& ports) {
   std::vector<unsigned> vls;
   for (const link::PortConfig& c : ports) vls.push_back(c.effective_vls());
   return vls;
@@ -61,14 +65,13 @@ struct alignas(64) Switch::Impl {
   };
 
   Impl(const SwitchConfig& config, const std::vector<link::PortConfig>& configs, ib::PacketPool& pool)
-      : table(operational_vls(configs)), config(config), pool(pool),
+      : ports(checked_port_count(configs)), table(operational_vls(configs)), config(config), pool(pool),
         alloc(static_cast<unsigned>(configs.size()), arbitration(configs)) {
     const bool cut_through = config.forwarding == Forwarding::CutThrough;
     const link::Lifetimes lifetimes{config.hoq_life_ps, config.switch_life_ps, config.vl_stall_count};
     for (unsigned i = 0; i < configs.size(); ++i) {
       const std::string name = "p" + std::to_string(i + 1);
-      ports.push_back(std::make_unique<link::Port>(name.c_str(), configs[i], pool));
-      link::Port& p = *ports.back();
+      link::Port& p = ports.emplace_back(name.c_str(), configs[i], pool);
       p.set_rx_timing(cut_through, config.latency_ps);
       p.set_lifetimes(lifetimes);
       transfers.push_back(std::make_unique<Transfer>(*this, p, i));
@@ -79,7 +82,7 @@ struct alignas(64) Switch::Impl {
 
   // The routed head packet of an input VL (its request) fits its output VL's queue.
   bool room(unsigned in, unsigned vl, unsigned out) const {
-    return ports[out]->tx_has_room(alloc.requested_vl(in, vl), alloc.requested_bytes(in, vl));
+    return ports[out].tx_has_room(alloc.requested_vl(in, vl), alloc.requested_bytes(in, vl));
   }
   auto ok() {
     return [this](unsigned in, unsigned vl, unsigned out) { return room(in, vl, out); };
@@ -87,19 +90,19 @@ struct alignas(64) Switch::Impl {
 
   void on_arrival(unsigned in) {
     // Data VLs in order, then VL15 (bit 15).
-    for (uint32_t ready = ports[in]->rx_ready_vls(); ready != 0; ready &= ready - 1)
+    for (uint32_t ready = ports[in].rx_ready_vls(); ready != 0; ready &= ready - 1)
       route_heads(in, static_cast<unsigned>(__builtin_ctz(ready)));
   }
 
   // Routes the head of an input VL until one waits in the crossbar or the
   // buffer is empty; drops and management packets leave at once.
   void route_heads(unsigned in, unsigned vl) {
-    link::Port& input = *ports[in];
+    link::Port& input = ports[in];
     while (!input.rx_empty(vl) && !alloc.requesting(in, vl)) {
       const ib::Packet& head = *input.rx_front(vl);
       const RouteDecision d = table.route(in + 1, head.hdr.lrh.dlid, head.hdr.lrh.sl, vl == link::kVl15);
       if (d.kind == RouteKind::Forward) {
-        link::Port& output = *ports[d.out_port - 1];
+        link::Port& output = ports[d.out_port - 1];
         link::DropReason why = link::DropReason::Count;
         if (output.peer() == nullptr) why = link::DropReason::LinkDown;
         else if (head.payload_len > output.mtu()) why = link::DropReason::MtuExceeded;
@@ -121,9 +124,9 @@ struct alignas(64) Switch::Impl {
   }
 
   void start(const Grant& g) {
-    link::Port& output = *ports[g.output];
+    link::Port& output = ports[g.output];
     Transfer& t = *transfers[g.input];
-    ib::Packet* p = ports[g.input]->rx_take(g.vl);
+    ib::Packet* p = ports[g.input].rx_take(g.vl);
     t.vl = g.vl;
     t.out = g.output;
     t.bytes = g.bytes;
@@ -155,7 +158,7 @@ struct alignas(64) Switch::Impl {
   void on_held(Transfer& t) {
     ib::Packet* p = t.held;
     t.held = nullptr;
-    submit(*ports[t.out], p, t.held_vl);
+    submit(ports[t.out], p, t.held_vl);
   }
 
   void on_transfer_end(const Transfer& t) {
@@ -169,7 +172,7 @@ struct alignas(64) Switch::Impl {
     if (auto g = alloc.after_room(out, ok())) start(*g);
   }
 
-  link::OwnedInReverse<link::Port> ports;           // port number - 1
+  link::OwnedInPlace<link::Port> ports;             // port number - 1, side by side
   ForwardingTable table;
   const SwitchConfig& config;
   ib::PacketPool& pool;
@@ -195,13 +198,13 @@ unsigned Switch::port_count() const { return static_cast<unsigned>(impl_->ports.
 link::Port& Switch::port(unsigned number) {
   if (number < 1 || number > port_count())
     throw std::out_of_range(std::string(name()) + ": no port " + std::to_string(number));
-  return *impl_->ports[number - 1];
+  return impl_->ports[number - 1];
 }
 
 const link::Port& Switch::port(unsigned number) const {
   if (number < 1 || number > port_count())
     throw std::out_of_range(std::string(name()) + ": no port " + std::to_string(number));
-  return *impl_->ports[number - 1];
+  return impl_->ports[number - 1];
 }
 
 const SwitchStats& Switch::stats() const { return impl_->stats; }
@@ -229,7 +232,7 @@ link::SubmitResult Switch::send_management(ib::Packet* p, unsigned out_port) {
   if (out_port == 0) {
     const uint8_t out = p->hdr.lrh.dlid == 0 ? kNoRoute : impl_->table.lookup(p->hdr.lrh.dlid);
     if (out == kNoRoute || out == kManagementPort || out > port_count()) {
-      impl_->ports[0]->discard(p, kVl15, link::DropReason::NoRoute);
+      impl_->ports[0].discard(p, kVl15, link::DropReason::NoRoute);
       return link::SubmitResult::Dropped;
     }
     out_port = out;
