@@ -11,23 +11,18 @@ namespace hcasim::hca {
 
 Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig>& ports,
          const std::vector<uint16_t>& lids, ib::PacketPool& pool, const transport::TransportConfig& transport)
-    : sc_module(name), pool_(pool) {
+    : sc_module(name), ports_(ports.size()), pool_(pool) {
   std::vector<transport::TransportEngine::PortBinding> bindings;
   for (unsigned i = 0; i < ports.size(); ++i) {
-    auto h = std::make_unique<HostPort>(*this, i);
-    const std::string port_name = "p" + std::to_string(i + 1);
-    h->port = std::make_unique<link::Port>(port_name.c_str(), ports[i], pool);
-    h->lid = lids.at(i);
-    h->drain_rate_bps = ports[i].drain_rate_bps;
-    h->port->on_rx_ready([this, i] { drain(i); });
+    HostPort& h = ports_.emplace_back(*this, i, ports[i], lids.at(i), pool);
+    h.port.on_rx_ready([this, i] { drain(i); });
     // One pointer: the handler fits std::function's own storage (no heap hop).
-    h->port->on_tx_space([host = h.get()] { host->hca.tx_space(*host); });
-    bindings.push_back({h->port.get(), h->lid});
-    ports_.push_back(std::move(h));
+    h.port.on_tx_space([host = &h] { host->hca.tx_space(*host); });
+    bindings.push_back({&h.port, h.lid});
   }
   transport_ = std::make_unique<transport::TransportEngine>(transport, std::move(bindings), regions_, pool);
   transport_->on_room_wanted([this](bool wanted) {
-    for (auto& h : ports_) h->transport_waiting = wanted;
+    for (HostPort& h : ports_) h.transport_waiting = wanted;
   });
   transport_->on_completion([this](transport::Qp& qp, bool send_queue, const transport::WorkCompletion& wc) {
     const uint32_t n = send_queue ? qp.init.send_cq : qp.init.recv_cq;
@@ -72,7 +67,7 @@ transport::Qp& Hca::create_qp(const transport::QpInit& init) {
 }
 
 int Hca::next_vl(HostPort& h) {
-  const link::Port& p = *h.port;
+  const link::Port& p = h.port;
   const uint32_t ready = p.rx_ready_vls();
   if (ready & (1u << link::kVl15)) return link::kVl15;
   const uint32_t data = ready & ((1u << link::kVl15) - 1);
@@ -89,12 +84,13 @@ void Hca::tx_space(HostPort& h) {
 }
 
 link::SubmitResult Hca::send_mad(unsigned i, ib::Packet* p) {
-  link::Port& port = *ports_.at(i)->port;
+  if (i >= ports_.size()) throw std::out_of_range(std::string(name()) + ": no port index " + std::to_string(i));
+  link::Port& port = ports_[i].port;
   return p->hdr.bth.dest_qp == ib::kQp0 ? port.submit_on_vl(p, link::kVl15) : port.submit(p);
 }
 
 void Hca::take(ib::Packet* p, unsigned index, uint64_t now) {
-  link::ManagementAgent* agent = ports_[index]->agent;
+  link::ManagementAgent* agent = ports_[index].agent;
   if (agent != nullptr && p->hdr.bth.dest_qp <= ib::kQp1 && ib::is_iba_transport(p->hdr.lrh.lnh)) {
     agent->deliver(p, index + 1);
     return;
@@ -104,22 +100,22 @@ void Hca::take(ib::Packet* p, unsigned index, uint64_t now) {
 }
 
 void Hca::drain(unsigned index) {
-  HostPort& h = *ports_[index];
+  HostPort& h = ports_[index];
   const uint64_t now = link::now_ps();
   for (;;) {
     if (h.draining_vl >= 0) {
       if (now < h.busy_until_ps) return;  // still reading the current packet
-      ib::Packet* p = h.port->rx_pop(static_cast<unsigned>(h.draining_vl));
+      ib::Packet* p = h.port.rx_pop(static_cast<unsigned>(h.draining_vl));
       h.draining_vl = -1;
       take(p, index, now);
     }
     const int vl = next_vl(h);
     if (vl < 0) return;
     if (h.drain_rate_bps == 0) {
-      take(h.port->rx_pop(static_cast<unsigned>(vl)), index, now);
+      take(h.port.rx_pop(static_cast<unsigned>(vl)), index, now);
       continue;
     }
-    const double bits = 8.0 * h.port->rx_front(static_cast<unsigned>(vl))->wire_len;
+    const double bits = 8.0 * h.port.rx_front(static_cast<unsigned>(vl))->wire_len;
     const auto read_ps = static_cast<uint64_t>(std::llround(bits * 1e12 / static_cast<double>(h.drain_rate_bps)));
     h.draining_vl = vl;
     h.busy_until_ps = now + read_ps;

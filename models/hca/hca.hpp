@@ -57,25 +57,25 @@ class Hca : public sc_core::sc_module {
   Hca(const Hca&) = delete;
   Hca& operator=(const Hca&) = delete;
 
-  link::Port& port(unsigned i) { return *ports_[i]->port; }
-  const link::Port& port(unsigned i) const { return *ports_[i]->port; }
+  link::Port& port(unsigned i) { return ports_[i].port; }
+  const link::Port& port(unsigned i) const { return ports_[i].port; }
   unsigned port_count() const { return static_cast<unsigned>(ports_.size()); }
-  uint16_t lid(unsigned i) const { return ports_[i]->lid; }
+  uint16_t lid(unsigned i) const { return ports_[i].lid; }
   // Port i's base LID (PortInfo.LID, set by a subnet manager).
   void set_lid(unsigned i, uint16_t lid) {
-    ports_[i]->lid = lid;
+    ports_[i].lid = lid;
     transport_->set_port_lid(i, lid);
   }
   // Management (see the rules). The agent is not owned; null = none. send_mad
   // queues a UD packet to QP0 on VL15, any other on its SL's VL, on port i.
   void set_agent(link::ManagementAgent* agent) {
-    for (auto& h : ports_) h->agent = agent;
+    for (HostPort& h : ports_) h.agent = agent;
   }
   link::SubmitResult send_mad(unsigned i, ib::Packet* p);
   void set_sink(PacketSink* sink) { sink_ = sink; }
   // The handler a raw-traffic workload wants called when port i's transmit
   // queues may have room (the transport engines are told as well).
-  void on_tx_space(unsigned i, std::function<void()> handler) { ports_[i]->on_tx_space = std::move(handler); }
+  void on_tx_space(unsigned i, std::function<void()> handler) { ports_[i].on_tx_space = std::move(handler); }
 
   // Verbs.
   uint32_t create_cq(uint32_t depth);
@@ -109,21 +109,24 @@ class Hca : public sc_core::sc_module {
 
  private:
   // Laid out for the transmit-room hook (tx_space), which runs after every
-  // packet a port sends: what it reads is in the first line.
+  // packet a port sends: what it reads is in the first line. The port itself
+  // follows in place (no pointer to load on the way to it).
   struct HostPort {
-    HostPort(Hca& hca, unsigned index) : hca(hca), index(index) {}
+    HostPort(Hca& hca, unsigned index, const link::PortConfig& config, uint16_t lid, ib::PacketPool& pool)
+        : hca(hca), index(index), lid(lid), drain_rate_bps(config.drain_rate_bps),
+          port(("p" + std::to_string(index + 1)).c_str(), config, pool) {}
     void on_done() { hca.drain(index); }
     Hca& hca;
     unsigned index;
     bool transport_waiting = false;        // a transport engine waits for room (on_room_wanted)
     link::ManagementAgent* agent = nullptr;  // Hca::set_agent's, on every port
     std::function<void()> on_tx_space;     // a raw-traffic workload's
-    std::unique_ptr<link::Port> port;
     uint16_t lid = 0;
     uint64_t drain_rate_bps = 0;
     unsigned next_vl = 0;           // round-robin position among data VLs
     int draining_vl = -1;           // VL whose head packet the host is reading
     uint64_t busy_until_ps = 0;     // when the host is done with it
+    link::Port port;
     link::Alarm done = link::Alarm::method<&HostPort::on_done>(this);  // the host finished reading a packet
   };
   CompletionQueue* existing_cq(uint32_t n) const;
@@ -132,7 +135,7 @@ class Hca : public sc_core::sc_module {
   int next_vl(HostPort& h);
   void take(ib::Packet* p, unsigned index, uint64_t now);
 
-  link::OwnedInReverse<HostPort> ports_;  // each owns a port: torn down last-made first
+  link::OwnedInPlace<HostPort> ports_;  // side by side, torn down last-made first
   PacketSink* sink_ = nullptr;
   ib::PacketPool& pool_;
   MemoryRegions regions_;

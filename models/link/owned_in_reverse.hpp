@@ -57,6 +57,8 @@ class OwnedInPlace {
   T& operator[](std::size_t i) { return items_[i]; }
   const T& operator[](std::size_t i) const { return items_[i]; }
   std::size_t size() const { return size_; }
+  T* begin() { return items_; }
+  T* end() { return items_ + size_; }
 
  private:
   T* items_;

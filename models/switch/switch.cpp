@@ -66,7 +66,7 @@ struct alignas(64) Switch::Impl {
 
   Impl(const SwitchConfig& config, const std::vector<link::PortConfig>& configs, ib::PacketPool& pool)
       : ports(checked_port_count(configs)), table(operational_vls(configs)), config(config), pool(pool),
-        alloc(static_cast<unsigned>(configs.size()), arbitration(configs)) {
+        alloc(static_cast<unsigned>(configs.size()), arbitration(configs)), transfers(configs.size()) {
     const bool cut_through = config.forwarding == Forwarding::CutThrough;
     const link::Lifetimes lifetimes{config.hoq_life_ps, config.switch_life_ps, config.vl_stall_count};
     for (unsigned i = 0; i < configs.size(); ++i) {
@@ -74,7 +74,7 @@ struct alignas(64) Switch::Impl {
       link::Port& p = ports.emplace_back(name.c_str(), configs[i], pool);
       p.set_rx_timing(cut_through, config.latency_ps);
       p.set_lifetimes(lifetimes);
-      transfers.push_back(std::make_unique<Transfer>(*this, p, i));
+      transfers.emplace_back(*this, p, i);
       p.on_rx_ready([this, i] { on_arrival(i); });
       p.on_tx_space([this, i] { on_space(i); });
     }
@@ -125,7 +125,7 @@ struct alignas(64) Switch::Impl {
 
   void start(const Grant& g) {
     link::Port& output = ports[g.output];
-    Transfer& t = *transfers[g.input];
+    Transfer& t = transfers[g.input];
     ib::Packet* p = ports[g.input].rx_take(g.vl);
     t.vl = g.vl;
     t.out = g.output;
@@ -178,7 +178,7 @@ struct alignas(64) Switch::Impl {
   ib::PacketPool& pool;
   CrossbarAllocator alloc;
   const double speedup = config.speedup;            // here, beside what start() reads, not in the config's line
-  std::vector<std::unique_ptr<Transfer>> transfers; // by input
+  link::OwnedInPlace<Transfer> transfers;           // by input, side by side
   SwitchStats stats;
   link::ManagementAgent* agent = nullptr;
 };
