@@ -235,6 +235,15 @@ void Port::warm_release(unsigned vl) const {
   warm_observers();
 }
 
+void Port::warm_submit() const {
+  __builtin_prefetch(&sl2vl_);            // submit's table
+  __builtin_prefetch(&mtu_);              // the receive line's checks
+  __builtin_prefetch(&tx_ready_);
+  __builtin_prefetch(&tx_wakeup_);        // wake_tx
+  __builtin_prefetch(&tx_free_at_);       // with peer_
+  __builtin_prefetch(&tx_buffer_bytes_);  // with lifetimes_on_ and on_tx_space_
+}
+
 void Port::warm_rx() const {
   if (!in_flight_.empty()) __builtin_prefetch(in_flight_.front());
   // What receiving the packets in flight touches, by their VLs: a data packet

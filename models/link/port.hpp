@@ -167,6 +167,9 @@ class Port : public sc_core::sc_module,
   // For an upper layer's warm-up (see Alarm): prefetches what rx_release(vl)
   // and the next rx_front(vl) read. No effect on the model.
   void warm_release(unsigned vl) const;
+  // The same for submit and submit_on_vl, but for the lane and counters of
+  // the packet's VL.
+  void warm_submit() const;
   // How this port wants its peer to deliver packets to it (see the rules
   // above). Set before the simulation starts, before or after connect.
   void set_rx_timing(bool cut_through, uint64_t extra_latency_ps);

@@ -101,6 +101,11 @@ ib::Packet* RawGenerator::make_packet(const Active& a, uint16_t dlid) {
   return p;
 }
 
+void RawGenerator::warm() const {
+  port_.warm_submit();
+  if (!active_.empty()) __builtin_prefetch(&active_[turn_ % active_.size()]);
+}
+
 void RawGenerator::run() {
   if (deferred_) return;  // room on the port before the start (management traffic)
   const uint64_t now = link::now_ps();
