@@ -118,7 +118,7 @@ class Fabric {
  public:
   // Throws std::invalid_argument with check_fabric's message when the spec is inconsistent.
   Fabric(const FabricSpec& spec, ib::PacketPool& pool);
-  // Tears the nodes down last-made first (link/owned_in_reverse.hpp says why),
+  // Tears the nodes down last-made first (link/owned_in_place.hpp says why),
   // after the management objects that point at them.
   ~Fabric();
   Fabric(const Fabric&) = delete;

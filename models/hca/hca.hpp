@@ -31,7 +31,7 @@
 
 #include "models/ib/packet.hpp"
 #include "models/link/management_agent.hpp"
-#include "models/link/owned_in_reverse.hpp"
+#include "models/link/owned_in_place.hpp"
 #include "models/link/port.hpp"
 #include "models/link/timeline.hpp"
 #include "models/hca/completion_queue.hpp"

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "models/link/owned_in_reverse.hpp"
+#include "models/link/owned_in_place.hpp"
 #include "models/link/timeline.hpp"
 #include "models/switch/crossbar_allocator.hpp"
 

@@ -1,13 +1,13 @@
-// OwnedInReverse and OwnedInPlace destroy what they own last-made first, which
-// is the order in which SystemC finds each port and export at the back of its
-// registries.
+// OwnedInPlace makes objects side by side and destroys them last-made first,
+// which is the order in which SystemC finds each port and export at the back
+// of its registries.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
 
-#include "models/link/owned_in_reverse.hpp"
+#include "models/link/owned_in_place.hpp"
 
 namespace {
 struct Noted {
@@ -17,17 +17,6 @@ struct Noted {
   int id;
 };
 }  // namespace
-
-TEST_CASE("owned objects are destroyed last-made first") {
-  std::vector<int> destroyed;
-  {
-    hcasim::link::OwnedInReverse<Noted> owned;
-    for (int i = 0; i < 5; ++i) owned.push_back(std::make_unique<Noted>(destroyed, i));
-    REQUIRE(owned.size() == 5);
-    REQUIRE(owned[2]->id == 2);
-  }
-  REQUIRE(destroyed == std::vector<int>{4, 3, 2, 1, 0});
-}
 
 TEST_CASE("objects owned in place sit side by side and are destroyed last-made first") {
   std::vector<int> destroyed;

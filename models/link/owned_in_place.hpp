@@ -1,37 +1,22 @@
 #pragma once
-// Owners of SystemC objects that destroy them last-made first:
-// - OwnedInReverse: a vector of owning pointers;
-// - OwnedInPlace: a fixed number of objects made side by side in one
-//   allocation, so that finding object i is arithmetic on the base (no
-//   pointer to load, which on a large fabric is a cache miss of its own).
+// A fixed number of objects made side by side in one allocation and
+// destroyed last-made first. Finding object i is arithmetic on the base: no
+// pointer to load, which on a large fabric is a cache miss of its own.
 //
-// Why: SystemC unregisters a destroyed port or export from its simulation's
-// registry by searching it from the back and moving the last entry into the
-// gap. Destroyed in the reverse of the order they were made, each object is
-// found at once; in the order they were made, each search runs over most of
-// the registry, and tearing down a fabric of thousands of ports took time
-// quadratic in their number.
+// Why last-made first: SystemC unregisters a destroyed port or export from
+// its simulation's registry by searching it from the back and moving the last
+// entry into the gap. Destroyed in the reverse of the order they were made,
+// each object is found at once; in the order they were made, each search runs
+// over most of the registry, and tearing down a fabric of thousands of ports
+// took time quadratic in their number.
 
 #include <cstddef>
-#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
 #include <utility>
-#include <vector>
 
 namespace hcasim::link {
-
-template <class T>
-class OwnedInReverse : public std::vector<std::unique_ptr<T>> {
- public:
-  OwnedInReverse() = default;
-  OwnedInReverse(const OwnedInReverse&) = delete;
-  OwnedInReverse& operator=(const OwnedInReverse&) = delete;
-  ~OwnedInReverse() {
-    while (!this->empty()) this->pop_back();
-  }
-};
 
 template <class T>
 class OwnedInPlace {
