@@ -12,6 +12,11 @@ void check_size(const std::vector<VlArbEntry>& entries) {
     throw std::invalid_argument("VL arbitration table of " + std::to_string(entries.size()) +
                                 " entries; accepted: at most " + std::to_string(kMaxArbEntries));
 }
+
+// Both searches (pick_overshoot, pick_deficit) go round from the entry holding
+// the turn: offset 0 is that entry, offsets 1..n-1 the others in order, offset
+// n the same entry again with a fresh turn. The entry at an offset: (start + k) mod n.
+uint32_t entry_at(uint32_t start, uint32_t k, uint32_t n) { return start + k < n ? start + k : start + k - n; }
 }  // namespace
 
 bool VlArbiter::has_candidate(const Turn& t, const std::array<VlArbEntry, kMaxArbEntries>& e,
@@ -28,9 +33,6 @@ int VlArbiter::Table::pick(const VlCandidates& c) {
   return policy_ == WeightPolicy::Overshoot ? pick_overshoot(c) : pick_deficit(c);
 }
 
-// Offset 0 is the entry holding the turn; offsets 1..n-1 the others in order;
-// offset n is the same entry again with a fresh turn.
-
 int VlArbiter::Table::pick_overshoot(const VlCandidates& c) {
   // Moving the turn forgets the count, so nothing is written on the way: the
   // turn is set once, where it lands.
@@ -42,7 +44,7 @@ int VlArbiter::Table::pick_overshoot(const VlCandidates& c) {
     return held.vl;
   }
   for (uint32_t k = 1; k <= n; ++k) {
-    const uint32_t i = start + k < n ? start + k : start + k - n;  // (start + k) mod n
+    const uint32_t i = entry_at(start, k, n);
     const VlArbEntry& e = entries_[i];
     if (sendable(e, c)) {  // a fresh turn's count is 0, below any weight that sends
       turn_.current = i;
@@ -58,7 +60,7 @@ int VlArbiter::Table::pick_deficit(const VlCandidates& c) {
   const uint32_t n = turn_.size;
   const uint32_t start = turn_.current;
   for (uint32_t k = 0; k <= n; ++k) {
-    const uint32_t i = start + k < n ? start + k : start + k - n;  // (start + k) mod n
+    const uint32_t i = entry_at(start, k, n);
     const VlArbEntry& e = entries_[i];
     if (k > 0) {
       // Moving the turn to entry i: the entry left keeps its overshoot when
