@@ -17,7 +17,8 @@ Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig
     HostPort& h = ports_.emplace_back(*this, i, ports[i], lids.at(i), pool);
     h.port.on_rx_ready([this, i] { drain(i); });
     // One pointer: the handler fits std::function's own storage (no heap hop).
-    h.port.on_tx_space([host = &h] { host->hca.tx_space(*host); });
+    // It reads the record's first line.
+    h.port.on_tx_space([host = &h] { host->hca.tx_space(*host); }, &h);
     bindings.push_back({&h.port, h.lid});
   }
   transport_ = std::make_unique<transport::TransportEngine>(transport, std::move(bindings), regions_, pool);

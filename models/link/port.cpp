@@ -14,7 +14,7 @@ Port::Port(const sc_core::sc_module_name& name, const PortConfig& config, ib::Pa
       tx_data_vls_(static_cast<uint8_t>(vls_)),
       mtu_(static_cast<uint16_t>(std::min(config.mtu, kMaxMtu))),
       pool_(pool),
-      tx_buffer_bytes_(config.tx_buffer_bytes),
+      tx_buffer_bytes_(static_cast<uint32_t>(std::min(config.tx_buffer_bytes, kMaxVlBufferBytes))),  // larger throws below
       sl2vl_(resolved_sl2vl(config)),
       arbiter_(resolved_vlarb(config)),
       vl15_buffer_bytes_(config.vl15_buffer_bytes),
@@ -297,6 +297,7 @@ bool Port::send_data(int vl, const VlCandidates& candidates) {
     open_stalls(candidates);
     return false;
   }
+  if (tx_space_reads_ != nullptr) __builtin_prefetch(tx_space_reads_);  // for on_tx_space_ below
   ib::Packet* p = pop_tx(static_cast<unsigned>(vl));
   Lane& l = lanes_[vl];
   const uint32_t blocks = blocks_for(p->wire_len);

@@ -135,8 +135,13 @@ class Port : public sc_core::sc_module,
   // The upper layer's handler for "a transmit queue may have room again". The
   // port calls it at the end of its own handling (a transmission, a lifetime
   // discard), at the same simulated time; it may call back into the port.
-  // One per port.
-  void on_tx_space(std::function<void()> handler) { on_tx_space_ = std::move(handler); }
+  // One per port. reads_first, if given, is what the handler reads first (its
+  // owner's state for this port); a transmission prefetches it before its own
+  // work, so that the handler does not start with a cache miss.
+  void on_tx_space(std::function<void()> handler, const void* reads_first = nullptr) {
+    on_tx_space_ = std::move(handler);
+    tx_space_reads_ = reads_first;
+  }
   // Whether submit_on_vl would queue a packet of this size now (a queue takes a
   // packet when it is empty or when the packet fits in tx_buffer_bytes).
   bool tx_has_room(unsigned vl, uint32_t wire_bytes) const {
@@ -373,12 +378,13 @@ class Port : public sc_core::sc_module,
   Port* peer_ = nullptr;              // on the transmission's first line: warm_tx reads it
   tlm::tlm_fw_transport_if<IbProtocol>* peer_rx_ = nullptr;  // what tx is bound to
   ib::PacketPool& pool_;
-  uint64_t tx_buffer_bytes_;
+  const void* tx_space_reads_ = nullptr;  // on_tx_space's reads_first
   std::function<void()> on_tx_space_; // the upper layer's handler
   bool peer_cut_through_ = false;
   bool peer_is_port_ = false;         // tx is bound to peer_'s rx (connect)
   bool lifetimes_on_ = false;
   uint8_t fc_next_ = 0;               // where the round robin over due VLs resumes
+  uint32_t tx_buffer_bytes_;          // <= kMaxVlBufferBytes
   // Flow control (with fc_timer_at_ and fc_period_ps_ above), and the SL-to-VL
   // table of a CA port's submissions.
   double block_ps_ = 0;               // time one credit block takes on the wire

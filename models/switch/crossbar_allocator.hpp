@@ -109,6 +109,9 @@ class CrossbarAllocator {
   bool input_busy(unsigned input) const { return ins_[input].busy; }
   bool output_busy(unsigned output) const { return outs_[output].busy; }
   bool output_reserved(unsigned output) const { return outs_[output].reserved; }
+  // Where the allocator keeps an output's state (its first line holds the
+  // requests and busy flags), for a caller to prefetch.
+  const void* output_state(unsigned output) const { return &outs_[output]; }
 
   // The allocation steps (see the rules). Each grant returned is applied: its
   // input and output are busy, its request withdrawn, the arbiter charged.

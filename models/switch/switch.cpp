@@ -76,7 +76,24 @@ struct alignas(64) Switch::Impl {
       p.set_lifetimes(lifetimes);
       transfers.emplace_back(*this, p, i);
       p.on_rx_ready([this, i] { on_arrival(i); });
-      p.on_tx_space([this, i] { on_space(i); });
+    }
+    set_agent(nullptr);
+  }
+
+  // A port's transmit-room handler tells the agent, when there is one, then
+  // the crossbar; without an agent it reads nothing of the switch's state
+  // before the allocator's record of that output (which the port prefetches).
+  void set_agent(link::ManagementAgent* a) {
+    agent = a;
+    for (unsigned i = 0; i < ports.size(); ++i) {
+      if (agent != nullptr) {
+        ports[i].on_tx_space([this, i] {
+          agent->tx_space(i + 1);
+          on_space(i);
+        }, alloc.output_state(i));
+      } else {
+        ports[i].on_tx_space([this, i] { on_space(i); }, alloc.output_state(i));
+      }
     }
   }
 
@@ -167,7 +184,6 @@ struct alignas(64) Switch::Impl {
   }
 
   void on_space(unsigned out) {
-    if (agent != nullptr) agent->tx_space(out + 1);
     if (alloc.requests_for(out) == 0 || alloc.output_busy(out)) return;
     if (auto g = alloc.after_room(out, ok())) start(*g);
   }
@@ -226,7 +242,7 @@ void Switch::set_vlarb(unsigned port_number, const link::VlArbConfig& c) {
   impl_->alloc.set_arbitration(port_number - 1, c);
 }
 
-void Switch::set_agent(link::ManagementAgent* agent) { impl_->agent = agent; }
+void Switch::set_agent(link::ManagementAgent* agent) { impl_->set_agent(agent); }
 
 link::SubmitResult Switch::send_management(ib::Packet* p, unsigned out_port) {
   if (out_port == 0) {
