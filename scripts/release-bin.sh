@@ -6,7 +6,7 @@
 # The Release build is profile-guided: an instrumented build in
 # build-release-train runs short versions of the benchmark scenarios (a few
 # seconds; again whenever that build changed), and build-release is compiled
-# with the counts (CMakeLists.txt, HCASIM_PROFILE). 5-6% less wall time per
+# with the counts (CMakeLists.txt, HCASIM_PROFILE): 4-6% less wall time per
 # packet-hop on the fat-tree benchmarks (docs/performance.md). HCASIM_PGO=0
 # builds build-release without a profile; the first build after switching
 # recompiles everything.
