@@ -12,6 +12,11 @@
 //   then the data VL the arbiter grants among VLs whose head packet passes the
 //   credit test (iba-facts 3). One packet is on the wire at a time; it takes
 //   (bytes + framing) x 8 / rate, and arrives propagation later.
+// - The transmitter decides when something waits to go: a submission, a
+//   flow-control packet falling due, new credit for a queued packet, the end
+//   of a packet on the wire with more queued. Credit that arrives while
+//   nothing is queued is only recorded, so when no VL can send, the arbiter's
+//   idle round (vl_arbiter.hpp) is taken only while packets wait for credit.
 // - Flow control per data VL (credits.hpp): the port sends a flow-control packet
 //   for a VL when its FCCL or FCTBS changed and fc_period has passed since the
 //   last one for that VL, and at once when the FCCL rose and the peer would
