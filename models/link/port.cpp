@@ -384,7 +384,7 @@ void Port::lifetime_method() {
     else arm_lifetime(vl);
   }
   if (freed) {
-    if (tx_waiting()) wake_tx();  // a new head may have credits
+    wake_tx();  // a new head may have credits
     if (on_tx_space_) on_tx_space_();
   }
 }
@@ -512,9 +512,7 @@ void Port::receive_flow_control(ib::Packet* p) {
     tell_cosim(CreditEvent::FlowControl, vl, l.sender.fccl(), l.receiver.abr());
     if (trace_ != nullptr) trace_->credits[vl] = l.sender.available();
     consider_flow_control(vl);
-    // The new credit matters to a queued packet only: with nothing waiting,
-    // the next submission wakes the transmitter, which then sees it.
-    if (tx_waiting()) wake_tx();
+    wake_tx();
   }
   pool_.release(p);
 }

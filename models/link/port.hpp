@@ -334,8 +334,12 @@ class Port : public sc_core::sc_module,
   }
   void close_stalls();  // the link carries something again
   void update_peer_timing();
-  // Something may be sent: at once, or when the packet on the wire ends.
-  void wake_tx() { tx_wakeup_.notify_at(std::max(now_ps(), tx_free_at_)); }
+  // Something may be sent: at once, or when the packet on the wire ends. Only
+  // when something waits: credit or a discard with nothing queued is only
+  // recorded, and the next submission wakes the transmitter.
+  void wake_tx() {
+    if (tx_waiting()) tx_wakeup_.notify_at(std::max(now_ps(), tx_free_at_));
+  }
   // Whether the end of the packet on the wire needs a wakeup: something waits.
   bool tx_waiting() const { return (fc_pending_ | tx_ready_) != 0; }
   template <class F>
