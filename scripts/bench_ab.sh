@@ -28,18 +28,21 @@ for bin in "$a" "$b"; do
 done
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "bench_ab.sh: ROUNDS $rounds; accepted: a whole number >= 1" >&2; exit 2; }
 "$a" validate "$cfg" --set "run.duration=$duration" >/dev/null  # a bad config or duration: its one-line error, exit 2
-cores=$(nproc)
-[ "$cores" -ge 2 ] || [ "$alone" = 1 ] || echo "bench_ab.sh: one core: the builds run one after the other, not side by side" >&2
+side_by_side=0  # both builds at once, one per core
+if [ "$alone" = 0 ]; then
+  if [ "$(nproc)" -ge 2 ]; then side_by_side=1
+  else echo "bench_ab.sh: one core: the builds run one after the other, not side by side" >&2; fi
+fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 run_one() {  # bin core out
-  if [ "$cores" -ge 2 ] && [ "$alone" = 0 ]; then taskset -c "$2" "$1" run "$cfg" --quiet --set "run.duration=$duration" --out "$3" >/dev/null
+  if [ "$side_by_side" = 1 ]; then taskset -c "$2" "$1" run "$cfg" --quiet --set "run.duration=$duration" --out "$3" >/dev/null
   else "$1" run "$cfg" --quiet --set "run.duration=$duration" --out "$3" >/dev/null; fi
 }
 for i in $(seq "$rounds"); do
   ca=$((i % 2)) cb=$(((i + 1) % 2))
-  if [ "$cores" -ge 2 ] && [ "$alone" = 0 ]; then
+  if [ "$side_by_side" = 1 ]; then
     run_one "$a" "$ca" "$work/a-$i" & pa=$!
     run_one "$b" "$cb" "$work/b-$i" & pb=$!
     wait "$pa"; wait "$pb"
