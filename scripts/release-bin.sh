@@ -41,6 +41,8 @@ if [ ! -f "$profile/trained" ] || [ "$train/hcasim" -nt "$profile/trained" ]; th
   run() { "$train/hcasim" run "$@" --quiet --out "$out/run" >/dev/null; }
   run "$bench/fat_tree3_1331.json" --set run.duration=5us
   run "$bench/fat_tree2_1024.json" --set run.duration=5us
+  # The partitioned run's own loop (one thread: the profile counters are not atomic).
+  run "$bench/fat_tree3_1331_parallel.json" --set run.duration=5us --threads 1
   run "$bench/b2b_saturated.json" --set run.duration=100us
   run "$bench/qp_scaling.json" --set workload.perftest.0.iterations=20000
   touch "$profile/trained"

@@ -1,6 +1,8 @@
 // hcasim: the command-line program.
 //
-//   hcasim run SCENARIO.json [--out DIR] [--seed N] [--set path=value ...] [--pcap] [--vcd] [--quiet]
+//   hcasim run SCENARIO.json [--out DIR] [--seed N] [--set path=value ...] [--pcap] [--vcd] [--quiet] [--threads N]
+//     --threads: threads for a scenario with run.partitions > 1 (default: one per partition, at most the
+//     machine's cores); the results do not depend on it
 //   hcasim validate SCENARIO.json [--set path=value ...]   also routes the fabric and checks for credit loops
 //   hcasim import FABRIC.ibnd [--out FILE.json]  an ibnetdiscover dump as an explicit topology (nodes and links)
 //   hcasim params                  print every scenario parameter with its default (Markdown)
@@ -43,6 +45,7 @@ constexpr const char* kOutputMarker = ".hcasim-output";  // marks a folder hcasi
 
 const char* kUsage =
     "usage: hcasim run SCENARIO.json [--out DIR] [--seed N] [--set path=value ...] [--pcap] [--vcd] [--quiet]\n"
+    "                  [--threads N]\n"
     "       hcasim validate SCENARIO.json [--set path=value ...]\n"
     "       hcasim import FABRIC.ibnd [--out FILE.json]\n"
     "       hcasim params\n"
@@ -62,6 +65,7 @@ struct Args {
   bool pcap = false;
   bool vcd = false;
   bool quiet = false;
+  unsigned threads = 0;  // 0 = one per partition, at most the cores
   uint64_t events = 2000000;
 };
 
@@ -95,6 +99,12 @@ Args parse_args(int argc, char* argv[]) {
     else if (arg == "--pcap" && a.command == "run") a.pcap = true;
     else if (arg == "--vcd" && a.command == "run") a.vcd = true;
     else if (arg == "--quiet" && a.command == "run") a.quiet = true;
+    else if (arg == "--threads" && a.command == "run") {
+      const uint64_t n = parse_count("--threads", value("--threads"));
+      if (n < 1 || n > fabric::kMaxPartitions)
+        throw BadInput("--threads: " + std::to_string(n) + "; accepted: 1 to " + std::to_string(fabric::kMaxPartitions));
+      a.threads = static_cast<unsigned>(n);
+    }
     else if (arg == "--events" && a.command == "calibrate") a.events = std::max<uint64_t>(1, parse_count("--events", value("--events")));
     else if (!arg.empty() && arg[0] != '-' && a.scenario.empty() && takes_file) a.scenario = arg;
     else throw BadInput("unexpected argument '" + arg + "' for " + a.command);
@@ -154,6 +164,7 @@ int run(const Args& a) {
   write_file(fs::path(out) / "scenario.resolved.json", resolved.dump(2) + "\n");
   const auto build_start = std::chrono::steady_clock::now();
   SimulationSetup setup = setup_from(s, out, a.quiet);
+  setup.options.threads = a.threads;
   if (setup.credit_loops.loop)
     std::cerr << "hcasim: warning: " << setup.credit_loops.describe(s.graph) << "; the fabric can deadlock\n";
   Simulation sim(setup.fabric, setup.flows, setup.options, setup.transport);

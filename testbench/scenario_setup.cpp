@@ -95,6 +95,7 @@ SimulationSetup setup_from(const fabric::Scenario& s, const std::string& out_dir
     r.transport.verbs.push_back({c, ports.by_name.at(c.a), ports.by_name.at(c.b), i});
   }
   r.options.duration_ps = s.run.duration_ps;
+  r.options.partitions = s.run.partitions;
   r.options.quiet = quiet;
   r.options.out_dir = out_dir;
   r.options.pcap = s.outputs.pcap;

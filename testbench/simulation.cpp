@@ -5,12 +5,16 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <stdexcept>
+#include <thread>
 
+#include "models/fabric/partitioning.hpp"
 #include "models/ib/sa_record_types.hpp"
 #include "models/trace/port_stats_json.hpp"
 #include "testbench/huge_page_heap.hpp"
 #include "testbench/transport_stats.hpp"
+#include "testbench/windowed_run.hpp"
 
 namespace hcasim {
 
@@ -22,6 +26,30 @@ struct PatternTotals {
   uint64_t start_ps = UINT64_MAX, last_ps = 0;
   trace::Histogram latency;
 };
+std::vector<std::unique_ptr<link::Partition>> make_partitions(unsigned count) {
+  std::vector<std::unique_ptr<link::Partition>> parts;
+  if (count > 1)
+    for (unsigned i = 0; i < count; ++i) parts.push_back(std::make_unique<link::Partition>(count));
+  return parts;
+}
+fabric::FabricPartitions partitioning_for(const fabric::FabricSpec& spec,
+                                          const std::vector<std::unique_ptr<link::Partition>>& parts) {
+  fabric::FabricPartitions out;
+  if (parts.empty()) return out;
+  for (const auto& p : parts) out.parts.push_back(p.get());
+  out.of_node = fabric::partition_nodes(spec, static_cast<unsigned>(parts.size()));
+  return out;
+}
+// Adds what one partition's recorder saw of a flow to the flow's result.
+void merge_received(workloads::FlowResult& into, const workloads::FlowResult& r) {
+  if (r.delivered == 0) return;
+  if (into.delivered == 0 || r.first_delivery_ps < into.first_delivery_ps) into.first_delivery_ps = r.first_delivery_ps;
+  into.last_delivery_ps = std::max(into.last_delivery_ps, r.last_delivery_ps);
+  into.delivered += r.delivered;
+  into.delivered_bytes += r.delivered_bytes;
+  into.delivered_payload += r.delivered_payload;
+  into.latency_ps.merge(r.latency_ps);
+}
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 uint64_t process_peak_rss_bytes() {
   rusage u{};
@@ -35,9 +63,23 @@ Simulation::Simulation(const fabric::FabricSpec& fabric, std::vector<workloads::
     : flows_(std::move(flows)),
       results_(flows_.size()),
       options_(std::move(options)),
-      fabric_(std::make_unique<fabric::Fabric>(fabric, pool_)),
-      recorder_(results_, pool_) {
-  for (unsigned i = 0; i < fabric_->hca_count(); ++i) fabric_->hca(i).set_sink(&recorder_);
+      parts_(make_partitions(options_.partitions)),
+      partitioning_(partitioning_for(fabric, parts_)),
+      fabric_(std::make_unique<fabric::Fabric>(fabric, pool_, parts_.empty() ? nullptr : &partitioning_)) {
+  check_partitioning(transport);
+  if (parts_.empty()) {
+    recorders_.push_back(std::make_unique<workloads::FlowRecorder>(results_, pool_));
+  } else {
+    for (std::size_t q = 0; q < parts_.size(); ++q)
+      recorders_.push_back(std::make_unique<workloads::FlowRecorder>(flows_.size(), parts_[q]->pool));
+    for (std::size_t q = 1; q < parts_.size(); ++q) part_checkers_.push_back(std::make_unique<checkers::LinkChecker>());
+    cut_links_ = fabric::cut_links(fabric, partitioning_.of_node);
+  }
+  for (unsigned i = 0; i < fabric_->hca_count(); ++i) {
+    const hca::Hca& h = fabric_->hca(i);
+    const unsigned q = h.port_count() != 0 ? fabric_->partition_of(h.port(0)) : 0;
+    fabric_->hca(i).set_sink(recorders_[q].get());
+  }
   std::map<std::pair<unsigned, unsigned>, std::vector<unsigned>> by_port;
   const unsigned paths = 1u << fabric_->spec().lmc;  // LIDs per port: flows spread over them
   const unsigned hcas = fabric_->hca_count();
@@ -62,11 +104,15 @@ Simulation::Simulation(const fabric::FabricSpec& fabric, std::vector<workloads::
     by_port[{s.src_node, s.src_port}].push_back(f);
   }
   for (auto& [where, list] : by_port) {
-    const std::string name = std::string("gen_") + fabric_->hca(where.first).port(where.second).name();
+    const link::Port& port = fabric_->hca(where.first).port(where.second);
+    const std::string name = std::string("gen_") + port.name();
     std::string safe = name;
     std::replace(safe.begin(), safe.end(), '.', '_');
-    generators_.push_back(std::make_unique<workloads::RawGenerator>(safe.c_str(), fabric_->hca(where.first),
-                                                                    where.second, flows_, list, results_, pool_));
+    link::Partition* part = parts_.empty() ? nullptr : parts_[fabric_->partition_of(port)].get();
+    std::optional<link::Timeline::Building> on_part;
+    if (part != nullptr) on_part.emplace(part->timeline);
+    generators_.push_back(std::make_unique<workloads::RawGenerator>(
+        safe.c_str(), fabric_->hca(where.first), where.second, flows_, list, results_, part ? part->pool : pool_));
   }
   const auto hca_of = [this](const workloads::Endpoint& e) -> hca::Hca& {
     if (e.node >= fabric_->hca_count() || e.port >= fabric_->hca(e.node).port_count())
@@ -85,7 +131,14 @@ Simulation::Simulation(const fabric::FabricSpec& fabric, std::vector<workloads::
     verbs_ends_.emplace_back(v.a, v.b);
   }
   if (fabric_->spec().management.in_band) hold_workloads_for_sweep();
-  for (link::Port* p : fabric_->ports()) checker_.watch(*p);
+  for (link::Port* p : fabric_->ports()) {
+    const unsigned q = fabric_->partition_of(*p);
+    for (unsigned c = 0; c < std::max<std::size_t>(parts_.size(), 1); ++c) {
+      checkers::LinkChecker& k = c == 0 ? checker_ : *part_checkers_[c - 1];
+      if (c == q) k.watch(*p);
+      else k.know(*p, q);
+    }
+  }
   if (options_.pcap) {
     std::vector<link::Port*> chosen;
     for (link::Port* p : fabric_->ports())
@@ -171,23 +224,41 @@ std::string Simulation::destination_text(const workloads::FlowSpec& s) const {
   return "";
 }
 
-void Simulation::report_progress(bool final_line) {
+void Simulation::check_partitioning(const TransportWorkloads& transport) const {
+  if (parts_.empty()) return;
+  const auto refuse = [&](const std::string& what) {
+    throw std::invalid_argument("run.partitions: " + std::to_string(parts_.size()) + " partitions with " + what +
+                                "; accepted: 1 partition for " + what);
+  };
+  if (!transport.perftest.empty() || !transport.verbs.empty()) refuse("transport workloads (perftest, verbs)");
+  if (options_.pcap) refuse("a pcap capture");
+  if (options_.vcd) refuse("a VCD trace");
+  if (rtl::wants_rtl(fabric_->ports())) refuse("RTL blocks");
+}
+
+void Simulation::report_progress(bool final_line, uint64_t now_ps) {
   if (options_.quiet) return;
   const double wall = seconds_since(started_);
-  const double sim_us = static_cast<double>(sc_core::sc_time_stamp().value()) / 1e6;
+  const double sim_us = static_cast<double>(now_ps) / 1e6;
   double done = -1;
-  if (options_.duration_ps) done = static_cast<double>(sc_core::sc_time_stamp().value()) / static_cast<double>(options_.duration_ps);
-  else if (expected_packets()) done = static_cast<double>(recorder_.delivered()) / static_cast<double>(expected_packets());
+  const uint64_t delivered = packets_delivered();
+  if (options_.duration_ps) done = static_cast<double>(now_ps) / static_cast<double>(options_.duration_ps);
+  else if (expected_packets()) done = static_cast<double>(delivered) / static_cast<double>(expected_packets());
   std::fprintf(stderr, "%ssim %.3f us", final_line ? "" : "\r", sim_us);
   if (done >= 0) std::fprintf(stderr, "  %5.1f%%", 100.0 * std::min(done, 1.0));
-  std::fprintf(stderr, "  %.0f packets/s%s", wall > 0 ? static_cast<double>(recorder_.delivered()) / wall : 0.0,
+  std::fprintf(stderr, "  %.0f packets/s%s", wall > 0 ? static_cast<double>(delivered) / wall : 0.0,
                final_line ? "\n" : "");
   std::fflush(stderr);
 }
 
 void Simulation::run() {
-  using sc_core::sc_time;
   started_ = Clock::now();
+  if (parts_.empty()) run_kernel();
+  else run_partitioned();
+}
+
+void Simulation::run_kernel() {
+  using sc_core::sc_time;
   constexpr uint64_t kMaxChunkPs = 1'000'000'000'000;  // 1 s of simulated time
   uint64_t chunk = 10'000'000;  // 10 us of simulated time, adapted to about 0.1-0.5 s of wall time
   double last_report = 0;
@@ -212,21 +283,89 @@ void Simulation::run() {
     if (took < 0.1 && chunk < kMaxChunkPs) chunk *= 2;
     else if (took > 0.5 && chunk > 1000) chunk /= 2;
     if (seconds_since(started_) - last_report >= 1.0) {
-      report_progress(false);
+      report_progress(false, sc_core::sc_time_stamp().value());
       last_report = seconds_since(started_);
       reported = true;
     }
   }
   end_ps_ = sc_core::sc_time_stamp().value();
+  for (link::Port* p : fabric_->ports()) p->finish();
+  finish_run(reported);
+}
+
+void Simulation::run_partitioned() {
+  // Elaboration's end: ports advertise their credits, generators set their
+  // first wakeups, all on the partitions' timelines at time 0.
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  std::vector<link::Partition*> parts;
+  for (const auto& p : parts_) parts.push_back(p.get());
+  WindowedRunConfig config;
+  config.end_ps = options_.duration_ps;
+  config.window_ps = UINT64_MAX;  // no cut link: one window
+  for (const link::Port* p : fabric_->ports())
+    if (p->peer() != nullptr && fabric_->partition_of(*p) != fabric_->partition_of(*p->peer()))
+      config.window_ps = std::min(config.window_ps, p->min_flight_ps());
+  window_ps_ = config.window_ps;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  config.threads = options_.threads != 0 ? options_.threads : std::min<unsigned>(static_cast<unsigned>(parts.size()), cores);
+  threads_ = std::min<unsigned>(config.threads, static_cast<unsigned>(parts.size()));
+  const auto checker_of = [this](unsigned q) -> checkers::LinkChecker& {
+    return q == 0 ? checker_ : *part_checkers_[q - 1];
+  };
+  double last_report = 0;
+  bool reported = false;
+  end_ps_ = run_windows(
+      parts, config,
+      [&](unsigned q) {
+        for (unsigned p = 0; p < parts.size(); ++p)
+          if (p != q) checker_of(q).take_handed(checker_of(p), q);
+      },
+      [&](uint64_t now) {
+        if (options_.quiet || seconds_since(started_) - last_report < 1.0) return;
+        report_progress(false, now);
+        last_report = seconds_since(started_);
+        reported = true;
+      });
+  for (const auto& p : parts_) p->timeline.advance_to(end_ps_);
+  for (link::Port* p : fabric_->ports()) {
+    const link::Timeline::OnClock on(parts_[fabric_->partition_of(*p)]->timeline);
+    p->finish();
+  }
+  for (const auto& r : recorders_)
+    for (std::size_t f = 0; f < flows_.size(); ++f)
+      if (const workloads::FlowResult* got = r->received(f)) merge_received(results_[f], *got);
+  for (const auto& k : part_checkers_) k->finish(end_ps_);
+  finish_run(reported);
+  for (const auto& k : part_checkers_) checker_.absorb(*k);
+}
+
+void Simulation::finish_run(bool reported) {
   const bool cut = options_.duration_ps != 0 && end_ps_ >= options_.duration_ps;
   for (auto& t : perftests_) t->finish(cut);
   for (auto& v : scripts_) v->finish();
-  for (link::Port* p : fabric_->ports()) p->finish();
   checker_.finish(end_ps_);
   wall_s_ = seconds_since(started_);
   peak_rss_ = process_peak_rss_bytes();
   huge_page_bytes_ = anon_huge_page_bytes();
-  if (reported) report_progress(true);
+  if (reported) report_progress(true, end_ps_);
+}
+
+uint64_t Simulation::packets_delivered() const {
+  uint64_t n = 0;
+  for (const auto& r : recorders_) n += r->delivered();
+  return n;
+}
+
+uint64_t Simulation::wakeups() const {
+  if (parts_.empty()) return link::Timeline::current().dispatched();
+  uint64_t n = 0;
+  for (const auto& p : parts_) n += p->timeline.dispatched();
+  return n;
+}
+
+uint64_t Simulation::model_delta_cycles() const {
+  if (parts_.empty()) return sc_core::sc_delta_count() - link::Timeline::current().held_delta_cycles();
+  return sc_core::sc_delta_count();
 }
 
 std::vector<std::string> Simulation::workload_failures() const {

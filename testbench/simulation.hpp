@@ -10,6 +10,11 @@
 // failures (a completion status or data not as expected) fail the run. Progress goes to stderr about once a second of wall time
 // unless quiet. Ports whose config asks for RTL blocks get them (testbench/rtl/cosim.hpp); the
 // first RTL divergence stops the run and fails it.
+// With more than one partition (RunOptions::partitions) the partitions run in
+// windows (windowed_run.hpp), each with its own packet pool, flow recorder
+// and link checker, merged at the end; transport workloads, management in
+// band, pcap, VCD and RTL blocks need the one SystemC timeline and are
+// refused (std::invalid_argument).
 
 #include <nlohmann/json.hpp>
 
@@ -41,6 +46,13 @@ struct RunOptions {
   bool vcd = false;
   bool rtl_vcd = false;                   // DIR/rtl.vcd, when ports use RTL blocks
   rtl::CosimBlocks rtl_blocks;            // the Verilated blocks; default: this build's
+  // Parallel simulation (models/link/partition.hpp): the fabric split in this
+  // many partitions (1 = the SystemC kernel runs the model, as ever), run on
+  // this many threads (0 = one per partition, at most the machine's cores).
+  // The threads do not change the results; the partitions do (the order of
+  // events at equal times), deterministically.
+  unsigned partitions = 1;
+  unsigned threads = 0;
 };
 
 struct TransportWorkloads {
@@ -78,7 +90,17 @@ class Simulation {
   uint64_t peak_rss_bytes() const { return peak_rss_; }
   // The process's memory on transparent huge pages at the end of the run (huge_page_heap.hpp).
   uint64_t huge_page_bytes() const { return huge_page_bytes_; }
-  uint64_t packets_delivered() const { return recorder_.delivered(); }
+  uint64_t packets_delivered() const;
+  // Alarms run (the model's wakeups), over every partition.
+  uint64_t wakeups() const;
+  // Delta cycles of the model's own (RTL co-simulation's left out; timeline.hpp).
+  uint64_t model_delta_cycles() const;
+  // Partitions and cut links of a parallel simulation (1 and 0 without), and
+  // the window it ran in (0 without).
+  unsigned partitions() const { return fabric_->partition_count(); }
+  unsigned cut_links() const { return cut_links_; }
+  uint64_t window_ps() const { return window_ps_; }
+  unsigned threads() const { return threads_; }
   // In band: PathRecords the transport workloads looked up before starting.
   uint64_t path_lookups() const { return path_lookups_; }
   // Packet transmissions on all links (data and flow control): one per packet-hop.
@@ -103,7 +125,11 @@ class Simulation {
   uint64_t path_lookups_ = 0;
   std::map<std::pair<mgmt::SaAgent*, uint64_t>, std::function<void(const mgmt::SaCompletion&)>> lookups_;
   std::vector<std::pair<workloads::Endpoint, workloads::Endpoint>> perftest_ends_, verbs_ends_;
-  void report_progress(bool final_line);
+  void report_progress(bool final_line, uint64_t now_ps);
+  void run_kernel();       // one partition: the SystemC kernel runs the model
+  void run_partitioned();  // windowed_run.hpp
+  void finish_run(bool reported);  // workloads, checker, wall time and memory
+  void check_partitioning(const TransportWorkloads& transport) const;
   std::string destination_text(const workloads::FlowSpec& s) const;
   uint64_t expected_packets() const;
 
@@ -111,8 +137,17 @@ class Simulation {
   std::vector<workloads::FlowSpec> flows_;
   std::vector<workloads::FlowResult> results_;
   RunOptions options_;
+  // Parallel simulation: the partitions and each node's (empty: one, on the kernel).
+  std::vector<std::unique_ptr<link::Partition>> parts_;
+  fabric::FabricPartitions partitioning_;
   std::unique_ptr<fabric::Fabric> fabric_;
-  workloads::FlowRecorder recorder_;
+  // By partition: its flow recorder (with partitions, its own records are
+  // merged into results_ at the end) and its link checker (checker_ is 0's).
+  std::vector<std::unique_ptr<workloads::FlowRecorder>> recorders_;
+  std::vector<std::unique_ptr<checkers::LinkChecker>> part_checkers_;
+  unsigned cut_links_ = 0;
+  uint64_t window_ps_ = 0;
+  unsigned threads_ = 1;
   std::vector<std::unique_ptr<workloads::RawGenerator>> generators_;
   std::vector<std::unique_ptr<workloads::Perftest>> perftests_;
   std::vector<std::unique_ptr<workloads::VerbsScript>> scripts_;

@@ -62,10 +62,13 @@ nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta, Po
                 {"config_hash", meta.config_hash},
                 {"sim_time_ps", sim.sim_time_ps()},
                 // The model's own: RTL co-simulation's are left out (timeline.hpp).
-                {"delta_cycles", sc_core::sc_delta_count() - link::Timeline::current().held_delta_cycles()},
-                {"wakeups", link::Timeline::current().dispatched()},
+                {"delta_cycles", sim.model_delta_cycles()},
+                {"wakeups", sim.wakeups()},
                 {"packet_hops", hops},
                 {"packets_delivered", sim.packets_delivered()},
+                {"partitions", sim.partitions()},
+                {"cut_links", sim.cut_links()},
+                {"window_ps", sim.window_ps()},
                 {"workload_failures", sim.workload_failures()}};
   doc["management"] = management_json(sim.fabric());
   if (sim.fabric().subnet_manager() != nullptr) doc["management"]["path_record_lookups"] = sim.path_lookups();
@@ -74,6 +77,7 @@ nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta, Po
                  {"packet_hops_per_s", wall > 0 ? static_cast<double>(hops) / wall : 0.0},
                  {"ns_per_packet_hop", hops ? wall * 1e9 / static_cast<double>(hops) : 0.0},
                  {"peak_rss_bytes", sim.peak_rss_bytes()},
+                 {"threads", sim.threads()},
                  {"huge_page_bytes", sim.huge_page_bytes()}};
   return doc;
 }
@@ -135,6 +139,12 @@ std::string human_summary(const nlohmann::json& s, const PortDigest& ports) {
                 s["run"]["scenario"].get<std::string>().c_str(), sim_us, s["wall"]["seconds"].get<double>(),
                 static_cast<unsigned long long>(s["run"]["packet_hops"].get<uint64_t>()));
   o << line;
+  if (s["run"]["partitions"].get<unsigned>() > 1) {
+    std::snprintf(line, sizeof line, "  parallel: %u partitions, %u cut links, windows of %.3f ns, on %u threads\n",
+                  s["run"]["partitions"].get<unsigned>(), s["run"]["cut_links"].get<unsigned>(),
+                  s["run"]["window_ps"].get<double>() / 1e3, s["wall"]["threads"].get<unsigned>());
+    o << line;
+  }
   if (s.contains("management") && s["management"]["mode"] == "in_band") {
     const auto& w = s["management"]["sweep"];
     std::snprintf(line, sizeof line,

@@ -1,5 +1,6 @@
 #include "models/fabric/fabric.hpp"
 
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -51,8 +52,17 @@ std::array<uint8_t, 16> sl2vl_table(const FabricSpec& spec, unsigned node, unsig
   return link::resolved_sl2vl(n.ports[out_port - 1]);
 }
 
-Fabric::Fabric(const FabricSpec& spec, ib::PacketPool& pool) : spec_(spec) {
+Fabric::Fabric(const FabricSpec& spec, ib::PacketPool& pool, const FabricPartitions* partitions) : spec_(spec) {
   if (const std::string why = check_fabric(spec); !why.empty()) throw std::invalid_argument(why);
+  if (partitions != nullptr) {
+    if (partitions->of_node.size() != spec.nodes.size())
+      throw std::invalid_argument("fabric: a partition for each of the " + std::to_string(spec.nodes.size()) + " nodes is needed");
+    for (unsigned p : partitions->of_node)
+      if (p >= partitions->parts.size()) throw std::invalid_argument("fabric: node in partition " + std::to_string(p) + ", which does not exist");
+    if (spec.management.in_band)
+      throw std::invalid_argument("fabric: management in band runs on one partition only");
+    partition_count_ = static_cast<unsigned>(partitions->parts.size());
+  }
   uint16_t next_lid = 1;  // for specs without LIDs
   auto lids_of = [&next_lid](const NodeSpec& n, std::size_t count) {
     if (!n.lids.empty()) return n.lids;
@@ -62,15 +72,19 @@ Fabric::Fabric(const FabricSpec& spec, ib::PacketPool& pool) : spec_(spec) {
   };
   for (unsigned i = 0; i < spec_.nodes.size(); ++i) {
     const NodeSpec& n = spec_.nodes[i];
+    link::Partition* part = partitions != nullptr ? partitions->parts[partitions->of_node[i]] : nullptr;
+    ib::PacketPool& node_pool = part != nullptr ? part->pool : pool;
+    std::optional<link::Timeline::Building> on_part;
+    if (part != nullptr) on_part.emplace(part->timeline);
     if (n.kind == NodeKind::Hca) {
       where_.emplace_back(false, static_cast<unsigned>(hcas_.size()));
       hca_nodes_.push_back(i);
-      hcas_.push_back(std::make_unique<hca::Hca>(n.name.c_str(), n.ports, lids_of(n, n.ports.size()), pool,
+      hcas_.push_back(std::make_unique<hca::Hca>(n.name.c_str(), n.ports, lids_of(n, n.ports.size()), node_pool,
                                                  n.transport));
     } else {
       where_.emplace_back(true, static_cast<unsigned>(switches_.size()));
       switches_.push_back(
-          std::make_unique<sw::Switch>(n.name.c_str(), n.switch_config, n.ports, lids_of(n, 1).front(), pool));
+          std::make_unique<sw::Switch>(n.name.c_str(), n.switch_config, n.ports, lids_of(n, 1).front(), node_pool));
       sw::Switch& s = *switches_.back();
       s.set_lft(n.lft);
       for (unsigned out = 1; out <= n.ports.size(); ++out)
@@ -80,10 +94,19 @@ Fabric::Fabric(const FabricSpec& spec, ib::PacketPool& pool) : spec_(spec) {
       link::Port& port = node_port(i, p);
       port.set_id(static_cast<unsigned>(ports_.size()));
       ports_.push_back(&port);
+      if (partitions != nullptr) port_partition_.push_back(partitions->of_node[i]);
     }
   }
-  for (const LinkSpec& l : spec_.links)
-    link::Port::connect(node_port(l.node_a, l.port_a), node_port(l.node_b, l.port_b), l.config);
+  for (const LinkSpec& l : spec_.links) {
+    link::Port& a = node_port(l.node_a, l.port_a);
+    link::Port& b = node_port(l.node_b, l.port_b);
+    link::Port::connect(a, b, l.config);
+    if (partitions == nullptr) continue;
+    const unsigned pa = partitions->of_node[l.node_a], pb = partitions->of_node[l.node_b];
+    if (pa == pb) continue;
+    a.cut(partitions->parts[pa]->outbox[pb]);
+    b.cut(partitions->parts[pb]->outbox[pa]);
+  }
   if (spec_.management.in_band) build_management(pool);
 }
 

@@ -42,6 +42,7 @@
 #include "models/fabric/topology.hpp"
 #include "models/hca/hca.hpp"
 #include "models/link/link_timing.hpp"
+#include "models/link/partition.hpp"
 #include "models/link/port_config.hpp"
 #include "models/mgmt/mad_node.hpp"
 #include "models/mgmt/sa_node.hpp"
@@ -114,10 +115,20 @@ std::string check_fabric(const FabricSpec& spec);
 // or an HCA's own table (in_port 0, out_port its port): what the builder installs.
 std::array<uint8_t, 16> sl2vl_table(const FabricSpec& spec, unsigned node, unsigned in_port, unsigned out_port);
 
+// Parallel simulation (link/partition.hpp): the partitions (not owned) and
+// each node's, by node index (fabric/partitioning.hpp).
+struct FabricPartitions {
+  std::vector<link::Partition*> parts;
+  std::vector<unsigned> of_node;
+};
+
 class Fabric {
  public:
-  // Throws std::invalid_argument with check_fabric's message when the spec is inconsistent.
-  Fabric(const FabricSpec& spec, ib::PacketPool& pool);
+  // Throws std::invalid_argument with check_fabric's message when the spec is
+  // inconsistent. With partitions, each node is built on its partition's
+  // timeline and pool (`pool` is not used) and the links between partitions
+  // are cut; management in band is refused (its SM and SA span the fabric).
+  Fabric(const FabricSpec& spec, ib::PacketPool& pool, const FabricPartitions* partitions = nullptr);
   // Tears the nodes down last-made first (link/owned_in_place.hpp says why),
   // after the management objects that point at them.
   ~Fabric();
@@ -135,6 +146,10 @@ class Fabric {
   const FabricSpec& spec() const { return spec_; }
   // Every port in node order, then port order.
   const std::vector<link::Port*>& ports() const { return ports_; }
+  // The partition a port's node is in (0 without partitions).
+  unsigned partition_of(const link::Port& p) const { return port_partition_.empty() ? 0 : port_partition_[p.id()]; }
+  // Partitions the fabric was built with (1 without).
+  unsigned partition_count() const { return partition_count_; }
   // "hca0.p1" style name of a port (the SystemC hierarchical name).
   link::Port* find_port(const std::string& name) const;
   // In band: each node's management side (null when pre-configured).
@@ -158,6 +173,8 @@ class Fabric {
   std::vector<std::pair<bool, unsigned>> where_;  // per node: (is switch, index in its list)
   std::vector<unsigned> hca_nodes_;               // by HCA index: node index
   std::vector<link::Port*> ports_;
+  std::vector<unsigned> port_partition_;  // by port id, with partitions
+  unsigned partition_count_ = 1;
   std::vector<std::unique_ptr<mgmt::MadNode>> mad_nodes_;  // by node, in band
   std::function<void()> sweep_done_;
   std::unique_ptr<link::Alarm> power_on_;  // in band: clears the HCA LIDs at time zero

@@ -265,6 +265,10 @@ template <class Io>
 void describe(Io& io, RunConfig& c) {
   io.time("duration", c.duration_ps, 0, UINT64_MAX, "simulated time to run; 0ns = until idle");
   io.uint64("seed", c.seed, 0, UINT64_MAX, "random seed (traffic pattern destinations; link faults whose faults.seed is 0)");
+  io.uint("partitions", c.partitions, 1, kMaxPartitions,
+          "parallel simulation: the fabric split in this many parts, run in windows on threads of their own "
+          "(hcasim run --threads); changes the order of events at equal times, deterministically; "
+          "raw traffic only, no pcap, VCD, RTL blocks or management in band");
 }
 
 template <class Io>
@@ -475,6 +479,30 @@ link::PortConfig port_config(const Scenario& s, const std::string& port) {
   return c;
 }
 
+namespace {
+// Parallel simulation needs every part of the model on the partitions'
+// timelines: what runs on the SystemC kernel or spans the fabric is refused.
+void check_partitions(const Scenario& s) {
+  if (s.run.partitions == 1) return;
+  const auto refuse = [&](const std::string& what) {
+    throw ConfigError("run.partitions", std::to_string(s.run.partitions) + " with " + what + "; accepted: 1 with " + what);
+  };
+  if (s.run.partitions > s.graph.nodes.size())
+    throw ConfigError("run.partitions", std::to_string(s.run.partitions) + " for " + std::to_string(s.graph.nodes.size()) +
+                                            " nodes; accepted: at most the node count");
+  if (!s.workload.perftest.empty() || !s.workload.verbs.empty()) refuse("transport workloads (perftest, verbs)");
+  if (s.management.mode == ManagementMode::InBand) refuse("management in band");
+  if (s.outputs.pcap) refuse("outputs.pcap");
+  if (s.outputs.vcd) refuse("outputs.vcd");
+  const auto rtl = [](const link::PortConfig& c) {
+    return c.vl_arbiter != link::Implementation::Model || c.credit_manager != link::Implementation::Model;
+  };
+  bool any_rtl = rtl(s.port);
+  for (const PortOverride& o : s.port_overrides) any_rtl = any_rtl || rtl(o.config);
+  if (any_rtl) refuse("RTL blocks (vl_arbiter, credit_manager)");
+}
+}  // namespace
+
 Scenario load_scenario(const nlohmann::json& root, const std::string& base_dir) {
   Scenario s = read_config<Scenario>(root);
   const bool plain = !s.name.empty() && std::all_of(s.name.begin(), s.name.end(), [](char ch) {
@@ -547,6 +575,7 @@ Scenario load_scenario(const nlohmann::json& root, const std::string& base_dir) 
     require_ports(s.graph, dir, s.outputs.pcap_ports[i], "outputs.pcap_ports." + std::to_string(i), false);
   const std::string why = check_fabric(unrouted_spec(s));
   if (!why.empty()) throw ConfigError("port_overrides", why);
+  check_partitions(s);
   return s;
 }
 

@@ -121,9 +121,12 @@ struct WorkloadConfig {
   std::vector<VerbsConnectionConfig> verbs;    // verbs scripts: connections with operations and expectations
 };
 
+constexpr uint32_t kMaxPartitions = 64;  // run.partitions
+
 struct RunConfig {
   uint64_t duration_ps = 0;    // 0 = until every flow is done and the fabric is idle
   uint64_t seed = 1;           // random seed: traffic patterns' destinations, link faults (faults.seed 0)
+  uint32_t partitions = 1;     // parallel simulation: parts of the fabric on their own timelines (1 = none)
 };
 
 struct OutputConfig {

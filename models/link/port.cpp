@@ -55,6 +55,35 @@ void Port::connect(Port& a, Port& b, const LinkConfig& link) {
   }
 }
 
+// A cut link's far end as the transmitter sees it: an outbox.
+class Port::CutLink : public tlm::tlm_fw_transport_if<IbProtocol> {
+ public:
+  CutLink(Port& to, Outbox& outbox) : to_(to), outbox_(outbox) {}
+  tlm::tlm_sync_enum nb_transport_fw(ib::Packet& p, tlm::tlm_phase&, sc_time& delay) override {
+    outbox_.push_back({&to_, &p, now_ps() + delay.value()});
+    return tlm::TLM_COMPLETED;
+  }
+  void b_transport(ib::Packet&, sc_time&) override {}
+  bool get_direct_mem_ptr(ib::Packet&, tlm::tlm_dmi&) override { return false; }
+  unsigned int transport_dbg(ib::Packet&) override { return 0; }
+
+ private:
+  Port& to_;
+  Outbox& outbox_;
+};
+
+Port::~Port() = default;
+
+void Port::cut(Outbox& outbox) {
+  if (peer_ == nullptr) throw std::logic_error(std::string(name()) + ": cut before connect");
+  cut_ = std::make_unique<CutLink>(*peer_, outbox);
+}
+
+uint64_t Port::min_flight_ps() const {
+  return std::min(head_ps_, timing_.serialization_ps(ib::kFlowControlBytes)) + timing_.propagation_ps() +
+         peer_extra_ps_;
+}
+
 void Port::set_faults(const FaultConfig& config) {
   faults_ = config.enabled() ? std::make_unique<FaultInjector>(config, fault_stream_seed(config.seed, name()))
                              : nullptr;
@@ -86,6 +115,10 @@ void Port::start_of_simulation() {
   if (peer_ == nullptr) return;
   peer_rx_ = tx.operator->();  // the binding is complete now
   peer_is_port_ = peer_rx_ == static_cast<tlm::tlm_fw_transport_if<IbProtocol>*>(peer_);
+  if (cut_ != nullptr) {
+    peer_rx_ = cut_.get();
+    peer_is_port_ = false;
+  }
   for (unsigned vl = 0; vl < vls_; ++vl) consider_flow_control(vl);
 }
 

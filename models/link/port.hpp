@@ -92,6 +92,7 @@
 #include "models/link/fault_injector.hpp"
 #include "models/link/ib_protocol.hpp"
 #include "models/link/lifetimes.hpp"
+#include "models/link/partition.hpp"
 #include "models/link/link_timing.hpp"
 #include "models/link/port_config.hpp"
 #include "models/link/port_observer.hpp"
@@ -130,9 +131,19 @@ class Port : public sc_core::sc_module,
   Port() = delete;
   Port(const Port&) = delete;
   Port& operator=(const Port&) = delete;
+  ~Port() override;  // cut_ is of a class defined in port.cpp
 
   // Binds a.tx to b.rx and b.tx to a.rx; both directions get the link's timing.
   static void connect(Port& a, Port& b, const LinkConfig& link);
+  // Parallel simulation (partition.hpp): the link to the peer is cut, and this
+  // port's transmissions go to `outbox` instead of to the peer. Call after
+  // connect, before the simulation starts.
+  void cut(Outbox& outbox);
+  // Puts a packet sent on a cut link in flight at its receiver.
+  static void hand_over(const Handover& h) { h.to->arrive(*h.packet, h.due_ps); }
+  // The shortest time from a transmission's start to its delivery at the
+  // peer (a flow-control packet or a packet's LRH; partition.hpp).
+  uint64_t min_flight_ps() const;
 
   // Transmit side. The port takes ownership unless the result is Busy.
   SubmitResult submit(ib::Packet* p);                    // CA port: VL from the SL-to-VL table
@@ -414,6 +425,8 @@ class Port : public sc_core::sc_module,
   bool rx_cut_through_ = false;       // this port as receiver
   uint64_t rx_extra_ps_ = 0;
   std::unique_ptr<FaultInjector> faults_;  // while faults_on_
+  class CutLink;
+  std::unique_ptr<CutLink> cut_;           // while the link is cut: what tx sends to
   std::vector<ib::Packet*> held_;          // delayed packets, by due_ps (release time), FIFO among equals
   Alarm held_timer_ = Alarm::method<&Port::held_method>(this);
   struct Copy {

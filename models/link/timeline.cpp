@@ -1,12 +1,27 @@
 #include "models/link/timeline.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "models/link/spawn.hpp"
 
 namespace hcasim::link {
 
+Timeline*& Timeline::building() {
+  static Timeline* t = nullptr;
+  return t;
+}
+
+Timeline::Building::Building(Timeline& t) : outer_(building()) { building() = &t; }
+Timeline::Building::~Building() { building() = outer_; }
+
+Timeline::OnClock::OnClock(const Timeline& t) : outer_(detail::partition_clock) {
+  detail::partition_clock = &t.clock_ps_;
+}
+Timeline::OnClock::~OnClock() { detail::partition_clock = outer_; }
+
 Timeline& Timeline::current() {
+  if (Timeline* t = building(); t != nullptr) return *t;
   // Never destroyed: its event and process belong to a simulation context that
   // lives until the program ends.
   static std::map<sc_core::sc_simcontext*, Timeline*>& timelines = *new std::map<sc_core::sc_simcontext*, Timeline*>;
@@ -17,6 +32,23 @@ Timeline& Timeline::current() {
 
 Timeline::Timeline() : wake_(sc_core::sc_gen_unique_name("hcasim_timeline")) {
   spawn_method(sc_core::sc_gen_unique_name("hcasim_timeline_dispatch"), wake_, [this] { dispatch(); });
+}
+
+Timeline::Timeline(Standalone) : dispatching_(true) {}
+
+void Timeline::advance_to(uint64_t time_ps) {
+  if (time_ps > clock_ps_) clock_ps_ = std::min(time_ps, next_due_ps());
+}
+
+void Timeline::run_until(uint64_t end_ps) {
+  const OnClock on(*this);
+  while (!queue_.empty() && queue_.front_time() < end_ps) {
+    clock_ps_ = queue_.front_time();
+    auto* a = static_cast<Alarm*>(queue_.pop());
+    if (!queue_.empty() && queue_.front_time() < end_ps) prefetch_ahead();
+    ++dispatched_;
+    a->run();
+  }
 }
 
 void Timeline::schedule(Alarm* a, uint64_t time_ps) {

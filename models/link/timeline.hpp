@@ -33,6 +33,12 @@
 //   elaboration). SystemC itself keeps its kernel per process the same way;
 //   handing a Timeline to every port, switch and HCA constructor would add an
 //   argument everywhere and change nothing.
+// - Parallel simulation (partition.hpp): a partition's Timeline has no
+//   SystemC process and keeps its own clock. run_until(end) runs its alarms
+//   due before `end` on the calling thread, in the order above, with now_ps()
+//   reading that clock on that thread; between calls the caller may notify its
+//   alarms (handing packets over) but not run them. Alarms made while a
+//   Timeline::Building scope is open belong to that Timeline.
 
 #include <systemc>
 
@@ -43,16 +49,60 @@
 
 namespace hcasim::link {
 
+namespace detail {
+// The clock of the partition this thread runs (Timeline::run_until), or null
+// for the SystemC kernel's.
+inline thread_local const uint64_t* partition_clock = nullptr;
+}  // namespace detail
+
 // The current simulated time in ps, inline: sc_time_stamp() is a call into the
 // SystemC library, and a packet-hop asks for the time several times.
-inline uint64_t now_ps() { return sc_core::sc_get_curr_simcontext()->time_stamp().value(); }
+inline uint64_t now_ps() {
+  if (const uint64_t* clock = detail::partition_clock; clock != nullptr) return *clock;
+  return sc_core::sc_get_curr_simcontext()->time_stamp().value();
+}
 
 class Alarm;
 
 class Timeline {
  public:
-  // The current simulation's timeline; created at first use.
+  // The timeline of a Building scope, else the current simulation's (created
+  // at first use).
   static Timeline& current();
+
+  // A partition's timeline (see the rules above).
+  struct Standalone {};
+  explicit Timeline(Standalone);
+  // While it lives, new Alarms (and current()) use `t`. Scopes nest.
+  class Building {
+   public:
+    explicit Building(Timeline& t);
+    ~Building();
+    Building(const Building&) = delete;
+    Building& operator=(const Building&) = delete;
+
+   private:
+    Timeline* outer_;
+  };
+  // Partition timelines only. Runs the alarms due before end_ps (the clock
+  // moves to each one's time); alarms they notify before end_ps run too.
+  void run_until(uint64_t end_ps);
+  // When the next alarm is due; UINT64_MAX when none is.
+  uint64_t next_due_ps() const { return queue_.empty() ? UINT64_MAX : queue_.front_time(); }
+  // The partition's clock; advance_to moves it on (at most to the next alarm).
+  uint64_t clock_ps() const { return clock_ps_; }
+  void advance_to(uint64_t time_ps);
+  // Makes now_ps() on this thread read this partition's clock while it lives.
+  class OnClock {
+   public:
+    explicit OnClock(const Timeline& t);
+    ~OnClock();
+    OnClock(const OnClock&) = delete;
+    OnClock& operator=(const OnClock&) = delete;
+
+   private:
+    const uint64_t* outer_;
+  };
 
   // Wakeups run so far (handlers called), for benchmarks.
   uint64_t dispatched() const { return dispatched_; }
@@ -76,11 +126,16 @@ class Timeline {
   void prefetch_ahead() const;  // for the alarms due next at this time
   void arm(uint64_t time_ps);
 
+  static Timeline*& building();
+
   AlarmQueue queue_;
   sc_core::sc_event wake_;
   uint64_t armed_at_ = UINT64_MAX;  // when wake_ is notified for
+  // Dispatching now: schedule() leaves the kernel alone. Always set in a
+  // partition's timeline, which never wakes the kernel.
   bool dispatching_ = false;
   uint64_t dispatched_ = 0;
+  uint64_t clock_ps_ = 0;            // a partition's clock
   unsigned holds_ = 0;
   uint64_t held_since_delta_ = 0;    // sc_delta_count() at the first hold
   uint64_t held_delta_cycles_ = 0;

@@ -27,6 +27,32 @@ void LinkChecker::watch(link::Port& port) {
   ports_[port.id()] = &port;
 }
 
+void LinkChecker::know(const link::Port& port, unsigned partition) {
+  if (views_.size() <= port.id()) {
+    views_.resize(port.id() + 1);
+    peer_.resize(port.id() + 1, kUnknown);
+    ports_.resize(port.id() + 1, nullptr);
+  }
+  ports_[port.id()] = &port;
+  if (remote_.size() <= port.id()) remote_.resize(port.id() + 1, 0);
+  remote_[port.id()] = partition + 1;
+  if (handed_.size() <= partition) handed_.resize(partition + 1);
+}
+
+void LinkChecker::take_handed(LinkChecker& from, unsigned me) {
+  if (from.handed_.size() <= me) return;
+  for (const auto& [port, f] : from.handed_[me]) views_[port].wire.push_back(f);
+  from.handed_[me].clear();
+}
+
+void LinkChecker::absorb(const LinkChecker& other) {
+  violations_ += other.violations_;
+  checked_ += other.checked_;
+  announced_ += other.announced_;
+  for (const std::string& m : other.messages_)
+    if (messages_.size() < kMaxMessages) messages_.push_back(m);
+}
+
 LinkChecker::DirectionView* LinkChecker::out_of(const link::Port& sender) {
   uint32_t& peer = peer_[sender.id()];
   if (peer == kUnknown) {
@@ -64,7 +90,10 @@ void LinkChecker::on_transmit(const link::Port& port, const ib::Packet& p, uint6
   DirectionView* d = out_of(port);
   if (d == nullptr) return;
   const bool fc = p.kind == ib::PacketKind::FlowControl;
-  d->wire.push_back({fc ? InFlight::kFlowControl : p.id, arrival_ps});
+  const InFlight f{fc ? InFlight::kFlowControl : p.id, arrival_ps};
+  const auto to = static_cast<uint32_t>(d - views_.data());
+  if (to < remote_.size() && remote_[to] != 0) handed_[remote_[to] - 1].emplace_back(to, f);
+  else d->wire.push_back(f);
   if (fc || p.hdr.lrh.vl == link::kVl15) return;
   VlView& vl = d->vl[p.hdr.lrh.vl];
   vl.sent_blocks += link::blocks_for(p.wire_len);
@@ -114,7 +143,7 @@ void LinkChecker::on_buffered(const link::Port& port, const ib::Packet& p, unsig
   VlView& v = into(port).vl[vl];
   v.buffered_blocks += static_cast<int32_t>(blocks);
   if (v.buffered_blocks > static_cast<int64_t>(port.rx_capacity_blocks(vl)))
-    fail(sc_core::sc_time_stamp().value(),
+    fail(link::now_ps(),
          std::string(port.name()) + " VL" + std::to_string(vl) + " receive buffer overflows with " + describe(p));
 }
 

@@ -20,6 +20,11 @@
 // cut-through receiver takes a packet before its tail is in).
 // A link direction is checked when both its ports are watched (a simulation
 // watches every port of its fabric).
+// Parallel simulation (link/partition.hpp): one checker per partition watches
+// that partition's ports and knows the others. On a cut link the sender's
+// checker keeps the credit counts and the receiver's the buffer; the record
+// of a packet on the wire starts in the sender's checker, which hands it to
+// the receiver's between windows (take_handed), as the packet itself goes.
 
 #include <cstdint>
 #include <array>
@@ -34,6 +39,14 @@ namespace hcasim::checkers {
 class LinkChecker : public link::PortObserver {
  public:
   void watch(link::Port& port);
+  // A port watched by another partition's checker: known by its id, so the
+  // links to it are checked; `partition` is its partition.
+  void know(const link::Port& port, unsigned partition);
+  // Moves the records of packets `from` saw sent toward this checker's
+  // partition `me` onto this checker's wires, in the order they were sent.
+  void take_handed(LinkChecker& from, unsigned me);
+  // Adds another partition's findings (after both have finished).
+  void absorb(const LinkChecker& other);
   // Call after the simulation stops: flags packets that should have arrived.
   void finish(uint64_t now_ps);
 
@@ -83,6 +96,11 @@ class LinkChecker : public link::PortObserver {
   std::vector<DirectionView> views_;     // by receiving port id
   std::vector<uint32_t> peer_;           // by port id: its peer's id, kUnknown or kNone
   std::vector<const link::Port*> ports_; // by port id
+  // Parallel simulation: by port id, 0 for this checker's ports, else the
+  // partition + 1 of a known port; and by partition, the records of packets
+  // sent toward its ports (port id, record).
+  std::vector<uint32_t> remote_;
+  std::vector<std::vector<std::pair<uint32_t, InFlight>>> handed_;
   uint64_t violations_ = 0;
   uint64_t checked_ = 0;
   uint64_t announced_ = 0;

@@ -137,3 +137,57 @@ TEST_CASE("an alarm notified by another SystemC process wakes the timeline") {
   sc_core::sc_start();
   REQUIRE(at == std::vector<uint64_t>{1250});
 }
+
+TEST_CASE("a partition's timeline runs the alarms due before a window's end, in order, on its own clock") {
+  Timeline part{Timeline::Standalone{}};
+  std::vector<std::pair<std::string, uint64_t>> log;
+  const Timeline::Building on_part(part);
+  REQUIRE(&Timeline::current() == &part);
+  auto record = [&log](const char* what) { log.emplace_back(what, now_ps()); };
+  Alarm at_end([&] { record("at_end"); });
+  Alarm tie_b([&] { record("tie_b"); });
+  Alarm chained([&] { record("chained"); });
+  Alarm tie_a([&] {
+    record("tie_a");
+    chained.notify_in(500);  // before the window's end: runs in this window
+  });
+  Alarm first([&] { record("first"); });
+  at_end.notify_at(3000);
+  tie_a.notify_at(2000);
+  tie_b.notify_at(2000);
+  first.notify_at(1000);
+  REQUIRE(part.next_due_ps() == 1000);
+  part.run_until(3000);  // [.., 3000): the alarm due at 3000 waits
+  const std::vector<std::pair<std::string, uint64_t>> want = {
+      {"first", 1000}, {"tie_a", 2000}, {"tie_b", 2000}, {"chained", 2500}};
+  REQUIRE(log == want);
+  REQUIRE(part.clock_ps() == 2500);
+  REQUIRE(part.next_due_ps() == 3000);
+  REQUIRE(part.dispatched() == 4);
+  part.run_until(10000);
+  REQUIRE(log.back() == std::pair<std::string, uint64_t>{"at_end", 3000});
+  REQUIRE(part.next_due_ps() == UINT64_MAX);
+  // Outside run_until this thread reads the kernel's clock again; advance_to
+  // moves the partition's on, and OnClock reads it.
+  REQUIRE(now_ps() == 0);
+  part.advance_to(7000);
+  const Timeline::OnClock on_clock(part);
+  REQUIRE(now_ps() == 7000);
+}
+
+TEST_CASE("alarms made outside a Building scope stay on the simulation's timeline") {
+  Timeline part{Timeline::Standalone{}};
+  bool ran = false;
+  Alarm kernel_alarm([&] { ran = true; });
+  {
+    const Timeline::Building on_part(part);
+    Alarm inside([] {});
+    inside.notify_at(10);
+    REQUIRE(part.next_due_ps() == 10);
+  }
+  REQUIRE(&Timeline::current() != &part);
+  kernel_alarm.notify_at(1000);
+  REQUIRE(part.next_due_ps() == UINT64_MAX);  // `inside` cancelled itself when it went
+  sc_core::sc_start(sc_core::sc_time::from_value(2000));
+  REQUIRE(ran);
+}
