@@ -363,6 +363,13 @@ uint64_t Simulation::wakeups() const {
   return n;
 }
 
+std::vector<uint64_t> Simulation::partition_wakeups() const {
+  if (parts_.empty()) return {wakeups()};
+  std::vector<uint64_t> out;
+  for (const auto& p : parts_) out.push_back(p->timeline.dispatched());
+  return out;
+}
+
 uint64_t Simulation::model_delta_cycles() const {
   if (parts_.empty()) return sc_core::sc_delta_count() - link::Timeline::current().held_delta_cycles();
   return sc_core::sc_delta_count();

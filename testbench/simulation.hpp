@@ -91,8 +91,10 @@ class Simulation {
   // The process's memory on transparent huge pages at the end of the run (huge_page_heap.hpp).
   uint64_t huge_page_bytes() const { return huge_page_bytes_; }
   uint64_t packets_delivered() const;
-  // Alarms run (the model's wakeups), over every partition.
+  // Alarms run (the model's wakeups), over every partition, and by partition
+  // (one entry without partitions): how evenly the work was split.
   uint64_t wakeups() const;
+  std::vector<uint64_t> partition_wakeups() const;
   // Delta cycles of the model's own (RTL co-simulation's left out; timeline.hpp).
   uint64_t model_delta_cycles() const;
   // Partitions and cut links of a parallel simulation (1 and 0 without), and

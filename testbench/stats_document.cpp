@@ -69,6 +69,7 @@ nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta, Po
                 {"partitions", sim.partitions()},
                 {"cut_links", sim.cut_links()},
                 {"window_ps", sim.window_ps()},
+                {"partition_wakeups", sim.partition_wakeups()},
                 {"workload_failures", sim.workload_failures()}};
   doc["management"] = management_json(sim.fabric());
   if (sim.fabric().subnet_manager() != nullptr) doc["management"]["path_record_lookups"] = sim.path_lookups();

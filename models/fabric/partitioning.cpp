@@ -26,8 +26,18 @@ std::vector<unsigned> partition_nodes(const FabricSpec& spec, unsigned parts) {
     if (spec.nodes[i].kind == NodeKind::Hca) hcas.push_back(i);
   std::deque<unsigned> frontier;
   std::vector<bool> seen(n, false);
+  // Runs of hosts on the same switch stay together (a cut host link would
+  // shorten the window to a bare cable's flight): each run goes where its
+  // middle falls.
+  std::size_t run_start = 0;
   for (std::size_t h = 0; h < hcas.size(); ++h) {
-    const unsigned p = static_cast<unsigned>(h * parts / hcas.size());
+    const auto first_neighbour = [&](std::size_t i) {
+      return neighbours[hcas[i]].empty() ? UINT32_MAX : neighbours[hcas[i]].front();
+    };
+    if (h > 0 && first_neighbour(h) != first_neighbour(h - 1)) run_start = h;
+    std::size_t run_end = h + 1;
+    while (run_end < hcas.size() && first_neighbour(run_end) == first_neighbour(h)) ++run_end;
+    const unsigned p = static_cast<unsigned>((run_start + run_end) * parts / (2 * hcas.size()));
     of_node[hcas[h]] = p;
     load[p] += spec.nodes[hcas[h]].ports.size();
     frontier.push_back(hcas[h]);

@@ -5,9 +5,10 @@
 // Rules:
 // - A node's work is counted as its port count (a packet-hop costs about the
 //   same at either end of a link).
-// - HCAs are split in node order into `parts` runs of equal count (generated
-//   topologies number hosts by the switch they hang from, so a run of hosts is
-//   a part of the fabric).
+// - HCAs are split in node order into `parts` runs of about equal count
+//   (generated topologies number hosts by the switch they hang from, so a run
+//   of hosts is a part of the fabric); consecutive HCAs linked first to the
+//   same switch stay together, in the partition where their middle falls.
 // - Switches then follow, nearest the hosts first (breadth first from every
 //   HCA; ties in node order), each into the partition that holds most of its
 //   already placed neighbours (counted by links) among those it does not push

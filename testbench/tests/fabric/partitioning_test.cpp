@@ -89,3 +89,17 @@ TEST_CASE("torus and dragonfly split into 2 to 4 partitions with balanced work")
     }
   }
 }
+
+TEST_CASE("an odd number of leaves keeps each leaf's hosts together") {
+  // k = 5, 3 levels: 125 hosts on 25 leaves; an even split of the hosts would
+  // fall inside leaf 12.
+  const FabricSpec spec = generated({{"pattern", "fat_tree"}, {"k", 5}, {"levels", 3}});
+  const std::vector<unsigned> of_node = partition_nodes(spec, 2);
+  check_balance(spec, of_node, 2);
+  for (const LinkSpec& l : spec.links) {
+    if (spec.nodes[l.node_a].kind == NodeKind::Hca || spec.nodes[l.node_b].kind == NodeKind::Hca) {
+      INFO(spec.nodes[l.node_a].name << " - " << spec.nodes[l.node_b].name);
+      CHECK(of_node[l.node_a] == of_node[l.node_b]);
+    }
+  }
+}
