@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -67,6 +68,26 @@ inline uint64_t total_drops(const link::VlStats& v) {
   uint64_t n = 0;
   for (uint64_t d : v.drops) n += d;
   return n;
+}
+
+// Packets the fabric's ports dropped for one reason.
+inline uint64_t drops_of(const Simulation& sim, link::DropReason why) {
+  uint64_t n = 0;
+  for (const link::Port* p : sim.fabric().ports())
+    for (const link::VlStats& v : p->stats().vl) n += v.drops[static_cast<std::size_t>(why)];
+  return n;
+}
+
+// After the run every sender holds all the credit its peer's buffer gives:
+// nothing leaked (through discarded packets, or across a cut link).
+inline void check_credits_whole(const Simulation& sim) {
+  for (const link::Port* p : sim.fabric().ports()) {
+    if (p->peer() == nullptr) continue;
+    for (unsigned vl = 0; vl < p->vl_count(); ++vl) {
+      INFO(p->name() << " VL" << vl);
+      CHECK(p->credits_available(vl) == std::min(p->peer()->rx_capacity_blocks(vl), link::kMaxAdvertisedBlocks));
+    }
+  }
 }
 
 }  // namespace hcasim::test

@@ -27,27 +27,10 @@ struct DropLog : link::PortObserver {
   }
 };
 
-uint64_t drops_of(const Simulation& sim, link::DropReason why) {
-  uint64_t n = 0;
-  for (const link::Port* p : sim.fabric().ports())
-    for (const link::VlStats& v : p->stats().vl) n += v.drops[static_cast<std::size_t>(why)];
-  return n;
-}
-
 uint64_t sent_minus_delivered(const Simulation& sim) {
   uint64_t n = 0;
   for (const auto& r : sim.flow_results()) n += r.sent - r.delivered;
   return n;
-}
-
-// After the run every sender holds all the credit its peer's buffer gives:
-// nothing leaked through the discarded packets.
-void check_credits_whole(const Simulation& sim) {
-  for (const link::Port* p : sim.fabric().ports())
-    for (unsigned vl = 0; vl < p->vl_count(); ++vl) {
-      INFO(p->name() << " VL" << vl);
-      CHECK(p->credits_available(vl) == std::min(p->peer()->rx_capacity_blocks(vl), link::kMaxAdvertisedBlocks));
-    }
 }
 
 std::unique_ptr<Simulation> make_b2b(const link::LinkConfig& l, std::vector<workloads::FlowSpec> flows) {

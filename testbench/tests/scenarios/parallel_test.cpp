@@ -29,24 +29,6 @@ nlohmann::json run_stats(const std::string& args, const std::filesystem::path& d
   return nlohmann::json::parse(slurp(dir / out / "stats.json"));
 }
 
-uint64_t drops_of(const Simulation& sim, link::DropReason why) {
-  uint64_t n = 0;
-  for (const link::Port* p : sim.fabric().ports())
-    for (const link::VlStats& v : p->stats().vl) n += v.drops[static_cast<std::size_t>(why)];
-  return n;
-}
-
-// Every sender holds all the credit its peer's buffer gives: none leaked.
-void check_credits_whole(const Simulation& sim) {
-  for (const link::Port* p : sim.fabric().ports()) {
-    if (p->peer() == nullptr) continue;
-    for (unsigned vl = 0; vl < p->vl_count(); ++vl) {
-      INFO(p->name() << " VL" << vl);
-      CHECK(p->credits_available(vl) == std::min(p->peer()->rx_capacity_blocks(vl), link::kMaxAdvertisedBlocks));
-    }
-  }
-}
-
 }  // namespace
 
 TEST_CASE("parallel: a fat tree in 2 or 3 partitions gives byte-identical stats on one thread and on several") {
