@@ -27,6 +27,7 @@
 #include "models/fabric/ibnetdiscover.hpp"
 #include "models/fabric/topology_json.hpp"
 #include "models/fabric/overrides.hpp"
+#include "models/fabric/partitioning.hpp"
 #include "models/fabric/scenario.hpp"
 #include "testbench/event_cost.hpp"
 #include "testbench/huge_page_heap.hpp"
@@ -215,6 +216,15 @@ int validate(const Args& a) {
   if (faulty != 0)
     std::cout << a.scenario << ": link faults on " << faulty << " of " << routed.spec.links.size()
               << " links (see link.faults in the resolved config)\n";
+  if (s.run.partitions > 1) {
+    const std::vector<unsigned> of_node = fabric::partition_nodes(routed.spec, s.run.partitions);
+    std::vector<unsigned> nodes(s.run.partitions, 0);
+    for (unsigned p : of_node) ++nodes[p];
+    std::cout << a.scenario << ": " << s.run.partitions << " partitions of";
+    for (unsigned p = 0; p < s.run.partitions; ++p) std::cout << (p ? "," : "") << " " << nodes[p];
+    std::cout << " nodes, " << fabric::cut_links(routed.spec, of_node) << " of " << routed.spec.links.size()
+              << " links cut\n";
+  }
   const fabric::CreditLoopReport loops = check_credit_loops(s, routed);
   std::cout << a.scenario << ": " << loops.describe(s.graph) << "\n";
   return loops.loop ? kExitCheckFailed : kExitOk;

@@ -49,6 +49,17 @@ TEST_CASE("parallel: a fat tree in 2 or 3 partitions gives byte-identical stats 
   }
 }
 
+TEST_CASE("parallel: validate shows the split of a fat tree into two partitions") {
+  const auto dir = scratch("parallel-validate");
+  const CommandResult r = run_command("validate " + config_path("fat_tree_permutation.json") + " --set run.partitions=2", dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // 8-ary 2-tree: 64 hosts on 8 leaves, 8 spines. Each half holds 4 leaves
+  // with their 32 hosts and 4 spines, whose links to the other half's 4
+  // leaves are cut: 2 x 4 x 4 of the 64 switch-to-switch links.
+  CHECK(r.out.find("2 partitions of 40, 40 nodes, 32 of 128 links cut") != std::string::npos);
+}
+
 TEST_CASE("parallel: throughput and latency of a fat tree under permutation match one partition within 1%") {
   const auto dir = scratch("parallel-match");
   const nlohmann::json one = run_stats("--set run.duration=40us", dir, "p1");
