@@ -166,6 +166,9 @@ int run(const Args& a) {
   const auto build_start = std::chrono::steady_clock::now();
   SimulationSetup setup = setup_from(s, out, a.quiet);
   setup.options.threads = a.threads;
+  if (a.threads > 1 && s.run.partitions == 1)
+    std::cerr << "hcasim: warning: --threads " << a.threads
+              << " has no effect with run.partitions 1; set run.partitions to split the fabric over threads\n";
   if (setup.credit_loops.loop)
     std::cerr << "hcasim: warning: " << setup.credit_loops.describe(s.graph) << "; the fabric can deadlock\n";
   Simulation sim(setup.fabric, setup.flows, setup.options, setup.transport);

@@ -151,6 +151,12 @@ TEST_CASE("parallel: what needs one timeline is refused naming run.partitions - 
                     {{"perftest", "--set run.partitions=2", "run.partitions"}}, dir);
   check_bad_configs(config_path("inband_fat_tree.json"),
                     {{"management in band", "--set run.partitions=2", "run.partitions"}}, dir);
+  // Threads without partitions: the run goes on, with a warning that says what to set.
+  const CommandResult one = run_command("run " + config_path("b2b_hdr.json") + " --quiet --out " + (dir / "one").string() +
+                                            " --threads 2 --set run.duration=1us",
+                                        dir);
+  CHECK(one.exit_code == 0);
+  CHECK(one.err.find("warning: --threads 2 has no effect with run.partitions 1") != std::string::npos);
   for (const char* threads : {"0", "65", "two"}) {
     INFO("--threads " << threads);
     const CommandResult r = run_command("run " + ft + " --quiet --out " + (dir / "t").string() + " --threads " + threads, dir);
