@@ -134,9 +134,8 @@ Simulation::Simulation(const fabric::FabricSpec& fabric, std::vector<workloads::
   for (link::Port* p : fabric_->ports()) {
     const unsigned q = fabric_->partition_of(*p);
     for (unsigned c = 0; c < std::max<std::size_t>(parts_.size(), 1); ++c) {
-      checkers::LinkChecker& k = c == 0 ? checker_ : *part_checkers_[c - 1];
-      if (c == q) k.watch(*p);
-      else k.know(*p, q);
+      if (c == q) checker_of(c).watch(*p);
+      else checker_of(c).know(*p, q);
     }
   }
   if (options_.pcap) {
@@ -309,9 +308,6 @@ void Simulation::run_partitioned() {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   config.threads = options_.threads != 0 ? options_.threads : std::min<unsigned>(static_cast<unsigned>(parts.size()), cores);
   threads_ = std::min<unsigned>(config.threads, static_cast<unsigned>(parts.size()));
-  const auto checker_of = [this](unsigned q) -> checkers::LinkChecker& {
-    return q == 0 ? checker_ : *part_checkers_[q - 1];
-  };
   double last_report = 0;
   bool reported = false;
   end_ps_ = run_windows(

@@ -132,6 +132,9 @@ class Simulation {
   void run_partitioned();  // windowed_run.hpp
   void finish_run(bool reported);  // workloads, checker, wall time and memory
   void check_partitioning(const TransportWorkloads& transport) const;
+  checkers::LinkChecker& checker_of(unsigned partition) {
+    return partition == 0 ? checker_ : *part_checkers_[partition - 1];
+  }
   std::string destination_text(const workloads::FlowSpec& s) const;
   uint64_t expected_packets() const;
 

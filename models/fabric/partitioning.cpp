@@ -17,6 +17,12 @@ std::vector<unsigned> partition_nodes(const FabricSpec& spec, unsigned parts) {
     neighbours[l.node_a].push_back(l.node_b);
     neighbours[l.node_b].push_back(l.node_a);
   }
+  // Sorted, for the breadth-first order below; a host's first link is its first neighbour.
+  std::vector<unsigned> first(n, UINT32_MAX);
+  for (unsigned i = 0; i < n; ++i) {
+    if (!neighbours[i].empty()) first[i] = neighbours[i].front();
+    std::sort(neighbours[i].begin(), neighbours[i].end());
+  }
   uint64_t total = 0;
   for (const NodeSpec& node : spec.nodes) total += node.ports.size();
   std::vector<uint64_t> load(parts, 0);
@@ -29,19 +35,15 @@ std::vector<unsigned> partition_nodes(const FabricSpec& spec, unsigned parts) {
   // Runs of hosts on the same switch stay together (a cut host link would
   // shorten the window to a bare cable's flight): each run goes where its
   // middle falls.
-  std::size_t run_start = 0;
-  for (std::size_t h = 0; h < hcas.size(); ++h) {
-    const auto first_neighbour = [&](std::size_t i) {
-      return neighbours[hcas[i]].empty() ? UINT32_MAX : neighbours[hcas[i]].front();
-    };
-    if (h > 0 && first_neighbour(h) != first_neighbour(h - 1)) run_start = h;
-    std::size_t run_end = h + 1;
-    while (run_end < hcas.size() && first_neighbour(run_end) == first_neighbour(h)) ++run_end;
-    const unsigned p = static_cast<unsigned>((run_start + run_end) * parts / (2 * hcas.size()));
-    of_node[hcas[h]] = p;
-    load[p] += spec.nodes[hcas[h]].ports.size();
-    frontier.push_back(hcas[h]);
-    seen[hcas[h]] = true;
+  for (std::size_t start = 0, end = 0; start < hcas.size(); start = end) {
+    while (end < hcas.size() && first[hcas[end]] == first[hcas[start]]) ++end;
+    const auto p = static_cast<unsigned>((start + end) * parts / (2 * hcas.size()));
+    for (std::size_t h = start; h < end; ++h) {
+      of_node[hcas[h]] = p;
+      load[p] += spec.nodes[hcas[h]].ports.size();
+      frontier.push_back(hcas[h]);
+      seen[hcas[h]] = true;
+    }
   }
   // Switches in breadth-first order from the hosts; unreachable ones last.
   std::vector<unsigned> order;
@@ -49,9 +51,7 @@ std::vector<unsigned> partition_nodes(const FabricSpec& spec, unsigned parts) {
     const unsigned v = frontier.front();
     frontier.pop_front();
     if (spec.nodes[v].kind == NodeKind::Switch) order.push_back(v);
-    std::vector<unsigned> next = neighbours[v];
-    std::sort(next.begin(), next.end());
-    for (unsigned w : next)
+    for (unsigned w : neighbours[v])
       if (!seen[w]) {
         seen[w] = true;
         frontier.push_back(w);

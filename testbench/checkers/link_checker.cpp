@@ -17,8 +17,7 @@ std::string describe(const ib::Packet& p) {
 }
 }  // namespace
 
-void LinkChecker::watch(link::Port& port) {
-  port.add_observer(this);
+void LinkChecker::add(const link::Port& port) {
   if (views_.size() <= port.id()) {
     views_.resize(port.id() + 1);
     peer_.resize(port.id() + 1, kUnknown);
@@ -27,13 +26,13 @@ void LinkChecker::watch(link::Port& port) {
   ports_[port.id()] = &port;
 }
 
+void LinkChecker::watch(link::Port& port) {
+  port.add_observer(this);
+  add(port);
+}
+
 void LinkChecker::know(const link::Port& port, unsigned partition) {
-  if (views_.size() <= port.id()) {
-    views_.resize(port.id() + 1);
-    peer_.resize(port.id() + 1, kUnknown);
-    ports_.resize(port.id() + 1, nullptr);
-  }
-  ports_[port.id()] = &port;
+  add(port);
   if (remote_.size() <= port.id()) remote_.resize(port.id() + 1, 0);
   remote_[port.id()] = partition + 1;
   if (handed_.size() <= partition) handed_.resize(partition + 1);

@@ -88,6 +88,7 @@ class LinkChecker : public link::PortObserver {
     ib::RingFifo<InFlight, 3> wire;  // sent toward the port, not yet arrived
     std::array<VlView, 15> vl;       // data VLs
   };
+  void add(const link::Port& port);  // room for its id, and its pointer
   void fail(uint64_t now_ps, const std::string& what);
   DirectionView& into(const link::Port& receiver) { return views_[receiver.id()]; }
   // The direction a port sends on, or nullptr when its peer is not watched.
