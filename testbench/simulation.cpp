@@ -310,18 +310,17 @@ void Simulation::run_partitioned() {
   threads_ = std::min<unsigned>(config.threads, static_cast<unsigned>(parts.size()));
   double last_report = 0;
   bool reported = false;
-  end_ps_ = run_windows(
-      parts, config,
-      [&](unsigned q) {
-        for (unsigned p = 0; p < parts.size(); ++p)
-          if (p != q) checker_of(q).take_handed(checker_of(p), q);
-      },
-      [&](uint64_t now) {
-        if (options_.quiet || seconds_since(started_) - last_report < 1.0) return;
-        report_progress(false, now);
-        last_report = seconds_since(started_);
-        reported = true;
-      });
+  for (unsigned q = 0; q < parts.size(); ++q) checker_of(q).mail_slots(mail_slots(config));
+  WindowHooks hooks;
+  hooks.seal = [&](unsigned from, unsigned slot) { checker_of(from).seal(slot); };
+  hooks.take = [&](unsigned q, unsigned from, unsigned slot) { checker_of(q).take_handed(checker_of(from), q, slot); };
+  hooks.between = [&](uint64_t now) {
+    if (options_.quiet || seconds_since(started_) - last_report < 1.0) return;
+    report_progress(false, now);
+    last_report = seconds_since(started_);
+    reported = true;
+  };
+  end_ps_ = run_windows(parts, config, hooks);
   for (const auto& p : parts_) p->timeline.advance_to(end_ps_);
   for (link::Port* p : fabric_->ports()) {
     const link::Timeline::OnClock on(parts_[fabric_->partition_of(*p)]->timeline);

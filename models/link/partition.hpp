@@ -13,10 +13,11 @@
 //   or a packet's LRH, plus propagation and the receiver's latency), so what a
 //   partition sends on a cut link during a window arrives after the window.
 //   The partitions therefore run a window without each other. A packet sent on
-//   a cut link waits in its sender's outbox for the receiving partition;
-//   between windows every partition takes its inbound packets (Port::hand_over),
-//   by sending partition, in the order they were sent, which puts them in
-//   flight on their links exactly as a direct transmission would have. A run
+//   a cut link waits in its sender's outbox for the receiving partition, which
+//   takes its inbound packets (Port::hand_over) before they are due (when,
+//   testbench/windowed_run.hpp), by sending partition, in the order they were
+//   sent; that puts them in flight on their links exactly as a direct
+//   transmission would have. A run
 //   is the same whether its partitions run one after the other on one thread
 //   or at once on several.
 // - A packet goes back to the pool of the partition that frees it.
@@ -43,7 +44,7 @@ struct Partition {
   explicit Partition(unsigned count) : outbox(count) {}
   Timeline timeline{Timeline::Standalone{}};
   ib::PacketPool pool;
-  std::vector<Outbox> outbox;  // by receiving partition: sent this window
+  std::vector<Outbox> outbox;  // by receiving partition: sent this step
 };
 
 }  // namespace hcasim::link

@@ -38,10 +38,20 @@ void LinkChecker::know(const link::Port& port, unsigned partition) {
   if (handed_.size() <= partition) handed_.resize(partition + 1);
 }
 
-void LinkChecker::take_handed(LinkChecker& from, unsigned me) {
+void LinkChecker::mail_slots(unsigned slots) {
+  slots_ = slots;
+  sealed_.assign(handed_.size() * slots, {});
+}
+
+void LinkChecker::seal(unsigned slot) {
+  for (std::size_t q = 0; q < handed_.size(); ++q) sealed_[q * slots_ + slot].swap(handed_[q]);
+}
+
+void LinkChecker::take_handed(LinkChecker& from, unsigned me, unsigned slot) {
   if (from.handed_.size() <= me) return;
-  for (const auto& [port, f] : from.handed_[me]) views_[port].wire.push_back(f);
-  from.handed_[me].clear();
+  Handed& box = from.sealed_[std::size_t(me) * from.slots_ + slot];
+  for (const auto& [port, f] : box) views_[port].wire.push_back(f);
+  box.clear();
 }
 
 void LinkChecker::absorb(const LinkChecker& other) {

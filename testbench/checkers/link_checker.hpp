@@ -24,7 +24,7 @@
 // that partition's ports and knows the others. On a cut link the sender's
 // checker keeps the credit counts and the receiver's the buffer; the record
 // of a packet on the wire starts in the sender's checker, which hands it to
-// the receiver's between windows (take_handed), as the packet itself goes.
+// the receiver's between steps (seal, take_handed), as the packet itself goes.
 
 #include <cstdint>
 #include <array>
@@ -42,9 +42,14 @@ class LinkChecker : public link::PortObserver {
   // A port watched by another partition's checker: known by its id, so the
   // links to it are checked; `partition` is its partition.
   void know(const link::Port& port, unsigned partition);
-  // Moves the records of packets `from` saw sent toward this checker's
+  // The records of packets sent toward other partitions go the way of the
+  // packets (testbench/windowed_run.hpp): seal(slot) stores those of the
+  // step just run in `slot` (of `slots`, set once before the run), and
+  // take_handed moves those `from` sealed in `slot` toward this checker's
   // partition `me` onto this checker's wires, in the order they were sent.
-  void take_handed(LinkChecker& from, unsigned me);
+  void mail_slots(unsigned slots);
+  void seal(unsigned slot);
+  void take_handed(LinkChecker& from, unsigned me, unsigned slot);
   // Adds another partition's findings (after both have finished).
   void absorb(const LinkChecker& other);
   // Call after the simulation stops: flags packets that should have arrived.
@@ -99,9 +104,13 @@ class LinkChecker : public link::PortObserver {
   std::vector<const link::Port*> ports_; // by port id
   // Parallel simulation: by port id, 0 for this checker's ports, else the
   // partition + 1 of a known port; and by partition, the records of packets
-  // sent toward its ports (port id, record).
+  // sent toward its ports (port id, record) in this step, then sealed by
+  // partition and slot (sealed_[partition * slots_ + slot]).
+  using Handed = std::vector<std::pair<uint32_t, InFlight>>;
   std::vector<uint32_t> remote_;
-  std::vector<std::vector<std::pair<uint32_t, InFlight>>> handed_;
+  std::vector<Handed> handed_;
+  std::vector<Handed> sealed_;
+  unsigned slots_ = 0;
   uint64_t violations_ = 0;
   uint64_t checked_ = 0;
   uint64_t announced_ = 0;
