@@ -87,13 +87,13 @@ uint64_t run_windows(const std::vector<link::Partition*>& parts, const WindowedR
       link::Outbox& box = mail_of(p, q, g);
       for (const link::Handover& h : box) link::Port::hand_over(h);
       box.clear();
-      hooks.take(q, p, static_cast<unsigned>(g % slots));
+      if (hooks.take) hooks.take(q, p, static_cast<unsigned>(g % slots));
     }
   };
   const auto seal = [&](unsigned q, uint64_t g) {
     for (unsigned r = 0; r < count; ++r)
       if (r != q) mail_of(q, r, g).swap(parts[q]->outbox[r]);
-    hooks.seal(q, static_cast<unsigned>(g % slots));
+    if (hooks.seal) hooks.seal(q, static_cast<unsigned>(g % slots));
   };
 
   const auto work = [&](unsigned t) {
@@ -129,7 +129,7 @@ uint64_t run_windows(const std::vector<link::Partition*>& parts, const WindowedR
         }
       }
       barrier.wait();
-      if (t == 0) hooks.between(end);
+      if (t == 0 && hooks.between) hooks.between(end);
       const uint64_t first_untaken = base + (epoch_steps > steps ? epoch_steps - steps : 0);
       for (unsigned q = t; q < count; q += threads)
         for (uint64_t g = first_untaken; g < base + epoch_steps; ++g) take(q, g);

@@ -45,7 +45,7 @@ struct WindowedRunConfig {
 // The number of slots a partition's sealed mail cycles through.
 inline unsigned mail_slots(const WindowedRunConfig& c) { return 2 * (c.steps == 0 ? 1 : c.steps); }
 
-struct WindowHooks {
+struct WindowHooks {  // each may be left empty
   // After partition `from`'s step: store what else crosses (the checkers'
   // records) in `slot`, which the receivers have emptied.
   std::function<void(unsigned from, unsigned slot)> seal;
