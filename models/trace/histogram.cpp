@@ -25,10 +25,11 @@ void Histogram::cover(unsigned first, unsigned last) {
   first = first / kSub * kSub;
   last = last / kSub * kSub + kSub - 1;
   if (!counts_.empty()) {
+    const unsigned held_last = first_ + static_cast<unsigned>(counts_.size()) - 1;
+    if (first >= first_ && last <= held_last) return;  // covered already
     first = std::min(first, first_);
-    last = std::max(last, first_ + static_cast<unsigned>(counts_.size()) - 1);
+    last = std::max(last, held_last);
   }
-  if (!counts_.empty() && first == first_ && last + 1 == first_ + counts_.size()) return;
   std::vector<uint64_t> wider(last - first + 1, 0);
   std::copy(counts_.begin(), counts_.end(), wider.begin() + (first_ - first));
   counts_ = std::move(wider);
