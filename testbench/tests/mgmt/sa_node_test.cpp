@@ -19,6 +19,7 @@
 #include "models/mgmt/sa_node.hpp"
 #include "models/trace/packet_capture.hpp"
 #include "testbench/tests/mgmt/pcap_mads.hpp"
+#include "testbench/tests/scratch_dir.hpp"
 
 using namespace hcasim;
 using mgmt::test::CapturedMad;
@@ -58,10 +59,6 @@ link::Port* peer_of(const fabric::Fabric& f, const link::Port& p) {
   return nullptr;
 }
 
-std::string pcap_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("hcasim_sanode_" + name + ".pcap")).string();
-}
-
 link::Port& port_of(fabric::Fabric& f, unsigned node) { return *f.find_port(f.spec().nodes[node].name + ".p1"); }
 
 bool is_data(const ib::SaMad& m) { return (m.fragment_flag & (ib::kFragAck | ib::kFragKeepAlive | ib::kFragResend)) == 0; }
@@ -95,7 +92,8 @@ GetTableRun run_get_table(const std::string& name, uint16_t window, std::optiona
     cp.set_faults(fc);
   }
   GetTableRun r;
-  const std::string path = pcap_path(name);
+  const hcasim::test::ScratchDir dir("sanode-" + name);
+  const std::string path = dir.file("capture.pcap");
   {
     trace::PacketCapture cap(path, {&cp, peer_of(f, cp)});
     f.on_sweep_done([&] {
@@ -110,7 +108,6 @@ GetTableRun run_get_table(const std::string& name, uint16_t window, std::optiona
   r.expected = master_table(f, ib::kAttrPathRecord);
   for (const CapturedMad& m : mgmt::test::read_pcap_mads(path))
     if (m.mad.hdr.tid == r.tid) r.mads.push_back(m);
-  std::filesystem::remove(path);
   return r;
 }
 
@@ -239,7 +236,8 @@ SlowRun run_slow(const std::string& name, uint8_t subnet_timeout, uint8_t resp_t
   link::Port& cp = port_of(f, cn);
   std::vector<mgmt::SaCompletion> done;
   uint64_t tid = 0;
-  const std::string path = pcap_path(name);
+  const hcasim::test::ScratchDir dir("sanode-" + name);
+  const std::string path = dir.file("capture.pcap");
   {
     trace::PacketCapture cap(path, {&cp, peer_of(f, cp)});
     f.on_sweep_done([&] {
@@ -258,7 +256,6 @@ SlowRun run_slow(const std::string& name, uint8_t subnet_timeout, uint8_t resp_t
     if (m.slid == lid && m.mad.fragment_flag == 0 && m.mad.hdr.method == ib::kMethodGetTable) r.requests.push_back(m);
     if (m.dlid == lid && (m.mad.fragment_flag & ib::kFragKeepAlive) != 0) ++r.keepalives;
   }
-  std::filesystem::remove(path);
   return r;
 }
 

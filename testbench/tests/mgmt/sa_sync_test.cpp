@@ -19,6 +19,7 @@
 #include "models/mgmt/sa_node.hpp"
 #include "models/trace/packet_capture.hpp"
 #include "testbench/tests/mgmt/pcap_mads.hpp"
+#include "testbench/tests/scratch_dir.hpp"
 
 using namespace hcasim;
 using mgmt::test::CapturedMad;
@@ -107,8 +108,8 @@ TEST_CASE("The master SA keeps a standby current with SubnAdmConfig add edit and
     }
   });
 
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "hcasim_sanode_sync.pcap").string();
+  const hcasim::test::ScratchDir dir("sanode-sync");
+  const std::string path = dir.file("capture.pcap");
   {
     trace::PacketCapture cap(path, {&mp, peer_of(f, mp)});
     sc_core::sc_start();
@@ -135,7 +136,6 @@ TEST_CASE("The master SA keeps a standby current with SubnAdmConfig add edit and
   // the SA Acks at 64, 128, ... and at the Last one; the requester sends
   // segment s > 64k only after the Ack of 64k. The Delete likewise.
   const std::vector<CapturedMad> mads = mgmt::test::read_pcap_mads(path);
-  std::filesystem::remove(path);
   auto check_series = [&](uint64_t tid, size_t total) {
     const uint32_t n = static_cast<uint32_t>((total + kData - 1) / kData);
     std::vector<const CapturedMad*> data, acks;

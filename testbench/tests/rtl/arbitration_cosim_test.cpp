@@ -45,7 +45,7 @@ std::string vcd_without_date(const fs::path& dir) {
 // Runs the scenario with the model's arbiter and with `mode`; both pass, and
 // their outputs are the same.
 void same_as_model(const std::string& name, const std::string& scenario, const std::string& mode = "rtl+check") {
-  const fs::path dir = scratch("arb-cosim-" + name);
+  const auto dir = scratch("arb-cosim-" + name);
   const std::string file = write_file(dir / "scenario.json", scenario);
   const CommandResult model = run_command("run " + file + " --quiet --out " + (dir / "model").string(), dir);
   REQUIRE(model.exit_code == 0);

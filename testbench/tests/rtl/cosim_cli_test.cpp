@@ -17,7 +17,7 @@ const std::string kConfig = std::string(HCASIM_SOURCE_DIR) + "/configs/b2b_hdr.j
 }  // namespace
 
 TEST_CASE("a bad vl_arbiter or credit_manager value is one error line naming the path and the accepted values") {
-  const fs::path dir = scratch("cosim-bad");
+  const auto dir = scratch("cosim-bad");
   const std::vector<BadCase> cases = {
       {"unknown arbiter implementation", "--set port.vl_arbiter=verilog", "port.vl_arbiter"},
       {"arbiter implementation not a string", "--set port.vl_arbiter=1", "port.vl_arbiter"},
@@ -31,7 +31,7 @@ TEST_CASE("a bad vl_arbiter or credit_manager value is one error line naming the
 }
 
 TEST_CASE("both RTL blocks on one port only and checked: same stats as the model and exit 0") {
-  const fs::path dir = scratch("cosim-one-port");
+  const auto dir = scratch("cosim-one-port");
   const CommandResult model = run_command("run " + kConfig + " --quiet --out " + (dir / "model").string(), dir);
   REQUIRE(model.exit_code == 0);
   const CommandResult rtl = run_command(
@@ -49,7 +49,7 @@ TEST_CASE("both RTL blocks on one port only and checked: same stats as the model
 }
 
 TEST_CASE("outputs.rtl_vcd writes the RTL blocks' internal signals that waveforms/rtl_b2b.gtkw shows") {
-  const fs::path dir = scratch("cosim-vcd");
+  const auto dir = scratch("cosim-vcd");
   const CommandResult r = run_command("run " + kConfig +
                                           " --quiet --set port.vl_arbiter=rtl --set port.credit_manager=rtl "
                                           "--set outputs.rtl_vcd=true --set workload.flows.0.count=20 --out " +
@@ -90,7 +90,7 @@ TEST_CASE("outputs.rtl_vcd writes the RTL blocks' internal signals that waveform
 TEST_CASE("every port of a switched fabric with both RTL blocks checked: same stats as the model") {
   // configs/vl_isolation.json: HCAs and a switch, traffic on several VLs; the
   // switch's output ports arbitrate and count credits in RTL too.
-  const fs::path dir = scratch("cosim-switch");
+  const auto dir = scratch("cosim-switch");
   const std::string config = std::string(HCASIM_SOURCE_DIR) + "/configs/vl_isolation.json --quiet";
   REQUIRE(run_command("run " + config + " --out " + (dir / "model").string(), dir).exit_code == 0);
   const CommandResult rtl = run_command("run " + config +

@@ -9,6 +9,8 @@
 #include <vector>
 #include <sys/wait.h>
 
+#include "testbench/tests/scratch_dir.hpp"
+
 namespace hcasim::test {
 
 struct CommandResult {
@@ -24,13 +26,8 @@ inline std::string slurp(const std::filesystem::path& p) {
   return s.str();
 }
 
-// A fresh, empty scratch folder named after the test.
-inline std::filesystem::path scratch(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("hcasim-test-" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+// A fresh, empty scratch folder named after the test, removed when the test ends.
+inline ScratchDir scratch(const std::string& name) { return ScratchDir(name); }
 
 inline CommandResult run_command(const std::string& args, const std::filesystem::path& dir) {
   const auto out = dir / "stdout.txt";

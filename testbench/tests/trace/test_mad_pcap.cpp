@@ -4,7 +4,6 @@
 // PortInfo fields; iba-facts "Looking at packets with tshark").
 #include <catch2/catch.hpp>
 
-#include <stdlib.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -18,30 +17,11 @@
 #include "models/ib/packet.hpp"
 #include "models/trace/pcap_writer.hpp"
 #include "testbench/tests/scenarios/tshark_util.hpp"
+#include "testbench/tests/scratch_dir.hpp"
 
 using namespace hcasim;
 
 namespace {
-
-// A unique directory under /tmp; removed with its contents.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string tmpl = "/tmp/hcasim-mad-pcap-XXXXXX";
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    REQUIRE(mkdtemp(buf.data()) != nullptr);
-    path_ = buf.data();
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 // An SMP as it travels: VL15, LNH IBA local, UD SEND_ONLY to QP0 from QP0, Q_Key 0.
 ib::Packet smp_packet(const ib::Smp& smp, uint16_t dlid, uint16_t slid) {
@@ -80,7 +60,7 @@ TEST_CASE("tshark dissects LID-routed and directed-route SMPs to the encoded val
     FAIL("tshark is missing: this test needs the stock tshark (Debian package 'tshark', "
          "installed by the project's setup script)");
   }
-  ScratchDir dir;
+  const test::ScratchDir dir("mad-pcap");
   const std::string pcap = dir.file("smps.pcap");
 
   // 1. LID-routed SubnGet(NodeInfo) to LID 0x0005.

@@ -3,7 +3,6 @@
 #include <catch2/catch.hpp>
 
 #include <arpa/inet.h>
-#include <stdlib.h>
 
 #include <array>
 #include <cstdio>
@@ -21,6 +20,7 @@
 #include "models/ib/crc.hpp"
 #include "models/trace/pcap_writer.hpp"
 #include "testbench/tests/ib/packet_fixtures.hpp"
+#include "testbench/tests/scratch_dir.hpp"
 
 using namespace hcasim;
 using ib::test::make_packet;
@@ -42,26 +42,6 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 #endif
 
 namespace {
-
-// A unique directory under /tmp named after the test; removed with its contents.
-class TempDir {
- public:
-  explicit TempDir(const std::string& test) {
-    std::string tmpl = "/tmp/hcasim-" + test + "-XXXXXX";
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    REQUIRE(mkdtemp(buf.data()) != nullptr);
-    path_ = buf.data();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 std::vector<uint8_t> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -158,7 +138,7 @@ constexpr uint64_t kBaseTimePs = 1'500'000'000'000ull;  // 1.5 s
 }  // namespace
 
 TEST_CASE("pcap file layout: global header - record header - exported-PDU TLVs - wire bytes", "[pcap]") {
-  TempDir dir("pcap_layout");
+  const test::ScratchDir dir("pcap-layout");
   const std::string path = dir.file("layout.pcap");
   const ib::Packet p = make_packet(ib::op::kRcSendOnly, 5, false);
   std::vector<uint8_t> wire;
@@ -196,7 +176,7 @@ TEST_CASE("opening an unwritable path throws with the path in the message", "[pc
 }
 
 TEST_CASE("flow-control packets are skipped and counted", "[pcap]") {
-  TempDir dir("pcap_fcp_skipped");
+  const test::ScratchDir dir("pcap-fcp-skipped");
   const std::string path = dir.file("fcp.pcap");
   trace::PcapWriter w(path);
   ib::Packet fcp;
@@ -213,7 +193,7 @@ TEST_CASE("flow-control packets are skipped and counted", "[pcap]") {
 
 #if defined(HCASIM_COUNT_ALLOCATIONS)
 TEST_CASE("a warm writer does not allocate per packet", "[pcap]") {
-  TempDir dir("pcap_no_alloc");
+  const test::ScratchDir dir("pcap-no-alloc");
   trace::PcapWriter w(dir.file("warm.pcap"));
   const ib::Packet big = make_packet(ib::op::kRcWriteOnlyImm, 4096, true);
   const ib::Packet small = make_packet(ib::op::kUdSendOnly, 3, false);
@@ -226,7 +206,7 @@ TEST_CASE("a warm writer does not allocate per packet", "[pcap]") {
 #endif
 
 TEST_CASE("tshark shows every field the model wrote", "[pcap][tshark]") {
-  TempDir dir("pcap_tshark_roundtrip");
+  const test::ScratchDir dir("pcap-tshark-roundtrip");
   const std::string path = dir.file("roundtrip.pcap");
 
   std::vector<ib::Packet> sent;
@@ -369,7 +349,7 @@ TEST_CASE("tshark shows every field the model wrote", "[pcap][tshark]") {
 TEST_CASE("tshark shows the MPGA vector's ICRC and VCRC as the wire bytes read big-endian", "[pcap][tshark]") {
   // CRC registers 0x5AB72596 / 0xFA45 go out LSB first (iba-facts "Test vectors"),
   // so tshark, which reads the fields big-endian, shows 0x9625b75a / 0x45fa.
-  TempDir dir("pcap_tshark_mpga");
+  const test::ScratchDir dir("pcap-tshark-mpga");
   const std::string path = dir.file("mpga.pcap");
   const std::vector<uint8_t> wire = {
       0x70, 0x12, 0x37, 0x5C, 0x00, 0x0E, 0x17, 0xD2, 0x0A, 0x20, 0x24, 0x87, 0x00,
