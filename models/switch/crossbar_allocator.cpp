@@ -84,7 +84,8 @@ bool CrossbarAllocator::arbiter_takes(unsigned output, unsigned out_vl) const {
   return (outs_[output].served_vls >> out_vl) & 1u;
 }
 
-std::optional<CrossbarAllocator::Choice> CrossbarAllocator::decide_vl(unsigned output, unsigned out_vl, Ok ok) {
+std::optional<CrossbarAllocator::Choice> CrossbarAllocator::decide_vl(unsigned output, unsigned out_vl, Ok ok,
+                                                                        bool owe) {
   Output& o = outs_[output];
   const uint64_t* m = bits(mask_, output);
   uint64_t* owed = bits(owed_, output);
@@ -108,15 +109,19 @@ std::optional<CrossbarAllocator::Choice> CrossbarAllocator::decide_vl(unsigned o
     });
     if (found) return found;
   }
+  bool passed = false;
   scan_from(m, o.per[out_vl].ptr, [&](unsigned id) {
     const unsigned in = id / kVlSlots;
     if (req_[id].out_vl != out_vl || ((owed[id / 64] >> (id % 64)) & 1u) || !room(id)) return false;
-    if (input_busy(in)) {  // passed over: owed a turn
-      owed[id / 64] |= uint64_t{1} << (id % 64);
-      ++o.owed;
+    if (input_busy(in)) {  // passed over: owed a turn if the one found is granted
+      passed = true;
+      if (owe) {
+        owed[id / 64] |= uint64_t{1} << (id % 64);
+        ++o.owed;
+      }
       return false;
     }
-    found = Choice{sole(in, id % kVlSlots), false};
+    found = Choice{sole(in, id % kVlSlots), false, passed};
     return true;
   });
   return found;
@@ -216,13 +221,20 @@ void CrossbarAllocator::reserve(const Grant& g) {
   ins_[g.input].reserved = static_cast<uint16_t>(ins_[g.input].reserved | (1u << g.vl));
 }
 
-void CrossbarAllocator::apply(const std::optional<Choice>& c, Grants& out) {
+void CrossbarAllocator::grant_choice(const Choice& c, Ok ok) {
+  // The state is the decision's (nothing happened since), so the scan finds
+  // this requester again, owing those it passes on the way.
+  if (c.passed_busy) decide_vl(c.grant.output, c.grant.out_vl, ok, true);
+  grant(c.grant);
+}
+
+void CrossbarAllocator::apply(const std::optional<Choice>& c, Grants& out, Ok ok) {
   if (!c) return;
   if (c->reserve) {
     reserve(c->grant);
     return;
   }
-  grant(c->grant);
+  grant_choice(*c, ok);
   out.list[out.count++] = c->grant;
 }
 
@@ -243,12 +255,12 @@ CrossbarAllocator::Grants CrossbarAllocator::after_release(unsigned input, unsig
     // An output is waiting for this input: it goes first.
     grant(*mine);
     res.list[res.count++] = *mine;
-    apply(decide(output, ok), res);
+    apply(decide(output, ok), res, ok);
     return res;
   }
   const auto first = decide(output, ok);
   if (!first || first->reserve || first->grant.input != input) {
-    apply(first, res);
+    apply(first, res, ok);
     if (const auto g = input_choice(input, ok)) {
       grant(*g);
       res.list[res.count++] = *g;
@@ -258,12 +270,12 @@ CrossbarAllocator::Grants CrossbarAllocator::after_release(unsigned input, unsig
   // The output chose this input again: the input's own round robin decides.
   const auto mine = input_choice(input, ok);
   if (!mine || mine->output == output) {
-    apply(first, res);
+    apply(first, res, ok);
     return res;
   }
   grant(*mine);
   res.list[res.count++] = *mine;
-  apply(decide(output, ok), res);
+  apply(decide(output, ok), res, ok);
   return res;
 }
 
@@ -274,7 +286,7 @@ std::optional<CrossbarAllocator::Grant> CrossbarAllocator::after_room(unsigned o
     reserve(c->grant);
     return std::nullopt;
   }
-  grant(c->grant);
+  grant_choice(*c, ok);
   return c->grant;
 }
 

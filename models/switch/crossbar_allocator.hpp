@@ -22,7 +22,11 @@
 //   * within an output VL the output keeps a round-robin pointer over its
 //     (input, VL) requesters and takes the first with room at or after it;
 //   * a requester with room passed over because its input is busy (moving
-//     another packet) is owed a turn; owed requesters come first. When the
+//     another packet) while the output grants another requester of the same
+//     output VL is owed a turn; owed requesters come first. (Only a grant
+//     passes anyone over: were an output VL the arbiter did not pick to owe
+//     turns, an input busy at every look would be owed every turn and the
+//     round robin would never move past it.) When the
 //     output's turn falls on an owed requester whose input is still busy, the
 //     output reserves it: it takes no other packet until that input's transfer
 //     ends, and the input then serves a reservation before anything else. (In
@@ -159,6 +163,7 @@ class CrossbarAllocator {
   struct Choice {
     Grant grant;
     bool reserve = false;
+    bool passed_busy = false;  // requesters ahead of it were passed over for a busy input
   };
 
   std::size_t slot(unsigned input, unsigned vl) const { return static_cast<std::size_t>(input) * kVlSlots + vl; }
@@ -173,14 +178,21 @@ class CrossbarAllocator {
   // Whether the output's arbiter would ever serve this data VL.
   bool arbiter_takes(unsigned output, unsigned out_vl) const;
 
-  std::optional<Choice> decide(unsigned output, Ok ok);        // marks owed turns
-  std::optional<Choice> decide_vl(unsigned output, unsigned out_vl, Ok ok);
+  // A decision changes nothing: the owed turns it implies are marked when it
+  // is applied (a choice not granted, such as an output VL the arbiter did not
+  // pick, passes nobody over).
+  std::optional<Choice> decide(unsigned output, Ok ok);
+  // With `owe`, marks the requesters its scan passes over for a busy input.
+  std::optional<Choice> decide_vl(unsigned output, unsigned out_vl, Ok ok, bool owe = false);
   std::optional<Grant> input_choice(unsigned input, Ok ok) const;
   std::optional<Grant> reserved_choice(unsigned input) const;
   void grant(const Grant& g);
   void reserve(const Grant& g);
   // Applies a decision: a grant is added to `out`, a reservation recorded.
-  void apply(const std::optional<Choice>& c, Grants& out);
+  void apply(const std::optional<Choice>& c, Grants& out, Ok ok);
+  // Grants a decision that is not a reservation, owing turns first to the
+  // requesters it passed over.
+  void grant_choice(const Choice& c, Ok ok);
   // Calls f(id) for the set bits of one output's mask at or after `start`,
   // cyclically, until f returns true.
   template <class F>

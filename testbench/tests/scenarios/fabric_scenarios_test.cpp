@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string>
 
 #include "models/fabric/routing.hpp"
+#include "models/link/credits.hpp"
 #include "testbench/tests/scenarios/b2b_fixture.hpp"
 #include "testbench/tests/scenarios/scenario_fixture.hpp"
 
@@ -63,29 +65,67 @@ TEST_CASE("8-to-1 incast through one switch: no drops - the bottleneck link with
   }
 }
 
-TEST_CASE("VL isolation: a VL1 flow keeps its arbitration share of a congested output and VL0 congestion does not spread") {
-  ScenarioRun run = run_config("vl_isolation.json");
+namespace {
+
+// configs/vl_isolation.json with the shared output's VLArb weights VL0:VL1 at
+// w0:w1. Under the overshoot policy a turn sends packets until its weight in
+// 64-byte blocks is reached, the last may overshoot: ceil(w / 65) packets of
+// 4 KiB (65 blocks), so VL1 gets p1 / (p0 + p1) of the link.
+void check_vl_isolation(unsigned w0, unsigned w1) {
+  ScenarioRun run = run_config("vl_isolation.json", {"port.vlarb.low=0:" + std::to_string(w0) + ",1:" +
+                                                     std::to_string(w1)});
   const Simulation& sim = *run.sim;
   REQUIRE(sim.checker().ok());
   REQUIRE(fabric_drops(sim) == 0);
   const double bound = analytic_bound(run.scenario.link, 4096).data_bps;
+  const unsigned blocks = link::blocks_for(ud_wire_bytes(4096));
+  const double p0 = (w0 + blocks - 1) / blocks;  // whole packets per turn
+  const double p1 = (w1 + blocks - 1) / blocks;
+  const double vl1_share = p1 / (p0 + p1);
 
-  // The output to hca8 arbitrates VL0:VL1 at weights 64:64, so VL1 gets half.
   const double vl1 = steady_bps(result_of(sim, "vl1_same_output"), 4096);
   double vl0 = 0;
+  uint64_t vl0_packets = 0;
   for (std::size_t i = 0; i < sim.flows().size(); ++i)
-    if (sim.flows()[i].pattern == "incast_vl0") vl0 += steady_bps(sim.flow_results()[i], 4096);
-  INFO("VL1 " << vl1 / 1e9 << " Gb/s, VL0 incast " << vl0 / 1e9 << " Gb/s, bound " << bound / 1e9 << " Gb/s");
-  REQUIRE(std::abs(vl1 / bound - 0.5) < 0.02);
-  REQUIRE(std::abs(vl0 / bound - 0.5) < 0.03);
+    if (sim.flows()[i].pattern == "incast_vl0") {
+      vl0 += steady_bps(sim.flow_results()[i], 4096);
+      vl0_packets += sim.flow_results()[i].delivered;
+    }
+  INFO("VL1 " << vl1 / 1e9 << " Gb/s, VL0 incast " << vl0 / 1e9 << " Gb/s, bound " << bound / 1e9
+              << " Gb/s, VL1's share by the weights " << vl1_share);
+  REQUIRE(std::abs(vl1 / bound - vl1_share) < 0.02);
+  REQUIRE(std::abs(vl0 / bound - (1 - vl1_share)) < 0.03);
 
-  // hca0 also feeds the VL0 incast; its VL1 flow to an idle output gets all it offers.
+  // The six incast senders share VL0's part evenly, hca0 too, though its input
+  // is also busy moving its VL1 flow to another output.
+  for (std::size_t i = 0; i < sim.flows().size(); ++i)
+    if (sim.flows()[i].pattern == "incast_vl0") {
+      const double share = static_cast<double>(sim.flow_results()[i].delivered) / static_cast<double>(vl0_packets);
+      INFO(sim.flows()[i].name << ": " << sim.flow_results()[i].delivered << " of " << vl0_packets);
+      REQUIRE(std::abs(share - 1.0 / 6) <= 0.05 / 6);
+    }
+
+  // hca0's VL1 flow to an idle output gets all it offers.
   const double rate = link::data_rate_bps(run.scenario.link.speed, run.scenario.link.width);
   const double offered = 0.5 * rate * 4096 / (ud_wire_bytes(4096) + run.scenario.link.framing_bytes);
   const double other = steady_bps(result_of(sim, "vl1_other_output"), 4096);
   INFO("VL1 to the idle output " << other / 1e9 << " Gb/s of " << offered / 1e9 << " offered");
   REQUIRE(other >= 0.98 * offered);
   REQUIRE(other <= 1.01 * offered);
+}
+
+}  // namespace
+
+TEST_CASE("VL isolation: a VL1 flow keeps its arbitration share of a congested output and VL0 congestion does not spread") {
+  check_vl_isolation(64, 64);  // the config's weights: half each
+}
+
+TEST_CASE("VL isolation at VLArb 64:192 - VL1 gets three quarters and every VL0 incast sender its sixth of the rest") {
+  check_vl_isolation(64, 192);
+}
+
+TEST_CASE("VL isolation at VLArb 192:64 - VL1 gets one quarter and every VL0 incast sender its sixth of the rest") {
+  check_vl_isolation(192, 64);
 }
 
 TEST_CASE("2-level fat tree - random permutation at full load: aggregate throughput against the bisection bound") {

@@ -1,6 +1,7 @@
 // The crossbar allocator's rules (crossbar_allocator.hpp), driven directly.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <stdexcept>
@@ -294,6 +295,75 @@ TEST_CASE("an output passing over a busy input owes it a turn and waits for it t
   REQUIRE(gs.list[0].input == 0);
   REQUIRE(gs.list[0].output == 0);
   REQUIRE_FALSE(a.output_reserved(0));
+}
+
+namespace {
+
+// A crossbar in time: every transfer through output o lasts duration[o], and a
+// granted requester asks again at once (always requesting, room everywhere).
+// Requests are (input, input VL) -> (output, output VL); returns grants per
+// (input, input VL) once `grants` transfers have ended.
+struct Timed {
+  struct Want {
+    unsigned input, vl, output, out_vl;
+  };
+  CrossbarAllocator& a;
+  std::vector<uint64_t> duration;  // per output
+  std::multimap<uint64_t, Grant> ends;
+  std::map<std::pair<unsigned, unsigned>, int> got;
+  std::map<std::pair<unsigned, unsigned>, Want> wants;
+
+  void start(const Grant& g, uint64_t now) {
+    ++got[{g.input, g.vl}];
+    ends.emplace(now + duration[g.output], g);
+    const Want& w = wants.at({g.input, g.vl});
+    a.request(w.input, w.vl, w.output, w.out_vl, kSmall);
+    REQUIRE_FALSE(a.after_request(w.input, w.vl, always));  // its input is busy now
+  }
+  void run(const std::vector<Want>& all, int grants) {
+    for (const Want& w : all) {
+      wants[{w.input, w.vl}] = w;
+      a.request(w.input, w.vl, w.output, w.out_vl, kSmall);
+      if (auto g = a.after_request(w.input, w.vl, always)) start(*g, 0);
+    }
+    for (int k = 0; k < grants; ++k) {
+      REQUIRE_FALSE(ends.empty());
+      const auto [now, g] = *ends.begin();
+      ends.erase(ends.begin());
+      for (const Grant& next : a.after_release(g.input, g.output, always)) start(next, now);
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("an input also busy at another output keeps its turn among its output VL's requesters, whatever the VL weights") {
+  // Output 0 weighs its VL0:VL1 at 1:3 (one-block packets): input 4 alone on
+  // VL1, inputs 0..3 share VL0's quarter. Input 0 also moves VL1 packets to
+  // output 1, whose transfers are longer, so it is often busy when output 0
+  // decides; it must still get one VL0 turn in four, no more and no less.
+  link::VlArbConfig c;
+  c.low = {{0, 1}, {1, 3}};
+  for (const uint64_t other : {7u, 13u, 29u}) {
+    INFO("transfers at output 1 last " << other << " units, at output 0 ten");
+    CrossbarAllocator a(5, outputs(2, c));
+    Timed t{a, {10, other}, {}, {}, {}};
+    std::vector<Timed::Want> all;
+    for (unsigned i = 0; i < 4; ++i) all.push_back({i, 0, 0, 0});
+    all.push_back({4, 1, 0, 1});
+    all.push_back({0, 1, 1, 1});
+    t.run(all, 20000);
+    int vl0 = 0;
+    for (unsigned i = 0; i < 4; ++i) vl0 += t.got[std::make_pair(i, 0u)];
+    const int vl1 = t.got[std::make_pair(4u, 1u)];
+    INFO("output 0: VL0 " << vl0 << ", VL1 " << vl1);
+    REQUIRE(std::abs(static_cast<double>(vl1) / (vl0 + vl1) - 0.75) < 0.01);
+    for (unsigned i = 0; i < 4; ++i) {
+      const int mine = t.got[std::make_pair(i, 0u)];
+      INFO("input " << i << ": " << mine << " of " << vl0);
+      REQUIRE(std::abs(static_cast<double>(mine) / vl0 - 0.25) < 0.01);
+    }
+  }
 }
 
 TEST_CASE("a crossbar needs 1..4096 inputs (requester ids are 16 bits) and an output") {
