@@ -335,8 +335,8 @@ void Simulation::run_partitioned() {
 }
 
 void Simulation::finish_run(bool reported) {
-  const bool cut = options_.duration_ps != 0 && end_ps_ >= options_.duration_ps;
-  for (auto& t : perftests_) t->finish(cut);
+  cut_ = options_.duration_ps != 0 && end_ps_ >= options_.duration_ps;
+  for (auto& t : perftests_) t->finish(cut_);
   for (auto& v : scripts_) v->finish();
   checker_.finish(end_ps_);
   wall_s_ = seconds_since(started_);
@@ -395,6 +395,12 @@ uint64_t Simulation::packet_hops() const {
   return n;
 }
 
+uint64_t Simulation::measured_until(const workloads::FlowSpec& s, const workloads::FlowResult& r) const {
+  const bool still_on = cut_ && (s.count == 0 || r.sent + r.dropped_at_source < s.count || r.delivered < r.sent);
+  if (still_on) return end_ps_;
+  return r.delivered > 0 ? r.last_delivery_ps : s.start_ps;
+}
+
 nlohmann::json Simulation::port_json(const link::Port& p) const { return trace::port_stats_json(p, end_ps_); }
 
 nlohmann::json Simulation::results_json(bool list_ports) const {
@@ -406,7 +412,8 @@ nlohmann::json Simulation::results_json(bool list_ports) const {
   for (std::size_t f = 0; f < flows_.size(); ++f) {
     const workloads::FlowSpec& s = flows_[f];
     const workloads::FlowResult& r = results_[f];
-    const uint64_t span = r.delivered > 0 ? r.last_delivery_ps - s.start_ps : 0;
+    const uint64_t until = measured_until(s, r);
+    const uint64_t span = until > s.start_ps ? until - s.start_ps : 0;
     flows.push_back({{"name", s.name},
                      {"src", fabric_->hca(s.src_node).port(s.src_port).name()},
                      {"dst", destination_text(s)},
@@ -425,7 +432,7 @@ nlohmann::json Simulation::results_json(bool list_ports) const {
     PatternTotals& t = patterns[s.pattern];
     ++t.flows;
     t.start_ps = std::min(t.start_ps, s.start_ps);
-    t.last_ps = std::max(t.last_ps, r.last_delivery_ps);
+    t.last_ps = std::max(t.last_ps, until);
     t.sent += r.sent;
     t.delivered += r.delivered;
     t.bytes += r.delivered_bytes;

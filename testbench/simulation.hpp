@@ -113,6 +113,11 @@ class Simulation {
   nlohmann::json results_json(bool list_ports = true) const;
   // One port's entry of the ports section.
   nlohmann::json port_json(const link::Port& p) const;
+  // Where a flow's throughput is measured to (from its start): its last
+  // delivery, unless the run's duration cut it while it was still sending or
+  // had packets not delivered; then the run's end, so that a starved flow
+  // reads as slow rather than as its few packets over a short span.
+  uint64_t measured_until(const workloads::FlowSpec& s, const workloads::FlowResult& r) const;
 
  private:
   // In band: the workloads start when the SM's sweep is done (their start
@@ -161,6 +166,7 @@ class Simulation {
   std::unique_ptr<trace::WaveTrace> waves_;
   std::unique_ptr<rtl::Cosim> cosim_;
   uint64_t end_ps_ = 0;
+  bool cut_ = false;  // the run ended at its duration, not because nothing was left to do
   double wall_s_ = 0;
   uint64_t peak_rss_ = 0;
   uint64_t huge_page_bytes_ = 0;

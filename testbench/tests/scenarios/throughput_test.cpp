@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "testbench/tests/scenarios/b2b_fixture.hpp"
+#include "testbench/tests/scenarios/scenario_fixture.hpp"
 
 using namespace hcasim;
 using namespace hcasim::test;
@@ -65,4 +66,37 @@ TEST_CASE("both directions saturated: each keeps the bound - flow control rides 
     REQUIRE(measured >= b.data_bps * 0.995);
   }
   REQUIRE(sim->checker().ok());
+}
+
+TEST_CASE("a flow's throughput counts to the run's end while it is still sending, to its last delivery once it is done") {
+  // b2b_hdr cut at 50 us: bulk_sl0 sends until the run ends; bulk_sl1 loses
+  // every packet after its first on the wire (a starved flow); reverse sends
+  // 20 packets and is done long before the end.
+  ScenarioRun run = run_config("b2b_hdr.json", {"run.duration=50us", "workload.flows.0.count=0",
+                                                "workload.flows.2.count=20", "outputs.pcap=false",
+                                                "outputs.vcd=false",
+                                                R"(link.faults.drops=[{"nth": 2, "count": 100000, "vl": 1}])"});
+  const Simulation& sim = *run.sim;
+  const uint64_t end = sim.sim_time_ps();
+  REQUIRE(end == 50'000'000);
+  const nlohmann::json flows = sim.results_json(false)["flows"];
+  const auto bps = [](const nlohmann::json& f, uint64_t span_ps) {
+    return 8.0 * f["bytes_delivered"].get<double>() * 1e12 / static_cast<double>(span_ps);
+  };
+
+  const nlohmann::json& bulk = flows[0];
+  REQUIRE(bulk["throughput_bps"].get<double>() == Approx(bps(bulk, end)));
+
+  const nlohmann::json& starved = flows[1];
+  REQUIRE(starved["packets_delivered"] == 1);
+  REQUIRE(starved["packets_sent"].get<uint64_t>() > 100);
+  // One 4 KiB packet in 50 us, not one packet over the microsecond it took.
+  REQUIRE(starved["throughput_bps"].get<double>() == Approx(bps(starved, end)));
+  REQUIRE(starved["throughput_bps"].get<double>() < 1e9);
+
+  const nlohmann::json& done = flows[2];
+  const workloads::FlowResult& r = sim.flow_results()[2];
+  REQUIRE(done["packets_delivered"] == 20);
+  REQUIRE(r.last_delivery_ps < end / 2);
+  REQUIRE(done["throughput_bps"].get<double>() == Approx(bps(done, r.last_delivery_ps - sim.flows()[2].start_ps)));
 }
