@@ -233,6 +233,12 @@ class Port : public sc_core::sc_module,
   const LinkConfig& link_config() const { return link_; }
   const Port* peer() const { return peer_; }
   const PortStats& stats() const { return stats_; }
+  // Time the transmitter serialized packets up to `end_ps`: PortStats counts a
+  // packet's whole serialization when it starts, so the part of the last one
+  // still on the wire after `end_ps` is left out (utilization stays <= 1).
+  uint64_t busy_ps_until(uint64_t end_ps) const {
+    return stats_.busy_ps() - (tx_free_at_ > end_ps ? tx_free_at_ - end_ps : 0);
+  }
   uint32_t rx_capacity_blocks(unsigned vl) const { return lanes_[vl].receiver.capacity_blocks(); }
   uint32_t credits_available(unsigned vl) const { return lanes_[vl].sender.available(); }
 

@@ -27,8 +27,9 @@ nlohmann::json port_stats_json(const link::Port& port, uint64_t sim_ps) {
   j["operational_vls"] = port.vl_count();
   j["fc_packets_sent"] = s.fc_tx();
   j["fc_packets_received"] = s.fc_rx();
-  j["busy_ps"] = s.busy_ps();
-  j["utilization"] = sim_ps ? static_cast<double>(s.busy_ps()) / static_cast<double>(sim_ps) : 0.0;
+  const uint64_t busy = port.busy_ps_until(sim_ps);
+  j["busy_ps"] = busy;
+  j["utilization"] = sim_ps ? static_cast<double>(busy) / static_cast<double>(sim_ps) : 0.0;
   nlohmann::json vls = nlohmann::json::array();
   for (unsigned vl = 0; vl < 16; ++vl) {
     if (vl >= port.vl_count() && vl != link::kVl15) continue;

@@ -99,4 +99,12 @@ TEST_CASE("a flow's throughput counts to the run's end while it is still sending
   REQUIRE(done["packets_delivered"] == 20);
   REQUIRE(r.last_delivery_ps < end / 2);
   REQUIRE(done["throughput_bps"].get<double>() == Approx(bps(done, r.last_delivery_ps - sim.flows()[2].start_ps)));
+
+  // hca0.p1's transmitter never idles; the packet on the wire at the end counts
+  // only up to the end, so its utilization is 1 at most.
+  const link::Port& sender = *sim.fabric().ports()[0];
+  REQUIRE(std::string(sender.name()) == "hca0.p1");
+  const double utilization = sim.port_json(sender)["utilization"].get<double>();
+  REQUIRE(utilization <= 1.0);
+  REQUIRE(utilization > 0.99);
 }
