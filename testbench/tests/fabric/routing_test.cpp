@@ -154,6 +154,46 @@ std::size_t check_all_paths(const f::Topology& t, const f::Lids& lids, const f::
       }
     }
   }
+  // From every switch too (what its management agent sends goes by its own
+  // LFT): each LID is reached, and under min-hop in as many forwardings as
+  // the switch distance (plus one into an HCA). Up/down has no legal path
+  // between some switches (two roots: down, then up); an HCA's LID it reaches
+  // from every switch unless several roots leave no legal path (all_legal).
+  for (unsigned from = 0; from < t.nodes.size(); ++from) {
+    if (!ft::is_switch(t, from)) continue;
+    for (unsigned lid = 1; lid <= lids.top; ++lid) {
+      const LinkEnd owner = lids.owner[lid];
+      if (owner.node == f::kNoNode) continue;
+      const unsigned target = ft::is_switch(t, owner.node) ? owner.node : peer[owner.node][owner.port].node;
+      INFO("from switch " << t.nodes[from].name << " to LID " << lid << " of " << f::port_name(t, owner));
+      if (routes.algorithm == RoutingAlgorithm::UpDown && !ranks.legal_path(from, target)) {
+        CHECK((all_legal || ft::is_switch(t, owner.node)));
+        continue;
+      }
+      unsigned at = from, forwardings = 0;
+      bool reached = false;
+      for (std::size_t guard = 0; guard <= t.nodes.size(); ++guard) {
+        const uint8_t port = routes.lft[at][lid];
+        if (port == 0) {
+          reached = owner.node == at;
+          break;
+        }
+        REQUIRE(port != f::kNoPath);
+        const LinkEnd next = peer[at][port];
+        ++forwardings;
+        if (!ft::is_switch(t, next.node)) {
+          reached = next == owner;
+          break;
+        }
+        at = next.node;
+      }
+      REQUIRE(reached);
+      ++traced;
+      const std::size_t shortest = static_cast<std::size_t>(dist[from][target]) + (ft::is_switch(t, owner.node) ? 0 : 1);
+      if (routes.algorithm == RoutingAlgorithm::MinHop) CHECK(forwardings == shortest);
+      else CHECK(forwardings >= shortest);
+    }
+  }
   return traced;
 }
 
@@ -199,7 +239,7 @@ TEST_CASE("LIDs: LMC above 7 and fabrics beyond 0xBFFF LIDs are refused") {
   CHECK_NOTHROW(f::assign_lids(f::fat_tree_topology(16, 3), 3));
 }
 
-TEST_CASE("min-hop reaches every LID from every HCA port along shortest paths") {
+TEST_CASE("min-hop reaches every LID from every HCA port and every switch along shortest paths") {
   for (const auto& [name, t] : ft::small_topologies()) {
     for (unsigned lmc : {0u, 2u}) {
       INFO(name << " LMC " << lmc);
@@ -211,7 +251,7 @@ TEST_CASE("min-hop reaches every LID from every HCA port along shortest paths") 
   }
 }
 
-TEST_CASE("up/down reaches every LID from every HCA port without a down-to-up turn") {
+TEST_CASE("up/down reaches every LID from every HCA port without a down-to-up turn, and from every switch") {
   for (const auto& [name, t] : ft::small_topologies()) {
     for (unsigned lmc : {0u, 2u}) {
       INFO(name << " LMC " << lmc);

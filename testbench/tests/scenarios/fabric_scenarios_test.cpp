@@ -289,3 +289,36 @@ TEST_CASE("in band: a perftest looks up its PathRecord through the SA client and
   REQUIRE(!r.sizes.empty());
   for (const workloads::PerftestSizeResult& z : r.sizes) REQUIRE(z.done);
 }
+
+TEST_CASE("link_overrides set a link's speed, width and length: its throughput bound and flight time follow") {
+  // b2b_hdr's link made EDR 2x (50 Gb/s) and 20 m long by an override naming
+  // one end; one saturated flow of 4 KiB packets.
+  ScenarioRun run = run_config(
+      "b2b_hdr.json",
+      {"outputs.pcap=false", "outputs.vcd=false",
+       R"(workload.flows=[{"name": "f", "src": "hca0.p1", "dst": "hca1.p1", "payload": "4KiB", "rate": "saturate", "count": 3000}])",
+       R"(link_overrides=[{"port": "hca1.p1", "speed": "EDR", "width": "2x", "propagation": "20m"}])"});
+  const Simulation& sim = *run.sim;
+  REQUIRE(sim.checker().ok());
+  link::LinkConfig edr = run.scenario.link;
+  edr.speed = link::Speed::Edr;
+  edr.width = link::Width::X2;
+  edr.length_m = 20;
+  edr.propagation_ps = 0;
+  const link::LinkTiming t(edr);
+  REQUIRE(t.data_rate_bps() == 50e9);
+  REQUIRE(t.propagation_ps() == 100'000);  // 20 m at 5 ns/m
+
+  const workloads::FlowResult& r = sim.flow_results()[0];
+  REQUIRE(r.delivered == 3000);
+  const double bound = analytic_bound(edr, 4096).data_bps;
+  const double measured = steady_bps(r, 4096);
+  INFO("measured " << measured / 1e9 << " Gb/s, bound " << bound / 1e9 << " Gb/s");
+  REQUIRE(std::abs(measured - bound) / bound < 0.001);
+  // The first packet, made at time 0, waits for the receiver's first
+  // flow-control packet (6 bytes, VL0's credits) to cross the link, then
+  // crosses it itself.
+  const uint64_t flight = t.serialization_ps(6) + t.serialization_ps(ud_wire_bytes(4096)) + 2 * t.propagation_ps();
+  INFO("fastest " << r.latency_ps.min() << " ps, expected " << flight);
+  REQUIRE(r.latency_ps.min() == flight);
+}
