@@ -84,8 +84,7 @@ bool CrossbarAllocator::arbiter_takes(unsigned output, unsigned out_vl) const {
   return (outs_[output].served_vls >> out_vl) & 1u;
 }
 
-std::optional<CrossbarAllocator::Choice> CrossbarAllocator::decide_vl(unsigned output, unsigned out_vl, Ok ok,
-                                                                        bool owe) {
+std::optional<CrossbarAllocator::Choice> CrossbarAllocator::decide_vl(unsigned output, unsigned out_vl, Ok ok) {
   Output& o = outs_[output];
   const uint64_t* m = bits(mask_, output);
   uint64_t* owed = bits(owed_, output);
@@ -109,19 +108,11 @@ std::optional<CrossbarAllocator::Choice> CrossbarAllocator::decide_vl(unsigned o
     });
     if (found) return found;
   }
-  bool passed = false;
   scan_from(m, o.per[out_vl].ptr, [&](unsigned id) {
     const unsigned in = id / kVlSlots;
-    if (req_[id].out_vl != out_vl || ((owed[id / 64] >> (id % 64)) & 1u) || !room(id)) return false;
-    if (input_busy(in)) {  // passed over: owed a turn if the one found is granted
-      passed = true;
-      if (owe) {
-        owed[id / 64] |= uint64_t{1} << (id % 64);
-        ++o.owed;
-      }
+    if (req_[id].out_vl != out_vl || ((owed[id / 64] >> (id % 64)) & 1u) || !room(id) || input_busy(in))
       return false;
-    }
-    found = Choice{sole(in, id % kVlSlots), false, passed};
+    found = Choice{sole(in, id % kVlSlots), false};
     return true;
   });
   return found;
@@ -183,7 +174,30 @@ std::optional<CrossbarAllocator::Grant> CrossbarAllocator::reserved_choice(unsig
   return o.reservation;
 }
 
-void CrossbarAllocator::grant(const Grant& g) {
+void CrossbarAllocator::owe_passed(const Grant& g, Ok ok) {
+  Output& o = outs_[g.output];
+  const std::size_t id = slot(g.input, g.vl);
+  uint64_t* owed = bits(owed_, g.output);
+  // Alone in its output VL, or a turn paid back: nobody is passed.
+  if (o.per[g.out_vl].count <= 1 || ((owed[id / 64] >> (id % 64)) & 1u)) return;
+  uint32_t refused = UINT32_MAX;  // as decide_vl: no larger packet needs asking
+  scan_from(bits(mask_, g.output), o.per[g.out_vl].ptr, [&](unsigned other) {
+    if (other == id) return true;
+    if (req_[other].out_vl != g.out_vl || !input_busy(other / kVlSlots) || ((owed[other / 64] >> (other % 64)) & 1u))
+      return false;
+    if (req_[other].bytes >= refused) return false;
+    if (!ok(other / kVlSlots, other % kVlSlots, g.output)) {
+      refused = req_[other].bytes;
+      return false;
+    }
+    owed[other / 64] |= uint64_t{1} << (other % 64);
+    ++o.owed;
+    return false;
+  });
+}
+
+void CrossbarAllocator::grant(const Grant& g, Ok ok) {
+  owe_passed(g, ok);
   const std::size_t id = slot(g.input, g.vl);
   const Request& r = req_[id];
   Output& o = outs_[g.output];
@@ -221,20 +235,13 @@ void CrossbarAllocator::reserve(const Grant& g) {
   ins_[g.input].reserved = static_cast<uint16_t>(ins_[g.input].reserved | (1u << g.vl));
 }
 
-void CrossbarAllocator::grant_choice(const Choice& c, Ok ok) {
-  // The state is the decision's (nothing happened since), so the scan finds
-  // this requester again, owing those it passes on the way.
-  if (c.passed_busy) decide_vl(c.grant.output, c.grant.out_vl, ok, true);
-  grant(c.grant);
-}
-
 void CrossbarAllocator::apply(const std::optional<Choice>& c, Grants& out, Ok ok) {
   if (!c) return;
   if (c->reserve) {
     reserve(c->grant);
     return;
   }
-  grant_choice(*c, ok);
+  grant(c->grant, ok);
   out.list[out.count++] = c->grant;
 }
 
@@ -243,7 +250,7 @@ std::optional<CrossbarAllocator::Grant> CrossbarAllocator::after_request(unsigne
   if (input_busy(input) || !available(r.output) || !ok(input, vl, r.output)) return std::nullopt;
   if (r.out_vl != link::kVl15 && !arbiter_takes(r.output, r.out_vl)) return std::nullopt;
   const Grant g = sole(input, vl);
-  grant(g);
+  grant(g, ok);
   return g;
 }
 
@@ -253,7 +260,7 @@ CrossbarAllocator::Grants CrossbarAllocator::after_release(unsigned input, unsig
   Grants res;
   if (const auto mine = reserved_choice(input)) {
     // An output is waiting for this input: it goes first.
-    grant(*mine);
+    grant(*mine, ok);
     res.list[res.count++] = *mine;
     apply(decide(output, ok), res, ok);
     return res;
@@ -262,7 +269,7 @@ CrossbarAllocator::Grants CrossbarAllocator::after_release(unsigned input, unsig
   if (!first || first->reserve || first->grant.input != input) {
     apply(first, res, ok);
     if (const auto g = input_choice(input, ok)) {
-      grant(*g);
+      grant(*g, ok);
       res.list[res.count++] = *g;
     }
     return res;
@@ -273,7 +280,7 @@ CrossbarAllocator::Grants CrossbarAllocator::after_release(unsigned input, unsig
     apply(first, res, ok);
     return res;
   }
-  grant(*mine);
+  grant(*mine, ok);
   res.list[res.count++] = *mine;
   apply(decide(output, ok), res, ok);
   return res;
@@ -286,7 +293,7 @@ std::optional<CrossbarAllocator::Grant> CrossbarAllocator::after_room(unsigned o
     reserve(c->grant);
     return std::nullopt;
   }
-  grant_choice(*c, ok);
+  grant(c->grant, ok);
   return c->grant;
 }
 

@@ -22,11 +22,12 @@
 //   * within an output VL the output keeps a round-robin pointer over its
 //     (input, VL) requesters and takes the first with room at or after it;
 //   * a requester with room passed over because its input is busy (moving
-//     another packet) while the output grants another requester of the same
-//     output VL is owed a turn; owed requesters come first. (Only a grant
-//     passes anyone over: were an output VL the arbiter did not pick to owe
-//     turns, an input busy at every look would be owed every turn and the
-//     round robin would never move past it.) When the
+//     another packet) when the output's VL is granted to a requester after
+//     it in the round robin (by the output's decision, or by a freed input
+//     choosing the idle output) is owed a turn; owed requesters come first.
+//     (Only a grant passes anyone over: were an output VL the arbiter did not
+//     pick to owe turns, an input busy at every look would be owed every turn
+//     and the round robin would never move past it.) When the
 //     output's turn falls on an owed requester whose input is still busy, the
 //     output reserves it: it takes no other packet until that input's transfer
 //     ends, and the input then serves a reservation before anything else. (In
@@ -163,7 +164,6 @@ class CrossbarAllocator {
   struct Choice {
     Grant grant;
     bool reserve = false;
-    bool passed_busy = false;  // requesters ahead of it were passed over for a busy input
   };
 
   std::size_t slot(unsigned input, unsigned vl) const { return static_cast<std::size_t>(input) * kVlSlots + vl; }
@@ -178,21 +178,24 @@ class CrossbarAllocator {
   // Whether the output's arbiter would ever serve this data VL.
   bool arbiter_takes(unsigned output, unsigned out_vl) const;
 
-  // A decision changes nothing: the owed turns it implies are marked when it
-  // is applied (a choice not granted, such as an output VL the arbiter did not
-  // pick, passes nobody over).
+  // A decision changes nothing; the turns a grant owes are marked when it is
+  // made (a choice not granted, such as an output VL the arbiter did not pick,
+  // passes nobody over).
   std::optional<Choice> decide(unsigned output, Ok ok);
-  // With `owe`, marks the requesters its scan passes over for a busy input.
-  std::optional<Choice> decide_vl(unsigned output, unsigned out_vl, Ok ok, bool owe = false);
+  std::optional<Choice> decide_vl(unsigned output, unsigned out_vl, Ok ok);
   std::optional<Grant> input_choice(unsigned input, Ok ok) const;
   std::optional<Grant> reserved_choice(unsigned input) const;
-  void grant(const Grant& g);
+  // Grants g: its input and output busy, its request withdrawn, the arbiter
+  // charged, the pointers moved; first the requesters of its output VL that it
+  // passes over (from the output's pointer up to it, with room, their input
+  // busy) are owed a turn. Every grant goes through here, whether the output
+  // decided it or an input chose a free output: either way the others lose
+  // their turn to it.
+  void grant(const Grant& g, Ok ok);
+  void owe_passed(const Grant& g, Ok ok);
   void reserve(const Grant& g);
   // Applies a decision: a grant is added to `out`, a reservation recorded.
   void apply(const std::optional<Choice>& c, Grants& out, Ok ok);
-  // Grants a decision that is not a reservation, owing turns first to the
-  // requesters it passed over.
-  void grant_choice(const Choice& c, Ok ok);
   // Calls f(id) for the set bits of one output's mask at or after `start`,
   // cyclically, until f returns true.
   template <class F>

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -312,9 +313,11 @@ struct Timed {
   std::multimap<uint64_t, Grant> ends;
   std::map<std::pair<unsigned, unsigned>, int> got;
   std::map<std::pair<unsigned, unsigned>, Want> wants;
+  std::vector<Grant> log;  // every grant, in order
 
   void start(const Grant& g, uint64_t now) {
     ++got[{g.input, g.vl}];
+    log.push_back(g);
     ends.emplace(now + duration[g.output], g);
     const Want& w = wants.at({g.input, g.vl});
     a.request(w.input, w.vl, w.output, w.out_vl, kSmall);
@@ -347,7 +350,7 @@ TEST_CASE("an input also busy at another output keeps its turn among its output 
   for (const uint64_t other : {7u, 13u, 29u}) {
     INFO("transfers at output 1 last " << other << " units, at output 0 ten");
     CrossbarAllocator a(5, outputs(2, c));
-    Timed t{a, {10, other}, {}, {}, {}};
+    Timed t{a, {10, other}, {}, {}, {}, {}};
     std::vector<Timed::Want> all;
     for (unsigned i = 0; i < 4; ++i) all.push_back({i, 0, 0, 0});
     all.push_back({4, 1, 0, 1});
@@ -364,6 +367,67 @@ TEST_CASE("an input also busy at another output keeps its turn among its output 
       REQUIRE(std::abs(static_cast<double>(mine) / vl0 - 0.25) < 0.01);
     }
   }
+}
+
+TEST_CASE("random crossbars: no requester starves, and requesters with inputs of their own share evenly") {
+  // Random switches: 4-12 inputs and outputs, transfers of different lengths
+  // per output, random VL weights, each input with 1-3 VLs (1 for even seeds)
+  // aimed at random (output, output VL)s, all always requesting.
+  unsigned even_checked = 0;
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    std::mt19937 rng(seed);
+    const unsigned inputs = 4 + rng() % 9, outs = 4 + rng() % 9;
+    link::VlArbConfig c;
+    for (unsigned v = 0; v < 4; ++v) c.low.push_back({static_cast<uint8_t>(v), static_cast<uint8_t>(1 + rng() % 8)});
+    CrossbarAllocator a(inputs, outputs(outs, c));
+    std::vector<uint64_t> duration;
+    for (unsigned o = 0; o < outs; ++o) duration.push_back(5 + rng() % 20);
+    Timed t{a, duration, {}, {}, {}, {}};
+    std::vector<Timed::Want> all;
+    std::vector<unsigned> vls_of(inputs);
+    for (unsigned i = 0; i < inputs; ++i) {
+      vls_of[i] = seed % 2 == 0 ? 1 : 1 + rng() % 3;  // even seeds: every input to itself
+      for (unsigned v = 0; v < vls_of[i]; ++v)
+        all.push_back({i, v, static_cast<unsigned>(rng() % outs), static_cast<unsigned>(rng() % 4)});
+    }
+    t.run(all, 30000);
+    std::map<std::pair<unsigned, unsigned>, std::vector<std::pair<unsigned, unsigned>>> requesters;  // by (output, out VL)
+    for (const Timed::Want& w : all) requesters[{w.output, w.out_vl}].push_back({w.input, w.vl});
+    // Between two grants to one requester, each other requester of its output
+    // VL is granted at most three times: its turn in the round the wait began
+    // in, a turn paid back (it was passed over while busy), and its turn in
+    // the next round, before the waiting requester's own turn comes (or, busy
+    // then, it is owed and the output waits for it).
+    std::map<std::pair<unsigned, unsigned>, std::map<std::pair<unsigned, unsigned>, unsigned>> since;
+    for (const Grant& g : t.log) {
+      auto& others = since[{g.output, g.out_vl}];
+      const std::size_t n = requesters[{g.output, g.out_vl}].size();
+      for (auto& [who, count] : others) {
+        if (who == std::make_pair(g.input, g.vl)) continue;
+        ++count;
+        INFO("seed " << seed << ": requester (" << who.first << ", VL" << who.second << ") at output " << g.output
+                     << " VL" << g.out_vl << " with " << n << " requesters waited " << count << " grants");
+        REQUIRE(count <= 3 * (n - 1));
+      }
+      others[{g.input, g.vl}] = 0;
+    }
+    // Where every requester of an output VL has its input to itself (one VL
+    // each), none is ever busy elsewhere: each gets 1/n of the grants.
+    for (const auto& [where, who] : requesters) {
+      bool alone = who.size() > 1;
+      for (const auto& r : who) alone = alone && vls_of[r.first] == 1;
+      if (!alone) continue;
+      ++even_checked;
+      int total = 0;
+      for (const auto& r : who) total += t.got[r];
+      for (const auto& r : who) {
+        INFO("seed " << seed << ": output " << where.first << " VL" << where.second << ", input " << r.first << ": "
+                     << t.got[r] << " of " << total);
+        REQUIRE(std::abs(t.got[r] - total / static_cast<double>(who.size())) <= 1.0);
+      }
+    }
+  }
+  REQUIRE(even_checked >= 10);
 }
 
 TEST_CASE("a crossbar needs 1..4096 inputs (requester ids are 16 bits) and an output") {
