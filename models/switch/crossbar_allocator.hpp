@@ -38,6 +38,10 @@
 //   * each input keeps a round-robin pointer over its VLs;
 //   * a grant moves the pointers just past the granted requester, except that
 //     a turn paid back leaves the output's pointer where it is.
+//   So no requester starves: between two of its grants, every other requester
+//   of its output VL is granted at most three times (its turn, a turn paid
+//   back, its next turn); requesters whose inputs serve nothing else get 1/n
+//   of their output VL's grants each.
 // - Allocation runs when something changes, and only where it can matter:
 //   * a new request: granted at once if eligible (every other eligible pairing
 //     would have been granted already);
