@@ -1,6 +1,7 @@
 #include "models/fabric/routing.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 #include "models/fabric/routing_graph.hpp"
@@ -218,17 +219,13 @@ Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& 
   return routes;
 }
 
-Path trace_path(const Topology& t, const TopologyIndex& index, const Lids& lids, const Routes& routes, LinkEnd src,
-                uint16_t dlid) {
+namespace {
+
+// Follows the LFTs from `at` (an HCA port reached, or a switch whose LFT is
+// read) until the packet reaches an HCA, the owner's switch, or gets stuck.
+Path follow(const Topology& t, const TopologyIndex& index, const Routes& routes, std::optional<LinkEnd> at,
+            LinkEnd owner, uint16_t dlid) {
   Path path;
-  if (dlid == 0 || dlid > lids.top || src.node >= t.nodes.size()) return path;
-  const LinkEnd owner = lids.owner[dlid];
-  if (owner.node == kNoNode) return path;
-  if (owner == src) {
-    path.ok = true;  // the port's own LID: loopback, no switch
-    return path;
-  }
-  std::optional<LinkEnd> at = index.peer(src.node, src.port);
   std::size_t switches = 0;
   for (const TopoNode& n : t.nodes) switches += n.kind == NodeKind::Switch;
   while (at) {
@@ -249,6 +246,25 @@ Path trace_path(const Topology& t, const TopologyIndex& index, const Lids& lids,
     at = index.peer(at->node, port);
   }
   return path;  // dead end: an unlinked port
+}
+
+}  // namespace
+
+Path trace_path(const Topology& t, const TopologyIndex& index, const Lids& lids, const Routes& routes, LinkEnd src,
+                uint16_t dlid) {
+  if (dlid == 0 || dlid > lids.top || src.node >= t.nodes.size()) return {};
+  const LinkEnd owner = lids.owner[dlid];
+  if (owner.node == kNoNode) return {};
+  if (owner == src) return {{}, true};  // the port's own LID: loopback, no switch
+  return follow(t, index, routes, index.peer(src.node, src.port), owner, dlid);
+}
+
+Path trace_from_switch(const Topology& t, const TopologyIndex& index, const Lids& lids, const Routes& routes,
+                       unsigned sw, uint16_t dlid) {
+  if (dlid == 0 || dlid > lids.top || sw >= t.nodes.size() || t.nodes[sw].kind != NodeKind::Switch) return {};
+  const LinkEnd owner = lids.owner[dlid];
+  if (owner.node == kNoNode) return {};
+  return follow(t, index, routes, LinkEnd{sw, 0}, owner, dlid);
 }
 
 }  // namespace hcasim::fabric

@@ -112,5 +112,9 @@ struct Path {
 };
 Path trace_path(const Topology& t, const TopologyIndex& index, const Lids& lids, const Routes& routes,
                 LinkEnd src, uint16_t dlid);
+// The same from switch `sw`'s management port, by its own LFT first (what its
+// SMA sends to a LID): its own LID is reached with no hops.
+Path trace_from_switch(const Topology& t, const TopologyIndex& index, const Lids& lids, const Routes& routes,
+                       unsigned sw, uint16_t dlid);
 
 }  // namespace hcasim::fabric

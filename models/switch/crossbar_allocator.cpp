@@ -84,19 +84,22 @@ bool CrossbarAllocator::arbiter_takes(unsigned output, unsigned out_vl) const {
   return (outs_[output].served_vls >> out_vl) & 1u;
 }
 
-std::optional<CrossbarAllocator::Choice> CrossbarAllocator::decide_vl(unsigned output, unsigned out_vl, Ok ok) {
-  Output& o = outs_[output];
-  const uint64_t* m = bits(mask_, output);
-  uint64_t* owed = bits(owed_, output);
-  std::optional<Choice> found;
+auto CrossbarAllocator::room_check(unsigned output, Ok ok) const {
   // Room for a packet of this size was refused: larger ones need not ask.
-  uint32_t refused = UINT32_MAX;
-  auto room = [&](unsigned id) {
+  return [this, output, ok, refused = UINT32_MAX](unsigned id) mutable {
     if (req_[id].bytes >= refused) return false;
     if (ok(id / kVlSlots, id % kVlSlots, output)) return true;
     refused = req_[id].bytes;
     return false;
   };
+}
+
+std::optional<CrossbarAllocator::Choice> CrossbarAllocator::decide_vl(unsigned output, unsigned out_vl, Ok ok) {
+  Output& o = outs_[output];
+  const uint64_t* m = bits(mask_, output);
+  uint64_t* owed = bits(owed_, output);
+  std::optional<Choice> found;
+  auto room = room_check(output, ok);
   if (o.owed != 0) {
     // Owed requesters first: granted if their input is free, else reserved.
     for (unsigned w = 0; w < words_; ++w) scratch_words_[w] = m[w] & owed[w];
@@ -180,16 +183,12 @@ void CrossbarAllocator::owe_passed(const Grant& g, Ok ok) {
   uint64_t* owed = bits(owed_, g.output);
   // Alone in its output VL, or a turn paid back: nobody is passed.
   if (o.per[g.out_vl].count <= 1 || ((owed[id / 64] >> (id % 64)) & 1u)) return;
-  uint32_t refused = UINT32_MAX;  // as decide_vl: no larger packet needs asking
+  auto room = room_check(g.output, ok);
   scan_from(bits(mask_, g.output), o.per[g.out_vl].ptr, [&](unsigned other) {
     if (other == id) return true;
-    if (req_[other].out_vl != g.out_vl || !input_busy(other / kVlSlots) || ((owed[other / 64] >> (other % 64)) & 1u))
+    if (req_[other].out_vl != g.out_vl || !input_busy(other / kVlSlots) ||
+        ((owed[other / 64] >> (other % 64)) & 1u) || !room(other))
       return false;
-    if (req_[other].bytes >= refused) return false;
-    if (!ok(other / kVlSlots, other % kVlSlots, g.output)) {
-      refused = req_[other].bytes;
-      return false;
-    }
     owed[other / 64] |= uint64_t{1} << (other % 64);
     ++o.owed;
     return false;

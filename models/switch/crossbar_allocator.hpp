@@ -187,6 +187,10 @@ class CrossbarAllocator {
   // passes nobody over).
   std::optional<Choice> decide(unsigned output, Ok ok);
   std::optional<Choice> decide_vl(unsigned output, unsigned out_vl, Ok ok);
+  // room(id): whether requester id's packet fits its output VL's queue, asking
+  // `ok` only for sizes below the smallest one refused so far (the predicate's
+  // contract); one check per scan of one output VL.
+  auto room_check(unsigned output, Ok ok) const;
   std::optional<Grant> input_choice(unsigned input, Ok ok) const;
   std::optional<Grant> reserved_choice(unsigned input) const;
   // Grants g: its input and output busy, its request withdrawn, the arbiter

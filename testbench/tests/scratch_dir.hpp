@@ -30,10 +30,8 @@ class ScratchDir {
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;
 
-  const std::filesystem::path& path() const { return path_; }
   operator const std::filesystem::path&() const { return path_; }  // NOLINT: used where a path is
   std::filesystem::path operator/(const std::filesystem::path& child) const { return path_ / child; }
-  std::string string() const { return path_.string(); }
   std::string file(const std::string& name) const { return (path_ / name).string(); }
 
  private:

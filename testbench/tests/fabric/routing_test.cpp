@@ -170,28 +170,12 @@ std::size_t check_all_paths(const f::Topology& t, const f::Lids& lids, const f::
         CHECK((all_legal || ft::is_switch(t, owner.node)));
         continue;
       }
-      unsigned at = from, forwardings = 0;
-      bool reached = false;
-      for (std::size_t guard = 0; guard <= t.nodes.size(); ++guard) {
-        const uint8_t port = routes.lft[at][lid];
-        if (port == 0) {
-          reached = owner.node == at;
-          break;
-        }
-        REQUIRE(port != f::kNoPath);
-        const LinkEnd next = peer[at][port];
-        ++forwardings;
-        if (!ft::is_switch(t, next.node)) {
-          reached = next == owner;
-          break;
-        }
-        at = next.node;
-      }
-      REQUIRE(reached);
+      const f::Path path = f::trace_from_switch(t, index, lids, routes, from, static_cast<uint16_t>(lid));
+      REQUIRE(path.ok);
       ++traced;
       const std::size_t shortest = static_cast<std::size_t>(dist[from][target]) + (ft::is_switch(t, owner.node) ? 0 : 1);
-      if (routes.algorithm == RoutingAlgorithm::MinHop) CHECK(forwardings == shortest);
-      else CHECK(forwardings >= shortest);
+      if (routes.algorithm == RoutingAlgorithm::MinHop) CHECK(path.hops.size() == shortest);
+      else CHECK(path.hops.size() >= shortest);
     }
   }
   return traced;

@@ -64,6 +64,13 @@ inline Bound analytic_bound(const link::LinkConfig& l, uint32_t payload) {
   return {rate * payload / (slot_bytes + fc_bytes / packets_per_fc), 1.0 / packets_per_fc};
 }
 
+// Payload throughput of a flow from its first to its last delivery.
+inline double steady_bps(const workloads::FlowResult& r, uint32_t payload) {
+  if (r.delivered < 2) return 0;
+  return 8.0 * payload * static_cast<double>(r.delivered - 1) * 1e12 /
+         static_cast<double>(r.last_delivery_ps - r.first_delivery_ps);
+}
+
 inline uint64_t total_drops(const link::VlStats& v) {
   uint64_t n = 0;
   for (uint64_t d : v.drops) n += d;

@@ -25,13 +25,6 @@ uint64_t fabric_drops(const Simulation& sim) {
   return n;
 }
 
-// Payload throughput of a flow from its first to its last delivery.
-double steady_bps(const workloads::FlowResult& r, uint32_t payload) {
-  if (r.delivered < 2) return 0;
-  return 8.0 * payload * static_cast<double>(r.delivered - 1) * 1e12 /
-         static_cast<double>(r.last_delivery_ps - r.first_delivery_ps);
-}
-
 const workloads::FlowResult& result_of(const Simulation& sim, const std::string& name) {
   for (std::size_t i = 0; i < sim.flows().size(); ++i)
     if (sim.flows()[i].name == name) return sim.flow_results()[i];

@@ -40,9 +40,7 @@ void check_speedup(double speedup) {
   const double hdr = analytic_bound(run.scenario.link, 4096).data_bps;  // one packet per T
   const double expected = std::min(speedup / 3, 0.5) * hdr;
   for (std::size_t f = 0; f < 2; ++f) {
-    const workloads::FlowResult& r = sim.flow_results()[f];
-    const double measured = 8.0 * 4096 * static_cast<double>(r.delivered - 1) * 1e12 /
-                            static_cast<double>(r.last_delivery_ps - r.first_delivery_ps);
+    const double measured = steady_bps(sim.flow_results()[f], 4096);
     INFO(sim.flows()[f].name << ": " << measured / 1e9 << " Gb/s, expected " << expected / 1e9 << " Gb/s");
     REQUIRE(std::abs(measured - expected) / expected < 0.01);
   }
