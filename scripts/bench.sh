@@ -49,6 +49,6 @@ if r.get("partitions", 1) > 1:  # parallel simulation (README): the wall time is
 print(f"  build time         {w['build_seconds']:.2f} s (routing, credit-loop check, elaboration)")
 print(f"  peak memory        {w['peak_rss_bytes'] / 2**20:.1f} MiB")
 if "huge_page_bytes" in w:  # binaries before it was reported lack it
-    print(f"  on huge pages      {w['huge_page_bytes'] / 2**20:.1f} MiB (transparent huge pages: testbench/huge_page_heap.hpp)")
+    print(f"  on huge pages      {w['huge_page_bytes'] / 2**20:.1f} MiB (transparent huge pages: testbench/cli/huge_page_heap.hpp)")
 PY
 done

@@ -9,51 +9,11 @@
 
 namespace hcasim::fabric {
 
-FabricSpec back_to_back(const link::PortConfig& a, const link::PortConfig& b, const link::LinkConfig& link) {
-  FabricSpec s;
-  s.nodes.resize(2);
-  s.nodes[0].name = "hca0";
-  s.nodes[0].ports = {a};
-  s.nodes[1].name = "hca1";
-  s.nodes[1].ports = {b};
-  s.links.push_back({0, 0, 1, 0, link});
-  return s;
-}
+using config::NodeSpec;
+using topology::NodeKind;
 
-std::string check_fabric(const FabricSpec& spec) {
-  std::set<std::pair<unsigned, unsigned>> used;
-  for (std::size_t i = 0; i < spec.links.size(); ++i) {
-    const LinkSpec& l = spec.links[i];
-    const std::string where = "link " + std::to_string(i);
-    for (auto [n, p] : {std::pair{l.node_a, l.port_a}, std::pair{l.node_b, l.port_b}}) {
-      if (n >= spec.nodes.size() || p >= spec.nodes[n].ports.size())
-        return where + ": no such node or port; accepted: a node and port of the fabric";
-      if (!used.insert({n, p}).second)
-        return where + ": " + spec.nodes[n].name + " port " + std::to_string(p + 1) +
-               " is already on a link; accepted: one link per port";
-    }
-    const link::PortConfig& a = spec.nodes[l.node_a].ports[l.port_a];
-    const link::PortConfig& b = spec.nodes[l.node_b].ports[l.port_b];
-    if (a.effective_vls() != b.effective_vls())
-      return where + " (" + spec.nodes[l.node_a].name + ".p" + std::to_string(l.port_a + 1) + " - " +
-             spec.nodes[l.node_b].name + ".p" + std::to_string(l.port_b + 1) + "): the ends operate " +
-             std::to_string(a.effective_vls()) + " and " + std::to_string(b.effective_vls()) +
-             " data VLs; accepted: the same operational_vls on both ports";
-  }
-  return "";
-}
-
-std::array<uint8_t, 16> sl2vl_table(const FabricSpec& spec, unsigned node, unsigned in_port, unsigned out_port) {
-  const NodeSpec& n = spec.nodes[node];
-  if (n.kind == NodeKind::Switch) {
-    const auto it = spec.sl2vl.find({node, in_port, out_port});
-    if (it != spec.sl2vl.end()) return it->second;
-  }
-  return link::resolved_sl2vl(n.ports[out_port - 1]);
-}
-
-Fabric::Fabric(const FabricSpec& spec, ib::PacketPool& pool, const FabricPartitions* partitions) : spec_(spec) {
-  if (const std::string why = check_fabric(spec); !why.empty()) throw std::invalid_argument(why);
+Fabric::Fabric(const config::FabricSpec& spec, ib::PacketPool& pool, const FabricPartitions* partitions) : spec_(spec) {
+  if (const std::string why = config::check_fabric(spec); !why.empty()) throw std::invalid_argument(why);
   if (partitions != nullptr) {
     if (partitions->of_node.size() != spec.nodes.size())
       throw std::invalid_argument("fabric: a partition for each of the " + std::to_string(spec.nodes.size()) + " nodes is needed");
@@ -88,7 +48,7 @@ Fabric::Fabric(const FabricSpec& spec, ib::PacketPool& pool, const FabricPartiti
       sw::Switch& s = *switches_.back();
       s.set_lft(n.lft);
       for (unsigned out = 1; out <= n.ports.size(); ++out)
-        for (unsigned in = 0; in <= n.ports.size(); ++in) s.set_sl2vl(in, out, sl2vl_table(spec_, i, in, out));
+        for (unsigned in = 0; in <= n.ports.size(); ++in) s.set_sl2vl(in, out, config::sl2vl_table(spec_, i, in, out));
     }
     for (unsigned p = 0; p < n.ports.size(); ++p) {
       link::Port& port = node_port(i, p);
@@ -97,7 +57,7 @@ Fabric::Fabric(const FabricSpec& spec, ib::PacketPool& pool, const FabricPartiti
       if (partitions != nullptr) port_partition_.push_back(partitions->of_node[i]);
     }
   }
-  for (const LinkSpec& l : spec_.links) {
+  for (const config::LinkSpec& l : spec_.links) {
     link::Port& a = node_port(l.node_a, l.port_a);
     link::Port& b = node_port(l.node_b, l.port_b);
     link::Port::connect(a, b, l.config);
@@ -122,40 +82,15 @@ Fabric::~Fabric() {
   }
 }
 
-uint64_t node_guid(const FabricSpec& spec, unsigned node) {
-  const uint64_t g = spec.nodes[node].guid;
-  return g != 0 ? g : kGuidBase + node + 1;
-}
-
-mgmt::QosPolicy qos_policy(const FabricSpec& spec) {
-  mgmt::QosPolicy policy;
-  for (unsigned i = 0; i < spec.nodes.size(); ++i) {
-    const NodeSpec& n = spec.nodes[i];
-    mgmt::NodeQos& q = policy[node_guid(spec, i)];
-    const unsigned ports = static_cast<unsigned>(n.ports.size());
-    q.vlarb.resize(ports + 1);
-    for (unsigned out = 1; out <= ports; ++out) {
-      q.vlarb[out] = link::resolved_vlarb(n.ports[out - 1]);
-      if (n.kind == NodeKind::Switch) {
-        for (unsigned in = 0; in <= ports; ++in)
-          q.sl2vl[{static_cast<uint8_t>(in), static_cast<uint8_t>(out)}] = sl2vl_table(spec, i, in, out);
-      } else {
-        q.sl2vl[{0, static_cast<uint8_t>(out)}] = sl2vl_table(spec, i, 0, out);
-      }
-    }
-  }
-  return policy;
-}
-
 void Fabric::build_management(ib::PacketPool& pool) {
-  const ManagementSpec& m = spec_.management;
+  const config::ManagementSpec& m = spec_.management;
   if (m.sm_node >= spec_.nodes.size() || spec_.nodes[m.sm_node].kind != NodeKind::Hca ||
       m.sm_port < 1 || m.sm_port > spec_.nodes[m.sm_node].ports.size())
     throw std::invalid_argument("management: the SM must be on a port of an HCA");
   const std::array<uint8_t, 16> power_on{};  // every SL on VL0
   for (unsigned i = 0; i < spec_.nodes.size(); ++i) {
     const NodeSpec& n = spec_.nodes[i];
-    const mgmt::NodeIdentity id{node_guid(spec_, i), n.name};
+    const mgmt::NodeIdentity id{config::node_guid(spec_, i), n.name};
     const auto [is_switch, at] = where_[i];
     if (is_switch) {
       sw::Switch& s = *switches_[at];
@@ -204,15 +139,15 @@ void Fabric::build_management(ib::PacketPool& pool) {
   if (m.has_standby) mgmt::declare_sa_tables(sa_agents_[m.standby_node]->database());
   mgmt::SmConfig sm = m.sm;
   sm.lmc = spec_.lmc;
-  mad_nodes_[m.sm_node]->run_sm(std::make_unique<mgmt::SubnetManager>(sm, qos_policy(spec_), m.sm_port), m.sm_port,
-                                std::max(m.start_ps, m.link_up_ps), [this] {
+  mad_nodes_[m.sm_node]->run_sm(std::make_unique<mgmt::SubnetManager>(sm, config::qos_policy(spec_), m.sm_port),
+                                m.sm_port, std::max(m.start_ps, m.link_up_ps), [this] {
                                   if (subnet_manager()->done()) start_sa();
                                   if (sweep_done_) sweep_done_();
                                 });
 }
 
 void Fabric::start_sa() {
-  const ManagementSpec& m = spec_.management;
+  const config::ManagementSpec& m = spec_.management;
   const mgmt::SubnetManager& sm = *subnet_manager();
   mgmt::SaAgent& master = *sa_agents_[m.sm_node];
   mgmt::fill_sa_database(master.database(), sm.view());

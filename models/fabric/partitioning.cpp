@@ -6,14 +6,14 @@
 
 namespace hcasim::fabric {
 
-std::vector<unsigned> partition_nodes(const FabricSpec& spec, unsigned parts) {
+std::vector<unsigned> partition_nodes(const config::FabricSpec& spec, unsigned parts) {
   const std::size_t n = spec.nodes.size();
   std::vector<unsigned> of_node(n, 0);
   if (parts <= 1 || n == 0) return of_node;
   constexpr unsigned kUnplaced = UINT32_MAX;
   std::fill(of_node.begin(), of_node.end(), kUnplaced);
   std::vector<std::vector<unsigned>> neighbours(n);
-  for (const LinkSpec& l : spec.links) {
+  for (const config::LinkSpec& l : spec.links) {
     neighbours[l.node_a].push_back(l.node_b);
     neighbours[l.node_b].push_back(l.node_a);
   }
@@ -24,12 +24,12 @@ std::vector<unsigned> partition_nodes(const FabricSpec& spec, unsigned parts) {
     std::sort(neighbours[i].begin(), neighbours[i].end());
   }
   uint64_t total = 0;
-  for (const NodeSpec& node : spec.nodes) total += node.ports.size();
+  for (const config::NodeSpec& node : spec.nodes) total += node.ports.size();
   std::vector<uint64_t> load(parts, 0);
 
   std::vector<unsigned> hcas;
   for (unsigned i = 0; i < n; ++i)
-    if (spec.nodes[i].kind == NodeKind::Hca) hcas.push_back(i);
+    if (spec.nodes[i].kind == topology::NodeKind::Hca) hcas.push_back(i);
   std::deque<unsigned> frontier;
   std::vector<bool> seen(n, false);
   // Runs of hosts on the same switch stay together (a cut host link would
@@ -50,7 +50,7 @@ std::vector<unsigned> partition_nodes(const FabricSpec& spec, unsigned parts) {
   while (!frontier.empty()) {
     const unsigned v = frontier.front();
     frontier.pop_front();
-    if (spec.nodes[v].kind == NodeKind::Switch) order.push_back(v);
+    if (spec.nodes[v].kind == topology::NodeKind::Switch) order.push_back(v);
     for (unsigned w : neighbours[v])
       if (!seen[w]) {
         seen[w] = true;
@@ -78,9 +78,9 @@ std::vector<unsigned> partition_nodes(const FabricSpec& spec, unsigned parts) {
   return of_node;
 }
 
-unsigned cut_links(const FabricSpec& spec, const std::vector<unsigned>& of_node) {
+unsigned cut_links(const config::FabricSpec& spec, const std::vector<unsigned>& of_node) {
   unsigned cut = 0;
-  for (const LinkSpec& l : spec.links) cut += of_node[l.node_a] != of_node[l.node_b];
+  for (const config::LinkSpec& l : spec.links) cut += of_node[l.node_a] != of_node[l.node_b];
   return cut;
 }
 

@@ -24,9 +24,9 @@
 namespace hcasim::fabric {
 
 // Each node's partition, by node index. Requires parts >= 1.
-std::vector<unsigned> partition_nodes(const FabricSpec& spec, unsigned parts);
+std::vector<unsigned> partition_nodes(const config::FabricSpec& spec, unsigned parts);
 
 // Links whose two ends are in different partitions.
-unsigned cut_links(const FabricSpec& spec, const std::vector<unsigned>& of_node);
+unsigned cut_links(const config::FabricSpec& spec, const std::vector<unsigned>& of_node);
 
 }  // namespace hcasim::fabric

@@ -1,6 +1,6 @@
 #pragma once
 // One part of a fabric simulated on its own timeline, so that parts can run on
-// threads of their own (parallel simulation; testbench/windowed_run.hpp drives
+// threads of their own (parallel simulation; testbench/cli/windowed_run.hpp drives
 // them).
 //
 // Rules:
@@ -15,7 +15,7 @@
 //   The partitions therefore run a window without each other. A packet sent on
 //   a cut link waits in its sender's outbox for the receiving partition, which
 //   takes its inbound packets (Port::hand_over) before they are due (when,
-//   testbench/windowed_run.hpp), by sending partition, in the order they were
+//   testbench/cli/windowed_run.hpp), by sending partition, in the order they were
 //   sent; that puts them in flight on their links exactly as a direct
 //   transmission would have. A run
 //   is the same whether its partitions run one after the other on one thread

@@ -1,6 +1,6 @@
 #pragma once
 // Configuration of one port's link layer (the VL resources of IBA ch. 7 and
-// seed 004). Defaults live here and nowhere else; models/fabric parses and
+// seed 004). Defaults live here and nowhere else; models/config parses and
 // validates them.
 
 #include <array>

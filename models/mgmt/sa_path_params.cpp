@@ -9,8 +9,8 @@
 namespace hcasim::mgmt {
 namespace {
 
-using fabric::LinkEnd;
-using fabric::NodeKind;
+using topology::LinkEnd;
+using topology::NodeKind;
 
 // Nominal lane rate of a generation in units of 0.5 Gb/s (see the header).
 unsigned nominal_lane_half_gbps(link::Speed s) {
@@ -67,7 +67,7 @@ std::optional<LinkRate> active_link_rate(const ib::PortInfo& pi) {
 }
 
 PathTracer::PathTracer(const SubnetView& view) : view_(&view), index_(view.topology) {
-  const fabric::Topology& t = view.topology;
+  const topology::Topology& t = view.topology;
   mtu_.resize(t.nodes.size());
   for (unsigned n = 0; n < t.nodes.size(); ++n) {
     mtu_[n].assign(t.nodes[n].ports + 1, kNoLimitMtu);
@@ -81,7 +81,7 @@ PathTracer::PathTracer(const SubnetView& view) : view_(&view), index_(view.topol
   }
   link_rate_.resize(t.links.size());
   for (size_t i = 0; i < t.links.size(); ++i) {
-    const fabric::TopoLink& l = t.links[i];
+    const topology::TopoLink& l = t.links[i];
     std::optional<LinkRate> r;
     if (l.params.speed && l.params.width) {
       r = LinkRate{*l.params.speed, *l.params.width};
@@ -120,10 +120,11 @@ PathTracer::Limit PathTracer::link_limit(unsigned node, unsigned port) const {
 
 void PathTracer::set_destination(uint16_t dlid) {
   dlid_ = dlid;
-  const fabric::Lids& lids = view_->lids;
-  owner_ = (dlid != 0 && dlid <= lids.top && dlid < lids.owner.size()) ? lids.owner[dlid] : LinkEnd{fabric::kNoNode, 0};
+  const routing::Lids& lids = view_->lids;
+  owner_ =
+      (dlid != 0 && dlid <= lids.top && dlid < lids.owner.size()) ? lids.owner[dlid] : LinkEnd{topology::kNoNode, 0};
   for (Memo& m : memo_) m = Memo{};
-  const fabric::Topology& t = view_->topology;
+  const topology::Topology& t = view_->topology;
   for (unsigned n = 0; n < t.nodes.size(); ++n)
     if (t.nodes[n].kind == NodeKind::Switch && memo_[n].state == 0) resolve(n);
 }
@@ -131,8 +132,8 @@ void PathTracer::set_destination(uint16_t dlid) {
 // Walks from `sw` along the LFT entries of dlid_ until a resolved switch or the
 // end of the path, then resolves the switches walked, last first.
 void PathTracer::resolve(unsigned sw) {
-  const fabric::Topology& t = view_->topology;
-  const fabric::Routes& routes = view_->routes;
+  const topology::Topology& t = view_->topology;
+  const routing::Routes& routes = view_->routes;
   walk_.clear();
   Memo tail;  // the path after the last switch on the walk
   unsigned cur = sw;
@@ -148,10 +149,11 @@ void PathTracer::resolve(unsigned sw) {
     }
     m.state = 1;
     const std::vector<uint8_t>* lft = cur < routes.lft.size() ? &routes.lft[cur] : nullptr;
-    const uint8_t out = (owner_.node != fabric::kNoNode && lft && dlid_ < lft->size()) ? (*lft)[dlid_] : fabric::kNoPath;
+    const uint8_t out =
+        (owner_.node != topology::kNoNode && lft && dlid_ < lft->size()) ? (*lft)[dlid_] : routing::kNoPath;
     Memo end;  // the switch's own result when the walk stops here
     end.state = 2;
-    if (out == fabric::kNoPath || out > t.nodes[cur].ports) {
+    if (out == routing::kNoPath || out > t.nodes[cur].ports) {
       memo_[cur] = end;  // not ok
       tail = end;
       break;
@@ -195,8 +197,8 @@ void PathTracer::resolve(unsigned sw) {
 
 PathParams PathTracer::from(LinkEnd src) const {
   PathParams r;
-  const fabric::Topology& t = view_->topology;
-  if (owner_.node == fabric::kNoNode || src.node >= t.nodes.size()) return r;
+  const topology::Topology& t = view_->topology;
+  if (owner_.node == topology::kNoNode || src.node >= t.nodes.size()) return r;
   Limit l;
   if (src == owner_) {  // the port's own LID: loopback, no link crossed
     r.ok = true;

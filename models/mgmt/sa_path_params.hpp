@@ -4,7 +4,7 @@
 // MTU, its slowest link, and how many switches it crosses. Pure C++, no SystemC.
 //
 // Rules:
-// - A path from HCA port `src` to `dlid` is the one fabric::trace_path follows:
+// - A path from HCA port `src` to `dlid` is the one routing::trace_path follows:
 //   the source's link, then at each switch the LFT entry of `dlid`, until an
 //   HCA port (it must own `dlid`) or the switch owning `dlid` (entry 0). It
 //   fails on kNoPath, an unlinked port, the wrong HCA or a loop. hops = the
@@ -39,10 +39,10 @@
 #include <optional>
 #include <vector>
 
-#include "models/fabric/routing.hpp"
-#include "models/fabric/topology.hpp"
 #include "models/link/link_timing.hpp"
 #include "models/mgmt/subnet_view.hpp"
+#include "models/routing/routing.hpp"
+#include "models/topology/topology.hpp"
 
 namespace hcasim::mgmt {
 
@@ -78,11 +78,11 @@ class PathTracer {
   void set_destination(uint16_t dlid);
   uint16_t destination() const { return dlid_; }
   // The path from HCA port `src` to the current destination.
-  PathParams from(fabric::LinkEnd src) const;
+  PathParams from(topology::LinkEnd src) const;
   // set_destination(dlid) then from(src).
-  PathParams trace(fabric::LinkEnd src, uint16_t dlid);
+  PathParams trace(topology::LinkEnd src, uint16_t dlid);
 
-  const fabric::TopologyIndex& index() const { return index_; }
+  const topology::TopologyIndex& index() const { return index_; }
 
  private:
   static constexpr uint8_t kNoLimitMtu = 0xFF;
@@ -105,13 +105,13 @@ class PathTracer {
   void resolve(unsigned sw);
 
   const SubnetView* view_;
-  fabric::TopologyIndex index_;
+  topology::TopologyIndex index_;
   std::vector<std::vector<uint8_t>> mtu_;   // [node][port]: MTU limit of the port
   std::vector<Limit> link_rate_;            // [link]: rate limit of the link
   std::vector<Memo> memo_;                  // [node]: switch's path to dlid_
   std::vector<std::pair<unsigned, Limit>> walk_;  // scratch: switches on the current walk
   uint16_t dlid_ = 0;
-  fabric::LinkEnd owner_{fabric::kNoNode, 0};
+  topology::LinkEnd owner_{topology::kNoNode, 0};
 };
 
 }  // namespace hcasim::mgmt

@@ -10,8 +10,8 @@
 namespace hcasim::mgmt {
 namespace {
 
-using fabric::LinkEnd;
-using fabric::NodeKind;
+using topology::LinkEnd;
+using topology::NodeKind;
 
 bool is_switch(const SubnetView& v, unsigned n) { return v.topology.nodes[n].kind == NodeKind::Switch; }
 
@@ -87,7 +87,7 @@ void fill_ports(const SubnetView& v, Writer& w, SaFillStats& st) {
 }
 
 void fill_links(const SubnetView& v, Writer& w, SaFillStats& st) {
-  for (const fabric::TopoLink& l : v.topology.links) {
+  for (const topology::TopoLink& l : v.topology.links) {
     for (const auto& [from, to] : {std::pair{l.a, l.b}, std::pair{l.b, l.a}}) {
       ib::LinkRecord r;
       r.from_lid = node_lid(v, from.node, from.port);

@@ -103,15 +103,15 @@ struct SaFillStats {
 SaFillStats fill_sa_database(SaDatabase& db, const SubnetView& view);
 
 // The GID of a port (prefix from its PortInfo, GUID as above), 16 bytes big-endian.
-std::array<uint8_t, 16> port_gid(const SubnetView& view, fabric::LinkEnd port);
+std::array<uint8_t, 16> port_gid(const SubnetView& view, topology::LinkEnd port);
 
 // The PathRecords from HCA port `src` to HCA port `dst` (src != dst), built as
 // fill_sa_database does, without a database: for each source LID, each
 // destination LID, in that order; unreachable LID pairs are left out. The
 // tracer must be built on `view`. For a client or a test that wants the paths
 // of one pair.
-std::vector<ib::PathRecord> path_records_between(const SubnetView& view, PathTracer& tracer, fabric::LinkEnd src,
-                                                 fabric::LinkEnd dst);
-std::vector<ib::PathRecord> path_records_between(const SubnetView& view, fabric::LinkEnd src, fabric::LinkEnd dst);
+std::vector<ib::PathRecord> path_records_between(const SubnetView& view, PathTracer& tracer, topology::LinkEnd src,
+                                                 topology::LinkEnd dst);
+std::vector<ib::PathRecord> path_records_between(const SubnetView& view, topology::LinkEnd src, topology::LinkEnd dst);
 
 }  // namespace hcasim::mgmt

@@ -206,11 +206,11 @@ void SubnetManager::build_view() {
             [this](unsigned a, unsigned b) { return found_[a].info.node_guid < found_[b].info.node_guid; });
   std::vector<unsigned> view_of(found_.size());
   for (unsigned v = 0; v < order_.size(); ++v) view_of[order_[v]] = v;
-  fabric::Topology& t = view_.topology;
+  topology::Topology& t = view_.topology;
   std::set<std::string> names;
   for (unsigned v = 0; v < order_.size(); ++v) {
     const Found& f = found_of(v);
-    fabric::TopoNode node;
+    topology::TopoNode node;
     node.name = f.description;
     if (node.name.empty() || !names.insert(node.name).second) {
       char buf[32];
@@ -218,13 +218,13 @@ void SubnetManager::build_view() {
       node.name = buf;
       names.insert(node.name);
     }
-    node.kind = f.info.node_type == ib::kNodeTypeSwitch ? fabric::NodeKind::Switch : fabric::NodeKind::Hca;
+    node.kind = f.info.node_type == ib::kNodeTypeSwitch ? topology::NodeKind::Switch : topology::NodeKind::Hca;
     node.ports = f.info.num_ports;
     node.guid = f.info.node_guid;
     node.description = f.description;
     t.nodes.push_back(node);
     stats_.nodes++;
-    if (node.kind == fabric::NodeKind::Switch) stats_.switches++;
+    if (node.kind == topology::NodeKind::Switch) stats_.switches++;
     SubnetNode sn;
     sn.node_info = f.info;
     sn.port_info = f.ports;
@@ -238,7 +238,7 @@ void SubnetManager::build_view() {
       if (peer.node == UINT32_MAX) continue;
       const unsigned w = view_of[peer.node];
       if (std::make_pair(w, unsigned{peer.port}) < std::make_pair(v, port)) continue;  // once per link
-      fabric::TopoLink l;
+      topology::TopoLink l;
       l.a = {v, port};
       l.b = {w, peer.port};
       const ib::PortInfo& pi = f.ports[port];
@@ -248,8 +248,8 @@ void SubnetManager::build_view() {
     }
   }
   try {
-    view_.lids = fabric::assign_lids(t, config_.lmc);
-    view_.routes = fabric::compute_routes(t, view_.lids, config_.routing);
+    view_.lids = routing::assign_lids(t, config_.lmc);
+    view_.routes = routing::compute_routes(t, view_.lids, config_.routing);
   } catch (const std::exception& e) {
     failure_ = e.what();
     phase_ = Phase::Failed;
@@ -341,7 +341,7 @@ void SubnetManager::plan_configuration() {
       for (size_t block = 0; block * ib::kLftBlockEntries < lft.size(); ++block) {
         ib::Smp s = make_smp(ib::kMethodSet, ib::kAttrLft, static_cast<uint32_t>(block), f.path);
         ib::LftBlock b;
-        b.port.fill(fabric::kNoPath);
+        b.port.fill(routing::kNoPath);
         for (unsigned i = 0; i < ib::kLftBlockEntries && block * ib::kLftBlockEntries + i < lft.size(); ++i)
           b.port[i] = lft[block * ib::kLftBlockEntries + i];
         b.encode(s.data.data());

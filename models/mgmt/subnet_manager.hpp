@@ -15,7 +15,7 @@
 //   SMP with no answer within smp_timeout is sent again, at most smp_retries
 //   times, then counted as failed (the node or link behind it is left out).
 // - Then, with nothing outstanding: nodes in ascending NodeGUID order,
-//   LIDs by fabric::assign_lids, routes by fabric::compute_routes (the
+//   LIDs by routing::assign_lids, routes by routing::compute_routes (the
 //   routing library the pre-configured mode uses, so equal input gives equal
 //   tables); routing roots are named by NodeDescription.
 // - Programming, each pass once the previous one is answered: (1) PortInfo of
@@ -36,12 +36,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "models/fabric/routing.hpp"
 #include "models/ib/mad.hpp"
 #include "models/ib/mad_attributes.hpp"
 #include "models/link/vl_arbiter.hpp"
 #include "models/mgmt/sma.hpp"
 #include "models/mgmt/subnet_view.hpp"
+#include "models/routing/routing.hpp"
 
 namespace hcasim::mgmt {
 
@@ -57,7 +57,7 @@ using QosPolicy = std::map<uint64_t, NodeQos>;
 
 struct SmConfig {
   unsigned lmc = 0;                          // LIDs per HCA port = 2^lmc
-  fabric::RoutingConfig routing;             // minhop / updown, roots by NodeDescription
+  routing::RoutingConfig routing;             // minhop / updown, roots by NodeDescription
   unsigned max_in_flight = 4;                // OpenSM max_wire_smps (iba-facts 6)
   uint64_t smp_timeout_ps = 200'000'000'000; // OpenSM transaction_timeout 200 ms (iba-facts 6)
   unsigned smp_retries = 3;                  // OpenSM transaction_retries (iba-facts 6)

@@ -17,10 +17,10 @@
 #include <utility>
 #include <vector>
 
-#include "models/fabric/routing.hpp"
-#include "models/fabric/topology.hpp"
 #include "models/ib/mad_attributes.hpp"
 #include "models/link/vl_arbiter.hpp"
+#include "models/routing/routing.hpp"
+#include "models/topology/topology.hpp"
 
 namespace hcasim::mgmt {
 
@@ -35,9 +35,9 @@ struct SubnetNode {
 };
 
 struct SubnetView {
-  fabric::Topology topology;
-  fabric::Lids lids;
-  fabric::Routes routes;
+  topology::Topology topology;
+  routing::Lids lids;
+  routing::Routes routes;
   std::vector<SubnetNode> nodes;          // parallel to topology.nodes
   uint8_t path_sl = 0;                    // SL PathRecords carry (the QoS configuration's)
   uint8_t packet_life = 0;                // PathRecord PacketLifeTime (4.096 us x 2^n exponent)

@@ -1,6 +1,6 @@
 #pragma once
 // Parameters of a switch's forwarding core (the ports have their own
-// link::PortConfig). Defaults live here and nowhere else; models/fabric parses
+// link::PortConfig). Defaults live here and nowhere else; models/config parses
 // and validates them.
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 #pragma once
 // Parameters of an HCA's transport engines. Defaults live here and nowhere
-// else; models/fabric reads them from the scenario's "transport" object.
+// else; models/config reads them from the scenario's "transport" object.
 
 #include <cstdint>
 

@@ -43,7 +43,7 @@ class LinkChecker : public link::PortObserver {
   // links to it are checked; `partition` is its partition.
   void know(const link::Port& port, unsigned partition);
   // The records of packets sent toward other partitions go the way of the
-  // packets (testbench/windowed_run.hpp): seal(slot) stores those of the
+  // packets (testbench/cli/windowed_run.hpp): seal(slot) stores those of the
   // step just run in `slot` (of `slots`, set once before the run), and
   // take_handed moves those `from` sealed in `slot` toward this checker's
   // partition `me` onto this checker's wires, in the order they were sent.

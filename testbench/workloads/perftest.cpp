@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "models/fabric/units.hpp"
+#include "models/config/units.hpp"
 #include "testbench/workloads/data_pattern.hpp"
 
 namespace hcasim::workloads {
 
 namespace {
-using fabric::PerftestKind;
+using config::PerftestKind;
 using transport::WcOpcode;
 using transport::WcStatus;
 using transport::WrOpcode;
@@ -25,7 +25,7 @@ uint64_t swap_value(uint64_t k) { return (k + 1) * 0x9E3779B97F4A7C15ull; }
 Perftest::Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec, hca::Hca& client,
                    hca::Hca& server)
     : sc_module(name), spec_(spec), cfg_(spec_.config) {
-  const bool bw = fabric::is_bandwidth(cfg_.test);
+  const bool bw = config::is_bandwidth(cfg_.test);
   sizes_ = cfg_.sizes;
   if (sizes_.empty()) sizes_ = {bw ? 65536u : cfg_.test == PerftestKind::AtomicLat ? 8u : 2u};
   iterations_ = cfg_.iterations != 0 ? cfg_.iterations : bw ? 5000 : 1000;  // perftest's defaults
@@ -103,7 +103,7 @@ std::string Perftest::where(unsigned q, uint64_t wr) const {
 void Perftest::fail(const std::string& message) {
   constexpr std::size_t kKept = 20;
   if (result_.failures.size() < kKept)
-    result_.failures.push_back(cfg_.name + ": size " + fabric::format_bytes(size_) + ": " + message);
+    result_.failures.push_back(cfg_.name + ": size " + config::format_bytes(size_) + ": " + message);
   failed_ = true;
   running_ = false;
 }
@@ -117,7 +117,7 @@ void Perftest::finish(bool cut_by_duration) {
 
 void Perftest::begin_size() {
   if (failed_) return;
-  const bool bw = fabric::is_bandwidth(cfg_.test);
+  const bool bw = config::is_bandwidth(cfg_.test);
   const bool ud = cfg_.qp_type == transport::QpType::Ud;
   size_ = sizes_[size_at_];
   slot_bytes_ = (size_ + (ud ? kGrhBytes : 0) + 63) / 64 * 64;
@@ -172,7 +172,7 @@ void Perftest::begin_size() {
 
 void Perftest::end_size() {
   PerftestSizeResult& r = result_.sizes.back();
-  if (!fabric::is_bandwidth(cfg_.test)) r.end_ps = now_ps();
+  if (!config::is_bandwidth(cfg_.test)) r.end_ps = now_ps();
   r.done = true;
   running_ = false;
   if (cfg_.test == PerftestKind::AtomicLat) {
@@ -256,7 +256,7 @@ void Perftest::ping() {
       w.remote_addr = server_.src;
       break;
     default: {
-      const bool add = cfg_.atomic == fabric::AtomicKind::FetchAdd;
+      const bool add = cfg_.atomic == config::AtomicKind::FetchAdd;
       w = wr(round_, add ? WrOpcode::AtomicFetchAdd : WrOpcode::AtomicCmpSwp, client_.dst, 8, client_);
       w.remote_addr = server_.dst;
       w.compare_add = add ? round_ + 1 : atomic_value_;
@@ -341,7 +341,7 @@ void Perftest::on_client(const transport::WorkCompletion& wc) {
                 transport::to_string(wc.status));
   const uint64_t off = cfg_.qp_type == transport::QpType::Ud ? kGrhBytes : 0;
   PerftestSizeResult& r = result_.sizes.back();
-  if (fabric::is_bandwidth(cfg_.test)) {
+  if (config::is_bandwidth(cfg_.test)) {
     QpRun& run = qps_[q];
     const uint64_t k = wc.wr_id;
     if (k != run.completed)
@@ -381,7 +381,7 @@ void Perftest::on_client(const transport::WorkCompletion& wc) {
                       static_cast<unsigned long long>(atomic_value_));
         return fail(text);
       }
-      atomic_value_ = cfg_.atomic == fabric::AtomicKind::FetchAdd ? atomic_value_ + round_ + 1 : swap_value(round_);
+      atomic_value_ = cfg_.atomic == config::AtomicKind::FetchAdd ? atomic_value_ + round_ + 1 : swap_value(round_);
       client_.hca->memory().write_u64(client_.dst, 0);
       break;
     }

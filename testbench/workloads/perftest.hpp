@@ -48,7 +48,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "models/fabric/verbs_workload_config.hpp"
+#include "models/config/verbs_workload_config.hpp"
 #include "models/hca/hca.hpp"
 #include "models/link/timeline.hpp"
 #include "models/trace/histogram.hpp"
@@ -60,7 +60,7 @@ namespace hcasim::workloads {
 constexpr uint64_t kSlotBudget = uint64_t{64} << 20;  // buffer bytes per side and test
 
 struct PerftestSpec {
-  fabric::PerftestConfig config;  // names resolved (check_verbs_workloads)
+  config::PerftestConfig config;  // names resolved (check_verbs_workloads)
   Endpoint client, server;
   unsigned index = 0;             // the test's index: its buffers' addresses
 };
@@ -134,7 +134,7 @@ class Perftest : public sc_core::sc_module {
   transport::SendWr wr(uint64_t id, transport::WrOpcode op, uint64_t local, uint32_t len, const Side& s) const;
 
   PerftestSpec spec_;
-  const fabric::PerftestConfig& cfg_;
+  const config::PerftestConfig& cfg_;
   Side client_, server_;
   ConnectionParams params_;
   std::vector<QpRun> qps_;

@@ -25,10 +25,10 @@ std::vector<Endpoint> without(const std::vector<Endpoint>& list, const Endpoint&
 
 uint64_t mix_seed(uint64_t a, uint64_t b, uint64_t c) { return splitmix(splitmix(splitmix(a) ^ b) ^ c); }
 
-std::vector<FlowSpec> expand_pattern(const fabric::TrafficPatternConfig& p, const std::vector<Endpoint>& hosts,
+std::vector<FlowSpec> expand_pattern(const config::TrafficPatternConfig& p, const std::vector<Endpoint>& hosts,
                                      const std::vector<Endpoint>& targets, uint64_t run_seed, unsigned pattern_index,
                                      const std::vector<std::string>& host_names, const std::string& where) {
-  using fabric::TrafficKind;
+  using config::TrafficKind;
   std::vector<Endpoint> sources = hosts;
   if (p.kind == TrafficKind::Incast) {
     sources.clear();
@@ -37,7 +37,7 @@ std::vector<FlowSpec> expand_pattern(const fabric::TrafficPatternConfig& p, cons
   }
   const std::size_t needed = p.kind == TrafficKind::Incast ? 1 : 2;
   if (sources.size() < needed)
-    throw fabric::ConfigError(where + ".hosts", "the pattern has " + std::to_string(sources.size()) +
+    throw config::ConfigError(where + ".hosts", "the pattern has " + std::to_string(sources.size()) +
                                                     " sending hosts; accepted: at least " + std::to_string(needed));
 
   std::vector<std::size_t> image(hosts.size());

@@ -19,13 +19,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/fabric/scenario.hpp"
+#include "models/config/scenario.hpp"
 #include "testbench/workloads/flow.hpp"
 
 namespace hcasim::workloads {
 
-// Throws fabric::ConfigError (path `where`) when the pattern has too few hosts.
-std::vector<FlowSpec> expand_pattern(const fabric::TrafficPatternConfig& p, const std::vector<Endpoint>& hosts,
+// Throws config::ConfigError (path `where`) when the pattern has too few hosts.
+std::vector<FlowSpec> expand_pattern(const config::TrafficPatternConfig& p, const std::vector<Endpoint>& hosts,
                                      const std::vector<Endpoint>& targets, uint64_t run_seed, unsigned pattern_index,
                                      const std::vector<std::string>& host_names, const std::string& where);
 

@@ -9,7 +9,7 @@
 namespace hcasim::workloads {
 
 namespace {
-using fabric::VerbsOpKind;
+using config::VerbsOpKind;
 using transport::WcStatus;
 using transport::WrOpcode;
 
@@ -53,7 +53,7 @@ VerbsScript::VerbsScript(const sc_core::sc_module_name& name, const VerbsScriptS
   params_.min_rnr_timer = static_cast<uint8_t>(cfg_.min_rnr_timer);
   params_.max_rd_atomic = static_cast<uint8_t>(cfg_.max_rd_atomic);
   params_.max_dest_rd_atomic = static_cast<uint8_t>(cfg_.max_dest_rd_atomic);
-  params_.access = fabric::access_bits(cfg_.access, "access");
+  params_.access = config::access_bits(cfg_.access, "access");
   const auto count = static_cast<uint32_t>(std::max<std::size_t>(cfg_.ops.size(), 1));
   params_.max_send_wr = params_.max_recv_wr = count;
   params_.cq_depth = 2 * count;
@@ -68,7 +68,7 @@ VerbsScript::VerbsScript(const sc_core::sc_module_name& name, const VerbsScriptS
     e->qp.hca->on_cq_event(e->qp.cq, [this] { poll_alarm_.notify_now(); });
   }
   uint64_t at = kAlign;  // offset 0 of the remote area is the atomic word
-  for (const fabric::VerbsOpConfig& o : cfg_.ops) {
+  for (const config::VerbsOpConfig& o : cfg_.ops) {
     offsets_.push_back(at);
     at += (o.bytes + kGrhBytes + kAlign - 1) / kAlign * kAlign;
   }
@@ -84,8 +84,8 @@ void VerbsScript::begin(uint64_t offset_ps) {
 }
 
 std::string VerbsScript::op_text(std::size_t i) const {
-  const fabric::VerbsOpConfig& o = cfg_.ops[i];
-  return "op " + std::to_string(i) + " (" + fabric::to_string(o.op) + " on " + (o.side == fabric::Side::A ? "a" : "b") +
+  const config::VerbsOpConfig& o = cfg_.ops[i];
+  return "op " + std::to_string(i) + " (" + config::to_string(o.op) + " on " + (o.side == config::Side::A ? "a" : "b") +
          ")";
 }
 
@@ -105,7 +105,7 @@ void VerbsScript::post_due() {
 }
 
 void VerbsScript::post(std::size_t i) {
-  const fabric::VerbsOpConfig& o = cfg_.ops[i];
+  const config::VerbsOpConfig& o = cfg_.ops[i];
   End& me = side(o.side);
   End& peer = other(o.side);
   hca::Hca& h = *me.qp.hca;
@@ -124,7 +124,7 @@ void VerbsScript::post(std::size_t i) {
     w.opcode = opcode_of(o.op);
     w.sg_list.push_back({local, static_cast<uint32_t>(o.bytes), me.mr.lkey});
     w.remote_addr = is_atomic(o.op) ? peer.remote : peer.remote + offsets_[i];
-    w.rkey = o.rkey == fabric::RkeyChoice::Bad ? kBadRkey : peer.mr.rkey;
+    w.rkey = o.rkey == config::RkeyChoice::Bad ? kBadRkey : peer.mr.rkey;
     w.compare_add = o.op == VerbsOpKind::FetchAdd ? o.add : o.compare;
     w.swap = o.swap;
     w.imm_data = o.op == VerbsOpKind::SendWithInv ? w.rkey : static_cast<uint32_t>(i);
@@ -165,7 +165,7 @@ void VerbsScript::on_completion(std::size_t i, const transport::WorkCompletion& 
   r.completed = true;
   r.status = wc.status;
   r.completed_ps = now_ps();
-  const fabric::VerbsOpConfig& o = cfg_.ops[i];
+  const config::VerbsOpConfig& o = cfg_.ops[i];
   if (wc.status != o.expect)
     fail(i, std::string("expected ") + transport::to_string(o.expect) + ", got " + transport::to_string(wc.status));
   check_data(i, wc);
@@ -185,7 +185,7 @@ bool VerbsScript::same_bytes(std::size_t i, hca::Hca& x, uint64_t xa, hca::Hca& 
 }
 
 void VerbsScript::check_data(std::size_t i, const transport::WorkCompletion& wc) {
-  const fabric::VerbsOpConfig& o = cfg_.ops[i];
+  const config::VerbsOpConfig& o = cfg_.ops[i];
   End& me = side(o.side);
   End& peer = other(o.side);
   const uint64_t local = me.local + offsets_[i];

@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "models/fabric/verbs_workload_config.hpp"
+#include "models/config/verbs_workload_config.hpp"
 #include "models/hca/hca.hpp"
 #include "models/link/timeline.hpp"
 #include "testbench/workloads/connection.hpp"
@@ -41,7 +41,7 @@
 namespace hcasim::workloads {
 
 struct VerbsScriptSpec {
-  fabric::VerbsConnectionConfig config;  // names resolved (check_verbs_workloads)
+  config::VerbsConnectionConfig config;  // names resolved (check_verbs_workloads)
   Endpoint a, b;
   unsigned index = 0;                    // the connection's index: its buffers' addresses
 };
@@ -68,7 +68,7 @@ class VerbsScript : public sc_core::sc_module {
   const VerbsScriptSpec& spec() const { return spec_; }
   const std::vector<VerbsOpResult>& results() const { return results_; }
   const std::vector<std::string>& failures() const { return failures_; }
-  uint32_t qpn(fabric::Side s) const { return side(s).qp.qpn; }
+  uint32_t qpn(config::Side s) const { return side(s).qp.qpn; }
   // After the run: an operation without a completion fails the script.
   void finish();
 
@@ -92,12 +92,12 @@ class VerbsScript : public sc_core::sc_module {
   bool same_bytes(std::size_t i, hca::Hca& x, uint64_t xa, hca::Hca& y, uint64_t ya, uint64_t len);
   void fail(std::size_t i, const std::string& message);
   std::string op_text(std::size_t i) const;
-  End& side(fabric::Side s) { return s == fabric::Side::A ? a_ : b_; }
-  const End& side(fabric::Side s) const { return s == fabric::Side::A ? a_ : b_; }
-  End& other(fabric::Side s) { return s == fabric::Side::A ? b_ : a_; }
+  End& side(config::Side s) { return s == config::Side::A ? a_ : b_; }
+  const End& side(config::Side s) const { return s == config::Side::A ? a_ : b_; }
+  End& other(config::Side s) { return s == config::Side::A ? b_ : a_; }
 
   VerbsScriptSpec spec_;
-  const fabric::VerbsConnectionConfig& cfg_;
+  const config::VerbsConnectionConfig& cfg_;
   ConnectionParams params_;
   End a_, b_;
   std::vector<uint64_t> offsets_;     // per operation, in its buffers

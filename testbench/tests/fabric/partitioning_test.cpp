@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <numeric>
 
+#include "models/config/scenario.hpp"
 #include "models/fabric/partitioning.hpp"
-#include "models/fabric/scenario.hpp"
 
 using namespace hcasim;
+using namespace hcasim::config;
 using namespace hcasim::fabric;
+using hcasim::topology::NodeKind;
 
 namespace {
 

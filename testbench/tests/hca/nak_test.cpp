@@ -134,7 +134,7 @@ TEST_CASE("RNR NAK: the retry waits at least the timer code's delay") {
   // One connection per timer code, in one run: seed 001 Table 17-6.
   const uint8_t codes[] = {0, 1, 14, 31};
   link::PortConfig port;
-  VerbsRig rig(fabric::back_to_back(port, port, link::LinkConfig{}));
+  VerbsRig rig(config::back_to_back(port, port, link::LinkConfig{}));
   const WireLog& wire_a = rig.log(0);
   const WireLog& wire_b = rig.log(1);
   std::vector<std::pair<workloads::QpEnd, workloads::QpEnd>> conns;

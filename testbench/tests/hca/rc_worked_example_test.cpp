@@ -30,7 +30,7 @@ TEST_CASE("seed 002 worked example: every PSN as the text gives it") {
   const std::string pcap = (dir / "packets.pcap").string();
   link::PortConfig port;
   port.mtu = kMtu;
-  VerbsRig rig(fabric::back_to_back(port, port, link::LinkConfig{}), pcap);
+  VerbsRig rig(config::back_to_back(port, port, link::LinkConfig{}), pcap);
   hca::Hca& a = rig.hca(0);
   hca::Hca& b = rig.hca(1);
   workloads::ConnectionParams params;

@@ -1,7 +1,7 @@
 // UC and UD end to end, and RC across a switch.
 #include <catch2/catch.hpp>
 
-#include "models/fabric/scenario.hpp"
+#include "models/config/scenario.hpp"
 #include "models/ib/opcodes.hpp"
 #include "testbench/tests/hca/verbs_rig.hpp"
 
@@ -92,8 +92,8 @@ TEST_CASE("UC: SEND and RDMA WRITE without acknowledgements") {
 TEST_CASE("RC across a switch: mixed operations complete with the right bytes") {
   const auto json = nlohmann::json::parse(R"({"topology": {"pattern": "single_switch", "hosts": 4},
                                               "port": {"mtu": 2048}})");
-  const fabric::Scenario s = fabric::load_scenario(json);
-  VerbsRig rig(fabric::route_fabric(s).spec);
+  const config::Scenario s = config::load_scenario(json);
+  VerbsRig rig(config::route_fabric(s).spec);
   workloads::ConnectionParams params;
   params.mtu = 2048;
   params.psn_a = 0xFFFFF0;
@@ -136,7 +136,7 @@ TEST_CASE("RC across a switch: mixed operations complete with the right bytes") 
 TEST_CASE("Verbs calls that libibverbs refuses come back with a reason") {
   link::PortConfig port;
   port.mtu = 1024;
-  VerbsRig rig(fabric::back_to_back(port, port, link::LinkConfig{}));
+  VerbsRig rig(config::back_to_back(port, port, link::LinkConfig{}));
   hca::Hca& a = rig.hca(0);
   const uint32_t cq = a.create_cq(16);
   transport::QpInit init;

@@ -40,7 +40,7 @@ class WireLog : public link::PortObserver {
 
 class VerbsRig {
  public:
-  explicit VerbsRig(const fabric::FabricSpec& spec, const std::string& pcap = "") : fabric_(spec, pool_) {
+  explicit VerbsRig(const config::FabricSpec& spec, const std::string& pcap = "") : fabric_(spec, pool_) {
     for (link::Port* p : fabric_.ports()) checker_.watch(*p);
     if (!pcap.empty()) capture_ = std::make_unique<trace::PacketCapture>(pcap, fabric_.ports());
   }
@@ -79,7 +79,7 @@ class VerbsRig {
 struct Pair {
   explicit Pair(const workloads::ConnectionParams& p = {}, link::PortConfig port = {}, link::LinkConfig l = {},
                 const std::string& pcap = "")
-      : rig(fabric::back_to_back(port, port, l), pcap), params(p) {
+      : rig(config::back_to_back(port, port, l), pcap), params(p) {
     std::tie(qa, qb) = workloads::connect(a(), 0, b(), 0, p);
     const uint32_t all = transport::kLocalWrite | transport::kRemoteWrite | transport::kRemoteRead |
                          transport::kRemoteAtomic;

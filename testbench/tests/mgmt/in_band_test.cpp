@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/config/scenario.hpp"
 #include "models/fabric/fabric.hpp"
-#include "models/fabric/scenario.hpp"
 #include "models/link/port_config.hpp"
 
 using namespace hcasim;
@@ -30,27 +30,27 @@ bool same(const std::vector<link::VlArbEntry>& a, const std::vector<link::VlArbE
 }
 
 // The scenario in band, its SM on the first HCA port.
-fabric::FabricSpec in_band_spec(nlohmann::json scenario) {
+config::FabricSpec in_band_spec(nlohmann::json scenario) {
   scenario["management"]["mode"] = "in_band";
-  const fabric::FabricSpec spec = fabric::route_fabric(fabric::load_scenario(scenario)).spec;
+  const config::FabricSpec spec = config::route_fabric(config::load_scenario(scenario)).spec;
   REQUIRE(spec.management.in_band);
   return spec;
 }
 
 // Everything the pre-configured builder installs, compared with the fabric's state.
 void require_as_preconfigured(const fabric::Fabric& f) {
-  const fabric::FabricSpec& spec = f.spec();
+  const config::FabricSpec& spec = f.spec();
   unsigned hca = 0, sw = 0;
   for (unsigned n = 0; n < spec.nodes.size(); ++n) {
-    const fabric::NodeSpec& ns = spec.nodes[n];
+    const config::NodeSpec& ns = spec.nodes[n];
     INFO("node " << ns.name);
-    if (ns.kind == fabric::NodeKind::Hca) {
+    if (ns.kind == topology::NodeKind::Hca) {
       const hca::Hca& h = f.hca(hca++);
       for (unsigned p = 0; p < h.port_count(); ++p) {
         REQUIRE(h.lid(p) == ns.lids[p]);
         const link::Port& port = h.port(p);
         if (port.peer() != nullptr) REQUIRE(port.state() == link::PortState::Active);
-        REQUIRE(port.sl2vl() == fabric::sl2vl_table(spec, n, 0, p + 1));
+        REQUIRE(port.sl2vl() == config::sl2vl_table(spec, n, 0, p + 1));
         const link::VlArbConfig want = link::resolved_vlarb(ns.ports[p]);
         REQUIRE(same(port.vlarb().low, want.low));
         REQUIRE(same(port.vlarb().high, want.high));
@@ -68,7 +68,7 @@ void require_as_preconfigured(const fabric::Fabric& f) {
         const link::Port& port = s.port(out);
         if (port.peer() != nullptr) REQUIRE(port.state() == link::PortState::Active);
         for (unsigned in = 0; in <= ports; ++in)
-          REQUIRE(s.forwarding().sl2vl(in, out) == fabric::sl2vl_table(spec, n, in, out));
+          REQUIRE(s.forwarding().sl2vl(in, out) == config::sl2vl_table(spec, n, in, out));
         const link::VlArbConfig want = link::resolved_vlarb(ns.ports[out - 1]);
         REQUIRE(same(port.vlarb().low, want.low));
         REQUIRE(same(port.vlarb().high, want.high));
@@ -82,7 +82,7 @@ void require_as_preconfigured(const fabric::Fabric& f) {
 
 TEST_CASE("in-band bring-up of a two-level fat tree leaves every table as the pre-configured mode has it", "[mgmt][inband]") {
   ib::PacketPool pool;
-  const fabric::FabricSpec spec = in_band_spec({{"topology", {{"pattern", "fat_tree"}, {"k", 2}, {"levels", 2}}},
+  const config::FabricSpec spec = in_band_spec({{"topology", {{"pattern", "fat_tree"}, {"k", 2}, {"levels", 2}}},
                                                 {"port", {{"data_vls", 4}}}});
   fabric::Fabric f(spec, pool);
   for (const link::Port* p : f.ports()) REQUIRE(p->state() == link::PortState::Down);  // all Down at the start
@@ -102,7 +102,7 @@ TEST_CASE("in-band bring-up of a two-level fat tree leaves every table as the pr
 
 TEST_CASE("in-band bring-up of a torus with up/down routing and LMC 1 leaves every table as the pre-configured mode has it", "[mgmt][inband]") {
   ib::PacketPool pool;
-  const fabric::FabricSpec spec = in_band_spec(nlohmann::json::parse(R"({
+  const config::FabricSpec spec = in_band_spec(nlohmann::json::parse(R"({
     "topology": {"pattern": "torus", "x": 3, "y": 3, "hosts_per_switch": 2},
     "routing": {"algorithm": "updown", "lmc": 1},
     "port": {"data_vls": 4, "sl2vl": [0, 1, 2, 3, 3, 2, 1, 0, 0, 1, 2, 3, 3, 2, 1, 0],
@@ -123,7 +123,7 @@ TEST_CASE("in-band bring-up of a torus with up/down routing and LMC 1 leaves eve
 TEST_CASE("the SM resends SMPs lost on the links and still programs every table", "[mgmt][inband]") {
   ib::PacketPool pool;
   // Every link direction loses its 3rd and 4th VL15 packet (SMPs and answers).
-  fabric::FabricSpec spec = in_band_spec(nlohmann::json::parse(R"({
+  config::FabricSpec spec = in_band_spec(nlohmann::json::parse(R"({
     "topology": {"pattern": "fat_tree", "k": 2, "levels": 2},
     "link": {"faults": {"drops": [{"vl": 15, "nth": 3, "count": 2}]}}
   })"));
@@ -156,7 +156,7 @@ TEST_CASE("in band on a fabric whose NodeGUIDs are not in node order: LIDs follo
       "links": [{"a": "h0.p1", "b": "s0.p1"}, {"a": "h1.p1", "b": "s1.p1"}, {"a": "h2.p1", "b": "s1.p2"},
                 {"a": "s0.p3", "b": "s1.p3"}, {"a": "s0.p4", "b": "s1.p4"}]}}
   })");
-  const fabric::FabricSpec spec = in_band_spec(scenario);
+  const config::FabricSpec spec = in_band_spec(scenario);
   // GUID order s1, s0, h2, h1, h0 takes LIDs 1..5 (assign_lids numbers nodes in order).
   REQUIRE(spec.nodes[4].lids[0] == 1);
   REQUIRE(spec.nodes[2].lids[0] == 3);

@@ -9,8 +9,8 @@
 
 #include <chrono>
 
+#include "models/config/scenario.hpp"
 #include "models/fabric/fabric.hpp"
-#include "models/fabric/scenario.hpp"
 
 using namespace hcasim;
 
@@ -18,13 +18,13 @@ namespace {
 
 void get_bulk(const nlohmann::json& topology, const std::string& label) {
   ib::PacketPool pool;
-  const fabric::Scenario s = fabric::load_scenario({{"topology", topology}, {"management", {{"mode", "in_band"}}}});
-  const fabric::FabricSpec spec = fabric::route_fabric(s).spec;
+  const config::Scenario s = config::load_scenario({{"topology", topology}, {"management", {{"mode", "in_band"}}}});
+  const config::FabricSpec spec = config::route_fabric(s).spec;
   const auto t0 = std::chrono::steady_clock::now();
   fabric::Fabric f(spec, pool);
   unsigned client = 0;
   for (unsigned i = 0; i < spec.nodes.size(); ++i)
-    if (spec.nodes[i].kind == fabric::NodeKind::Hca) client = i;  // the last HCA
+    if (spec.nodes[i].kind == topology::NodeKind::Hca) client = i;  // the last HCA
   std::vector<mgmt::SaCompletion> done;
   uint64_t asked_ps = 0;
   f.on_sweep_done([&] {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "models/config/scenario.hpp"
 #include "models/fabric/fabric.hpp"
-#include "models/fabric/scenario.hpp"
 #include "models/ib/mad.hpp"
 #include "models/link/fault_injector.hpp"
 #include "models/mgmt/sa_node.hpp"
@@ -32,23 +32,23 @@ constexpr size_t kPathBody = 64;            // PathRecord, 64 bytes
 constexpr size_t kRid = 4;                  // RID in front of each record of an answer
 constexpr size_t kData = 192;               // seeds/000: Admin Data Area
 
-fabric::FabricSpec torus32(uint8_t subnet_timeout) {
-  const fabric::Scenario s = fabric::load_scenario(
+config::FabricSpec torus32(uint8_t subnet_timeout) {
+  const config::Scenario s = config::load_scenario(
       {{"topology", {{"pattern", "torus"}, {"x", 4}, {"y", 4}, {"hosts_per_switch", 2}}}});
-  fabric::FabricSpec spec = fabric::route_fabric(s).spec;
+  config::FabricSpec spec = config::route_fabric(s).spec;
   spec.management.in_band = true;
   spec.management.sm.subnet_timeout = subnet_timeout;
   spec.management.sm_node = UINT32_MAX;
   for (unsigned i = 0; i < spec.nodes.size(); ++i)
-    if (spec.nodes[i].kind == fabric::NodeKind::Hca && spec.management.sm_node == UINT32_MAX)
+    if (spec.nodes[i].kind == topology::NodeKind::Hca && spec.management.sm_node == UINT32_MAX)
       spec.management.sm_node = i;
   return spec;
 }
 
-std::vector<unsigned> hca_nodes(const fabric::FabricSpec& spec) {
+std::vector<unsigned> hca_nodes(const config::FabricSpec& spec) {
   std::vector<unsigned> out;
   for (unsigned i = 0; i < spec.nodes.size(); ++i)
-    if (spec.nodes[i].kind == fabric::NodeKind::Hca) out.push_back(i);
+    if (spec.nodes[i].kind == topology::NodeKind::Hca) out.push_back(i);
   return out;
 }
 
@@ -80,7 +80,7 @@ struct GetTableRun {
 
 GetTableRun run_get_table(const std::string& name, uint16_t window, std::optional<link::DropRule> drop) {
   ib::PacketPool pool;
-  fabric::FabricSpec spec = torus32(10);
+  config::FabricSpec spec = torus32(10);
   spec.management.sa_client.window = window;
   REQUIRE(hca_nodes(spec).size() == kHosts);
   fabric::Fabric f(spec, pool);
@@ -227,7 +227,7 @@ struct SlowRun {
 SlowRun run_slow(const std::string& name, uint8_t subnet_timeout, uint8_t resp_time, bool keepalives,
                  uint64_t response_timeout_ns) {
   ib::PacketPool pool;
-  fabric::FabricSpec spec = torus32(subnet_timeout);
+  config::FabricSpec spec = torus32(subnet_timeout);
   spec.management.sa_server.resp_time_value = resp_time;
   spec.management.sa_server.keepalives = keepalives;
   spec.management.sa_server.processing_ps = response_timeout_ns * 1000 * 5 / 2;

@@ -8,10 +8,10 @@
 
 #include <cstdint>
 
-#include "models/fabric/routing.hpp"
-#include "models/fabric/topology.hpp"
 #include "models/mgmt/port_codes.hpp"
 #include "models/mgmt/subnet_view.hpp"
+#include "models/routing/routing.hpp"
+#include "models/topology/topology.hpp"
 
 namespace sa_fixture {
 
@@ -36,21 +36,21 @@ inline link::VlArbConfig default_vlarb() {
 }
 
 // GUIDs: a node without one gets 0x1000 + its index (ascending in node order).
-inline mgmt::SubnetView make_view(fabric::Topology t, const fabric::Lids& lids, const fabric::Routes& routes) {
+inline mgmt::SubnetView make_view(topology::Topology t, const routing::Lids& lids, const routing::Routes& routes) {
   for (unsigned i = 0; i < t.nodes.size(); ++i)
     if (t.nodes[i].guid == 0) t.nodes[i].guid = 0x1000 + i;
-  for (fabric::TopoLink& l : t.links) {
+  for (topology::TopoLink& l : t.links) {
     if (!l.params.speed) l.params.speed = link::Speed::Hdr;
     if (!l.params.width) l.params.width = link::Width::X4;
   }
   mgmt::SubnetView v;
   v.lids = lids;
   v.routes = routes;
-  const fabric::TopologyIndex index(t);
+  const topology::TopologyIndex index(t);
   v.nodes.resize(t.nodes.size());
   for (unsigned n = 0; n < t.nodes.size(); ++n) {
-    const fabric::TopoNode& tn = t.nodes[n];
-    const bool sw = tn.kind == fabric::NodeKind::Switch;
+    const topology::TopoNode& tn = t.nodes[n];
+    const bool sw = tn.kind == topology::NodeKind::Switch;
     mgmt::SubnetNode& sn = v.nodes[n];
     sn.node_info.node_type = sw ? ib::kNodeTypeSwitch : ib::kNodeTypeCa;
     sn.node_info.num_ports = static_cast<uint8_t>(tn.ports);
@@ -68,7 +68,7 @@ inline mgmt::SubnetView make_view(fabric::Topology t, const fabric::Lids& lids, 
       pi.port_state = ib::kPortStateActive;
       const int li = index.link_of(n, p);
       if (li >= 0) {
-        const fabric::TopoLink& l = t.links[static_cast<size_t>(li)];
+        const topology::TopoLink& l = t.links[static_cast<size_t>(li)];
         pi.neighbor_mtu = kMtu4096;
         pi.link_width_active = mgmt::width_code(*l.params.width);
         pi.link_speed_active = mgmt::speed_codes(*l.params.speed).speed;

@@ -1,7 +1,7 @@
 // Filling the SA database from a SubnetView (models/mgmt/sa_population.hpp):
 // record counts, keys, and PathRecords carrying the SL (seed 004), the
 // smallest MTU and the slowest link of their path, checked against hand-made
-// LFTs and against fabric::trace_path on a fat tree.
+// LFTs and against routing::trace_path on a fat tree.
 
 #include <catch2/catch.hpp>
 
@@ -9,17 +9,18 @@
 #include <cstdio>
 #include <string>
 
-#include "models/fabric/routing.hpp"
 #include "models/ib/be_bytes.hpp"
 #include "models/ib/sa_record_types.hpp"
 #include "models/mgmt/sa_population.hpp"
+#include "models/routing/routing.hpp"
+#include "models/topology/topology_generators.hpp"
 #include "testbench/tests/mgmt/sa_population_fixture.hpp"
 
 namespace {
 
 using namespace hcasim;
-using fabric::LinkEnd;
-using fabric::NodeKind;
+using topology::LinkEnd;
+using topology::NodeKind;
 using mgmt::SaDatabase;
 using mgmt::SaDbStatus;
 using mgmt::SaRecord;
@@ -40,10 +41,10 @@ constexpr uint64_t kMaskDlid = 1ull << 4, kMaskSlid = 1ull << 5;
 // HDR 4x host links); port 4 of each switch unlinked; h2's port has MTUCap
 // 2048. LIDs by hand: h0..h3 = 1..4, sw0 = 5, sw1 = 6; LFTs by hand.
 mgmt::SubnetView small_view() {
-  fabric::Topology t;
+  topology::Topology t;
   const char* names[] = {"h0", "h1", "h2", "h3", "sw0", "sw1"};
   for (unsigned i = 0; i < 6; ++i) {
-    fabric::TopoNode n;
+    topology::TopoNode n;
     n.name = names[i];
     n.kind = i < 4 ? NodeKind::Hca : NodeKind::Switch;
     n.ports = i < 4 ? 1 : 4;
@@ -52,15 +53,15 @@ mgmt::SubnetView small_view() {
   }
   t.links = {{{0, 1}, {4, 1}, {}}, {{1, 1}, {4, 2}, {}}, {{2, 1}, {5, 1}, {}}, {{3, 1}, {5, 2}, {}},
              {{4, 3}, {5, 3}, {link::Speed::Qdr, link::Width::X4, std::nullopt}}};
-  fabric::Lids lids;
+  routing::Lids lids;
   lids.lmc = 0;
   lids.base = {{1}, {2}, {3}, {4}, {5}, {6}};
   lids.top = 6;
-  lids.owner = {{fabric::kNoNode, 0}, {0, 1}, {1, 1}, {2, 1}, {3, 1}, {4, 0}, {5, 0}};
-  fabric::Routes routes;
+  lids.owner = {{topology::kNoNode, 0}, {0, 1}, {1, 1}, {2, 1}, {3, 1}, {4, 0}, {5, 0}};
+  routing::Routes routes;
   routes.lft.resize(6);
-  routes.lft[4] = {fabric::kNoPath, 1, 2, 3, 3, 0, 3};
-  routes.lft[5] = {fabric::kNoPath, 3, 3, 1, 2, 3, 0};
+  routes.lft[4] = {routing::kNoPath, 1, 2, 3, 3, 0, 3};
+  routes.lft[5] = {routing::kNoPath, 3, 3, 1, 2, 3, 0};
   mgmt::SubnetView v = sa_fixture::make_view(t, lids, routes);
   v.nodes[2].port_info[1].mtu_cap = kMtu2048;
   v.nodes[2].port_info[1].neighbor_mtu = kMtu2048;
@@ -269,7 +270,7 @@ TEST_CASE("SA PathRecord rate of a link without LinkParams comes from PortInfo",
 
 TEST_CASE("SA fill leaves out unreachable pairs and marks one-way paths not reversible", "[mgmt][sa_population]") {
   mgmt::SubnetView v = small_view();
-  v.routes.lft[5][1] = fabric::kNoPath;  // sw1 no longer routes h0's LID
+  v.routes.lft[5][1] = routing::kNoPath;  // sw1 no longer routes h0's LID
   SaDatabase db;
   const mgmt::SaFillStats st = mgmt::fill_sa_database(db, v);
   CHECK(st.unreachable_pairs == 2);  // h2 -> h0, h3 -> h0
@@ -291,9 +292,9 @@ TEST_CASE("SA fill gives no PathRecord along a forwarding loop", "[mgmt][sa_popu
   const mgmt::SaFillStats st = mgmt::fill_sa_database(db, v);
   CHECK(st.unreachable_pairs == 3);  // h0, h1, h3 -> h2
   CHECK(st.path_records == 9);
-  const fabric::TopologyIndex index(v.topology);
+  const topology::TopologyIndex index(v.topology);
   for (unsigned s : {0u, 1u, 3u}) {
-    CHECK_FALSE(fabric::trace_path(v.topology, index, v.lids, v.routes, LinkEnd{s, 1}, 3).ok);
+    CHECK_FALSE(routing::trace_path(v.topology, index, v.lids, v.routes, LinkEnd{s, 1}, 3).ok);
     CHECK(mgmt::path_records_between(v, LinkEnd{s, 1}, LinkEnd{2, 1}).empty());
   }
 }
@@ -373,44 +374,11 @@ TEST_CASE("SA rate enum of each link follows the IBA PathRecord rate table", "[m
 
 namespace {
 
-// A k-ary n-tree wired as topology_generators.hpp describes fat_tree (that
-// generator lives in the hcasim_fabric library, which test_mgmt does not
-// link): hosts hca0.. first, on leaf h / k port h % k + 1; then the switches
-// level 1 to n; up port k+1+j of switch i at level L joins the switch at level
-// L+1 whose index is i with base-k digit L-1 replaced by j, on its down port
-// (that digit) + 1.
-fabric::Topology fat_tree(unsigned k, unsigned levels) {
-  fabric::Topology t;
-  unsigned per_level = 1, hosts = k;
-  for (unsigned l = 1; l < levels; ++l) {
-    per_level *= k;
-    hosts *= k;
-  }
-  for (unsigned h = 0; h < hosts; ++h) t.nodes.push_back({"hca" + std::to_string(h), NodeKind::Hca, 1, 0, ""});
-  const auto sw = [&](unsigned level, unsigned i) { return hosts + (level - 1) * per_level + i; };
-  for (unsigned l = 1; l <= levels; ++l)
-    for (unsigned i = 0; i < per_level; ++i)
-      t.nodes.push_back({"sw" + std::to_string(l) + "_" + std::to_string(i), NodeKind::Switch, 2 * k, 0, ""});
-  for (unsigned h = 0; h < hosts; ++h) t.links.push_back({{h, 1}, {sw(1, h / k), h % k + 1}, {}});
-  for (unsigned l = 1; l < levels; ++l) {
-    unsigned place = 1;  // k^(l-1): the weight of digit l-1
-    for (unsigned x = 1; x < l; ++x) place *= k;
-    for (unsigned i = 0; i < per_level; ++i) {
-      const unsigned digit = i / place % k;
-      for (unsigned j = 0; j < k; ++j) {
-        const unsigned up = i - digit * place + j * place;
-        t.links.push_back({{sw(l, i), k + 1 + j}, {sw(l + 1, up), digit + 1}, {}});
-      }
-    }
-  }
-  return t;
-}
-
 mgmt::SubnetView fat_tree_view(unsigned k, unsigned levels, unsigned lmc) {
-  const fabric::Topology t = fat_tree(k, levels);
-  REQUIRE(fabric::check_topology(t).empty());
-  const fabric::Lids lids = fabric::assign_lids(t, lmc);
-  const fabric::Routes routes = fabric::compute_routes(t, lids, fabric::RoutingConfig{});
+  const topology::Topology t = topology::fat_tree_topology(k, levels);
+  REQUIRE(topology::check_topology(t).empty());
+  const routing::Lids lids = routing::assign_lids(t, lmc);
+  const routing::Routes routes = routing::compute_routes(t, lids, routing::RoutingConfig{});
   return sa_fixture::make_view(t, lids, routes);
 }
 
@@ -433,7 +401,7 @@ TEST_CASE("SA fill of a 3-level fat tree has N x (N-1) x 4^LMC PathRecords with 
   // 3-tree path crosses 1 switch under one leaf, 3 inside a pod of k^2 hosts,
   // else 5.
   mgmt::PathTracer tracer(v);
-  const fabric::TopologyIndex index(v.topology);
+  const topology::TopologyIndex index(v.topology);
   uint64_t hops_sum = 0;
   size_t checked = 0;
   for (unsigned d = 0; d < hosts; ++d) {
@@ -442,7 +410,7 @@ TEST_CASE("SA fill of a 3-level fat tree has N x (N-1) x 4^LMC PathRecords with 
       tracer.set_destination(dlid);
       for (unsigned s = 0; s < hosts; ++s) {
         if (s == d) continue;
-        const fabric::Path tp = fabric::trace_path(v.topology, index, v.lids, v.routes, LinkEnd{s, 1}, dlid);
+        const routing::Path tp = routing::trace_path(v.topology, index, v.lids, v.routes, LinkEnd{s, 1}, dlid);
         const mgmt::PathParams pp = tracer.from(LinkEnd{s, 1});
         REQUIRE(tp.ok);
         REQUIRE(pp.ok);

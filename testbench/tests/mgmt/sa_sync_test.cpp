@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "models/config/scenario.hpp"
 #include "models/fabric/fabric.hpp"
-#include "models/fabric/scenario.hpp"
 #include "models/ib/mad.hpp"
 #include "models/mgmt/sa_node.hpp"
 #include "models/trace/packet_capture.hpp"
@@ -43,12 +43,12 @@ link::Port* peer_of(const fabric::Fabric& f, const link::Port& p) {
 
 TEST_CASE("The master SA keeps a standby current with SubnAdmConfig add edit and delete of more than 64 packets", "[mgmt][sanode]") {
   ib::PacketPool pool;
-  const fabric::Scenario s = fabric::load_scenario(
+  const config::Scenario s = config::load_scenario(
       {{"topology", {{"pattern", "torus"}, {"x", 4}, {"y", 4}, {"hosts_per_switch", 2}}}});
-  fabric::FabricSpec spec = fabric::route_fabric(s).spec;
+  config::FabricSpec spec = config::route_fabric(s).spec;
   std::vector<unsigned> hcas;
   for (unsigned i = 0; i < spec.nodes.size(); ++i)
-    if (spec.nodes[i].kind == fabric::NodeKind::Hca) hcas.push_back(i);
+    if (spec.nodes[i].kind == topology::NodeKind::Hca) hcas.push_back(i);
   REQUIRE(hcas.size() == 32);
   spec.management.in_band = true;
   spec.management.sm.subnet_timeout = 10;

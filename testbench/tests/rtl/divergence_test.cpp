@@ -23,7 +23,7 @@ std::unique_ptr<Simulation> weights_1_3_with_the_variant(link::Implementation mo
   RunOptions o;
   o.duration_ps = duration_ps;
   o.rtl_blocks.arbiter = weight_bug_vl_arbiter();
-  return std::make_unique<Simulation>(fabric::back_to_back(pc, pc, link::LinkConfig{}),
+  return std::make_unique<Simulation>(config::back_to_back(pc, pc, link::LinkConfig{}),
                                       std::vector<workloads::FlowSpec>{flow(0, 28, 0), flow(1, 28, 0)}, o);
 }
 }  // namespace

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "models/link/port.hpp"
-#include "testbench/simulation.hpp"
-#include "testbench/stats_document.hpp"
+#include "testbench/cli/simulation.hpp"
+#include "testbench/cli/stats_document.hpp"
 
 namespace hcasim::test {
 

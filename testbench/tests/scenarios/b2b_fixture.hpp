@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "testbench/simulation.hpp"
+#include "testbench/cli/simulation.hpp"
 
 namespace hcasim::test {
 
@@ -28,7 +28,7 @@ inline std::unique_ptr<Simulation> run_b2b(const link::PortConfig& a, const link
                                            uint64_t duration_ps = 0) {
   RunOptions o;
   o.duration_ps = duration_ps;
-  auto sim = std::make_unique<Simulation>(fabric::back_to_back(a, b, l), std::move(flows), o);
+  auto sim = std::make_unique<Simulation>(config::back_to_back(a, b, l), std::move(flows), o);
   sim->run();
   return sim;
 }

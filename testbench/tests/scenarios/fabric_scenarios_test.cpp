@@ -8,8 +8,8 @@
 #include <map>
 #include <string>
 
-#include "models/fabric/routing.hpp"
 #include "models/link/credits.hpp"
+#include "models/routing/routing.hpp"
 #include "testbench/tests/scenarios/b2b_fixture.hpp"
 #include "testbench/tests/scenarios/scenario_fixture.hpp"
 
@@ -141,24 +141,24 @@ TEST_CASE("2-level fat tree - random permutation at full load: aggregate through
 
   // Static routes share links: a flow can get no more than its link's bound
   // divided among the flows that share the busiest link of its path.
-  const fabric::RoutedFabric routed = fabric::route_fabric(run.scenario);
-  const fabric::TopologyIndex index(run.scenario.graph);
+  const config::RoutedFabric routed = config::route_fabric(run.scenario);
+  const topology::TopologyIndex index(run.scenario.graph);
   std::map<std::pair<unsigned, unsigned>, unsigned> load;  // (switch, output port) -> flows
-  std::vector<fabric::Path> paths;
+  std::vector<routing::Path> paths;
   std::vector<unsigned> hca_node;
   for (unsigned n = 0; n < run.scenario.graph.nodes.size(); ++n)
-    if (run.scenario.graph.nodes[n].kind == fabric::NodeKind::Hca) hca_node.push_back(n);
+    if (run.scenario.graph.nodes[n].kind == topology::NodeKind::Hca) hca_node.push_back(n);
   for (const workloads::FlowSpec& f : sim.flows()) {
     const uint16_t dlid = routed.lids.base[hca_node[f.dst_node]][f.dst_port];
-    paths.push_back(fabric::trace_path(run.scenario.graph, index, routed.lids, routed.routes,
+    paths.push_back(routing::trace_path(run.scenario.graph, index, routed.lids, routed.routes,
                                        {hca_node[f.src_node], f.src_port + 1}, dlid));
     REQUIRE(paths.back().ok);
-    for (const fabric::LinkEnd& h : paths.back().hops) ++load[{h.node, h.port}];
+    for (const topology::LinkEnd& h : paths.back().hops) ++load[{h.node, h.port}];
   }
   double shared_bound = 0;
-  for (const fabric::Path& p : paths) {
+  for (const routing::Path& p : paths) {
     unsigned worst = 1;
-    for (const fabric::LinkEnd& h : p.hops) worst = std::max(worst, load[{h.node, h.port}]);
+    for (const topology::LinkEnd& h : p.hops) worst = std::max(worst, load[{h.node, h.port}]);
     shared_bound += link_bound / worst;
   }
   INFO("aggregate " << aggregate / 1e9 << " Gb/s; bisection bound " << bisection_bound / 1e9
@@ -185,10 +185,10 @@ TEST_CASE("2-level fat tree - random permutation at full load: aggregate through
 
 TEST_CASE("an ibnetdiscover fabric imports with every node - port and link - and runs") {
   ScenarioRun run = run_config("ibnetdiscover_cluster.json");
-  const fabric::Topology& g = run.scenario.graph;
+  const topology::Topology& g = run.scenario.graph;
   unsigned switches = 0, hcas = 0, ports = 0;
-  for (const fabric::TopoNode& n : g.nodes) {
-    (n.kind == fabric::NodeKind::Switch ? switches : hcas) += 1;
+  for (const topology::TopoNode& n : g.nodes) {
+    (n.kind == topology::NodeKind::Switch ? switches : hcas) += 1;
     ports += n.ports;
   }
   // The file: 3 switches of 8 ports, 5 single-port HCAs and one dual-port HCA;
@@ -199,7 +199,7 @@ TEST_CASE("an ibnetdiscover fabric imports with every node - port and link - and
   REQUIRE(g.links.size() == 10);
   REQUIRE(run.sim->fabric().ports().size() == ports);
   // node2's cable is EDR, the rest HDR.
-  const fabric::TopologyIndex index(g);
+  const topology::TopologyIndex index(g);
   const int node2 = index.find("H-e41d2d0300a1c200");
   REQUIRE(node2 >= 0);
   const int l = index.link_of(static_cast<unsigned>(node2), 1);
@@ -229,7 +229,7 @@ TEST_CASE("LMC 2: every HCA port owns four LIDs and traffic to all of them arriv
 
 TEST_CASE("traffic patterns are the same for the same seed and differ for another") {
   auto dests = [](uint64_t seed) {
-    const fabric::Scenario s = load_config("fat_tree_permutation.json", {"run.seed=" + std::to_string(seed)});
+    const config::Scenario s = load_config("fat_tree_permutation.json", {"run.seed=" + std::to_string(seed)});
     const SimulationSetup setup = setup_from(s, "", true);
     std::vector<unsigned> d;
     for (const workloads::FlowSpec& f : setup.flows) d.push_back(f.dst_node);

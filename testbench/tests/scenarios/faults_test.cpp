@@ -34,7 +34,7 @@ uint64_t sent_minus_delivered(const Simulation& sim) {
 }
 
 std::unique_ptr<Simulation> make_b2b(const link::LinkConfig& l, std::vector<workloads::FlowSpec> flows) {
-  return std::make_unique<Simulation>(fabric::back_to_back({}, {}, l), std::move(flows), RunOptions{});
+  return std::make_unique<Simulation>(config::back_to_back({}, {}, l), std::move(flows), RunOptions{});
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Parallel simulation (models/link/partition.hpp, testbench/windowed_run.hpp):
+// Parallel simulation (models/link/partition.hpp, testbench/cli/windowed_run.hpp):
 // a partitioned run gives the same results on any number of threads, delivers
 // every packet byte for byte with the link checker watching the cut links,
 // matches the unpartitioned model's throughput and latency, keeps its
@@ -78,7 +78,7 @@ TEST_CASE("parallel: throughput and latency of a fat tree under permutation matc
 
 TEST_CASE("parallel: a fat tree split in two delivers every packet byte for byte and the checker sees every hop") {
   const uint64_t count = 300;
-  fabric::Scenario s = load_config("fat_tree_permutation.json", {"run.duration=0ns", "run.partitions=2",
+  config::Scenario s = load_config("fat_tree_permutation.json", {"run.duration=0ns", "run.partitions=2",
                                                                  "workload.patterns.0.count=" + std::to_string(count)});
   SimulationSetup setup = setup_from(s, "", true);
   setup.options.threads = 2;
@@ -117,7 +117,8 @@ TEST_CASE("parallel: losses on a cut link are announced to the checker and the c
   RunOptions o;
   o.partitions = 2;
   o.threads = 2;
-  Simulation sim(fabric::back_to_back({}, {}, l), {flow(0, 256, n), flow(1, 4096, n / 4), flow(2, 256, n / 2, 1, 0)}, o);
+  Simulation sim(config::back_to_back({}, {}, l), {flow(0, 256, n), flow(1, 4096, n / 4), flow(2, 256, n / 2, 1, 0)},
+                 o);
   sim.run();
   REQUIRE(sim.cut_links() == 1);
   INFO((sim.checker().ok() ? "" : sim.checker().messages().front()));

@@ -19,14 +19,14 @@ namespace {
 // IBA 7.7 / iba-facts 2: the bytes of a data packet besides its payload.
 constexpr double kLrh = 8, kBth = 12, kReth = 16, kDeth = 8, kIcrc = 4, kVcrc = 2;
 
-fabric::Scenario back_to_back(const nlohmann::json& perftest) {
+config::Scenario back_to_back(const nlohmann::json& perftest) {
   const nlohmann::json root = {
       {"name", "perftest"},
       {"topology", {{"pattern", "back_to_back"}}},
       {"port", {{"mtu", 4096}, {"vl_buffer", "64KiB"}}},
       {"link", {{"speed", "HDR"}, {"width", "4x"}, {"propagation", "2m"}}},
       {"workload", {{"perftest", nlohmann::json::array({perftest})}}}};
-  return fabric::load_scenario(root);
+  return config::load_scenario(root);
 }
 
 }  // namespace
@@ -36,7 +36,7 @@ TEST_CASE("write_bw with 64 KiB messages over HDR 4x back to back is within 1% o
   const ScenarioRun run = run_scenario(back_to_back(
       {{"test", "write_bw"}, {"client", "hca0.p1"}, {"server", "hca1.p1"}, {"sizes", {"64KiB"}},
        {"iterations", kIterations}}));
-  const fabric::Scenario& s = run.scenario;
+  const config::Scenario& s = run.scenario;
   REQUIRE(run.sim->workload_failures().empty());
   REQUIRE(run.sim->checker().ok());
   const workloads::PerftestSizeResult& r = run.sim->perftests()[0]->result().sizes.at(0);
@@ -83,7 +83,7 @@ void check_send_lat(const char* type) {
   const ScenarioRun run = run_scenario(back_to_back({{"test", "send_lat"}, {"client", "hca0.p1"},
                                                      {"server", "hca1.p1"}, {"sizes", {8}},
                                                      {"iterations", 200}, {"qp_type", type}}));
-  const fabric::Scenario& s = run.scenario;
+  const config::Scenario& s = run.scenario;
   REQUIRE(run.sim->workload_failures().empty());
   const workloads::PerftestResult& result = run.sim->perftests()[0]->result();
   REQUIRE(result.halved);

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "models/fabric/overrides.hpp"
-#include "models/fabric/scenario.hpp"
-#include "testbench/scenario_setup.hpp"
-#include "testbench/simulation.hpp"
+#include "models/config/overrides.hpp"
+#include "models/config/scenario.hpp"
+#include "testbench/cli/scenario_setup.hpp"
+#include "testbench/cli/simulation.hpp"
 
 namespace hcasim::test {
 
@@ -20,22 +20,22 @@ inline std::string config_path(const std::string& relative) {
   return std::string(HCASIM_SOURCE_DIR) + "/configs/" + relative;
 }
 
-inline fabric::Scenario load_config(const std::string& relative, const std::vector<std::string>& sets = {}) {
+inline config::Scenario load_config(const std::string& relative, const std::vector<std::string>& sets = {}) {
   const std::string path = config_path(relative);
   std::ifstream in(path);
   nlohmann::json root = nlohmann::json::parse(in);
-  for (const std::string& s : sets) fabric::apply_override(root, s);
-  return fabric::load_scenario(root, std::filesystem::path(path).parent_path().string());
+  for (const std::string& s : sets) config::apply_override(root, s);
+  return config::load_scenario(root, std::filesystem::path(path).parent_path().string());
 }
 
 struct ScenarioRun {
-  fabric::Scenario scenario;
+  config::Scenario scenario;
   SimulationSetup setup;
   std::unique_ptr<Simulation> sim;
 };
 
 // Runs a loaded scenario: raw flows and transport workloads.
-inline ScenarioRun run_scenario(fabric::Scenario s) {
+inline ScenarioRun run_scenario(config::Scenario s) {
   ScenarioRun r;
   r.scenario = std::move(s);
   r.setup = setup_from(r.scenario, "", true);

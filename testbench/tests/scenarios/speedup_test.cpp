@@ -34,7 +34,7 @@ void check_speedup(double speedup) {
          {{{"name", "to_edr"}, {"src", "hca0.p1"}, {"dst", "hca1.p1"}, {"sl", 0}, {"payload", "4KiB"}, {"rate", "saturate"}},
           {{"name", "to_hdr"}, {"src", "hca0.p1"}, {"dst", "hca2.p1"}, {"sl", 1}, {"payload", "4KiB"}, {"rate", "saturate"}}}}}},
       {"run", {{"duration", "200us"}, {"seed", 1}}}};
-  ScenarioRun run = run_scenario(fabric::load_scenario(root));
+  ScenarioRun run = run_scenario(config::load_scenario(root));
   const Simulation& sim = *run.sim;
   REQUIRE(sim.checker().ok());
   const double hdr = analytic_bound(run.scenario.link, 4096).data_bps;  // one packet per T

@@ -32,7 +32,7 @@ ScenarioRun run_pattern(const nlohmann::json& pattern) {
       {"port", {{"data_vls", 1}, {"mtu", 4096}}},
       {"workload", {{"patterns", nlohmann::json::array({p})}}},
       {"run", {{"seed", 3}}}};
-  return run_scenario(fabric::load_scenario(root));
+  return run_scenario(config::load_scenario(root));
 }
 
 // Packets each host's port received, by host number.

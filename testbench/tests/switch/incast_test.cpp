@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "testbench/event_cost.hpp"
+#include "testbench/cli/event_cost.hpp"
 #include "testbench/tests/switch/star_fixture.hpp"
 
 using namespace hcasim;

@@ -1,0 +1,101 @@
+#pragma once
+// The resolved description of a fabric that the builder (fabric/fabric.hpp)
+// turns into modules: nodes with their ports' parameters, links, LIDs, tables
+// and how the fabric is managed. A scenario resolves to one
+// (config/scenario.hpp: route_fabric); tests and tools write one by hand.
+//
+// Rules:
+// - Nodes are HCAs or switches; links join two ports. Port indices in a
+//   FabricSpec are 0-based (index i is IBA port number i + 1).
+// - LIDs come with the spec (from the routing library); a spec without them
+//   (hand-built, switchless) gets consecutive LIDs from 1 in node order.
+// - Both ends of a link operate the same number of data VLs (what a subnet
+//   manager sets OperationalVLs to); a port is on at most one link.
+// - A switch's SL-to-VL table for (in, out) is the output port's own table
+//   (PortConfig::sl2vl) for every input, then the spec's per-pair entries on top.
+// - Node GUIDs: the topology's, or (0 = none given) kGuidBase + node index + 1,
+//   so GUID order is node order.
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "models/link/link_timing.hpp"
+#include "models/link/port_config.hpp"
+#include "models/mgmt/sa_client.hpp"
+#include "models/mgmt/sa_server.hpp"
+#include "models/mgmt/subnet_manager.hpp"
+#include "models/switch/switch_config.hpp"
+#include "models/topology/topology.hpp"
+#include "models/transport/transport_config.hpp"
+
+namespace hcasim::config {
+
+struct NodeSpec {
+  std::string name;
+  std::vector<link::PortConfig> ports;  // ports[i] is port number i + 1
+  topology::NodeKind kind = topology::NodeKind::Hca;
+  sw::SwitchConfig switch_config;       // switches only
+  transport::TransportConfig transport; // HCAs only: the transport engines
+  std::vector<uint16_t> lids;           // HCA: base LID per port; switch: {its LID}; empty = consecutive
+  std::vector<uint8_t> lft;             // switches: output port by DLID
+  uint64_t guid = 0;                    // NodeGUID; 0 = derived (see the rules)
+};
+
+constexpr uint64_t kGuidBase = 0x0002C90300000000ull;  // model: derived GUIDs under one vendor OUI
+
+struct ManagementSpec {
+  bool in_band = false;                 // false: tables installed at time zero, no management traffic
+  unsigned sm_node = 0;                 // node index of the SM's HCA
+  unsigned sm_port = 1;                 // its port number
+  uint64_t start_ps = 0;                // when the SM starts its sweep
+  uint64_t link_up_ps = 0;              // when linked ports come up (Down -> Init)
+  uint64_t sma_latency_ps = 1'000'000;  // an SMA's time to answer one SMP
+  mgmt::SmConfig sm;                    // the SM's parameters (LMC and routing included)
+  mgmt::SaServerConfig sa_server;       // the SA's (master's and standby's; master_sm_lid / subnet_timeout set at sweep end)
+  mgmt::SaClientConfig sa_client;       // client defaults (sa, subnet_timeout, resp_time_value, tid_base set at sweep end)
+  bool has_standby = false;             // a standby SM's HCA port runs an SA too (no sweep of its own)
+  unsigned standby_node = 0;            // node index of the standby's HCA
+  unsigned standby_port = 1;            // its port number
+};
+
+struct LinkSpec {
+  unsigned node_a = 0, port_a = 0;  // node index, 0-based port index
+  unsigned node_b = 0, port_b = 0;
+  link::LinkConfig config;
+};
+
+// Where a per-(input, output) SL-to-VL table of one switch applies (port numbers; in 0 = management port).
+struct Sl2VlKey {
+  unsigned node = 0, in_port = 0, out_port = 0;
+  bool operator<(const Sl2VlKey& o) const {
+    return std::tie(node, in_port, out_port) < std::tie(o.node, o.in_port, o.out_port);
+  }
+};
+
+struct FabricSpec {
+  std::vector<NodeSpec> nodes;
+  std::vector<LinkSpec> links;
+  std::map<Sl2VlKey, std::array<uint8_t, 16>> sl2vl;
+  unsigned lmc = 0;
+  ManagementSpec management;
+};
+
+uint64_t node_guid(const FabricSpec& spec, unsigned node);
+// The tables the pre-configured mode installs, by NodeGUID: the SM's QoS policy.
+mgmt::QosPolicy qos_policy(const FabricSpec& spec);
+
+// Two single-port HCAs, hca0 and hca1, joined by one link.
+FabricSpec back_to_back(const link::PortConfig& a, const link::PortConfig& b, const link::LinkConfig& link);
+
+// Why a FabricSpec cannot be built, or "" when it can. `where` names the link.
+std::string check_fabric(const FabricSpec& spec);
+
+// The SL-to-VL table a switch applies from in_port to out_port (port numbers),
+// or an HCA's own table (in_port 0, out_port its port): what the builder installs.
+std::array<uint8_t, 16> sl2vl_table(const FabricSpec& spec, unsigned node, unsigned in_port, unsigned out_port);
+
+}  // namespace hcasim::config

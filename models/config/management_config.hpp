@@ -1,0 +1,81 @@
+#pragma once
+// Subnet management in a scenario ("management"): pre-configured or in band,
+// where the SM runs and its parameters, the SA's, and how the in-band LIDs and
+// routes line up with the SM's (nodes in NodeGUID order). Read strictly like
+// every scenario object; turned into the builder's ManagementSpec.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/config/config_io.hpp"
+#include "models/config/fabric_spec.hpp"
+#include "models/routing/routing.hpp"
+#include "models/topology/topology.hpp"
+
+namespace hcasim::config {
+
+enum class ManagementMode { Preconfigured, InBand };
+
+struct ManagementConfig {
+  ManagementMode mode = ManagementMode::Preconfigured;  // tables at time zero, or an SM sweep in band
+  std::string sm;                       // in_band: the SM's HCA port; "" = the first HCA port
+  uint64_t start_ps = 0;                // in_band: when the SM starts its sweep
+  uint64_t link_up_ps = 0;              // in_band: when linked ports come up from Down to Init
+  uint64_t sma_latency_ps = 1'000'000;  // an SMA's time to answer one SMP
+  uint32_t max_smps_in_flight = 4;      // SMPs the SM keeps outstanding (OpenSM max_wire_smps)
+  uint64_t smp_timeout_ps = 200'000'000'000;  // SM's wait for an SMP's answer (OpenSM 200 ms)
+  uint32_t smp_retries = 3;             // resends of an unanswered SMP (OpenSM 3)
+  uint32_t subnet_timeout = 18;         // PortInfo.SubnetTimeout the SM programs (OpenSM 0x12)
+  uint64_t m_key = 0;                   // M_Key the SM programs into every port; 0 = none
+  std::string standby;                  // in_band: a standby SM's HCA port (its SA kept current by Config); "" = none
+  uint32_t sa_resp_time_value = 16;     // the SA's ClassPortInfo.RespTimeValue (OpenSM: 16)
+  uint64_t sa_processing_ps = 1'000'000;  // the SA's time to prepare a first response, fixed part
+  uint64_t sa_per_record_ps = 1'000;    // and per record of the answer
+  bool sa_keepalives = true;            // a slow SA sends KeepAlives
+  uint64_t sa_packet_gap_ps = 100'000;  // between the packets of a multi-packet series
+};
+
+template <class Io>
+void describe(Io& io, ManagementConfig& c) {
+  io.choice("mode", c.mode,
+            Names<ManagementMode>{{"preconfigured", ManagementMode::Preconfigured}, {"in_band", ManagementMode::InBand}},
+            "preconfigured (tables installed at time zero) or in_band (an SM sweeps and programs the fabric first)");
+  io.string("sm", c.sm, "in_band: the HCA port the SM runs on; \"\" = the first HCA port");
+  io.time("start", c.start_ps, 0, UINT64_MAX, "in_band: when the SM starts (not before link_up)");
+  io.time("link_up", c.link_up_ps, 0, UINT64_MAX,
+          "in_band: when every linked port comes up from Down to Init (ports start Down; training is not modelled)");
+  io.time("sma_latency", c.sma_latency_ps, 0, 1'000'000'000'000, "an SMA's time to answer one SMP");
+  io.uint("max_smps_in_flight", c.max_smps_in_flight, 1, 1024, "SMPs the SM keeps outstanding (OpenSM max_wire_smps)");
+  io.time("smp_timeout", c.smp_timeout_ps, 1, UINT64_MAX, "the SM's wait for an SMP's answer before resending");
+  io.uint("smp_retries", c.smp_retries, 0, 100, "resends of an unanswered SMP before the SM gives up on it");
+  io.uint("subnet_timeout", c.subnet_timeout, 0, 31, "PortInfo.SubnetTimeout the SM programs (4.096 us x 2^n)");
+  io.uint64("m_key", c.m_key, 0, UINT64_MAX, "M_Key the SM programs into every port and uses; 0 = none");
+  io.string("standby", c.standby,
+            "in_band: a standby SM's HCA port; the master keeps its SA database current with SubnAdmConfig; "
+            "\"\" = none");
+  io.uint("sa_resp_time_value", c.sa_resp_time_value, 0, 31,
+          "the SA's ClassPortInfo.RespTimeValue (4.096 us x 2^n; OpenSM reports 16)");
+  io.time("sa_processing", c.sa_processing_ps, 0, UINT64_MAX, "the SA's time to prepare a first response, fixed part");
+  io.time("sa_per_record", c.sa_per_record_ps, 0, UINT64_MAX, "the SA's time per record of an answer");
+  io.boolean("sa_keepalives", c.sa_keepalives, "a slow SA sends KeepAlives while the first response is not ready");
+  io.time("sa_packet_gap", c.sa_packet_gap_ps, 0, UINT64_MAX, "time between the packets of a multi-packet series");
+}
+
+// The builder's ManagementSpec. Throws ConfigError naming management.sm or
+// management.standby when they are not HCA ports (the standby another HCA's).
+ManagementSpec management_spec(const ManagementConfig& m, const topology::Topology& graph,
+                               const std::vector<std::string>& hca_ports, const routing::RoutingConfig& routing);
+
+// The graph as the in-band SM sees it (subnet_manager.hpp): nodes in NodeGUID
+// order (a node without a GUID gets the builder's derived one), links in
+// order of their lower end. at[k] is the scenario's index of node k.
+struct GuidOrdered {
+  topology::Topology graph;
+  std::vector<unsigned> at;
+};
+GuidOrdered guid_ordered(const topology::Topology& t);
+// LIDs and routes computed on ordered.graph, back in the scenario's node order.
+void from_guid_order(const GuidOrdered& ordered, routing::Lids& lids, routing::Routes& routes);
+
+}  // namespace hcasim::config

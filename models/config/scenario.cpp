@@ -1,0 +1,637 @@
+#include "models/config/scenario.hpp"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "models/config/ibnetdiscover.hpp"
+#include "models/config/switch_config_io.hpp"
+#include "models/config/topology_json.hpp"
+#include "models/config/transport_config_io.hpp"
+#include "models/config/units.hpp"
+#include "models/switch/forwarding_table.hpp"
+#include "models/topology/topology_generators.hpp"
+
+namespace hcasim::config {
+
+using routing::RoutingAlgorithm;
+using routing::TieBreak;
+using topology::NodeKind;
+using topology::TopoNode;
+using topology::Topology;
+using topology::port_name;
+
+namespace {
+
+FlowRate parse_flow_rate(const nlohmann::json& v, const std::string& path) {
+  const std::string accepted = "accepted: \"saturate\", a rate such as \"50Gb/s\", or a share of the link such as \"25%\"";
+  if (!v.is_string()) throw ConfigError(path, "expected a string; " + accepted);
+  const std::string s = v.get<std::string>();
+  FlowRate r;
+  if (s == "saturate") return r;
+  if (!s.empty() && s.back() == '%') {
+    char* end = nullptr;
+    const double pct = std::strtod(s.c_str(), &end);
+    if (end != s.c_str() + s.size() - 1 || !(pct > 0) || pct > 100)
+      throw ConfigError(path, "'" + s + "' is not a percentage in (0, 100]; " + accepted);
+    r.load = pct / 100.0;
+    return r;
+  }
+  r.bps = parse_rate_bps(v, path);
+  if (!(r.bps > 0)) throw ConfigError(path, "rate must be above zero; " + accepted);
+  return r;
+}
+
+nlohmann::json format_flow_rate(const FlowRate& r) {
+  if (r.load > 0) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.10g%%", r.load * 100.0);
+    return buf;
+  }
+  if (r.bps > 0) return format_rate_bps(r.bps);
+  return "saturate";
+}
+
+std::vector<std::string> parse_string_list(const nlohmann::json& v, const std::string& path) {
+  if (!v.is_array()) throw ConfigError(path, "expected a list of names such as [\"hca0.p1\"]");
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string()) throw ConfigError(path + "." + std::to_string(i), "expected a name string");
+    out.push_back(v[i].get<std::string>());
+  }
+  return out;
+}
+
+nlohmann::json format_string_list(const std::vector<std::string>& v) { return v; }
+
+Topology parse_graph(const nlohmann::json& v, const std::string& path) {
+  return v.is_null() ? Topology{} : topology_from_json(v, path);
+}
+
+nlohmann::json format_graph(const Topology& t) {
+  return t.nodes.empty() ? nlohmann::json(nullptr) : topology_to_json(t);
+}
+
+bool matches(const std::string& pattern, const std::string& name) {
+  return fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
+}
+
+// Reads a list of {"<key>": name, ...config keys} entries: each config is the
+// defaults with the entry's keys on top.
+template <class Entry, class Config>
+std::vector<Entry> parse_overrides(const nlohmann::json& v, const std::string& path, const Config& defaults,
+                                   const std::string& example) {
+  if (!v.is_array()) throw ConfigError(path, "expected a list of objects with \"port\" and " + example);
+  std::vector<Entry> out;
+  const nlohmann::json base = write_config(defaults);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string at = path + "." + std::to_string(i);
+    if (!v[i].is_object()) throw ConfigError(at, "expected an object with \"port\" and " + example);
+    if (!v[i].contains("port") || !v[i]["port"].is_string())
+      throw ConfigError(at + ".port", "missing; accepted: a port name such as \"hca1.p1\" (wildcards allowed)");
+    nlohmann::json merged = base;
+    nlohmann::json keys = nlohmann::json::object();
+    for (auto it = v[i].begin(); it != v[i].end(); ++it)
+      if (it.key() != "port") merged[it.key()] = keys[it.key()] = it.value();
+    Entry e;
+    e.port = v[i]["port"].get<std::string>();
+    e.config = read_config<Config>(merged, at);
+    if constexpr (std::is_same_v<Entry, LinkOverride>) e.keys = keys;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+template <class Entry>
+nlohmann::json format_overrides(const std::vector<Entry>& list) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Entry& o : list) {
+    nlohmann::json j = write_config(o.config);
+    j["port"] = o.port;
+    out.push_back(j);
+  }
+  return out;
+}
+
+// A list of {"port": name, ...keys} entries, each read on top of `defaults`.
+template <class Io, class Entry, class Config>
+void describe_overrides(Io& io, const std::string& key, std::vector<Entry>& list, const Config& defaults,
+                        const std::string& keys_text, const std::string& help) {
+  const Config base = defaults;  // the defaults as read so far, not as they may change later
+  io.custom(
+      key, list,
+      [base, keys_text](const nlohmann::json& v, const std::string& path) {
+        return parse_overrides<Entry>(v, path, base, keys_text);
+      },
+      format_overrides<Entry>, "a list of objects: \"port\" (wildcards allowed) plus any " + keys_text, help);
+}
+
+const Names<Pattern> kPatterns{{"back_to_back", Pattern::BackToBack}, {"single_switch", Pattern::SingleSwitch},
+                               {"fat_tree", Pattern::FatTree},         {"mesh", Pattern::Mesh},
+                               {"torus", Pattern::Torus},              {"dragonfly", Pattern::Dragonfly},
+                               {"explicit", Pattern::Explicit},        {"ibnetdiscover", Pattern::Ibnetdiscover}};
+
+// The topology keys that belong to some patterns only.
+const std::vector<std::pair<std::string, std::vector<Pattern>>> kPatternKeys{
+    {"hosts", {Pattern::SingleSwitch}},
+    {"switch_ports", {Pattern::SingleSwitch}},
+    {"k", {Pattern::FatTree}},
+    {"levels", {Pattern::FatTree}},
+    {"x", {Pattern::Mesh, Pattern::Torus}},
+    {"y", {Pattern::Mesh, Pattern::Torus}},
+    {"hosts_per_switch", {Pattern::Mesh, Pattern::Torus}},
+    {"a", {Pattern::Dragonfly}},
+    {"p", {Pattern::Dragonfly}},
+    {"h", {Pattern::Dragonfly}},
+    {"graph", {Pattern::Explicit}},
+    {"file", {Pattern::Explicit, Pattern::Ibnetdiscover}}};
+
+bool applies(const std::string& key, Pattern p) {
+  for (const auto& [k, patterns] : kPatternKeys)
+    if (k == key) return std::find(patterns.begin(), patterns.end(), p) != patterns.end();
+  return true;
+}
+
+std::string pattern_name(Pattern p) {
+  for (const auto& [name, value] : kPatterns)
+    if (value == p) return name;
+  return "?";
+}
+
+}  // namespace
+
+template <class Io>
+void describe(Io& io, TopologyConfig& c) {
+  io.choice("pattern", c.pattern, kPatterns,
+            "back_to_back, single_switch, fat_tree (k-ary n-tree), mesh, torus (2-D), dragonfly, "
+            "explicit (graph or a JSON file) or ibnetdiscover (file)");
+  io.uint("hosts", c.hosts, 1, 254, "single_switch: HCAs on the switch");
+  io.uint("switch_ports", c.switch_ports, 0, 254, "single_switch: switch ports; 0 = hosts");
+  io.uint("k", c.k, 2, 127, "fat_tree: arity k (k^levels hosts, switches of 2k ports)");
+  io.uint("levels", c.levels, 2, 3, "fat_tree: switch levels");
+  io.uint("x", c.x, 2, 64, "mesh, torus: switches along x");
+  io.uint("y", c.y, 2, 64, "mesh, torus: switches along y");
+  io.uint("hosts_per_switch", c.hosts_per_switch, 1, 64, "mesh, torus: HCAs per switch");
+  io.uint("a", c.a, 1, 64, "dragonfly: routers per group");
+  io.uint("p", c.p, 1, 64, "dragonfly: HCAs per router");
+  io.uint("h", c.h, 1, 64, "dragonfly: global links per router");
+  io.custom("graph", c.graph, parse_graph, format_graph, "{\"nodes\": [...], \"links\": [...]} or null",
+            "explicit: nodes {name, kind hca|switch, ports} and links {a, b, speed, width, length}");
+  io.string("file", c.file, "ibnetdiscover: the dump to import; explicit: a JSON file of nodes and links "
+                            "(relative to the scenario file)");
+  for (const auto& [key, patterns] : kPatternKeys) {
+    if (!io.present(key) || applies(key, c.pattern)) continue;
+    std::string names;
+    for (Pattern p : patterns) names += (names.empty() ? "" : " or ") + pattern_name(p);
+    io.fail(key, "does not apply to pattern " + pattern_name(c.pattern) + "; accepted: only with pattern " + names);
+  }
+}
+
+template <class Io>
+void describe(Io& io, RoutingSettings& c) {
+  io.choice("algorithm", c.algorithm,
+            Names<RoutingAlgorithm>{{"minhop", RoutingAlgorithm::MinHop}, {"updown", RoutingAlgorithm::UpDown}},
+            "minhop (min-hop with port balancing) or updown (loop-free up*/down*)");
+  io.custom("roots", c.roots, parse_string_list, format_string_list, "a list of switch names",
+            "updown: root switches; [] = chosen automatically");
+  io.choice("tie_break", c.tie_break,
+            Names<TieBreak>{{"lowest_port", TieBreak::LowestPort}, {"shifted", TieBreak::Shifted}},
+            "among equally loaded min-hop ports: lowest_port (OpenSM) or shifted (the search starts at a port "
+            "that depends on the switch, spreading LIDs over the top of multi-level fat trees)");
+  io.uint("lmc", c.lmc, 0, routing::kMaxLmc, "LMC: each HCA port gets 2^lmc LIDs, routed separately");
+  io.boolean("check_credit_loops", c.check_credit_loops,
+             "check the routes for credit loops before running (validate always checks)");
+}
+
+template <class Io>
+void describe(Io& io, Sl2VlRule& c) {
+  io.string("switch", c.switch_name, "switch name (wildcards allowed)");
+  io.uint_list("in", c.in, 0, 254, 0, 255, "input port numbers (0 = management port); [] = all");
+  io.uint_list("out", c.out, 1, 254, 0, 254, "output port numbers; [] = all");
+  io.uint_list("sl2vl", c.sl2vl, 0, 15, 16, 16, "16 VLs indexed by SL (15 = drop)");
+}
+
+template <class Io>
+void describe(Io& io, SwitchSettings& c) {
+  sw::describe(io, c.core);
+  io.list("sl2vl", c.sl2vl, "per (input, output) SL-to-VL tables, on top of each output port's sl2vl");
+}
+
+template <class Io>
+void describe(Io& io, FlowConfig& c) {
+  io.string("name", c.name, "flow name in stats.json; empty = flow<index>");
+  io.string("src", c.src, "source port");
+  io.string("dst", c.dst, "destination port");
+  io.uint("sl", c.sl, 0, 15, "service level");
+  io.boolean("vl15", c.vl15, "send management packets on VL15 to QP0");
+  io.bytes("payload", c.payload, 0, 4096, "payload bytes per packet");
+  io.custom("rate", c.rate, parse_flow_rate, format_flow_rate, "\"saturate\", a rate, or \"NN%\" of the link",
+            "offered load");
+  io.uint64("count", c.count, 0, UINT64_MAX, "packets to send; 0 = until run.duration");
+  io.time("start", c.start_ps, 0, UINT64_MAX, "time of the first packet");
+}
+
+template <class Io>
+void describe(Io& io, TrafficPatternConfig& c) {
+  io.string("name", c.name, "pattern name; its flows are <name>.<source port>; empty = pattern<index>");
+  io.choice("kind", c.kind,
+            Names<TrafficKind>{{"uniform", TrafficKind::Uniform},
+                               {"permutation", TrafficKind::Permutation},
+                               {"incast", TrafficKind::Incast},
+                               {"all_to_all", TrafficKind::AllToAll},
+                               {"hotspot", TrafficKind::HotSpot}},
+            "uniform (each packet to a random other host), permutation (a random derangement, fixed per run), "
+            "incast (hosts to the targets), all_to_all (each host cycles over the others), "
+            "hotspot (uniform, with hot_fraction of packets to the targets)");
+  io.custom("hosts", c.hosts, parse_string_list, format_string_list, "a list of HCA port names (wildcards allowed)",
+            "HCA ports taking part (incast: the senders); [] = every HCA port");
+  io.custom("targets", c.targets, parse_string_list, format_string_list, "a list of HCA port names",
+            "incast: the receivers; hotspot: the hot ports");
+  io.real("hot_fraction", c.hot_fraction, 0.0, 1.0, "hotspot: share of packets sent to the targets");
+  io.uint("sl", c.sl, 0, 15, "service level");
+  io.bytes("payload", c.payload, 0, 4096, "payload bytes per packet");
+  io.custom("rate", c.rate, parse_flow_rate, format_flow_rate, "\"saturate\", a rate, or \"NN%\" of the link",
+            "offered load of each source");
+  io.uint64("count", c.count, 0, UINT64_MAX, "packets per source; 0 = until run.duration");
+  io.time("start", c.start_ps, 0, UINT64_MAX, "time of the first packet");
+}
+
+template <class Io>
+void describe(Io& io, WorkloadConfig& c) {
+  io.list("flows", c.flows, "raw-packet flows between named ports");
+  io.list("patterns", c.patterns, "raw-packet traffic patterns over many hosts");
+  io.list("perftest", c.perftest, "perftest-like tests (ib_write_bw ...) over the verbs API");
+  io.list("verbs", c.verbs, "verbs scripts: connections, their operations and the completions they must end in");
+}
+
+template <class Io>
+void describe(Io& io, RunConfig& c) {
+  io.time("duration", c.duration_ps, 0, UINT64_MAX, "simulated time to run; 0ns = until idle");
+  io.uint64("seed", c.seed, 0, UINT64_MAX, "random seed (traffic pattern destinations; link faults whose faults.seed is 0)");
+  io.uint("partitions", c.partitions, 1, kMaxPartitions,
+          "parallel simulation: the fabric split in this many parts, run in windows on threads of their own "
+          "(hcasim run --threads); changes the order of events at equal times, deterministically; "
+          "raw traffic only, no pcap, VCD, RTL blocks or management in band");
+}
+
+template <class Io>
+void describe(Io& io, OutputConfig& c) {
+  io.boolean("pcap", c.pcap, "write packets.pcap (also --pcap)");
+  io.custom("pcap_ports", c.pcap_ports, parse_string_list, format_string_list, "a list of port names",
+            "ports whose transmissions go into the pcap; [] = every port");
+  io.boolean("vcd", c.vcd, "write waves.vcd (also --vcd)");
+  io.boolean("rtl_vcd", c.rtl_vcd,
+             "write rtl.vcd: the internal signals of the RTL blocks of ports with vl_arbiter or credit_manager "
+             "\"rtl\" or \"rtl+check\" (open with waveforms/rtl_b2b.gtkw)");
+}
+
+template <class Io>
+void describe(Io& io, Scenario& c) {
+  io.string("name", c.name, "scenario name");
+  io.object("topology", c.topology, "topology");
+  io.object("routing", c.routing, "LIDs and forwarding tables, installed at time zero");
+  io.object("port", c.port, "defaults of every port (HCA and switch)");
+  describe_overrides(io, "port_overrides", c.port_overrides, c.port, "port keys",
+                     "per-port parameters on top of the defaults");
+  io.object("switch", c.switches, "switch forwarding core");
+  io.object("link", c.link, "defaults of every link");
+  describe_overrides(io, "link_overrides", c.link_overrides, c.link, "link keys (the port names either end)",
+                     "per-link parameters (speed, width, propagation, ...) on top of the defaults");
+  io.object("transport", c.transport, "transport engines of every HCA");
+  io.object("workload", c.workload, "traffic");
+  io.object("management", c.management, "subnet management: pre-configured or in band");
+  io.object("run", c.run, "run settings");
+  io.object("outputs", c.outputs, "outputs");
+}
+
+namespace {
+
+std::string read_text_file(const std::string& path, const std::string& json_path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(json_path, "cannot open '" + path + "'; accepted: a readable file");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+Topology make_graph(const TopologyConfig& c, const std::string& base_dir) {
+  const std::string file = c.file.empty() || c.file[0] == '/' || base_dir.empty() ? c.file : base_dir + "/" + c.file;
+  try {
+    switch (c.pattern) {
+      case Pattern::BackToBack: return topology::back_to_back_topology();
+      case Pattern::SingleSwitch: return topology::single_switch_topology(c.hosts, c.switch_ports);
+      case Pattern::FatTree: return topology::fat_tree_topology(c.k, c.levels);
+      case Pattern::Mesh: return topology::mesh_topology(c.x, c.y, c.hosts_per_switch, false);
+      case Pattern::Torus: return topology::mesh_topology(c.x, c.y, c.hosts_per_switch, true);
+      case Pattern::Dragonfly: return topology::dragonfly_topology(c.a, c.p, c.h);
+      case Pattern::Explicit: {
+        if (c.file.empty() == c.graph.nodes.empty())
+          throw ConfigError("topology", "explicit needs exactly one of graph and file; accepted: "
+                                        "\"graph\": {\"nodes\": [...], \"links\": [...]} or \"file\": \"fabric.json\"");
+        if (!c.file.empty()) {
+          nlohmann::json j;
+          try {
+            j = nlohmann::json::parse(read_text_file(file, "topology.file"));
+          } catch (const nlohmann::json::parse_error&) {
+            throw ConfigError("topology.file", "'" + file + "' is not valid JSON; accepted: {\"nodes\": [...], \"links\": [...]}");
+          }
+          return topology_from_json(j, file);
+        }
+        return c.graph;
+      }
+      case Pattern::Ibnetdiscover: {
+        if (c.file.empty()) throw ConfigError("topology.file", "missing; accepted: the path of an ibnetdiscover dump");
+        std::istringstream in(read_text_file(file, "topology.file"));
+        return read_ibnetdiscover(in, file);
+      }
+    }
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError("topology", e.what());
+  }
+  return {};
+}
+
+// Every port name of the graph, with its node and port number.
+struct PortDirectory {
+  std::vector<std::string> names;
+  std::vector<topology::LinkEnd> ends;
+  std::map<std::string, std::size_t> index;
+
+  explicit PortDirectory(const Topology& t) {
+    for (unsigned n = 0; n < t.nodes.size(); ++n)
+      for (unsigned p = 1; p <= t.nodes[n].ports; ++p) {
+        index[port_name(t, {n, p})] = names.size();
+        names.push_back(port_name(t, {n, p}));
+        ends.push_back({n, p});
+      }
+  }
+  // Indices of the ports a name or wildcard pattern matches.
+  std::vector<std::size_t> match(const std::string& pattern) const {
+    if (pattern.find_first_of("*?[") == std::string::npos) {
+      auto it = index.find(pattern);
+      if (it == index.end()) return {};
+      return {it->second};
+    }
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (matches(pattern, names[i])) out.push_back(i);
+    return out;
+  }
+};
+
+std::string some_names(const std::vector<std::string>& names) {
+  std::string list;
+  for (std::size_t i = 0; i < names.size() && i < 6; ++i) list += (list.empty() ? "" : ", ") + names[i];
+  if (names.size() > 6) list += ", ... (" + std::to_string(names.size()) + " ports)";
+  return list;
+}
+
+void require_ports(const Topology& t, const PortDirectory& dir, const std::string& pattern, const std::string& path,
+                   bool hca_only) {
+  const auto found = dir.match(pattern);
+  bool any = false;
+  for (std::size_t i : found) any = any || !hca_only || t.nodes[dir.ends[i].node].kind == NodeKind::Hca;
+  if (any) return;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < dir.names.size(); ++i)
+    if (!hca_only || t.nodes[dir.ends[i].node].kind == NodeKind::Hca) names.push_back(dir.names[i]);
+  throw ConfigError(path, "no " + std::string(hca_only ? "HCA port" : "port") + " named '" + pattern +
+                              "'; accepted: " + some_names(names));
+}
+
+link::LinkConfig apply_params(link::LinkConfig c, const topology::LinkParams& p) {
+  if (p.speed) c.speed = *p.speed;
+  if (p.width) c.width = *p.width;
+  if (p.length_m) {
+    c.length_m = *p.length_m;
+    c.propagation_ps = 0;
+  }
+  return c;
+}
+
+link::LinkConfig link_config(const Scenario& s, const topology::TopoLink& l) {
+  link::LinkConfig c = apply_params(s.link, l.params);
+  const std::string a = port_name(s.graph, l.a), b = port_name(s.graph, l.b);
+  for (std::size_t i = 0; i < s.link_overrides.size(); ++i) {
+    const LinkOverride& o = s.link_overrides[i];
+    if (!matches(o.port, a) && !matches(o.port, b)) continue;
+    nlohmann::json merged = write_config(c);
+    for (auto it = o.keys.begin(); it != o.keys.end(); ++it) merged[it.key()] = it.value();
+    c = read_config<link::LinkConfig>(merged, "link_overrides." + std::to_string(i));
+  }
+  return c;
+}
+
+}  // namespace
+
+namespace {
+
+// The spec's nodes and links, LIDs and tables left out.
+FabricSpec unrouted_spec(const Scenario& s) {
+  FabricSpec spec;
+  spec.lmc = s.routing.lmc;
+  for (unsigned n = 0; n < s.graph.nodes.size(); ++n) {
+    const TopoNode& t = s.graph.nodes[n];
+    NodeSpec node;
+    node.name = t.name;
+    node.kind = t.kind;
+    node.switch_config = s.switches.core;
+    node.transport = s.transport;
+    for (unsigned p = 1; p <= t.ports; ++p) node.ports.push_back(port_config(s, port_name(s.graph, {n, p})));
+    spec.nodes.push_back(std::move(node));
+  }
+  for (const topology::TopoLink& l : s.graph.links) {
+    link::LinkConfig c = link_config(s, l);
+    if (c.faults.seed == 0) c.faults.seed = s.run.seed;  // each port mixes in its own name (fault_injector.hpp)
+    spec.links.push_back({l.a.node, l.a.port - 1, l.b.node, l.b.port - 1, c});
+  }
+  for (const Sl2VlRule& r : s.switches.sl2vl) {
+    std::array<uint8_t, 16> table{};
+    for (unsigned sl = 0; sl < 16; ++sl) table[sl] = static_cast<uint8_t>(r.sl2vl[sl]);
+    for (unsigned n = 0; n < s.graph.nodes.size(); ++n) {
+      const TopoNode& t = s.graph.nodes[n];
+      if (t.kind != NodeKind::Switch || !matches(r.switch_name, t.name)) continue;
+      for (unsigned out = 1; out <= t.ports; ++out)
+        for (unsigned in = 0; in <= t.ports; ++in) {
+          const bool in_ok = r.in.empty() || std::find(r.in.begin(), r.in.end(), in) != r.in.end();
+          const bool out_ok = r.out.empty() || std::find(r.out.begin(), r.out.end(), out) != r.out.end();
+          if (!in_ok || !out_ok) continue;
+          spec.sl2vl[{n, in, out}] = table;  // a later rule wins
+        }
+    }
+  }
+  return spec;
+}
+
+}  // namespace
+
+std::vector<std::string> port_names(const Scenario& s) { return PortDirectory(s.graph).names; }
+
+std::vector<std::string> hca_port_names(const Scenario& s) {
+  std::vector<std::string> out;
+  for (unsigned n = 0; n < s.graph.nodes.size(); ++n)
+    if (s.graph.nodes[n].kind == NodeKind::Hca)
+      for (unsigned p = 1; p <= s.graph.nodes[n].ports; ++p) out.push_back(port_name(s.graph, {n, p}));
+  return out;
+}
+
+link::PortConfig port_config(const Scenario& s, const std::string& port) {
+  link::PortConfig c = s.port;
+  for (const PortOverride& o : s.port_overrides)
+    if (matches(o.port, port)) c = o.config;
+  return c;
+}
+
+namespace {
+// Parallel simulation needs every part of the model on the partitions'
+// timelines: what runs on the SystemC kernel or spans the fabric is refused.
+void check_partitions(const Scenario& s) {
+  if (s.run.partitions == 1) return;
+  const auto refuse = [&](const std::string& what) {
+    throw ConfigError("run.partitions", std::to_string(s.run.partitions) + " with " + what + "; accepted: 1 with " + what);
+  };
+  if (s.run.partitions > s.graph.nodes.size())
+    throw ConfigError("run.partitions", std::to_string(s.run.partitions) + " for " + std::to_string(s.graph.nodes.size()) +
+                                            " nodes; accepted: at most the node count");
+  if (!s.workload.perftest.empty() || !s.workload.verbs.empty()) refuse("transport workloads (perftest, verbs)");
+  if (s.management.mode == ManagementMode::InBand) refuse("management in band");
+  if (s.outputs.pcap) refuse("outputs.pcap");
+  if (s.outputs.vcd) refuse("outputs.vcd");
+  const auto rtl = [](const link::PortConfig& c) {
+    return c.vl_arbiter != link::Implementation::Model || c.credit_manager != link::Implementation::Model;
+  };
+  bool any_rtl = rtl(s.port);
+  for (const PortOverride& o : s.port_overrides) any_rtl = any_rtl || rtl(o.config);
+  if (any_rtl) refuse("RTL blocks (vl_arbiter, credit_manager)");
+}
+}  // namespace
+
+Scenario load_scenario(const nlohmann::json& root, const std::string& base_dir) {
+  Scenario s = read_config<Scenario>(root);
+  const bool plain = !s.name.empty() && std::all_of(s.name.begin(), s.name.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.';
+  });
+  if (!plain || s.name[0] == '.')
+    throw ConfigError("name", "'" + s.name + "' is not a plain name (it names the default output folder); "
+                              "accepted: letters, digits, '_', '-' and '.', not starting with '.'");
+  s.graph = make_graph(s.topology, base_dir);
+  if (const std::string why = topology::check_topology(s.graph); !why.empty()) throw ConfigError("topology", why);
+  const PortDirectory dir(s.graph);
+  const topology::TopologyIndex index(s.graph);
+
+  check_port(s.port, "port");
+  for (std::size_t i = 0; i < s.port_overrides.size(); ++i) {
+    const std::string at = "port_overrides." + std::to_string(i);
+    require_ports(s.graph, dir, s.port_overrides[i].port, at + ".port", false);
+    check_port(s.port_overrides[i].config, at);
+  }
+  for (std::size_t i = 0; i < s.link_overrides.size(); ++i)
+    require_ports(s.graph, dir, s.link_overrides[i].port, "link_overrides." + std::to_string(i) + ".port", false);
+  for (std::size_t i = 0; i < s.routing.roots.size(); ++i) {
+    const int n = index.find(s.routing.roots[i]);
+    if (n < 0 || s.graph.nodes[static_cast<unsigned>(n)].kind != NodeKind::Switch)
+      throw ConfigError("routing.roots." + std::to_string(i),
+                        "no switch named '" + s.routing.roots[i] + "'; accepted: a switch of the topology");
+  }
+  for (std::size_t i = 0; i < s.switches.sl2vl.size(); ++i) {
+    const Sl2VlRule& r = s.switches.sl2vl[i];
+    bool any = false;
+    for (const TopoNode& n : s.graph.nodes) any = any || (n.kind == NodeKind::Switch && matches(r.switch_name, n.name));
+    if (!any)
+      throw ConfigError("switch.sl2vl." + std::to_string(i) + ".switch",
+                        "no switch named '" + r.switch_name + "'; accepted: a switch name (wildcards allowed)");
+  }
+
+  const auto check_flow_ends = [&](const std::string& at, uint64_t count) {
+    if (count == 0 && s.run.duration_ps == 0)
+      throw ConfigError(at + ".count", "0 sends forever but run.duration is 0; accepted: a count above 0, or set run.duration");
+  };
+  for (std::size_t i = 0; i < s.workload.flows.size(); ++i) {
+    FlowConfig& f = s.workload.flows[i];
+    const std::string at = "workload.flows." + std::to_string(i);
+    if (f.name.empty()) f.name = "flow" + std::to_string(i);
+    for (const auto& [key, name] : {std::pair{".src", f.src}, std::pair{".dst", f.dst}}) {
+      if (name.find_first_of("*?[") != std::string::npos)
+        throw ConfigError(at + key, "'" + name + "' has a wildcard; accepted: one HCA port name");
+      require_ports(s.graph, dir, name, at + key, true);
+    }
+    if (f.src == f.dst) throw ConfigError(at + ".dst", "equals src; accepted: another port");
+    check_flow_ends(at, f.count);
+  }
+  for (std::size_t i = 0; i < s.workload.patterns.size(); ++i) {
+    TrafficPatternConfig& p = s.workload.patterns[i];
+    const std::string at = "workload.patterns." + std::to_string(i);
+    if (p.name.empty()) p.name = "pattern" + std::to_string(i);
+    for (std::size_t h = 0; h < p.hosts.size(); ++h)
+      require_ports(s.graph, dir, p.hosts[h], at + ".hosts." + std::to_string(h), true);
+    for (std::size_t h = 0; h < p.targets.size(); ++h)
+      require_ports(s.graph, dir, p.targets[h], at + ".targets." + std::to_string(h), true);
+    const bool needs_targets = p.kind == TrafficKind::Incast || p.kind == TrafficKind::HotSpot;
+    if (needs_targets && p.targets.empty())
+      throw ConfigError(at + ".targets", "missing; accepted: the HCA ports that receive (incast) or are hot (hotspot)");
+    if (!needs_targets && !p.targets.empty())
+      throw ConfigError(at + ".targets", "applies only to kind incast or hotspot; accepted: [] for this kind");
+    check_flow_ends(at, p.count);
+  }
+  check_verbs_workloads(s);
+  for (std::size_t i = 0; i < s.outputs.pcap_ports.size(); ++i)
+    require_ports(s.graph, dir, s.outputs.pcap_ports[i], "outputs.pcap_ports." + std::to_string(i), false);
+  const std::string why = check_fabric(unrouted_spec(s));
+  if (!why.empty()) throw ConfigError("port_overrides", why);
+  check_partitions(s);
+  return s;
+}
+
+nlohmann::json resolved_json(const Scenario& s) {
+  Scenario r = s;
+  r.port = resolve_port(s.port);
+  for (PortOverride& o : r.port_overrides) o.config = resolve_port(o.config);
+  nlohmann::json j = write_config(r);
+  // Keys of other patterns would not read back.
+  for (const auto& entry : kPatternKeys)
+    if (!applies(entry.first, s.topology.pattern)) j["topology"].erase(entry.first);
+  return j;
+}
+
+RoutedFabric route_fabric(const Scenario& s) {
+  RoutedFabric r;
+  r.spec = unrouted_spec(s);
+  // In band, LIDs and routes are computed as the SM computes them, so that the
+  // workloads' LIDs are the ones it assigns and both modes' tables agree.
+  const bool in_band = s.management.mode == ManagementMode::InBand;
+  const GuidOrdered ordered = in_band ? guid_ordered(s.graph) : GuidOrdered{};
+  const Topology& graph = in_band ? ordered.graph : s.graph;
+  try {
+    r.lids = routing::assign_lids(graph, s.routing.lmc);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError("routing.lmc", e.what());
+  }
+  try {
+    r.routes = routing::compute_routes(
+        graph, r.lids, routing::RoutingConfig{s.routing.algorithm, s.routing.roots, s.routing.tie_break});
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError("routing", e.what());
+  }
+  if (in_band) from_guid_order(ordered, r.lids, r.routes);
+  static_assert(routing::kNoPath == sw::kNoRoute, "the routing library and the switch agree on an unrouted entry");
+  for (unsigned n = 0; n < r.spec.nodes.size(); ++n) {
+    r.spec.nodes[n].lids = r.lids.base[n];
+    r.spec.nodes[n].lft = r.routes.lft[n];
+    r.spec.nodes[n].guid = s.graph.nodes[n].guid;
+  }
+  r.spec.management =
+      management_spec(s.management, s.graph, hca_port_names(s),
+                      routing::RoutingConfig{s.routing.algorithm, s.routing.roots, s.routing.tie_break});
+  return r;
+}
+
+FabricSpec fabric_spec(const Scenario& s) { return route_fabric(s).spec; }
+
+std::string scenario_reference() { return document_config<Scenario>("Scenario parameters"); }
+
+}  // namespace hcasim::config

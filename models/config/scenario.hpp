@@ -1,0 +1,182 @@
+#pragma once
+// A scenario file: topology, routing, port / switch / link parameters
+// (defaults plus overrides), the workload, run settings and outputs. Read
+// strictly (every error names its JSON path and what is accepted), resolved
+// (every default made explicit) and turned into the FabricSpec the builder takes.
+//
+// Rules:
+// - Port and link overrides name ports; a name may hold '*' and '?' wildcards
+//   ("sw1_*.p*") and must match at least one port. Later entries win.
+// - A link's parameters: the link defaults, then what the topology itself says
+//   about that link (explicit or imported fabrics), then link_overrides naming
+//   either of its ports. An override's key replaces that key's whole value
+//   ("faults" included: its object is read over the fault defaults).
+// - Link faults: a faults.seed of 0 becomes run.seed in the FabricSpec; each
+//   port then mixes in its own name, so every link direction has its own stream.
+// - A topology key that does not apply to the chosen pattern is an error.
+// - "transport" configures the transport engines of every HCA.
+// - "management": pre-configured (tables at time zero) or in band (the SM on
+//   management.sm sweeps and programs the fabric; workloads start when it is
+//   done, their start times counted from then).
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/config/fabric_spec.hpp"
+#include "models/config/link_config_io.hpp"
+#include "models/config/management_config.hpp"
+#include "models/config/verbs_workload_config.hpp"
+#include "models/routing/routing.hpp"
+#include "models/switch/switch_config.hpp"
+#include "models/topology/topology.hpp"
+
+namespace hcasim::config {
+
+enum class Pattern { BackToBack, SingleSwitch, FatTree, Mesh, Torus, Dragonfly, Explicit, Ibnetdiscover };
+
+struct TopologyConfig {
+  Pattern pattern = Pattern::BackToBack;
+  uint32_t hosts = 8;              // single_switch: HCAs on the switch
+  uint32_t switch_ports = 0;       // single_switch: switch ports; 0 = hosts
+  uint32_t k = 4;                  // fat_tree: k-ary n-tree arity (switches have 2k ports)
+  uint32_t levels = 2;             // fat_tree: n, 2 or 3
+  uint32_t x = 4, y = 4;           // mesh, torus: switches per dimension
+  uint32_t hosts_per_switch = 1;   // mesh, torus
+  uint32_t a = 4, p = 2, h = 2;    // dragonfly: routers per group, hosts per router, global links per router
+  topology::Topology graph;                  // explicit: nodes and links
+  std::string file;                // ibnetdiscover file, or explicit JSON file of nodes and links
+};
+
+struct RoutingSettings {
+  routing::RoutingAlgorithm algorithm = routing::RoutingAlgorithm::MinHop;
+  std::vector<std::string> roots;  // updown: root switch names; [] = automatic
+  routing::TieBreak tie_break = routing::TieBreak::LowestPort;  // among equally loaded min-hop ports
+  uint32_t lmc = 0;                // LIDs per HCA port = 2^lmc
+  bool check_credit_loops = true;  // run the credit-loop check before a run (validate always does)
+};
+
+struct Sl2VlRule {
+  std::string switch_name = "*";   // switch name, wildcards allowed
+  std::vector<uint32_t> in;        // input port numbers (0 = management); [] = all
+  std::vector<uint32_t> out;       // output port numbers; [] = all
+  std::vector<uint32_t> sl2vl;     // 16 VLs indexed by SL (15 = drop)
+};
+
+struct SwitchSettings {
+  sw::SwitchConfig core;
+  std::vector<Sl2VlRule> sl2vl;    // per (input, output) tables on top of each output port's own sl2vl
+};
+
+struct PortOverride {
+  std::string port;            // port name (wildcards allowed), e.g. "hca1.p1"
+  link::PortConfig config;     // the scenario's port defaults with this entry's keys on top
+};
+
+struct LinkOverride {
+  std::string port;            // a port on the link (wildcards allowed)
+  link::LinkConfig config;     // the link defaults with this entry's keys on top
+  nlohmann::json keys;         // the keys this entry sets (applied over the topology's own link parameters)
+};
+
+struct FlowRate {
+  double bps = 0;              // offered rate of packet bytes, b/s
+  double load = 0;             // fraction of the source link's rate
+  bool saturate() const { return bps == 0 && load == 0; }
+};
+
+struct FlowConfig {
+  std::string name;            // "" = "flow<index>"
+  std::string src = "hca0.p1"; // source port
+  std::string dst = "hca1.p1"; // destination port
+  uint32_t sl = 0;             // service level 0-15
+  bool vl15 = false;           // management packets on VL15 to QP0 (SL ignored)
+  uint64_t payload = 4096;     // payload bytes per packet
+  FlowRate rate;               // "saturate", a rate, or a percentage of the link
+  uint64_t count = 0;          // packets; 0 = until run.duration
+  uint64_t start_ps = 0;       // first packet time
+};
+
+enum class TrafficKind { Uniform, Permutation, Incast, AllToAll, HotSpot };
+
+struct TrafficPatternConfig {
+  std::string name;                  // "" = "pattern<index>"; flows are named "<name>.<source port>"
+  TrafficKind kind = TrafficKind::Uniform;
+  std::vector<std::string> hosts;    // HCA ports taking part (wildcards allowed); [] = every HCA port
+  std::vector<std::string> targets;  // incast: the receivers; hotspot: the hot ports
+  double hot_fraction = 0.5;         // hotspot: share of packets sent to the hot ports
+  uint32_t sl = 0;
+  uint64_t payload = 4096;
+  FlowRate rate;                     // per source
+  uint64_t count = 0;                // packets per source; 0 = until run.duration
+  uint64_t start_ps = 0;
+};
+
+struct WorkloadConfig {
+  std::vector<FlowConfig> flows;
+  std::vector<TrafficPatternConfig> patterns;
+  std::vector<PerftestConfig> perftest;        // perftest-like tests over the verbs API
+  std::vector<VerbsConnectionConfig> verbs;    // verbs scripts: connections with operations and expectations
+};
+
+constexpr uint32_t kMaxPartitions = 64;  // run.partitions
+
+struct RunConfig {
+  uint64_t duration_ps = 0;    // 0 = until every flow is done and the fabric is idle
+  uint64_t seed = 1;           // random seed: traffic patterns' destinations, link faults (faults.seed 0)
+  uint32_t partitions = 1;     // parallel simulation: parts of the fabric on their own timelines (1 = none)
+};
+
+struct OutputConfig {
+  bool pcap = false;                    // write packets.pcap
+  std::vector<std::string> pcap_ports;  // ports whose transmissions are captured; [] = all
+  bool vcd = false;                     // write waves.vcd
+  bool rtl_vcd = false;                 // write rtl.vcd (ports with RTL blocks)
+};
+
+struct Scenario {
+  std::string name = "scenario";
+  TopologyConfig topology;
+  RoutingSettings routing;
+  link::PortConfig port;                // defaults for every port
+  std::vector<PortOverride> port_overrides;
+  SwitchSettings switches;
+  link::LinkConfig link;                // defaults for every link
+  std::vector<LinkOverride> link_overrides;
+  transport::TransportConfig transport; // every HCA's transport engines
+  WorkloadConfig workload;
+  ManagementConfig management;
+  RunConfig run;
+  OutputConfig outputs;
+
+  // Derived by load_scenario, not read from the file.
+  topology::Topology graph;                       // the topology as a graph
+};
+
+// Reads and checks a whole scenario. A relative topology.file is taken from
+// base_dir (the scenario file's folder). Throws ConfigError.
+Scenario load_scenario(const nlohmann::json& root, const std::string& base_dir = "");
+// The scenario with every default explicit; reads back to the same scenario.
+nlohmann::json resolved_json(const Scenario& s);
+// Port names of the topology, in node and port order.
+std::vector<std::string> port_names(const Scenario& s);
+// The HCA port names, in node and port order.
+std::vector<std::string> hca_port_names(const Scenario& s);
+// The config of a named port (defaults, then matching overrides).
+link::PortConfig port_config(const Scenario& s, const std::string& port);
+
+// The scenario's fabric: graph, LIDs, routes and the spec the builder takes.
+struct RoutedFabric {
+  routing::Lids lids;
+  routing::Routes routes;
+  FabricSpec spec;
+};
+// Throws ConfigError (path "routing" or "topology") when the fabric cannot be routed or built.
+RoutedFabric route_fabric(const Scenario& s);
+FabricSpec fabric_spec(const Scenario& s);
+// Markdown table of every scenario parameter with its default.
+std::string scenario_reference();
+
+}  // namespace hcasim::config

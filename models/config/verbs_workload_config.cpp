@@ -1,0 +1,259 @@
+#include "models/config/verbs_workload_config.hpp"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <map>
+
+#include "models/config/scenario.hpp"
+#include "models/config/units.hpp"
+
+namespace hcasim::config {
+
+namespace {
+
+const Names<uint32_t> kAccessNames{{"local_write", transport::kLocalWrite},
+                                   {"remote_write", transport::kRemoteWrite},
+                                   {"remote_read", transport::kRemoteRead},
+                                   {"remote_atomic", transport::kRemoteAtomic}};
+
+bool is_atomic(VerbsOpKind k) { return k == VerbsOpKind::CmpSwap || k == VerbsOpKind::FetchAdd; }
+
+// Which raw-traffic entry uses each HCA port ("workload.flows.0" ...).
+std::map<std::string, std::string> raw_port_users(const Scenario& s) {
+  const std::vector<std::string> hcas = hca_port_names(s);
+  std::map<std::string, std::string> users;
+  const auto mark = [&](const std::string& pattern, const std::string& who) {
+    for (const std::string& p : hcas)
+      if (fnmatch(pattern.c_str(), p.c_str(), 0) == 0) users.emplace(p, who);
+  };
+  for (std::size_t i = 0; i < s.workload.flows.size(); ++i) {
+    const std::string who = "workload.flows." + std::to_string(i);
+    mark(s.workload.flows[i].src, who);
+    mark(s.workload.flows[i].dst, who);
+  }
+  for (std::size_t i = 0; i < s.workload.patterns.size(); ++i) {
+    const TrafficPatternConfig& p = s.workload.patterns[i];
+    const std::string who = "workload.patterns." + std::to_string(i);
+    if (p.hosts.empty()) mark("*", who);
+    for (const std::string& h : p.hosts) mark(h, who);
+    for (const std::string& t : p.targets) mark(t, who);
+  }
+  return users;
+}
+
+class PortCheck {
+ public:
+  explicit PortCheck(const Scenario& s) : s_(s), hcas_(hca_port_names(s)), raw_(raw_port_users(s)) {}
+
+  // One HCA port, named exactly, not used by raw traffic.
+  void require(const std::string& name, const std::string& path) const {
+    if (std::find(hcas_.begin(), hcas_.end(), name) == hcas_.end()) {
+      std::string list;
+      for (std::size_t i = 0; i < hcas_.size() && i < 6; ++i) list += (i ? ", " : "") + hcas_[i];
+      if (hcas_.size() > 6) list += ", ... (" + std::to_string(hcas_.size()) + " HCA ports)";
+      throw ConfigError(path, "no HCA port named '" + name + "' (wildcards are not allowed here); accepted: " + list);
+    }
+    const auto it = raw_.find(name);
+    if (it != raw_.end())
+      throw ConfigError(path, "port '" + name + "' is also used by the raw traffic of " + it->second +
+                                  "; accepted: a port that raw flows and traffic patterns do not use");
+  }
+  uint32_t mtu(const std::string& name) const { return port_config(s_, name).mtu; }
+
+ private:
+  const Scenario& s_;
+  std::vector<std::string> hcas_;
+  std::map<std::string, std::string> raw_;
+};
+
+void check_perftest(PerftestConfig& t, const std::string& at, const PortCheck& ports, std::size_t index) {
+  using transport::QpType;
+  if (t.name.empty()) t.name = std::string(to_string(t.test)) + std::to_string(index);
+  ports.require(t.client, at + ".client");
+  ports.require(t.server, at + ".server");
+  if (t.client == t.server) throw ConfigError(at + ".server", "equals client; accepted: another HCA port");
+  const bool rd_atomic = t.test == PerftestKind::ReadBw || t.test == PerftestKind::ReadLat ||
+                         t.test == PerftestKind::AtomicLat;
+  const bool send = t.test == PerftestKind::SendBw || t.test == PerftestKind::SendLat;
+  if ((rd_atomic && t.qp_type != QpType::Rc) || (!send && t.qp_type == QpType::Ud))
+    throw ConfigError(at + ".qp_type", std::string(transport::to_string(t.qp_type)) + " does not carry " +
+                                           to_string(t.test) + "; accepted: " +
+                                           (rd_atomic ? "rc" : send ? "rc, uc or ud" : "rc or uc"));
+  if (!is_bandwidth(t.test) && t.qps != 1)
+    throw ConfigError(at + ".qps", "latency tests use one QP; accepted: 1");
+  if (t.test == PerftestKind::AtomicLat && !(t.sizes.empty() || (t.sizes.size() == 1 && t.sizes[0] == 8)))
+    throw ConfigError(at + ".sizes", "atomics move 8 bytes; accepted: [] or [8]");
+  const uint32_t port_mtu = std::min(ports.mtu(t.client), ports.mtu(t.server));
+  if (t.qp_type != QpType::Ud && t.mtu > port_mtu)
+    throw ConfigError(at + ".mtu", std::to_string(t.mtu) + " exceeds the ports' MTU " + std::to_string(port_mtu) +
+                                       "; accepted: at most " + std::to_string(port_mtu));
+  for (std::size_t i = 0; i < t.sizes.size(); ++i) {
+    const uint64_t limit = t.qp_type == QpType::Ud ? port_mtu : uint64_t{1} << 31;
+    if (t.sizes[i] == 0 || t.sizes[i] > limit)
+      throw ConfigError(at + ".sizes." + std::to_string(i),
+                        format_bytes(t.sizes[i]) + " is out of range; accepted: 1B to " + format_bytes(limit) +
+                            (t.qp_type == QpType::Ud ? " (a UD message fits one packet of the port MTU)" : ""));
+  }
+}
+
+void check_connection(VerbsConnectionConfig& c, const std::string& at, const PortCheck& ports, std::size_t index) {
+  using transport::QpType;
+  if (c.name.empty()) c.name = "conn" + std::to_string(index);
+  ports.require(c.a, at + ".a");
+  ports.require(c.b, at + ".b");
+  if (c.a == c.b) throw ConfigError(at + ".b", "equals a; accepted: another HCA port");
+  access_bits(c.access, at + ".access");
+  const uint32_t port_mtu = std::min(ports.mtu(c.a), ports.mtu(c.b));
+  if (c.type != QpType::Ud && c.mtu > port_mtu)
+    throw ConfigError(at + ".mtu", std::to_string(c.mtu) + " exceeds the ports' MTU " + std::to_string(port_mtu) +
+                                       "; accepted: at most " + std::to_string(port_mtu));
+  for (std::size_t i = 0; i < c.ops.size(); ++i) {
+    VerbsOpConfig& o = c.ops[i];
+    const std::string op_at = at + ".ops." + std::to_string(i);
+    const bool ud_ok = o.op == VerbsOpKind::Send || o.op == VerbsOpKind::SendWithImm || o.op == VerbsOpKind::PostRecv;
+    const bool uc_ok = !(o.op == VerbsOpKind::Read || is_atomic(o.op) || o.op == VerbsOpKind::SendWithInv);
+    if ((c.type == QpType::Ud && !ud_ok) || (c.type == QpType::Uc && !uc_ok))
+    {
+      const char* ok = c.type == QpType::Ud ? "send, send_with_imm, post_recv"
+                                            : "send, send_with_imm, write, write_with_imm, post_recv";
+      throw ConfigError(op_at + ".op", "not supported on a " + std::string(transport::to_string(c.type)) +
+                                           " QP; accepted: " + ok);
+    }
+    if (is_atomic(o.op)) {
+      if (o.bytes != 8 && o.bytes != VerbsOpConfig{}.bytes)
+        throw ConfigError(op_at + ".bytes", "atomics move 8 bytes; accepted: 8 or leave it out");
+      o.bytes = 8;
+    }
+    if (c.type == QpType::Ud && o.op != VerbsOpKind::PostRecv && o.bytes > port_mtu)
+      throw ConfigError(op_at + ".bytes", format_bytes(o.bytes) + " exceeds the port MTU; accepted: at most " +
+                                              format_bytes(port_mtu) + " on a UD QP");
+  }
+}
+
+}  // namespace
+
+std::vector<uint64_t> perftest_all_sizes() {
+  std::vector<uint64_t> out;
+  for (uint64_t s = 2; s <= kPerftestMaxSize; s *= 2) out.push_back(s);
+  return out;
+}
+
+const char* to_string(PerftestKind k) {
+  switch (k) {
+    case PerftestKind::WriteBw: return "write_bw";
+    case PerftestKind::SendBw: return "send_bw";
+    case PerftestKind::ReadBw: return "read_bw";
+    case PerftestKind::WriteLat: return "write_lat";
+    case PerftestKind::SendLat: return "send_lat";
+    case PerftestKind::ReadLat: return "read_lat";
+    case PerftestKind::AtomicLat: return "atomic_lat";
+  }
+  return "?";
+}
+
+bool is_bandwidth(PerftestKind k) {
+  return k == PerftestKind::WriteBw || k == PerftestKind::SendBw || k == PerftestKind::ReadBw;
+}
+
+uint32_t access_bits(const std::vector<std::string>& names, const std::string& path) {
+  uint32_t bits = 0;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const auto it = std::find_if(kAccessNames.begin(), kAccessNames.end(),
+                                 [&](const auto& n) { return n.first == names[i]; });
+    if (it == kAccessNames.end())
+      throw ConfigError(join_path(path, i), "'" + names[i] + "' is not an access flag; accepted: " +
+                                                join_list(labels_of(kAccessNames)));
+    bits |= it->second;
+  }
+  return bits;
+}
+
+std::vector<uint64_t> parse_perftest_sizes(const nlohmann::json& v, const std::string& path) {
+  if (v.is_string() && v.get<std::string>() == "all") return perftest_all_sizes();
+  if (!v.is_array())
+    throw ConfigError(path, "expected \"all\" or a list of sizes, got " + describe_json_type(v) +
+                                "; accepted: \"all\" or a list such as [\"64KiB\", 8]");
+  std::vector<uint64_t> out;
+  for (std::size_t i = 0; i < v.size(); ++i) out.push_back(parse_bytes(v[i], join_path(path, i)));
+  return out;
+}
+
+nlohmann::json format_perftest_sizes(const std::vector<uint64_t>& sizes) {
+  nlohmann::json out = nlohmann::json::array();
+  for (uint64_t s : sizes) out.push_back(format_bytes(s));
+  return out;
+}
+
+std::vector<std::string> parse_access_names(const nlohmann::json& v, const std::string& path) {
+  if (!v.is_array())
+    throw ConfigError(path, "expected a list of access flags, got " + describe_json_type(v) +
+                                "; accepted: a list of " + join_list(labels_of(kAccessNames)));
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string())
+      throw ConfigError(join_path(path, i), "expected a name; accepted: " + join_list(labels_of(kAccessNames)));
+    out.push_back(v[i].get<std::string>());
+  }
+  access_bits(out, path);
+  return out;
+}
+
+nlohmann::json format_access_names(const std::vector<std::string>& names) { return names; }
+
+const Names<transport::WcStatus>& wc_status_names() {
+  static const Names<transport::WcStatus> names = [] {
+    Names<transport::WcStatus> n;
+    for (unsigned i = 0; i <= static_cast<unsigned>(transport::WcStatus::GeneralErr); ++i) {
+      const auto s = static_cast<transport::WcStatus>(i);
+      n.emplace_back(transport::to_string(s), s);
+    }
+    return n;
+  }();
+  return names;
+}
+
+const Names<transport::QpType>& qp_type_names() {
+  static const Names<transport::QpType> names{
+      {"rc", transport::QpType::Rc}, {"uc", transport::QpType::Uc}, {"ud", transport::QpType::Ud}};
+  return names;
+}
+
+const Names<VerbsOpKind>& verbs_op_names() {
+  static const Names<VerbsOpKind> names{{"send", VerbsOpKind::Send},
+                                        {"send_with_imm", VerbsOpKind::SendWithImm},
+                                        {"send_with_inv", VerbsOpKind::SendWithInv},
+                                        {"write", VerbsOpKind::Write},
+                                        {"write_with_imm", VerbsOpKind::WriteWithImm},
+                                        {"read", VerbsOpKind::Read},
+                                        {"cmp_swap", VerbsOpKind::CmpSwap},
+                                        {"fetch_add", VerbsOpKind::FetchAdd},
+                                        {"post_recv", VerbsOpKind::PostRecv}};
+  return names;
+}
+
+const char* to_string(VerbsOpKind k) {
+  for (const auto& [name, value] : verbs_op_names())
+    if (value == k) return name.c_str();
+  return "?";
+}
+
+void check_verbs_workloads(Scenario& s) {
+  const PortCheck ports(s);
+  for (std::size_t i = 0; i < s.workload.perftest.size(); ++i)
+    check_perftest(s.workload.perftest[i], "workload.perftest." + std::to_string(i), ports, i);
+  for (std::size_t i = 0; i < s.workload.verbs.size(); ++i)
+    check_connection(s.workload.verbs[i], "workload.verbs." + std::to_string(i), ports, i);
+  std::map<std::string, std::string> names;
+  const auto unique = [&names](const std::string& name, const std::string& at) {
+    if (!names.emplace(name, at).second)
+      throw ConfigError(at + ".name", "'" + name + "' is also the name of " + names[name] +
+                                          "; accepted: a name no other test or connection has");
+  };
+  for (std::size_t i = 0; i < s.workload.perftest.size(); ++i)
+    unique(s.workload.perftest[i].name, "workload.perftest." + std::to_string(i));
+  for (std::size_t i = 0; i < s.workload.verbs.size(); ++i)
+    unique(s.workload.verbs[i].name, "workload.verbs." + std::to_string(i));
+}
+
+}  // namespace hcasim::config

@@ -1,0 +1,179 @@
+#pragma once
+// The scenario's transport workloads: perftest-like tests and verbs scripts
+// (workload.perftest, workload.verbs), described once for reading, writing and
+// documenting. What they do at run time is testbench/workloads/perftest.hpp
+// and verbs_script.hpp.
+//
+// Rules:
+// - A perftest entry is one test between two HCA ports: the tool (write_bw ...
+//   atomic_lat), the message sizes (a list of sizes, or "all" = 2 B ... 8 MiB
+//   in powers of two as perftest -a), iterations per size and QP, and the QP
+//   parameters. sizes [] and iterations 0 mean the tool's own defaults
+//   (perftest: 65536 B and 5000 iterations for bandwidth, 2 B and 1000
+//   iterations for latency, 8 B for atomics).
+// - A verbs connection joins two HCA ports with one QP each ("a", "b") and
+//   lists operations in order, each with the completion status it must end in.
+// - check_verbs_workloads (after the topology is known): ports exist and are
+//   HCA ports, client differs from server, the QP type suits the test, sizes
+//   suit the QP type, and no port is used both by a raw flow / traffic pattern
+//   and by a transport workload. Errors name the JSON path.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/config/config_io.hpp"
+#include "models/transport/verbs.hpp"
+
+namespace hcasim::config {
+
+struct Scenario;
+
+enum class PerftestKind { WriteBw, SendBw, ReadBw, WriteLat, SendLat, ReadLat, AtomicLat };
+enum class AtomicKind { FetchAdd, CmpSwap };
+
+constexpr uint64_t kPerftestMaxSize = uint64_t{1} << 23;  // perftest -a: 2 B .. 8 MiB
+
+struct PerftestConfig {
+  std::string name;                    // "" = "<test><index>", e.g. "write_bw0"
+  PerftestKind test = PerftestKind::WriteBw;
+  std::string client = "hca0.p1";      // the requester side (perftest's client)
+  std::string server = "hca1.p1";
+  std::vector<uint64_t> sizes;         // message bytes, run one after another; [] = the tool's default
+  uint64_t iterations = 0;             // per size and per QP; 0 = the tool's default
+  uint32_t qps = 1;                    // bandwidth tests: QPs, each doing the iterations
+  uint32_t tx_depth = 128;             // bandwidth tests: WRs kept posted per QP
+  uint32_t rx_depth = 512;             // send_bw: receive WRs posted ahead per QP
+  uint32_t mtu = 4096;                 // path MTU, bytes
+  uint32_t sl = 0;                     // service level
+  transport::QpType qp_type = transport::QpType::Rc;
+  AtomicKind atomic = AtomicKind::FetchAdd;  // atomic_lat: the operation
+  bool idle = false;                   // create and connect the QPs, send nothing (memory measurements)
+  uint64_t start_ps = 0;               // when the first size starts
+};
+
+enum class VerbsOpKind { Send, SendWithImm, SendWithInv, Write, WriteWithImm, Read, CmpSwap, FetchAdd, PostRecv };
+enum class Side { A, B };
+enum class RkeyChoice { Valid, Bad };
+
+struct VerbsOpConfig {
+  Side side = Side::A;                 // the side that posts it
+  VerbsOpKind op = VerbsOpKind::Send;
+  uint64_t bytes = 64;                 // message (post_recv: buffer) bytes; atomics 8
+  uint64_t at_ps = 0;                  // post time; 0 = right after the previous operation
+  transport::WcStatus expect = transport::WcStatus::Success;  // the completion status it must end in
+  RkeyChoice rkey = RkeyChoice::Valid; // "bad": an R_Key no region has (provokes rem_access_err)
+  uint64_t compare = 0;                // cmp_swap
+  uint64_t swap = 0;                   // cmp_swap
+  uint64_t add = 1;                    // fetch_add
+};
+
+struct VerbsConnectionConfig {
+  std::string name;                    // "" = "conn<index>"
+  transport::QpType type = transport::QpType::Rc;
+  std::string a = "hca0.p1";
+  std::string b = "hca1.p1";
+  uint32_t mtu = 4096;                 // path MTU, bytes
+  uint32_t sl = 0;
+  uint32_t psn_a = 0;                  // a's send start PSN (b's first ePSN)
+  uint32_t psn_b = 0;
+  uint32_t timeout = 14;               // Local ACK timeout code: Ttr = 4.096 us x 2^timeout; 0 = off
+  uint32_t retry_cnt = 7;
+  uint32_t rnr_retry = 7;              // 7 = infinite
+  uint32_t min_rnr_timer = 1;          // RNR NAK timer code each responder returns
+  uint32_t max_rd_atomic = 16;
+  uint32_t max_dest_rd_atomic = 16;
+  std::vector<std::string> access{"local_write", "remote_write", "remote_read", "remote_atomic"};  // QP access flags
+  std::vector<VerbsOpConfig> ops;
+};
+
+// The sizes of "all": 2, 4, ... 8 MiB.
+std::vector<uint64_t> perftest_all_sizes();
+const char* to_string(PerftestKind k);
+bool is_bandwidth(PerftestKind k);
+// transport::Access bits of access names; throws ConfigError at path for an unknown name.
+uint32_t access_bits(const std::vector<std::string>& names, const std::string& path);
+
+std::vector<uint64_t> parse_perftest_sizes(const nlohmann::json& v, const std::string& path);
+nlohmann::json format_perftest_sizes(const std::vector<uint64_t>& sizes);
+std::vector<std::string> parse_access_names(const nlohmann::json& v, const std::string& path);
+nlohmann::json format_access_names(const std::vector<std::string>& names);
+const Names<transport::WcStatus>& wc_status_names();
+const Names<transport::QpType>& qp_type_names();
+const Names<VerbsOpKind>& verbs_op_names();
+const char* to_string(VerbsOpKind k);
+
+// Cross-field and topology checks of workload.perftest and workload.verbs;
+// names are filled in ("" -> defaults). Throws ConfigError.
+void check_verbs_workloads(Scenario& s);
+
+template <class Io>
+void describe(Io& io, PerftestConfig& c) {
+  io.string("name", c.name, "test name in stats.json; empty = <test><index>");
+  io.choice("test", c.test,
+            Names<PerftestKind>{{"write_bw", PerftestKind::WriteBw},   {"send_bw", PerftestKind::SendBw},
+                                {"read_bw", PerftestKind::ReadBw},     {"write_lat", PerftestKind::WriteLat},
+                                {"send_lat", PerftestKind::SendLat},   {"read_lat", PerftestKind::ReadLat},
+                                {"atomic_lat", PerftestKind::AtomicLat}},
+            "the perftest tool (ib_write_bw ... ib_atomic_lat)");
+  io.string("client", c.client, "HCA port of the client (the side that posts the measured operations)");
+  io.string("server", c.server, "HCA port of the server");
+  io.custom("sizes", c.sizes, parse_perftest_sizes, format_perftest_sizes,
+            "a list of sizes such as [\"64KiB\"], or \"all\" (2 B ... 8 MiB, powers of two)",
+            "message sizes, run one after another; [] = 65536 B (bw), 2 B (lat), 8 B (atomic)");
+  io.uint64("iterations", c.iterations, 0, uint64_t{1} << 40,
+            "messages per size and QP; 0 = 5000 (bw) or 1000 (lat)");
+  io.uint("qps", c.qps, 1, 1u << 20, "bandwidth tests: QPs, each doing the iterations");
+  io.uint("tx_depth", c.tx_depth, 1, 1u << 16, "bandwidth tests: WRs kept posted per QP");
+  io.uint("rx_depth", c.rx_depth, 1, 1u << 16, "send_bw: receive WRs posted ahead per QP");
+  io.uint_of("mtu", c.mtu, {256, 512, 1024, 2048, 4096}, "path MTU, bytes (UD: the port's MTU applies)");
+  io.uint("sl", c.sl, 0, 15, "service level");
+  io.choice("qp_type", c.qp_type, qp_type_names(),
+            "rc; uc for write and send tests; ud for send tests (messages up to the MTU)");
+  io.choice("atomic", c.atomic,
+            Names<AtomicKind>{{"fetch_add", AtomicKind::FetchAdd}, {"cmp_swap", AtomicKind::CmpSwap}},
+            "atomic_lat: the operation");
+  io.boolean("idle", c.idle, "create and connect the QPs but send nothing (memory per QP)");
+  io.time("start", c.start_ps, 0, UINT64_MAX, "when the first size starts");
+}
+
+template <class Io>
+void describe(Io& io, VerbsOpConfig& c) {
+  io.choice("side", c.side, Names<Side>{{"a", Side::A}, {"b", Side::B}}, "the side that posts it");
+  io.choice("op", c.op, verbs_op_names(),
+            "the verb: a send-queue operation, or post_recv (a receive buffer of `bytes`)");
+  io.bytes("bytes", c.bytes, 0, uint64_t{1} << 31, "message bytes (post_recv: buffer bytes; atomics: 8)");
+  io.time("at", c.at_ps, 0, UINT64_MAX, "post time; 0ns = right after the previous operation");
+  io.choice("expect", c.expect, wc_status_names(), "the completion status it must end in");
+  io.choice("rkey", c.rkey, Names<RkeyChoice>{{"valid", RkeyChoice::Valid}, {"bad", RkeyChoice::Bad}},
+            "RDMA and atomics: bad = an R_Key no region has");
+  io.uint64("compare", c.compare, 0, UINT64_MAX, "cmp_swap: compare value");
+  io.uint64("swap", c.swap, 0, UINT64_MAX, "cmp_swap: swap value");
+  io.uint64("add", c.add, 0, UINT64_MAX, "fetch_add: addend");
+}
+
+template <class Io>
+void describe(Io& io, VerbsConnectionConfig& c) {
+  io.string("name", c.name, "connection name in stats.json and messages; empty = conn<index>");
+  io.choice("type", c.type, qp_type_names(), "QP type");
+  io.string("a", c.a, "HCA port of side a");
+  io.string("b", c.b, "HCA port of side b");
+  io.uint_of("mtu", c.mtu, {256, 512, 1024, 2048, 4096}, "path MTU, bytes");
+  io.uint("sl", c.sl, 0, 15, "service level");
+  io.uint("psn_a", c.psn_a, 0, (1u << 24) - 1, "a's send start PSN (b's first expected PSN)");
+  io.uint("psn_b", c.psn_b, 0, (1u << 24) - 1, "b's send start PSN");
+  io.uint("timeout", c.timeout, 0, 31, "Local ACK timeout: Ttr = 4.096us x 2^timeout; 0 = no timer");
+  io.uint("retry_cnt", c.retry_cnt, 0, 7, "transport retries");
+  io.uint("rnr_retry", c.rnr_retry, 0, 7, "RNR retries; 7 = infinite");
+  io.uint("min_rnr_timer", c.min_rnr_timer, 0, 31, "RNR NAK timer code each responder returns");
+  io.uint("max_rd_atomic", c.max_rd_atomic, 0, 255, "READs and atomics outstanding as requester");
+  io.uint("max_dest_rd_atomic", c.max_dest_rd_atomic, 0, 255, "READs and atomics kept as responder");
+  io.custom("access", c.access, parse_access_names, format_access_names,
+            "a list of local_write, remote_write, remote_read, remote_atomic",
+            "QP access flags: what each responder allows");
+  io.list("ops", c.ops, "operations, posted in order");
+}
+
+}  // namespace hcasim::config

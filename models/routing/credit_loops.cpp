@@ -1,0 +1,409 @@
+#include "models/routing/credit_loops.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace hcasim::routing {
+
+using topology::LinkEnd;
+using topology::Topology;
+using topology::kNoNode;
+
+namespace {
+
+constexpr uint8_t kDropVl = 15;          // iba-facts 4: a data SL mapped to VL15 is dropped
+constexpr uint32_t kNone = 0xFFFFFFFFu;
+
+using Table = std::array<uint8_t, 16>;
+
+struct TableHash {
+  std::size_t operator()(const Table& t) const {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (uint8_t b : t) h = (h ^ b) * 1099511628211ull;
+    return static_cast<std::size_t>(h);
+  }
+};
+
+// A directed graph on dense node ids, as adjacency lists in one array.
+struct Graph {
+  std::vector<uint32_t> offset;  // node -> first edge
+  std::vector<uint32_t> target;
+
+  // One cycle as a list of nodes in edge order, or empty. Iterative DFS.
+  std::vector<uint32_t> find_cycle() const {
+    const uint32_t n = static_cast<uint32_t>(offset.size() - 1);
+    std::vector<uint8_t> colour(n, 0);  // 0 unseen, 1 on the stack, 2 done
+    std::vector<std::pair<uint32_t, uint32_t>> stack;  // (node, next edge)
+    for (uint32_t root = 0; root < n; ++root) {
+      if (colour[root] != 0 || offset[root] == offset[root + 1]) continue;
+      stack.push_back({root, offset[root]});
+      colour[root] = 1;
+      while (!stack.empty()) {
+        auto& [node, edge] = stack.back();
+        if (edge == offset[node + 1]) {
+          colour[node] = 2;
+          stack.pop_back();
+          continue;
+        }
+        const uint32_t next = target[edge++];
+        if (colour[next] == 1) {
+          std::vector<uint32_t> cycle;
+          std::size_t i = stack.size();
+          while (stack[i - 1].first != next) --i;
+          for (; i <= stack.size(); ++i) cycle.push_back(stack[i - 1].first);
+          return cycle;
+        }
+        if (colour[next] == 0) {
+          colour[next] = 1;
+          stack.push_back({next, offset[next]});
+        }
+      }
+    }
+    return {};
+  }
+};
+
+Graph make_graph(uint32_t nodes, std::vector<uint64_t>& edges) {  // edge = from << 32 | to
+  std::sort(edges.begin(), edges.end());
+  Graph g;
+  g.offset.assign(nodes + 1, 0);
+  for (uint64_t e : edges) ++g.offset[(e >> 32) + 1];
+  for (uint32_t i = 0; i < nodes; ++i) g.offset[i + 1] += g.offset[i];
+  g.target.reserve(edges.size());
+  for (uint64_t e : edges) g.target.push_back(static_cast<uint32_t>(e));
+  return g;
+}
+
+class Checker {
+ public:
+  Checker(const Topology& t, const Lids& lids, const Routes& routes, const Sl2VlLookup& sl2vl)
+      : t_(t), lids_(lids), routes_(routes), sl2vl_(sl2vl), index_(t) {
+    channel_.resize(t.nodes.size() + 1, 0);
+    for (unsigned n = 0; n < t.nodes.size(); ++n) {
+      channel_[n + 1] = channel_[n] + t.nodes[n].ports;
+      for (unsigned p = 1; p <= t.nodes[n].ports; ++p) port_of_channel_.push_back({n, p});
+    }
+    width_.assign(t.nodes.size(), 0);
+    hop_at_.resize(t.nodes.size());
+    sources_.resize(t.nodes.size());
+    for (unsigned n = 0; n < t.nodes.size(); ++n) {
+      if (!is_switch(n)) continue;
+      width_[n] = t.nodes[n].ports + 1;
+      hop_at_[n].assign(std::size_t{width_[n]} * width_[n], kNone);
+      for (unsigned p = 1; p <= t.nodes[n].ports; ++p) {
+        const auto peer = index_.peer(n, p);
+        if (peer && !is_switch(peer->node)) sources_[n].push_back({p, *peer});
+      }
+      if (!sources_[n].empty()) source_switches_.push_back(n);
+    }
+    hca_table_.assign(channel_count(), kNone);
+  }
+
+  CreditLoopReport run();
+
+ private:
+  // A (switch, input port, output port) that some route uses: one
+  // dependency of the graph without VLs.
+  struct Hop {
+    uint32_t from = 0, to = 0;        // channels: arriving at the input port, leaving by the output port
+    uint32_t table = kNone;           // SL-to-VL table id of (switch, in, out)
+    std::array<uint16_t, 16> vls{};   // [VL in]: set of VLs out (dependencies with VLs)
+  };
+
+  bool is_switch(unsigned n) const { return t_.nodes[n].kind == topology::NodeKind::Switch; }
+  uint32_t channel(unsigned node, unsigned port) const { return channel_[node] + port - 1; }
+  uint32_t channel(const LinkEnd& e) const { return channel(e.node, e.port); }
+  uint32_t channel_count() const { return channel_.back(); }
+  uint32_t& hop_at(unsigned s, unsigned in, unsigned out) { return hop_at_[s][std::size_t{in} * width_[s] + out]; }
+
+  // The output port of switch n for the current LID, or 0 when it does not forward it on a link.
+  unsigned forward(unsigned n) const {
+    if (n >= routes_.lft.size()) return 0;
+    const std::vector<uint8_t>& lft = routes_.lft[n];
+    if (lid_ >= lft.size()) return 0;
+    const unsigned port = lft[lid_];
+    if (port == 0 || port > t_.nodes[n].ports || !index_.peer(n, port)) return 0;
+    return port;
+  }
+
+  // Switches that packets to the current LID pass through, from every source,
+  // each with its output port and the switch (and input port) it feeds.
+  void walk_destination();
+  void plain_edges();
+  void vl_edges(const std::vector<uint8_t>& sls);
+  uint32_t intern(const Table& table);
+  CreditLoopReport report(const std::vector<uint32_t>& cycle, bool with_vls, unsigned vl) const;
+
+  const Topology& t_;
+  const Lids& lids_;
+  const Routes& routes_;
+  const Sl2VlLookup& sl2vl_;
+  topology::TopologyIndex index_;
+  std::vector<uint32_t> channel_;            // node -> first channel id (ports 1..N follow)
+  std::vector<LinkEnd> port_of_channel_;
+  std::vector<unsigned> width_;              // switch: ports + 1
+  std::vector<std::vector<uint32_t>> hop_at_;  // switch node -> [in * width + out] -> index into hops_, or kNone
+  std::vector<Hop> hops_;
+  std::vector<std::vector<std::pair<unsigned, LinkEnd>>> sources_;  // switch -> (its port, HCA port there)
+  std::vector<unsigned> source_switches_;
+
+  // Per destination LID.
+  unsigned lid_ = 0;
+  LinkEnd owner_{kNoNode, 0};
+  std::vector<unsigned> stamp_;               // switch node -> last LID that made it active
+  std::vector<unsigned> active_;              // active switches of this LID
+  std::vector<unsigned> out_;                 // switch node -> output port (0 = none)
+  std::vector<LinkEnd> next_;                 // switch node -> switch and input port it feeds, node kNoNode if none
+
+  // SL-to-VL tables, deduplicated.
+  std::vector<Table> tables_;
+  std::unordered_map<Table, uint32_t, TableHash> table_ids_;
+  std::vector<uint32_t> hca_table_;           // HCA port channel -> table id of its own traffic
+
+  // vl_edges scratch.
+  std::vector<uint16_t> mask_;                // [switch node * classes + class]: VLs it sends
+  std::vector<unsigned> feeders_;             // switch node -> active switches feeding it, not yet handled
+  std::vector<unsigned> ready_;
+};
+
+void Checker::walk_destination() {
+  active_.clear();
+  for (unsigned start : source_switches_) {
+    for (unsigned s = start; s != kNoNode && stamp_[s] != lid_;) {
+      stamp_[s] = lid_;
+      active_.push_back(s);
+      out_[s] = forward(s);
+      next_[s] = {kNoNode, 0};
+      if (out_[s] == 0) break;
+      const LinkEnd peer = *index_.peer(s, out_[s]);
+      if (!is_switch(peer.node)) break;
+      next_[s] = peer;
+      s = peer.node;
+    }
+  }
+}
+
+void Checker::plain_edges() {
+  const auto add = [this](unsigned s, unsigned in, unsigned out) {
+    uint32_t& hop = hop_at(s, in, out);
+    if (hop != kNone) return;
+    hop = static_cast<uint32_t>(hops_.size());
+    Hop h;
+    h.from = channel(*index_.peer(s, in));
+    h.to = channel(s, out);
+    hops_.push_back(h);
+  };
+  for (unsigned s : active_) {
+    if (out_[s] == 0) continue;
+    for (const auto& [port, hca] : sources_[s]) {
+      if (!(hca == owner_)) add(s, port, out_[s]);
+    }
+  }
+  for (unsigned s : active_) {
+    const LinkEnd n = next_[s];
+    if (n.node != kNoNode && out_[n.node] != 0) add(n.node, n.port, out_[n.node]);
+  }
+}
+
+uint32_t Checker::intern(const Table& table) {
+  const auto [pos, fresh] = table_ids_.emplace(table, static_cast<uint32_t>(tables_.size()));
+  if (fresh) tables_.push_back(table);
+  return pos->second;
+}
+
+// Dependencies of the SL classes `sls` (one SL each) on their VLs, for the
+// current LID. The VLs a switch sends on are known once every switch feeding
+// it has been handled, so switches go in feeding order; a routing loop is
+// iterated until nothing changes.
+void Checker::vl_edges(const std::vector<uint8_t>& sls) {
+  const std::size_t classes = sls.size();
+  mask_.resize(t_.nodes.size() * classes);
+  feeders_.resize(t_.nodes.size());
+  for (unsigned s : active_) {
+    std::fill_n(&mask_[s * classes], classes, uint16_t{0});
+    feeders_[s] = 0;
+  }
+  // Traffic entering switch s at port `in` on VL sets `vls` (per class); true when s sends on a new VL.
+  const auto enter = [&](unsigned s, unsigned in, const uint16_t* vls) {
+    if (out_[s] == 0) return false;
+    Hop& hop = hops_[hop_at(s, in, out_[s])];
+    const Table& table = tables_[hop.table];
+    bool changed = false;
+    for (std::size_t c = 0; c < classes; ++c) {
+      const uint8_t vl = table[sls[c]];
+      if (vl >= kDropVl || vls[c] == 0) continue;
+      const uint16_t bit = static_cast<uint16_t>(1u << vl);
+      for (uint16_t in_vls = vls[c]; in_vls != 0; in_vls &= static_cast<uint16_t>(in_vls - 1)) {
+        hop.vls[__builtin_ctz(in_vls)] |= bit;
+      }
+      uint16_t& sent = mask_[s * classes + c];
+      changed |= (sent & bit) == 0;
+      sent |= bit;
+    }
+    return changed;
+  };
+  uint16_t vls[16];
+  for (unsigned s : active_) {
+    for (const auto& [port, hca] : sources_[s]) {
+      if (hca == owner_) continue;
+      const Table& own = tables_[hca_table_[channel(hca)]];
+      for (std::size_t c = 0; c < classes; ++c) vls[c] = own[sls[c]] < kDropVl ? static_cast<uint16_t>(1u << own[sls[c]]) : 0;
+      enter(s, port, vls);
+    }
+    if (next_[s].node != kNoNode) ++feeders_[next_[s].node];
+  }
+  ready_.clear();
+  for (unsigned s : active_) {
+    if (feeders_[s] == 0) ready_.push_back(s);
+  }
+  std::size_t done = 0;
+  while (!ready_.empty()) {
+    const unsigned s = ready_.back();
+    ready_.pop_back();
+    ++done;
+    const LinkEnd n = next_[s];
+    if (n.node == kNoNode) continue;
+    enter(n.node, n.port, &mask_[s * classes]);
+    if (--feeders_[n.node] == 0) ready_.push_back(n.node);
+  }
+  if (done == active_.size()) return;
+  // A routing loop: pass VLs round until nothing changes (VL sets only grow).
+  for (unsigned s : active_) {
+    if (feeders_[s] != 0) ready_.push_back(s);
+  }
+  while (!ready_.empty()) {
+    const unsigned s = ready_.back();
+    ready_.pop_back();
+    const LinkEnd n = next_[s];
+    if (n.node != kNoNode && enter(n.node, n.port, &mask_[s * classes])) ready_.push_back(n.node);
+  }
+}
+
+CreditLoopReport Checker::run() {
+  stamp_.assign(t_.nodes.size(), 0);
+  out_.assign(t_.nodes.size(), 0);
+  next_.assign(t_.nodes.size(), LinkEnd{kNoNode, 0});
+  const auto each_destination = [this](auto&& body) {
+    for (unsigned lid = 1; lid <= lids_.top && lid < lids_.owner.size(); ++lid) {
+      if (lids_.owner[lid].node == kNoNode) continue;
+      lid_ = lid;
+      owner_ = lids_.owner[lid];
+      walk_destination();
+      body();
+    }
+  };
+  // 1. The channel dependency graph without VLs: every (switch, in, out) that routes use.
+  each_destination([this] { plain_edges(); });
+
+  // 2. The SL-to-VL tables of those hops, and SL classes: SLs that map alike in every table.
+  for (Hop& hop : hops_) {
+    const LinkEnd in = *index_.peer(port_of_channel_[hop.from].node, port_of_channel_[hop.from].port);
+    hop.table = intern(sl2vl_(in.node, in.port, port_of_channel_[hop.to].port));
+  }
+  for (unsigned s : source_switches_) {
+    for (const auto& [port, hca] : sources_[s]) hca_table_[channel(hca)] = intern(sl2vl_(hca.node, 0, hca.port));
+  }
+  std::vector<uint8_t> representative;  // first SL of each class
+  std::vector<int> class_of(16, -1);
+  for (uint8_t sl = 0; sl < 16; ++sl) {
+    for (std::size_t c = 0; c < representative.size() && class_of[sl] < 0; ++c) {
+      bool same = true;
+      for (const Table& table : tables_) same = same && table[sl] == table[representative[c]];
+      if (same) class_of[sl] = static_cast<int>(c);
+    }
+    if (class_of[sl] < 0) {
+      class_of[sl] = static_cast<int>(representative.size());
+      representative.push_back(sl);
+    }
+  }
+  // A class on one VL everywhere, a VL no other class touches, sees exactly the graph of step 1.
+  std::vector<int> constant_vl(representative.size(), -1);
+  uint16_t vls_of_others = 0;
+  for (std::size_t c = 0; c < representative.size(); ++c) {
+    bool constant = !tables_.empty();
+    for (const Table& table : tables_) constant = constant && table[representative[c]] == tables_[0][representative[c]];
+    if (constant) {
+      constant_vl[c] = tables_[0][representative[c]];
+    } else {
+      for (const Table& table : tables_) {
+        if (table[representative[c]] < kDropVl) vls_of_others |= static_cast<uint16_t>(1u << table[representative[c]]);
+      }
+    }
+  }
+  std::vector<uint8_t> general;
+  int plain_vl = -1;
+  unsigned plain_copies = 0;
+  for (std::size_t c = 0; c < representative.size(); ++c) {
+    if (constant_vl[c] >= kDropVl) continue;  // every packet of the class is dropped
+    if (constant_vl[c] >= 0 && !(vls_of_others >> constant_vl[c] & 1)) {
+      if (plain_vl < 0) plain_vl = constant_vl[c];
+      ++plain_copies;
+    } else {
+      general.push_back(representative[c]);
+    }
+  }
+  CreditLoopReport result;
+  uint64_t dependencies = 0;
+  if (plain_copies > 0) {
+    std::vector<uint64_t> edges;
+    edges.reserve(hops_.size());
+    for (const Hop& hop : hops_) edges.push_back(uint64_t{hop.from} << 32 | hop.to);
+    dependencies = edges.size() * plain_copies;
+    const std::vector<uint32_t> cycle = make_graph(channel_count(), edges).find_cycle();
+    if (!cycle.empty()) result = report(cycle, false, static_cast<unsigned>(plain_vl));
+  }
+  // 3. The other classes: dependencies between (channel, VL) pairs.
+  if (!general.empty()) {
+    each_destination([&] { vl_edges(general); });
+    std::vector<uint64_t> edges;
+    for (const Hop& hop : hops_) {
+      for (unsigned in = 0; in < kDropVl; ++in) {
+        for (uint16_t out = hop.vls[in]; out != 0; out &= static_cast<uint16_t>(out - 1)) {
+          edges.push_back((uint64_t{hop.from} * 16 + in) << 32 | (uint64_t{hop.to} * 16 + __builtin_ctz(out)));
+        }
+      }
+    }
+    dependencies += edges.size();
+    if (!result.loop) {
+      const std::vector<uint32_t> cycle = make_graph(channel_count() * 16, edges).find_cycle();
+      if (!cycle.empty()) result = report(cycle, true, 0);
+    }
+  }
+  result.dependencies = dependencies;
+  return result;
+}
+
+CreditLoopReport Checker::report(const std::vector<uint32_t>& cycle, bool with_vls, unsigned vl) const {
+  CreditLoopReport r;
+  r.loop = true;
+  for (uint32_t node : cycle) {
+    Channel c;
+    c.from = port_of_channel_[with_vls ? node / 16 : node];
+    c.vl = with_vls ? node % 16 : vl;
+    r.cycle.push_back(c);
+  }
+  return r;
+}
+
+}  // namespace
+
+std::string CreditLoopReport::describe(const Topology& t) const {
+  if (!loop) return "no credit loop (" + std::to_string(dependencies) + " dependencies)";
+  bool one_vl = true;
+  for (const Channel& c : cycle) one_vl = one_vl && c.vl == cycle.front().vl;
+  std::string text = one_vl ? "credit loop on VL " + std::to_string(cycle.front().vl) + ": " : "credit loop: ";
+  for (std::size_t i = 0; i <= cycle.size(); ++i) {
+    const Channel& c = cycle[i % cycle.size()];
+    if (i > 0) text += " -> ";
+    text += topology::port_name(t, c.from);
+    if (!one_vl) text += " VL " + std::to_string(c.vl);
+  }
+  return text;
+}
+
+CreditLoopReport find_credit_loop(const Topology& t, const Lids& lids, const Routes& routes, const Sl2VlLookup& sl2vl) {
+  Checker checker(t, lids, routes, sl2vl);
+  return checker.run();
+}
+
+}  // namespace hcasim::routing

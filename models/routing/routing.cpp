@@ -1,0 +1,276 @@
+#include "models/routing/routing.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+
+#include "models/routing/routing_graph.hpp"
+
+namespace hcasim::routing {
+
+using topology::LinkEnd;
+using topology::NodeKind;
+using topology::Topology;
+using topology::TopologyIndex;
+using topology::kNoNode;
+
+namespace detail {
+
+SwitchGraph build_switch_graph(const Topology& t, const TopologyIndex& index) {
+  SwitchGraph g;
+  g.index.assign(t.nodes.size(), -1);
+  for (unsigned i = 0; i < t.nodes.size(); ++i) {
+    if (t.nodes[i].kind != NodeKind::Switch) continue;
+    g.index[i] = static_cast<int>(g.node.size());
+    g.node.push_back(i);
+  }
+  g.adj.resize(g.node.size());
+  for (unsigned s = 0; s < g.size(); ++s) {
+    const unsigned node = g.node[s];
+    for (unsigned p = 1; p <= t.nodes[node].ports; ++p) {
+      const auto peer = index.peer(node, p);
+      if (peer && g.index[peer->node] >= 0) g.adj[s].emplace_back(p, static_cast<unsigned>(g.index[peer->node]));
+    }
+  }
+  g.component.assign(g.size(), -1);
+  int components = 0;
+  for (unsigned s = 0; s < g.size(); ++s) {
+    if (g.component[s] >= 0) continue;
+    std::vector<unsigned> stack{s};
+    g.component[s] = components;
+    while (!stack.empty()) {
+      const unsigned c = stack.back();
+      stack.pop_back();
+      for (const auto& [port, n] : g.adj[c]) {
+        if (g.component[n] < 0) {
+          g.component[n] = components;
+          stack.push_back(n);
+        }
+      }
+    }
+    ++components;
+  }
+  return g;
+}
+
+std::vector<int> bfs_distances(const SwitchGraph& g, const std::vector<unsigned>& from) {
+  std::vector<int> dist(g.size(), -1);
+  std::vector<unsigned> queue;
+  for (unsigned f : from) {
+    if (dist[f] == 0) continue;
+    dist[f] = 0;
+    queue.push_back(f);
+  }
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const unsigned c = queue[head];
+    for (const auto& [port, n] : g.adj[c]) {
+      if (dist[n] < 0) {
+        dist[n] = dist[c] + 1;
+        queue.push_back(n);
+      }
+    }
+  }
+  return dist;
+}
+
+Candidates minhop_candidates(const SwitchGraph& g) {
+  Candidates out(g.size());
+  std::vector<uint8_t> ports;
+  for (unsigned target = 0; target < g.size(); ++target) {
+    const std::vector<int> dist = bfs_distances(g, target);
+    for (unsigned s = 0; s < g.size(); ++s) {
+      ports.clear();
+      if (s != target && dist[s] > 0) {
+        for (const auto& [port, n] : g.adj[s]) {
+          if (dist[n] == dist[s] - 1) ports.push_back(static_cast<uint8_t>(port));
+        }
+      }
+      out.add(ports);
+    }
+  }
+  return out;
+}
+
+}  // namespace detail
+
+namespace {
+
+// OpenSM's port choice for one switch (iba-facts 7, minhop step 3): among the
+// candidates, the port with the fewest LIDs counted so far, lowest port first;
+// with LMC > 0 ports towards a neighbour not yet used by an earlier LID of the
+// same target port come first.
+class PortChooser {
+ public:
+  // shift: where, among the candidates, the tie-break search starts (0 = lowest port).
+  PortChooser(const Topology& t, const TopologyIndex& index, unsigned node, unsigned shift)
+      : index_(index), node_(node), shift_(shift), load_(t.nodes[node].ports + 1, 0) {}
+
+  // A new target port (its 2^LMC LIDs follow one another).
+  void new_target() { used_neighbours_.clear(); }
+
+  uint8_t choose(const uint8_t* begin, const uint8_t* end, bool count) {
+    if (begin == end) return kNoPath;
+    const uint8_t* best = nullptr;
+    bool best_fresh = false;
+    const std::size_t n = static_cast<std::size_t>(end - begin);
+    for (std::size_t k = 0; k < n; ++k) {
+      const uint8_t* p = begin + (k + shift_) % n;
+      const bool fresh = std::find(used_neighbours_.begin(), used_neighbours_.end(), neighbour(*p)) ==
+                         used_neighbours_.end();
+      if (!best || (fresh && !best_fresh) || (fresh == best_fresh && load_[*p] < load_[*best])) {
+        best = p;
+        best_fresh = fresh;
+      }
+    }
+    used_neighbours_.push_back(neighbour(*best));
+    if (count) ++load_[*best];
+    return *best;
+  }
+
+  void count(uint8_t port) { ++load_[port]; }
+
+ private:
+  unsigned neighbour(uint8_t port) const { return index_.peer(node_, port)->node; }
+
+  const TopologyIndex& index_;
+  unsigned node_;
+  unsigned shift_;
+  std::vector<uint32_t> load_;
+  std::vector<unsigned> used_neighbours_;
+};
+
+}  // namespace
+
+Lids assign_lids(const Topology& t, unsigned lmc) {
+  if (lmc > kMaxLmc)
+    throw std::invalid_argument("LMC " + std::to_string(lmc) + "; accepted: 0 to " + std::to_string(kMaxLmc));
+  const uint32_t block = 1u << lmc;
+  Lids lids;
+  lids.lmc = lmc;
+  lids.base.resize(t.nodes.size());
+  lids.owner.push_back({kNoNode, 0});  // LID 0 is reserved
+  uint32_t next = 1;
+  const auto take = [&](unsigned node, unsigned port, uint32_t count) {
+    const uint32_t base = (next + block - 1) / block * block;  // aligned to 2^LMC
+    if (base + count - 1 > kMaxUnicastLid)
+      throw std::invalid_argument("the fabric needs more than " + std::to_string(kMaxUnicastLid) +
+                                  " unicast LIDs with LMC " + std::to_string(lmc) +
+                                  "; accepted: at most 0xBFFF LIDs (fewer ports or a smaller LMC)");
+    lids.owner.resize(base, LinkEnd{kNoNode, 0});
+    for (uint32_t i = 0; i < count; ++i) lids.owner.push_back({node, port});
+    lids.base[node].push_back(static_cast<uint16_t>(base));
+    next = base + count;
+  };
+  for (unsigned n = 0; n < t.nodes.size(); ++n) {
+    if (t.nodes[n].kind == NodeKind::Switch) {
+      take(n, 0, 1);
+    } else {
+      for (unsigned p = 1; p <= t.nodes[n].ports; ++p) take(n, p, block);
+    }
+  }
+  lids.top = static_cast<uint16_t>(lids.owner.size() - 1);
+  return lids;
+}
+
+Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& config) {
+  const TopologyIndex index(t);
+  const detail::SwitchGraph g = detail::build_switch_graph(t, index);
+  Routes routes;
+  routes.algorithm = config.algorithm;
+  std::vector<unsigned> roots;
+  for (const std::string& name : config.roots) {
+    const int node = index.find(name);
+    if (node < 0 || t.nodes[node].kind != NodeKind::Switch)
+      throw std::invalid_argument("up/down root '" + name + "' is not a switch of the topology; accepted: switch names");
+    const unsigned s = static_cast<unsigned>(g.index[node]);
+    if (std::find(roots.begin(), roots.end(), s) == roots.end()) roots.push_back(s);
+  }
+  const detail::Candidates candidates = config.algorithm == RoutingAlgorithm::UpDown
+                                            ? detail::updown_candidates(t, index, g, roots)
+                                            : detail::minhop_candidates(g);
+  if (config.algorithm == RoutingAlgorithm::UpDown) {
+    for (unsigned s : roots) routes.roots.push_back(g.node[s]);
+    std::sort(routes.roots.begin(), routes.roots.end());
+  }
+
+  routes.lft.resize(t.nodes.size());
+  for (unsigned s = 0; s < g.size(); ++s) {
+    const unsigned node = g.node[s];
+    std::vector<uint8_t>& lft = routes.lft[node];
+    lft.assign(std::size_t{lids.top} + 1, kNoPath);
+    PortChooser chooser(t, index, node, config.tie_break == TieBreak::Shifted ? s : 0);
+    LinkEnd previous{kNoNode, 0};
+    for (unsigned lid = 1; lid <= lids.top; ++lid) {
+      const LinkEnd owner = lids.owner[lid];
+      if (owner.node == kNoNode) continue;
+      if (!(owner == previous)) chooser.new_target();
+      previous = owner;
+      if (t.nodes[owner.node].kind == NodeKind::Switch) {
+        const unsigned target = static_cast<unsigned>(g.index[owner.node]);
+        // OpenSM's default (port_profile_switch_nodes FALSE): routes to switches do not count.
+        lft[lid] = target == s ? 0 : chooser.choose(candidates.begin(s, target), candidates.end(s, target), false);
+        continue;
+      }
+      const auto attach = index.peer(owner.node, owner.port);
+      if (!attach || g.index[attach->node] < 0) continue;  // unlinked, or HCA to HCA: no switch reaches it
+      const unsigned target = static_cast<unsigned>(g.index[attach->node]);
+      if (target == s) {
+        lft[lid] = static_cast<uint8_t>(attach->port);
+        chooser.count(lft[lid]);
+      } else {
+        lft[lid] = chooser.choose(candidates.begin(s, target), candidates.end(s, target), true);
+      }
+    }
+  }
+  return routes;
+}
+
+namespace {
+
+// Follows the LFTs from `at` (an HCA port reached, or a switch whose LFT is
+// read) until the packet reaches an HCA, the owner's switch, or gets stuck.
+Path follow(const Topology& t, const TopologyIndex& index, const Routes& routes, std::optional<LinkEnd> at,
+            LinkEnd owner, uint16_t dlid) {
+  Path path;
+  std::size_t switches = 0;
+  for (const topology::TopoNode& n : t.nodes) switches += n.kind == NodeKind::Switch;
+  while (at) {
+    if (t.nodes[at->node].kind == NodeKind::Hca) {
+      path.ok = *at == owner;
+      return path;
+    }
+    if (at->node >= routes.lft.size()) return path;
+    const std::vector<uint8_t>& lft = routes.lft[at->node];
+    if (dlid >= lft.size() || lft[dlid] == kNoPath) return path;
+    const uint8_t port = lft[dlid];
+    if (port == 0) {
+      path.ok = owner.node == at->node && owner.port == 0;
+      return path;
+    }
+    if (path.hops.size() >= switches) return path;  // a loop: more hops than switches
+    path.hops.push_back({at->node, port});
+    at = index.peer(at->node, port);
+  }
+  return path;  // dead end: an unlinked port
+}
+
+}  // namespace
+
+Path trace_path(const Topology& t, const TopologyIndex& index, const Lids& lids, const Routes& routes, LinkEnd src,
+                uint16_t dlid) {
+  if (dlid == 0 || dlid > lids.top || src.node >= t.nodes.size()) return {};
+  const LinkEnd owner = lids.owner[dlid];
+  if (owner.node == kNoNode) return {};
+  if (owner == src) return {{}, true};  // the port's own LID: loopback, no switch
+  return follow(t, index, routes, index.peer(src.node, src.port), owner, dlid);
+}
+
+Path trace_from_switch(const Topology& t, const TopologyIndex& index, const Lids& lids, const Routes& routes,
+                       unsigned sw, uint16_t dlid) {
+  if (dlid == 0 || dlid > lids.top || sw >= t.nodes.size() || t.nodes[sw].kind != NodeKind::Switch) return {};
+  const LinkEnd owner = lids.owner[dlid];
+  if (owner.node == kNoNode) return {};
+  return follow(t, index, routes, LinkEnd{sw, 0}, owner, dlid);
+}
+
+}  // namespace hcasim::routing

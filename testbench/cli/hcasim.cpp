@@ -1,0 +1,290 @@
+// hcasim: the command-line program.
+//
+//   hcasim run SCENARIO.json [--out DIR] [--seed N] [--set path=value ...] [--pcap] [--vcd] [--quiet] [--threads N]
+//     --threads: threads for a scenario with run.partitions > 1 (default: one per partition, at most the
+//     machine's cores); the results do not depend on it
+//   hcasim validate SCENARIO.json [--set path=value ...]   also routes the fabric and checks for credit loops
+//   hcasim import FABRIC.ibnd [--out FILE.json]  an ibnetdiscover dump as an explicit topology (nodes and links)
+//   hcasim params                  print every scenario parameter with its default (Markdown)
+//   hcasim calibrate [--events N]  cost of one timed SC_METHOD notification on this machine
+//
+// Exit codes (DESIGN.md): 0 ran and every check passed; 1 a checker failed
+// (validate: the routes have a credit loop); 2 bad input. Errors are one line on stderr, naming the JSON path.
+
+#include <systemc>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "models/config/config_error.hpp"
+#include "models/config/ibnetdiscover.hpp"
+#include "models/config/overrides.hpp"
+#include "models/config/scenario.hpp"
+#include "models/config/topology_json.hpp"
+#include "models/fabric/partitioning.hpp"
+#include "testbench/cli/event_cost.hpp"
+#include "testbench/cli/huge_page_heap.hpp"
+#include "testbench/cli/scenario_setup.hpp"
+#include "testbench/cli/stats_document.hpp"
+
+namespace fs = std::filesystem;
+using namespace hcasim;
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitCheckFailed = 1;
+constexpr int kExitBadInput = 2;
+constexpr const char* kOutputMarker = ".hcasim-output";  // marks a folder hcasim wrote
+
+const char* kUsage =
+    "usage: hcasim run SCENARIO.json [--out DIR] [--seed N] [--set path=value ...] [--pcap] [--vcd] [--quiet]\n"
+    "                  [--threads N]\n"
+    "       hcasim validate SCENARIO.json [--set path=value ...]\n"
+    "       hcasim import FABRIC.ibnd [--out FILE.json]\n"
+    "       hcasim params\n"
+    "       hcasim calibrate [--events N]\n";
+
+struct BadInput : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Args {
+  std::string command;
+  std::string scenario;
+  std::string out;
+  std::vector<std::string> sets;
+  bool seed_given = false;
+  uint64_t seed = 0;
+  bool pcap = false;
+  bool vcd = false;
+  bool quiet = false;
+  unsigned threads = 0;  // 0 = one per partition, at most the cores
+  uint64_t events = 2000000;
+};
+
+uint64_t parse_count(const std::string& flag, const char* text) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || text[0] == '-')
+    throw BadInput(flag + ": '" + text + "' is not a non-negative integer");
+  return v;
+}
+
+Args parse_args(int argc, char* argv[]) {
+  Args a;
+  if (argc < 2) throw BadInput("missing command; expected run, validate, import, params or calibrate");
+  a.command = argv[1];
+  if (a.command == "--help" || a.command == "-h") return a;
+  if (a.command != "run" && a.command != "validate" && a.command != "import" && a.command != "params" &&
+      a.command != "calibrate")
+    throw BadInput("unknown command '" + a.command + "'; expected run, validate, import, params or calibrate");
+  const bool takes_file = a.command == "run" || a.command == "validate" || a.command == "import";
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&](const char* flag) -> const char* {
+      if (i + 1 >= argc) throw BadInput(std::string(flag) + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--out" && (a.command == "run" || a.command == "import")) a.out = value("--out");
+    else if (arg == "--seed" && a.command == "run") { a.seed = parse_count("--seed", value("--seed")); a.seed_given = true; }
+    else if (arg == "--set" && (a.command == "run" || a.command == "validate")) a.sets.push_back(value("--set"));
+    else if (arg == "--pcap" && a.command == "run") a.pcap = true;
+    else if (arg == "--vcd" && a.command == "run") a.vcd = true;
+    else if (arg == "--quiet" && a.command == "run") a.quiet = true;
+    else if (arg == "--threads" && a.command == "run") {
+      const uint64_t n = parse_count("--threads", value("--threads"));
+      if (n < 1 || n > config::kMaxPartitions)
+        throw BadInput("--threads: " + std::to_string(n) + "; accepted: 1 to " +
+                       std::to_string(config::kMaxPartitions));
+      a.threads = static_cast<unsigned>(n);
+    }
+    else if (arg == "--events" && a.command == "calibrate") a.events = std::max<uint64_t>(1, parse_count("--events", value("--events")));
+    else if (!arg.empty() && arg[0] != '-' && a.scenario.empty() && takes_file) a.scenario = arg;
+    else throw BadInput("unexpected argument '" + arg + "' for " + a.command);
+  }
+  if (takes_file && a.scenario.empty())
+    throw BadInput(a.command + (a.command == "import" ? ": missing FABRIC file" : ": missing SCENARIO.json"));
+  return a;
+}
+
+nlohmann::json read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw BadInput(path + ": cannot open: " + std::strerror(errno));
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw BadInput(path + ": not valid JSON: " + std::string(e.what()).substr(std::string(e.what()).find(']') + 2));
+  }
+}
+
+config::Scenario load(const Args& a, nlohmann::json& root) {
+  root = read_json_file(a.scenario);
+  for (const std::string& s : a.sets) config::apply_override(root, s);
+  if (a.seed_given) root["run"]["seed"] = a.seed;
+  if (a.pcap) root["outputs"]["pcap"] = true;
+  if (a.vcd) root["outputs"]["vcd"] = true;
+  return config::load_scenario(root, fs::path(a.scenario).parent_path().string());
+}
+
+// Creates the output folder, refusing to write into one that holds files
+// hcasim did not write (nothing a user wrote is overwritten).
+void prepare_out_dir(const std::string& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) throw BadInput("--out " + dir + ": exists and is not a folder");
+    if (!fs::is_empty(dir, ec) && !fs::exists(fs::path(dir) / kOutputMarker, ec))
+      throw BadInput("--out " + dir + ": folder holds files hcasim did not write; choose another --out or empty it");
+  }
+  fs::create_directories(dir, ec);
+  if (ec) throw BadInput("--out " + dir + ": cannot create: " + ec.message());
+  std::ofstream(fs::path(dir) / kOutputMarker) << "written by hcasim\n";
+}
+
+void write_file(const fs::path& p, const std::string& text) {
+  std::ofstream out(p);
+  out << text;
+  if (!out) throw BadInput(p.string() + ": cannot write");
+}
+
+int run(const Args& a) {
+  nlohmann::json root;
+  const config::Scenario s = load(a, root);
+  const std::string out = a.out.empty() ? "out/" + s.name : a.out;
+  prepare_out_dir(out);
+  const nlohmann::json resolved = config::resolved_json(s);
+  write_file(fs::path(out) / "scenario.resolved.json", resolved.dump(2) + "\n");
+  const auto build_start = std::chrono::steady_clock::now();
+  SimulationSetup setup = setup_from(s, out, a.quiet);
+  setup.options.threads = a.threads;
+  if (a.threads > 1 && s.run.partitions == 1)
+    std::cerr << "hcasim: warning: --threads " << a.threads
+              << " has no effect with run.partitions 1; set run.partitions to split the fabric over threads\n";
+  if (setup.credit_loops.loop)
+    std::cerr << "hcasim: warning: " << setup.credit_loops.describe(s.graph) << "; the fabric can deadlock\n";
+  Simulation sim(setup.fabric, setup.flows, setup.options, setup.transport);
+  const double build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - build_start).count();
+  sim.run();
+  RunMetadata meta{s.name, s.run.seed, config_hash(resolved)};
+  nlohmann::json stats = stats_document(sim, meta, PortList::Streamed);
+  stats["wall"]["build_seconds"] = build_seconds;  // routing, credit-loop check and elaboration
+  stats["routing"] = {{"algorithm", resolved["routing"]["algorithm"]},
+                      {"lmc", s.routing.lmc},
+                      {"credit_loops_checked", setup.credit_loops_checked},
+                      {"credit_loop", setup.credit_loops.loop},
+                      {"credit_loop_report", setup.credit_loops_checked ? setup.credit_loops.describe(s.graph) : ""}};
+  const fs::path stats_path = fs::path(out) / "stats.json";
+  std::ofstream stats_file(stats_path);
+  const PortDigest ports = write_stats(stats_file, stats, sim);
+  if (!stats_file.flush()) throw BadInput(stats_path.string() + ": cannot write");
+  if (!a.quiet) std::cout << human_summary(stats, ports);
+  std::cout << "  results in " << out << "\n";
+  bool ok = true;
+  if (!sim.checker().ok()) {
+    for (const std::string& m : sim.checker().messages()) std::cerr << "check failed: " << m << "\n";
+    ok = false;
+  }
+  for (const std::string& m : sim.workload_failures()) {
+    std::cerr << "check failed: " << m << "\n";
+    ok = false;
+  }
+  for (const std::string& m : sim.rtl_failures()) {
+    std::cerr << "check failed: " << m << "\n";
+    ok = false;
+  }
+  return ok ? kExitOk : kExitCheckFailed;
+}
+
+int validate(const Args& a) {
+  nlohmann::json root;
+  const config::Scenario s = load(a, root);
+  const config::RoutedFabric routed = config::route_fabric(s);
+  unsigned switches = 0;
+  for (const topology::TopoNode& n : s.graph.nodes) switches += n.kind == topology::NodeKind::Switch;
+  std::cout << a.scenario << ": ok (" << s.workload.flows.size() << " flows, " << s.workload.patterns.size()
+            << " patterns, " << s.workload.perftest.size() << " perftest tests, " << s.workload.verbs.size()
+            << " verbs connections, " << s.graph.nodes.size() - switches << " HCAs, " << switches << " switches, "
+            << config::port_names(s).size() << " ports, LIDs 1-" << routed.lids.top << ")\n";
+  std::size_t faulty = 0;
+  for (const config::LinkSpec& l : routed.spec.links) faulty += l.config.faults.enabled();
+  if (faulty != 0)
+    std::cout << a.scenario << ": link faults on " << faulty << " of " << routed.spec.links.size()
+              << " links (see link.faults in the resolved config)\n";
+  if (s.run.partitions > 1) {
+    const std::vector<unsigned> of_node = fabric::partition_nodes(routed.spec, s.run.partitions);
+    std::vector<unsigned> nodes(s.run.partitions, 0);
+    for (unsigned p : of_node) ++nodes[p];
+    std::cout << a.scenario << ": " << s.run.partitions << " partitions of";
+    for (unsigned p = 0; p < s.run.partitions; ++p) std::cout << (p ? "," : "") << " " << nodes[p];
+    std::cout << " nodes, " << fabric::cut_links(routed.spec, of_node) << " of " << routed.spec.links.size()
+              << " links cut\n";
+  }
+  const routing::CreditLoopReport loops = check_credit_loops(s, routed);
+  std::cout << a.scenario << ": " << loops.describe(s.graph) << "\n";
+  return loops.loop ? kExitCheckFailed : kExitOk;
+}
+
+// Writes an ibnetdiscover dump as the explicit topology form, to stdout or to
+// a new file (an existing one is never overwritten).
+int import_fabric(const Args& a) {
+  std::ifstream in(a.scenario);
+  if (!in) throw BadInput(a.scenario + ": cannot open: " + std::strerror(errno));
+  const topology::Topology t = config::read_ibnetdiscover(in, a.scenario);
+  if (const std::string why = topology::check_topology(t); !why.empty()) throw BadInput(a.scenario + ": " + why);
+  const std::string text = config::topology_to_json(t).dump(2) + "\n";
+  if (a.out.empty()) {
+    std::cout << text;
+    return kExitOk;
+  }
+  std::error_code ec;
+  if (fs::exists(a.out, ec)) throw BadInput("--out " + a.out + ": exists; choose a new file name");
+  write_file(a.out, text);
+  return kExitOk;
+}
+
+}  // namespace
+
+int sc_main(int argc, char* argv[]) {
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  try {
+    const Args a = parse_args(argc, argv);
+    if (a.command == "--help" || a.command == "-h") {
+      std::cout << kUsage;
+      return kExitOk;
+    }
+    if (a.command == "run") return run(a);
+    if (a.command == "validate") return validate(a);
+    if (a.command == "import") return import_fabric(a);
+    if (a.command == "params") {
+      std::cout << config::scenario_reference();
+      return kExitOk;
+    }
+    std::printf("timed SC_METHOD notification: %.2f ns\n", timed_event_cost_ns(a.events));
+    return kExitOk;
+  } catch (const config::ConfigError& e) {
+    std::cerr << "hcasim: " << e.what() << "\n";
+  } catch (const BadInput& e) {
+    std::cerr << "hcasim: " << e.what() << "\n" << (std::strstr(e.what(), "command") ? kUsage : "");
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "hcasim: " << e.what() << "\n";
+  }
+  return kExitBadInput;
+}
+
+// SystemC's own main would print its banner first; ours silences it and then
+// runs the usual elaboration entry point, which calls sc_main.
+int main(int argc, char* argv[]) {
+  reserve_huge_page_heap(std::size_t(4) << 30);  // address space only; see huge_page_heap.hpp
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  return sc_core::sc_elab_and_sim(argc, argv);
+}

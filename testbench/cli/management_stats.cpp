@@ -1,0 +1,111 @@
+#include "testbench/cli/management_stats.hpp"
+
+namespace hcasim {
+
+namespace {
+
+nlohmann::json totals_json(const mgmt::SaTotals& t) {
+  return {{"transactions", t.transactions},       {"completed", t.completed},
+          {"failures", t.failures},               {"error_status", t.error_status},
+          {"refused_configs", t.refused_configs}, {"segments_sent", t.segments_sent},
+          {"segments_resent", t.segments_resent}, {"segments_received", t.segments_received},
+          {"acks_sent", t.acks_sent},             {"acks_received", t.acks_received},
+          {"resends_sent", t.resends_sent},       {"resends_received", t.resends_received},
+          {"resends_rejected", t.resends_rejected}, {"keepalives_sent", t.keepalives_sent},
+          {"keepalives_received", t.keepalives_received}, {"timeouts", t.timeouts},
+          {"retries", t.retries},                 {"bulk_tail_replaced", t.bulk_tail_replaced},
+          {"bulk_restarts", t.bulk_restarts}};
+}
+
+// One SA transfer, as seen by the server that answered it.
+nlohmann::json transfer_json(const mgmt::SaTransferStats& s) {
+  return {{"tid", s.tid},
+          {"peer_lid", s.peer_lid},
+          {"method", s.method},
+          {"attribute", s.attr_id},
+          {"status", s.status},
+          {"failed", s.failed},
+          {"start_us", static_cast<double>(s.start_ps) / 1e6},
+          {"end_us", static_cast<double>(s.end_ps) / 1e6},
+          {"bytes", s.bytes},
+          {"records", s.records},
+          {"segments", s.segments},
+          {"acks", s.mp.acks_sent + s.mp.acks_received},
+          {"resends", s.mp.resends_sent + s.mp.resends_received},
+          {"keepalives", s.keepalives},
+          {"retries", s.request_retries + s.mp.retries}};
+}
+
+nlohmann::json server_json(const fabric::Fabric& f, unsigned node) {
+  mgmt::SaAgent* a = f.sa_agent(node);
+  if (a == nullptr || a->server() == nullptr) return nullptr;
+  nlohmann::json transfers = nlohmann::json::array();
+  for (const mgmt::SaTransferStats& s : a->server()->transfers()) transfers.push_back(transfer_json(s));
+  return {{"node", f.spec().nodes[node].name},
+          {"records", a->database().total_records()},
+          {"totals", totals_json(a->server()->totals())},
+          {"transfers", transfers}};
+}
+
+}  // namespace
+
+nlohmann::json management_json(const fabric::Fabric& f) {
+  const mgmt::SubnetManager* sm = f.subnet_manager();
+  if (sm == nullptr) return {{"mode", "preconfigured"}};
+  const mgmt::SmStats& s = sm->stats();
+  const auto us = [](uint64_t ps) { return static_cast<double>(ps) / 1e6; };
+  nlohmann::json sweep = {{"done", sm->done()},
+                          {"failure", sm->failure()},
+                          {"start_us", us(s.start_ps)},
+                          {"discovered_us", us(s.discovered_ps)},
+                          {"done_us", us(s.done_ps)},
+                          {"duration_us", sm->done() ? us(s.done_ps - s.start_ps) : 0.0},
+                          {"smps", s.smps_sent},
+                          {"discovery_smps", s.discovery_smps},
+                          {"programming_smps", s.programming_smps},
+                          {"responses", s.responses},
+                          {"timeouts", s.timeouts},
+                          {"retries", s.retries},
+                          {"failed", s.failed},
+                          {"errors", s.errors},
+                          {"nodes", s.nodes},
+                          {"switches", s.switches},
+                          {"links", s.links},
+                          {"sm_lid", sm->sm_lid()}};
+  uint64_t gets = 0, sets = 0, errors = 0, m_key = 0, forwarded = 0, dropped = 0, queued = 0;
+  for (unsigned n = 0; n < f.spec().nodes.size(); ++n) {
+    const mgmt::MadNode* m = f.mad_node(n);
+    if (m == nullptr) continue;
+    gets += m->sma().stats().gets;
+    sets += m->sma().stats().sets;
+    errors += m->sma().stats().errors;
+    m_key += m->sma().stats().m_key_violations;
+    forwarded += m->stats().smps_forwarded;
+    dropped += m->stats().smps_dropped;
+    queued += m->stats().queued;
+  }
+  mgmt::SaTotals clients;
+  for (unsigned n = 0; n < f.spec().nodes.size(); ++n) {
+    mgmt::SaAgent* a = f.sa_agent(n);
+    if (a == nullptr) continue;
+    for (const mgmt::SaClient* c : {a->client(), a->peer_client()}) {
+      if (c == nullptr) continue;
+      clients.add(c->totals());
+    }
+  }
+  const config::ManagementSpec& m = f.spec().management;
+  return {{"mode", "in_band"},
+          {"sweep", sweep},
+          {"sa", {{"master", server_json(f, m.sm_node)},
+                  {"standby", m.has_standby ? server_json(f, m.standby_node) : nullptr},
+                  {"clients", totals_json(clients)}}},
+          {"smas", {{"gets", gets},
+                    {"sets", sets},
+                    {"errors", errors},
+                    {"m_key_violations", m_key},
+                    {"dr_forwarded", forwarded},
+                    {"dropped", dropped},
+                    {"queued_for_room", queued}}}};
+}
+
+}  // namespace hcasim

@@ -1,0 +1,108 @@
+#include "testbench/cli/scenario_setup.hpp"
+
+#include <fnmatch.h>
+
+#include <map>
+
+#include "testbench/workloads/traffic_patterns.hpp"
+
+namespace hcasim {
+
+namespace {
+
+// The HCA ports of a fabric by name, as (HCA index, port index).
+struct HcaPorts {
+  std::vector<std::string> names;
+  std::vector<workloads::Endpoint> ends;
+  std::map<std::string, workloads::Endpoint> by_name;
+
+  explicit HcaPorts(const config::FabricSpec& f) {
+    unsigned hca = 0;
+    for (const config::NodeSpec& n : f.nodes) {
+      if (n.kind != topology::NodeKind::Hca) continue;
+      for (unsigned p = 0; p < n.ports.size(); ++p) {
+        names.push_back(n.name + ".p" + std::to_string(p + 1));
+        ends.push_back({hca, p});
+        by_name[names.back()] = ends.back();
+      }
+      ++hca;
+    }
+  }
+  // The ports the names or wildcard patterns select, in fabric order; [] = all.
+  std::vector<workloads::Endpoint> select(const std::vector<std::string>& patterns,
+                                          std::vector<std::string>* chosen_names = nullptr) const {
+    std::vector<workloads::Endpoint> out;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      bool hit = patterns.empty();
+      for (const std::string& p : patterns) hit = hit || fnmatch(p.c_str(), names[i].c_str(), 0) == 0;
+      if (!hit) continue;
+      out.push_back(ends[i]);
+      if (chosen_names) chosen_names->push_back(names[i]);
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+routing::CreditLoopReport check_credit_loops(const config::Scenario& s, const config::RoutedFabric& r) {
+  return routing::find_credit_loop(s.graph, r.lids, r.routes, [&r](unsigned node, unsigned in, unsigned out) {
+    return config::sl2vl_table(r.spec, node, in, out);
+  });
+}
+
+SimulationSetup setup_from(const config::Scenario& s, const std::string& out_dir, bool quiet) {
+  SimulationSetup r;
+  const config::RoutedFabric routed = config::route_fabric(s);
+  r.fabric = routed.spec;
+  if (s.routing.check_credit_loops) {
+    r.credit_loops = check_credit_loops(s, routed);
+    r.credit_loops_checked = true;
+  }
+  const HcaPorts ports(r.fabric);
+  for (const config::FlowConfig& f : s.workload.flows) {
+    workloads::FlowSpec w;
+    w.name = f.name;
+    const workloads::Endpoint src = ports.by_name.at(f.src), dst = ports.by_name.at(f.dst);
+    w.src_node = src.node;
+    w.src_port = src.port;
+    w.dst_node = dst.node;
+    w.dst_port = dst.port;
+    w.sl = static_cast<uint8_t>(f.sl);
+    w.vl15 = f.vl15;
+    w.payload = static_cast<uint32_t>(f.payload);
+    w.rate_bps = f.rate.bps;
+    w.load = f.rate.load;
+    w.count = f.count;
+    w.start_ps = f.start_ps;
+    r.flows.push_back(w);
+  }
+  for (unsigned i = 0; i < s.workload.patterns.size(); ++i) {
+    const config::TrafficPatternConfig& p = s.workload.patterns[i];
+    std::vector<std::string> names;
+    const auto hosts = ports.select(p.hosts, &names);
+    const auto targets = p.targets.empty() ? std::vector<workloads::Endpoint>{} : ports.select(p.targets);
+    const auto flows = workloads::expand_pattern(p, hosts, targets, s.run.seed, i, names,
+                                                 "workload.patterns." + std::to_string(i));
+    r.flows.insert(r.flows.end(), flows.begin(), flows.end());
+  }
+  for (unsigned i = 0; i < s.workload.perftest.size(); ++i) {
+    const config::PerftestConfig& t = s.workload.perftest[i];
+    r.transport.perftest.push_back({t, ports.by_name.at(t.client), ports.by_name.at(t.server), i});
+  }
+  for (unsigned i = 0; i < s.workload.verbs.size(); ++i) {
+    const config::VerbsConnectionConfig& c = s.workload.verbs[i];
+    r.transport.verbs.push_back({c, ports.by_name.at(c.a), ports.by_name.at(c.b), i});
+  }
+  r.options.duration_ps = s.run.duration_ps;
+  r.options.partitions = s.run.partitions;
+  r.options.quiet = quiet;
+  r.options.out_dir = out_dir;
+  r.options.pcap = s.outputs.pcap;
+  r.options.pcap_ports = s.outputs.pcap_ports;
+  r.options.vcd = s.outputs.vcd;
+  r.options.rtl_vcd = s.outputs.rtl_vcd;
+  return r;
+}
+
+}  // namespace hcasim

@@ -1,0 +1,500 @@
+#include "testbench/cli/simulation.hpp"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+
+#include "models/fabric/partitioning.hpp"
+#include "models/ib/sa_record_types.hpp"
+#include "models/trace/port_stats_json.hpp"
+#include "testbench/cli/huge_page_heap.hpp"
+#include "testbench/cli/transport_stats.hpp"
+#include "testbench/cli/windowed_run.hpp"
+
+namespace hcasim {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+struct PatternTotals {
+  uint64_t flows = 0, sent = 0, delivered = 0, bytes = 0, payload = 0;
+  uint64_t start_ps = UINT64_MAX, last_ps = 0;
+  trace::Histogram latency;
+};
+std::vector<std::unique_ptr<link::Partition>> make_partitions(unsigned count) {
+  std::vector<std::unique_ptr<link::Partition>> parts;
+  if (count > 1)
+    for (unsigned i = 0; i < count; ++i) parts.push_back(std::make_unique<link::Partition>(count));
+  return parts;
+}
+fabric::FabricPartitions partitioning_for(const config::FabricSpec& spec,
+                                          const std::vector<std::unique_ptr<link::Partition>>& parts) {
+  fabric::FabricPartitions out;
+  if (parts.empty()) return out;
+  for (const auto& p : parts) out.parts.push_back(p.get());
+  out.of_node = fabric::partition_nodes(spec, static_cast<unsigned>(parts.size()));
+  return out;
+}
+// Adds what one partition's recorder saw of a flow to the flow's result.
+void merge_received(workloads::FlowResult& into, const workloads::FlowResult& r) {
+  if (r.delivered == 0) return;
+  if (into.delivered == 0 || r.first_delivery_ps < into.first_delivery_ps) into.first_delivery_ps = r.first_delivery_ps;
+  into.last_delivery_ps = std::max(into.last_delivery_ps, r.last_delivery_ps);
+  into.delivered += r.delivered;
+  into.delivered_bytes += r.delivered_bytes;
+  into.delivered_payload += r.delivered_payload;
+  into.latency_ps.merge(r.latency_ps);
+}
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+uint64_t process_peak_rss_bytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<uint64_t>(u.ru_maxrss) * 1024;  // Linux reports KiB
+}
+}  // namespace
+
+Simulation::Simulation(const config::FabricSpec& fabric, std::vector<workloads::FlowSpec> flows, RunOptions options,
+                       const TransportWorkloads& transport)
+    : flows_(std::move(flows)),
+      results_(flows_.size()),
+      options_(std::move(options)),
+      parts_(make_partitions(options_.partitions)),
+      partitioning_(partitioning_for(fabric, parts_)),
+      fabric_(std::make_unique<fabric::Fabric>(fabric, pool_, parts_.empty() ? nullptr : &partitioning_)) {
+  check_partitioning(transport);
+  if (parts_.empty()) {
+    recorders_.push_back(std::make_unique<workloads::FlowRecorder>(results_, pool_));
+  } else {
+    for (std::size_t q = 0; q < parts_.size(); ++q)
+      recorders_.push_back(std::make_unique<workloads::FlowRecorder>(flows_.size(), parts_[q]->pool));
+    for (std::size_t q = 1; q < parts_.size(); ++q) part_checkers_.push_back(std::make_unique<checkers::LinkChecker>());
+    cut_links_ = fabric::cut_links(fabric, partitioning_.of_node);
+  }
+  for (unsigned i = 0; i < fabric_->hca_count(); ++i) {
+    const hca::Hca& h = fabric_->hca(i);
+    const unsigned q = h.port_count() != 0 ? fabric_->partition_of(h.port(0)) : 0;
+    fabric_->hca(i).set_sink(recorders_[q].get());
+  }
+  std::map<std::pair<unsigned, unsigned>, std::vector<unsigned>> by_port;
+  const unsigned paths = 1u << fabric_->spec().lmc;  // LIDs per port: flows spread over them
+  const unsigned hcas = fabric_->hca_count();
+  auto lid_of = [&](const workloads::Endpoint& e, unsigned f) {
+    if (e.node >= hcas || e.port >= fabric_->hca(e.node).port_count())
+      throw std::invalid_argument("flow " + flows_[f].name + ": no such destination HCA port");
+    return static_cast<uint16_t>(fabric_->hca(e.node).lid(e.port) + f % paths);
+  };
+  for (unsigned f = 0; f < flows_.size(); ++f) {
+    workloads::FlowSpec& s = flows_[f];
+    if (s.src_node >= hcas || s.src_port >= fabric_->hca(s.src_node).port_count())
+      throw std::invalid_argument("flow " + s.name + ": no such source HCA port");
+    s.slid = fabric_->hca(s.src_node).lid(s.src_port);
+    s.dlid = lid_of({s.dst_node, s.dst_port}, f);
+    s.dlids.clear();
+    s.hot_dlids.clear();
+    for (const workloads::Endpoint& e : s.dsts) s.dlids.push_back(lid_of(e, f));
+    for (const workloads::Endpoint& e : s.hot) s.hot_dlids.push_back(lid_of(e, f));
+    if (s.choice != workloads::DestChoice::Fixed && s.dlids.empty() && s.hot_dlids.empty())
+      throw std::invalid_argument("flow " + s.name + ": no destinations");
+    if (s.dest_qp == 0 && !s.vl15) s.dest_qp = 0x100 + f;
+    by_port[{s.src_node, s.src_port}].push_back(f);
+  }
+  for (auto& [where, list] : by_port) {
+    const link::Port& port = fabric_->hca(where.first).port(where.second);
+    const std::string name = std::string("gen_") + port.name();
+    std::string safe = name;
+    std::replace(safe.begin(), safe.end(), '.', '_');
+    link::Partition* part = parts_.empty() ? nullptr : parts_[fabric_->partition_of(port)].get();
+    std::optional<link::Timeline::Building> on_part;
+    if (part != nullptr) on_part.emplace(part->timeline);
+    generators_.push_back(std::make_unique<workloads::RawGenerator>(
+        safe.c_str(), fabric_->hca(where.first), where.second, flows_, list, results_, part ? part->pool : pool_));
+  }
+  const auto hca_of = [this](const workloads::Endpoint& e) -> hca::Hca& {
+    if (e.node >= fabric_->hca_count() || e.port >= fabric_->hca(e.node).port_count())
+      throw std::invalid_argument("transport workload: no such HCA port");
+    return fabric_->hca(e.node);
+  };
+  for (const workloads::PerftestSpec& t : transport.perftest) {
+    const std::string name = "perftest" + std::to_string(t.index);
+    perftests_.push_back(
+        std::make_unique<workloads::Perftest>(name.c_str(), t, hca_of(t.client), hca_of(t.server)));
+    perftest_ends_.emplace_back(t.client, t.server);
+  }
+  for (const workloads::VerbsScriptSpec& v : transport.verbs) {
+    const std::string name = "verbs" + std::to_string(v.index);
+    scripts_.push_back(std::make_unique<workloads::VerbsScript>(name.c_str(), v, hca_of(v.a), hca_of(v.b)));
+    verbs_ends_.emplace_back(v.a, v.b);
+  }
+  if (fabric_->spec().management.in_band) hold_workloads_for_sweep();
+  for (link::Port* p : fabric_->ports()) {
+    const unsigned q = fabric_->partition_of(*p);
+    for (unsigned c = 0; c < std::max<std::size_t>(parts_.size(), 1); ++c) {
+      if (c == q) checker_of(c).watch(*p);
+      else checker_of(c).know(*p, q);
+    }
+  }
+  if (options_.pcap) {
+    std::vector<link::Port*> chosen;
+    for (link::Port* p : fabric_->ports())
+      if (options_.pcap_ports.empty() ||
+          std::find(options_.pcap_ports.begin(), options_.pcap_ports.end(), p->name()) != options_.pcap_ports.end())
+        chosen.push_back(p);
+    capture_ = std::make_unique<trace::PacketCapture>(options_.out_dir + "/packets.pcap", chosen);
+  }
+  if (options_.vcd) waves_ = std::make_unique<trace::WaveTrace>(options_.out_dir + "/waves", fabric_->ports());
+  if (rtl::wants_rtl(fabric_->ports()))
+    cosim_ = std::make_unique<rtl::Cosim>(fabric_->ports(), options_.rtl_blocks,
+                                          options_.rtl_vcd ? options_.out_dir + "/rtl.vcd" : "");
+}
+
+void Simulation::hold_workloads_for_sweep() {
+  for (auto& g : generators_) g->defer_start();
+  for (auto& t : perftests_) t->defer_start();
+  for (auto& v : scripts_) v->defer_start();
+  fabric_->on_sweep_done([this] {
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    const mgmt::SubnetManager& sm = *fabric_->subnet_manager();
+    if (!sm.done()) {
+      sweep_failure_ = "subnet manager: the sweep did not finish: " + sm.failure();
+      return;
+    }
+    for (workloads::FlowSpec& s : flows_) s.start_ps += now;
+    for (auto& g : generators_) g->begin();
+    for (std::size_t i = 0; i < perftests_.size(); ++i)
+      look_up_path(perftest_ends_[i].first, perftest_ends_[i].second, [this, i, now] { perftests_[i]->begin(now); });
+    for (std::size_t i = 0; i < scripts_.size(); ++i)
+      look_up_path(verbs_ends_[i].first, verbs_ends_[i].second, [this, i, now] { scripts_[i]->begin(now); });
+  });
+}
+
+void Simulation::look_up_path(const workloads::Endpoint& from, const workloads::Endpoint& to,
+                              std::function<void()> begin) {
+  mgmt::SaAgent* agent = fabric_->sa_agent(fabric_->node_of_hca(from.node));
+  const uint16_t slid = fabric_->hca(from.node).lid(from.port), dlid = fabric_->hca(to.node).lid(to.port);
+  ib::PathRecord want;
+  want.slid = slid;
+  want.dlid = dlid;
+  std::vector<uint8_t> tmpl(ib::PathRecord::kBytes);
+  want.encode(tmpl.data());
+  constexpr uint64_t kMask = (1u << 4) | (1u << 5);  // PathRecord ComponentMask: DLID, SLID (iba-facts 6)
+  const uint64_t tid = agent->get(ib::kAttrPathRecord, kMask, tmpl);
+  ++path_lookups_;
+  lookups_[{agent, tid}] = [this, slid, dlid, begin = std::move(begin)](const mgmt::SaCompletion& c) {
+    ib::PathRecord got;
+    if (c.result == mgmt::SaResult::Ok && c.data.size() >= ib::kRidBytes + ib::PathRecord::kBytes)
+      got.decode(c.data.data() + ib::kRidBytes);
+    if (c.result != mgmt::SaResult::Ok || got.slid != slid || got.dlid != dlid) {
+      lookup_failures_.push_back("PathRecord lookup from LID " + std::to_string(slid) + " to LID " +
+                                 std::to_string(dlid) + " failed (status " + std::to_string(c.status) + ")");
+      return;
+    }
+    begin();
+  };
+  agent->set_callback([this, agent](const mgmt::SaCompletion& c) {
+    const auto it = lookups_.find({agent, c.tid});
+    if (it == lookups_.end()) return;
+    const auto f = std::move(it->second);
+    lookups_.erase(it);
+    f(c);
+  });
+}
+
+uint64_t Simulation::expected_packets() const {
+  uint64_t n = 0;
+  for (const workloads::FlowSpec& s : flows_) n += s.count;
+  return n;
+}
+
+std::string Simulation::destination_text(const workloads::FlowSpec& s) const {
+  const auto name = [this](const workloads::Endpoint& e) { return std::string(fabric_->hca(e.node).port(e.port).name()); };
+  switch (s.choice) {
+    case workloads::DestChoice::Fixed: return name({s.dst_node, s.dst_port});
+    case workloads::DestChoice::Uniform: return "uniform over " + std::to_string(s.dsts.size()) + " ports";
+    case workloads::DestChoice::Cycle: return "in turn over " + std::to_string(s.dsts.size()) + " ports";
+    case workloads::DestChoice::HotSpot:
+      return "uniform over " + std::to_string(s.dsts.size()) + " ports, " + std::to_string(s.hot_fraction) +
+             " to " + std::to_string(s.hot.size()) + " hot";
+  }
+  return "";
+}
+
+void Simulation::check_partitioning(const TransportWorkloads& transport) const {
+  if (parts_.empty()) return;
+  const auto refuse = [&](const std::string& what) {
+    throw std::invalid_argument("run.partitions: " + std::to_string(parts_.size()) + " partitions with " + what +
+                                "; accepted: 1 partition for " + what);
+  };
+  if (!transport.perftest.empty() || !transport.verbs.empty()) refuse("transport workloads (perftest, verbs)");
+  if (options_.pcap) refuse("a pcap capture");
+  if (options_.vcd) refuse("a VCD trace");
+  if (rtl::wants_rtl(fabric_->ports())) refuse("RTL blocks");
+}
+
+void Simulation::report_progress(bool final_line, uint64_t now_ps) {
+  if (options_.quiet) return;
+  const double wall = seconds_since(started_);
+  const double sim_us = static_cast<double>(now_ps) / 1e6;
+  double done = -1;
+  const uint64_t delivered = packets_delivered();
+  if (options_.duration_ps) done = static_cast<double>(now_ps) / static_cast<double>(options_.duration_ps);
+  else if (expected_packets()) done = static_cast<double>(delivered) / static_cast<double>(expected_packets());
+  std::fprintf(stderr, "%ssim %.3f us", final_line ? "" : "\r", sim_us);
+  if (done >= 0) std::fprintf(stderr, "  %5.1f%%", 100.0 * std::min(done, 1.0));
+  std::fprintf(stderr, "  %.0f packets/s%s", wall > 0 ? static_cast<double>(delivered) / wall : 0.0,
+               final_line ? "\n" : "");
+  std::fflush(stderr);
+}
+
+void Simulation::run() {
+  started_ = Clock::now();
+  if (parts_.empty()) run_kernel();
+  else run_partitioned();
+}
+
+void Simulation::run_kernel() {
+  using sc_core::sc_time;
+  constexpr uint64_t kMaxChunkPs = 1'000'000'000'000;  // 1 s of simulated time
+  uint64_t chunk = 10'000'000;  // 10 us of simulated time, adapted to about 0.1-0.5 s of wall time
+  double last_report = 0;
+  bool reported = false;
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  // An RTL divergence stops the kernel (sc_stop); the run ends there.
+  while (sc_core::sc_pending_activity() && sc_core::sc_get_status() != sc_core::SC_STOPPED) {
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    // At least up to the next pending event: with SC_EXIT_ON_STARVATION a
+    // window holding no event would not advance time.
+    uint64_t step = std::max<uint64_t>(chunk, sc_core::sc_time_to_pending_activity().value());
+    if (options_.duration_ps) {
+      if (now >= options_.duration_ps) break;
+      step = std::min(step, options_.duration_ps - now);
+    }
+    const auto t0 = Clock::now();
+    // With a duration, run to exact window ends (the last one is the duration);
+    // without, stop at the last event rather than at a window's end.
+    sc_core::sc_start(sc_time::from_value(step),
+                      options_.duration_ps ? sc_core::SC_RUN_TO_TIME : sc_core::SC_EXIT_ON_STARVATION);
+    const double took = seconds_since(t0);
+    if (took < 0.1 && chunk < kMaxChunkPs) chunk *= 2;
+    else if (took > 0.5 && chunk > 1000) chunk /= 2;
+    if (seconds_since(started_) - last_report >= 1.0) {
+      report_progress(false, sc_core::sc_time_stamp().value());
+      last_report = seconds_since(started_);
+      reported = true;
+    }
+  }
+  end_ps_ = sc_core::sc_time_stamp().value();
+  for (link::Port* p : fabric_->ports()) p->finish();
+  finish_run(reported);
+}
+
+void Simulation::run_partitioned() {
+  // Elaboration's end: ports advertise their credits, generators set their
+  // first wakeups, all on the partitions' timelines at time 0.
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  std::vector<link::Partition*> parts;
+  for (const auto& p : parts_) parts.push_back(p.get());
+  WindowedRunConfig config;
+  config.end_ps = options_.duration_ps;
+  config.window_ps = UINT64_MAX;  // no cut link: one window
+  for (const link::Port* p : fabric_->ports())
+    if (p->peer() != nullptr && fabric_->partition_of(*p) != fabric_->partition_of(*p->peer()))
+      config.window_ps = std::min(config.window_ps, p->min_flight_ps());
+  window_ps_ = config.window_ps;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  config.threads = options_.threads != 0 ? options_.threads : std::min<unsigned>(static_cast<unsigned>(parts.size()), cores);
+  threads_ = std::min<unsigned>(config.threads, static_cast<unsigned>(parts.size()));
+  double last_report = 0;
+  bool reported = false;
+  for (unsigned q = 0; q < parts.size(); ++q) checker_of(q).mail_slots(mail_slots(config));
+  WindowHooks hooks;
+  hooks.seal = [&](unsigned from, unsigned slot) { checker_of(from).seal(slot); };
+  hooks.take = [&](unsigned q, unsigned from, unsigned slot) { checker_of(q).take_handed(checker_of(from), q, slot); };
+  hooks.between = [&](uint64_t now) {
+    if (options_.quiet || seconds_since(started_) - last_report < 1.0) return;
+    report_progress(false, now);
+    last_report = seconds_since(started_);
+    reported = true;
+  };
+  end_ps_ = run_windows(parts, config, hooks);
+  for (const auto& p : parts_) p->timeline.advance_to(end_ps_);
+  for (link::Port* p : fabric_->ports()) {
+    const link::Timeline::OnClock on(parts_[fabric_->partition_of(*p)]->timeline);
+    p->finish();
+  }
+  for (const auto& r : recorders_)
+    for (std::size_t f = 0; f < flows_.size(); ++f)
+      if (const workloads::FlowResult* got = r->received(f)) merge_received(results_[f], *got);
+  for (const auto& k : part_checkers_) k->finish(end_ps_);
+  finish_run(reported);
+  for (const auto& k : part_checkers_) checker_.absorb(*k);
+}
+
+void Simulation::finish_run(bool reported) {
+  cut_ = options_.duration_ps != 0 && end_ps_ >= options_.duration_ps;
+  for (auto& t : perftests_) t->finish(cut_);
+  for (auto& v : scripts_) v->finish();
+  checker_.finish(end_ps_);
+  wall_s_ = seconds_since(started_);
+  peak_rss_ = process_peak_rss_bytes();
+  huge_page_bytes_ = anon_huge_page_bytes();
+  if (reported) report_progress(true, end_ps_);
+}
+
+uint64_t Simulation::packets_delivered() const {
+  uint64_t n = 0;
+  for (const auto& r : recorders_) n += r->delivered();
+  return n;
+}
+
+uint64_t Simulation::wakeups() const {
+  if (parts_.empty()) return link::Timeline::current().dispatched();
+  uint64_t n = 0;
+  for (const auto& p : parts_) n += p->timeline.dispatched();
+  return n;
+}
+
+std::vector<uint64_t> Simulation::partition_wakeups() const {
+  if (parts_.empty()) return {wakeups()};
+  std::vector<uint64_t> out;
+  for (const auto& p : parts_) out.push_back(p->timeline.dispatched());
+  return out;
+}
+
+uint64_t Simulation::model_delta_cycles() const {
+  if (parts_.empty()) return sc_core::sc_delta_count() - link::Timeline::current().held_delta_cycles();
+  return sc_core::sc_delta_count();
+}
+
+std::vector<std::string> Simulation::workload_failures() const {
+  std::vector<std::string> out;
+  if (!sweep_failure_.empty()) out.push_back(sweep_failure_);
+  out.insert(out.end(), lookup_failures_.begin(), lookup_failures_.end());
+  if (fabric_->spec().management.in_band && !fabric_->subnet_manager()->done() && sweep_failure_.empty())
+    out.push_back("subnet manager: the sweep did not finish by the end of the run");
+  for (const auto& t : perftests_) out.insert(out.end(), t->result().failures.begin(), t->result().failures.end());
+  for (const auto& v : scripts_) out.insert(out.end(), v->failures().begin(), v->failures().end());
+  return out;
+}
+
+const std::vector<std::string>& Simulation::rtl_failures() const {
+  static const std::vector<std::string> none;
+  return cosim_ ? cosim_->verdict().messages() : none;
+}
+
+uint64_t Simulation::packet_hops() const {
+  uint64_t n = 0;
+  for (const link::Port* p : fabric_->ports()) {
+    n += p->stats().fc_tx();
+    for (const link::VlStats& v : p->stats().vl) n += v.tx_packets;
+  }
+  return n;
+}
+
+uint64_t Simulation::measured_until(const workloads::FlowSpec& s, const workloads::FlowResult& r) const {
+  const bool still_on = cut_ && (s.count == 0 || r.sent + r.dropped_at_source < s.count || r.delivered < r.sent);
+  if (still_on) return end_ps_;
+  return r.delivered > 0 ? r.last_delivery_ps : s.start_ps;
+}
+
+nlohmann::json Simulation::port_json(const link::Port& p) const { return trace::port_stats_json(p, end_ps_); }
+
+nlohmann::json Simulation::results_json(bool list_ports) const {
+  nlohmann::json ports = nlohmann::json::array();
+  if (list_ports)
+    for (const link::Port* p : fabric_->ports()) ports.push_back(port_json(*p));
+  nlohmann::json flows = nlohmann::json::array();
+  std::map<std::string, PatternTotals> patterns;
+  for (std::size_t f = 0; f < flows_.size(); ++f) {
+    const workloads::FlowSpec& s = flows_[f];
+    const workloads::FlowResult& r = results_[f];
+    const uint64_t until = measured_until(s, r);
+    const uint64_t span = until > s.start_ps ? until - s.start_ps : 0;
+    flows.push_back({{"name", s.name},
+                     {"src", fabric_->hca(s.src_node).port(s.src_port).name()},
+                     {"dst", destination_text(s)},
+                     {"sl", s.sl},
+                     {"vl15", s.vl15},
+                     {"payload_bytes", s.payload},
+                     {"packets_sent", r.sent},
+                     {"packets_dropped_at_source", r.dropped_at_source},
+                     {"packets_delivered", r.delivered},
+                     {"bytes_delivered", r.delivered_bytes},
+                     {"payload_bytes_delivered", r.delivered_payload},
+                     {"throughput_bps", trace::bits_per_second(r.delivered_bytes, span)},
+                     {"data_throughput_bps", trace::bits_per_second(r.delivered_payload, span)},
+                     {"latency", trace::latency_json(r.latency_ps)}});
+    if (s.pattern.empty()) continue;
+    PatternTotals& t = patterns[s.pattern];
+    ++t.flows;
+    t.start_ps = std::min(t.start_ps, s.start_ps);
+    t.last_ps = std::max(t.last_ps, until);
+    t.sent += r.sent;
+    t.delivered += r.delivered;
+    t.bytes += r.delivered_bytes;
+    t.payload += r.delivered_payload;
+    t.latency.merge(r.latency_ps);
+  }
+  nlohmann::json pattern_list = nlohmann::json::array();
+  for (const auto& [name, t] : patterns) {
+    const uint64_t span = t.last_ps > t.start_ps ? t.last_ps - t.start_ps : 0;
+    pattern_list.push_back({{"name", name},
+                            {"flows", t.flows},
+                            {"packets_sent", t.sent},
+                            {"packets_delivered", t.delivered},
+                            {"bytes_delivered", t.bytes},
+                            {"throughput_bps", trace::bits_per_second(t.bytes, span)},
+                            {"data_throughput_bps", trace::bits_per_second(t.payload, span)},
+                            {"latency", trace::latency_json(t.latency)}});
+  }
+  nlohmann::json switches = nlohmann::json::array();
+  for (unsigned i = 0; i < fabric_->switch_count(); ++i) {
+    const sw::Switch& w = fabric_->switch_at(i);
+    switches.push_back({{"name", w.name()},
+                        {"lid", w.lid()},
+                        {"forwarded", w.stats().forwarded},
+                        {"to_management", w.stats().to_management}});
+  }
+  nlohmann::json perftest = nlohmann::json::array();
+  nlohmann::json verbs = nlohmann::json::array();
+  QpOwners owners;
+  for (const auto& t : perftests_) {
+    perftest.push_back(perftest_json(*t, *fabric_));
+    for (const auto& [client, server] : t->result().qpns) {
+      owners[{t->spec().client.node, client}] = t->spec().config.name;
+      owners[{t->spec().server.node, server}] = t->spec().config.name;
+    }
+  }
+  for (const auto& v : scripts_) {
+    verbs.push_back(verbs_script_json(*v));
+    owners[{v->spec().a.node, v->qpn(config::Side::A)}] = v->spec().config.name;
+    owners[{v->spec().b.node, v->qpn(config::Side::B)}] = v->spec().config.name;
+  }
+  // RTL divergences count as the run's check failures.
+  nlohmann::json violations = checker_.messages();
+  const std::vector<std::string>& rtl = rtl_failures();
+  for (const std::string& m : rtl) violations.push_back(m);
+  // Moved in, not listed in an initializer list (which copies every element:
+  // the ports of a 1,331-host fat tree are 9,317 objects).
+  nlohmann::json out = nlohmann::json::object();
+  out["ports"] = std::move(ports);
+  out["switches"] = std::move(switches);
+  out["flows"] = std::move(flows);
+  out["patterns"] = std::move(pattern_list);
+  out["perftest"] = std::move(perftest);
+  out["verbs"] = std::move(verbs);
+  out["qps"] = qps_json(*fabric_, end_ps_, owners);
+  out["engines"] = engines_json(*fabric_, end_ps_);
+  out["checker"] = {{"ok", checker_.ok() && rtl.empty()},
+                    {"violations", checker_.violations() + rtl.size()},
+                    {"packets_checked", checker_.packets_checked()},
+                    {"announced_losses", checker_.announced_losses()},
+                    {"first_violations", violations}};
+  return out;
+}
+
+}  // namespace hcasim

@@ -1,0 +1,176 @@
+#pragma once
+// One run of the model: a fabric, the raw-traffic workload, the transport
+// workloads (perftest tests, verbs scripts), the link checker and the optional
+// pcap / VCD outputs, elaborated together and run to the end.
+// The command line and the scenario tests both drive it.
+//
+// Rules: without a duration the run goes until nothing is left to do (every
+// flow sent its count, every transport workload is done and the fabric
+// drained); with one, it stops at that simulated time. A transport workload's
+// failures (a completion status or data not as expected) fail the run. Progress goes to stderr about once a second of wall time
+// unless quiet. Ports whose config asks for RTL blocks get them (testbench/rtl/cosim.hpp); the
+// first RTL divergence stops the run and fails it.
+// With more than one partition (RunOptions::partitions) the partitions run in
+// windows (windowed_run.hpp), each with its own packet pool, flow recorder
+// and link checker, merged at the end; transport workloads, management in
+// band, pcap, VCD and RTL blocks need the one SystemC timeline and are
+// refused (std::invalid_argument).
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/fabric/fabric.hpp"
+#include "models/trace/packet_capture.hpp"
+#include "models/trace/waves.hpp"
+#include "testbench/checkers/link_checker.hpp"
+#include "testbench/rtl/cosim.hpp"
+#include "testbench/workloads/flow_recorder.hpp"
+#include "testbench/workloads/perftest.hpp"
+#include "testbench/workloads/raw_generator.hpp"
+#include "testbench/workloads/verbs_script.hpp"
+
+namespace hcasim {
+
+struct RunOptions {
+  uint64_t duration_ps = 0;               // 0 = until idle
+  bool quiet = true;
+  std::string out_dir;                    // for pcap / vcd; "" = none written
+  bool pcap = false;
+  std::vector<std::string> pcap_ports;    // port names; empty = every port
+  bool vcd = false;
+  bool rtl_vcd = false;                   // DIR/rtl.vcd, when ports use RTL blocks
+  rtl::CosimBlocks rtl_blocks;            // the Verilated blocks; default: this build's
+  // Parallel simulation (models/link/partition.hpp): the fabric split in this
+  // many partitions (1 = the SystemC kernel runs the model, as ever), run on
+  // this many threads (0 = one per partition, at most the machine's cores).
+  // The threads do not change the results; the partitions do (the order of
+  // events at equal times), deterministically.
+  unsigned partitions = 1;
+  unsigned threads = 0;
+};
+
+struct TransportWorkloads {
+  std::vector<workloads::PerftestSpec> perftest;
+  std::vector<workloads::VerbsScriptSpec> verbs;
+};
+
+class Simulation {
+ public:
+  // Flows name HCAs and ports by index; their LIDs are filled in here. Throws
+  // std::invalid_argument for a flow naming a port the fabric lacks.
+  Simulation(const config::FabricSpec& fabric, std::vector<workloads::FlowSpec> flows, RunOptions options,
+             const TransportWorkloads& transport = {});
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  void run();
+
+  fabric::Fabric& fabric() { return *fabric_; }
+  const fabric::Fabric& fabric() const { return *fabric_; }
+  const std::vector<workloads::FlowSpec>& flows() const { return flows_; }
+  const std::vector<workloads::FlowResult>& flow_results() const { return results_; }
+  const checkers::LinkChecker& checker() const { return checker_; }
+  const std::vector<std::unique_ptr<workloads::Perftest>>& perftests() const { return perftests_; }
+  const std::vector<std::unique_ptr<workloads::VerbsScript>>& verbs_scripts() const { return scripts_; }
+  // What the transport workloads found wrong (empty = every expectation held).
+  std::vector<std::string> workload_failures() const;
+  // RTL co-simulation divergences and broken pin contracts (empty = none, or no RTL).
+  const std::vector<std::string>& rtl_failures() const;
+  const rtl::Cosim* cosim() const { return cosim_.get(); }
+  uint64_t sim_time_ps() const { return end_ps_; }
+  double wall_seconds() const { return wall_s_; }
+  // Peak resident memory of the process up to the end of the run (the model's
+  // state, before any results are formatted).
+  uint64_t peak_rss_bytes() const { return peak_rss_; }
+  // The process's memory on transparent huge pages at the end of the run (huge_page_heap.hpp).
+  uint64_t huge_page_bytes() const { return huge_page_bytes_; }
+  uint64_t packets_delivered() const;
+  // Alarms run (the model's wakeups), over every partition, and by partition
+  // (one entry without partitions): how evenly the work was split.
+  uint64_t wakeups() const;
+  std::vector<uint64_t> partition_wakeups() const;
+  // Delta cycles of the model's own (RTL co-simulation's left out; timeline.hpp).
+  uint64_t model_delta_cycles() const;
+  // Partitions and cut links of a parallel simulation (1 and 0 without), and
+  // the window it ran in (0 without).
+  unsigned partitions() const { return fabric_->partition_count(); }
+  unsigned cut_links() const { return cut_links_; }
+  uint64_t window_ps() const { return window_ps_; }
+  unsigned threads() const { return threads_; }
+  // In band: PathRecords the transport workloads looked up before starting.
+  uint64_t path_lookups() const { return path_lookups_; }
+  // Packet transmissions on all links (data and flow control): one per packet-hop.
+  uint64_t packet_hops() const;
+
+  // The ports, flows, transport workloads, QPs, engines and checker sections
+  // of stats.json; without the ports when list_ports is false.
+  nlohmann::json results_json(bool list_ports = true) const;
+  // One port's entry of the ports section.
+  nlohmann::json port_json(const link::Port& p) const;
+  // Where a flow's throughput is measured to (from its start): its last
+  // delivery, unless the run's duration cut it while it was still sending or
+  // had packets not delivered; then the run's end, so that a starved flow
+  // reads as slow rather than as its few packets over a short span.
+  uint64_t measured_until(const workloads::FlowSpec& s, const workloads::FlowResult& r) const;
+
+ private:
+  // In band: the workloads start when the SM's sweep is done (their start
+  // times counted from then).
+  void hold_workloads_for_sweep();
+  // Before a transport workload starts, its initiator looks up the PathRecord
+  // to its peer through its HCA's SA client; the workload begins when the
+  // answer is in (a wrong or missing record fails the run).
+  void look_up_path(const workloads::Endpoint& from, const workloads::Endpoint& to, std::function<void()> begin);
+  std::string sweep_failure_;
+  std::vector<std::string> lookup_failures_;
+  uint64_t path_lookups_ = 0;
+  std::map<std::pair<mgmt::SaAgent*, uint64_t>, std::function<void(const mgmt::SaCompletion&)>> lookups_;
+  std::vector<std::pair<workloads::Endpoint, workloads::Endpoint>> perftest_ends_, verbs_ends_;
+  void report_progress(bool final_line, uint64_t now_ps);
+  void run_kernel();       // one partition: the SystemC kernel runs the model
+  void run_partitioned();  // windowed_run.hpp
+  void finish_run(bool reported);  // workloads, checker, wall time and memory
+  void check_partitioning(const TransportWorkloads& transport) const;
+  checkers::LinkChecker& checker_of(unsigned partition) {
+    return partition == 0 ? checker_ : *part_checkers_[partition - 1];
+  }
+  std::string destination_text(const workloads::FlowSpec& s) const;
+  uint64_t expected_packets() const;
+
+  ib::PacketPool pool_;
+  std::vector<workloads::FlowSpec> flows_;
+  std::vector<workloads::FlowResult> results_;
+  RunOptions options_;
+  // Parallel simulation: the partitions and each node's (empty: one, on the kernel).
+  std::vector<std::unique_ptr<link::Partition>> parts_;
+  fabric::FabricPartitions partitioning_;
+  std::unique_ptr<fabric::Fabric> fabric_;
+  // By partition: its flow recorder (with partitions, its own records are
+  // merged into results_ at the end) and its link checker (checker_ is 0's).
+  std::vector<std::unique_ptr<workloads::FlowRecorder>> recorders_;
+  std::vector<std::unique_ptr<checkers::LinkChecker>> part_checkers_;
+  unsigned cut_links_ = 0;
+  uint64_t window_ps_ = 0;
+  unsigned threads_ = 1;
+  std::vector<std::unique_ptr<workloads::RawGenerator>> generators_;
+  std::vector<std::unique_ptr<workloads::Perftest>> perftests_;
+  std::vector<std::unique_ptr<workloads::VerbsScript>> scripts_;
+  checkers::LinkChecker checker_;
+  std::unique_ptr<trace::PacketCapture> capture_;
+  std::unique_ptr<trace::WaveTrace> waves_;
+  std::unique_ptr<rtl::Cosim> cosim_;
+  uint64_t end_ps_ = 0;
+  bool cut_ = false;  // the run ended at its duration, not because nothing was left to do
+  double wall_s_ = 0;
+  uint64_t peak_rss_ = 0;
+  uint64_t huge_page_bytes_ = 0;
+  std::chrono::steady_clock::time_point started_;
+};
+
+}  // namespace hcasim

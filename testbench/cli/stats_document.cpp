@@ -1,0 +1,216 @@
+#include "testbench/cli/stats_document.hpp"
+
+#include "testbench/cli/management_stats.hpp"
+
+#include "models/link/timeline.hpp"
+#include "testbench/cli/transport_stats.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+#include <systemc>
+
+namespace hcasim {
+
+std::string fnv1a_hex(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::string config_hash(const nlohmann::json& resolved) {
+  // Which implementation runs a port's blocks (model or RTL) is not part of
+  // the system modelled: a co-simulated run hashes as the model's own.
+  nlohmann::json modelled = resolved;
+  const auto strip = [](nlohmann::json& port) {
+    if (!port.is_object()) return;
+    port.erase("vl_arbiter");
+    port.erase("credit_manager");
+  };
+  if (modelled.contains("port")) strip(modelled["port"]);
+  if (modelled.contains("port_overrides") && modelled["port_overrides"].is_array()) {
+    nlohmann::json kept = nlohmann::json::array();
+    for (nlohmann::json& o : modelled["port_overrides"]) {
+      strip(o);
+      nlohmann::json rest = o;
+      if (rest.is_object()) rest.erase("port");
+      if (rest != modelled["port"]) kept.push_back(o);  // else the override chose RTL blocks only
+    }
+    modelled["port_overrides"] = kept;
+  }
+  return fnv1a_hex(modelled.dump());
+}
+
+namespace {
+// The ports section's value in a streamed document: text no section holds.
+constexpr const char* kPortsPlaceholder = "hcasim: the ports, written by write_stats";
+}  // namespace
+
+nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta, PortList ports) {
+  nlohmann::json doc = sim.results_json(ports == PortList::Included);
+  if (ports == PortList::Streamed) doc["ports"] = kPortsPlaceholder;
+  const uint64_t hops = sim.packet_hops();
+  doc["schema"] = "hcasim-stats";
+  doc["version"] = kStatsSchemaVersion;
+  doc["run"] = {{"scenario", meta.scenario},
+                {"seed", meta.seed},
+                {"config_hash", meta.config_hash},
+                {"sim_time_ps", sim.sim_time_ps()},
+                // The model's own: RTL co-simulation's are left out (timeline.hpp).
+                {"delta_cycles", sim.model_delta_cycles()},
+                {"wakeups", sim.wakeups()},
+                {"packet_hops", hops},
+                {"packets_delivered", sim.packets_delivered()},
+                {"partitions", sim.partitions()},
+                {"cut_links", sim.cut_links()},
+                {"window_ps", sim.window_ps()},
+                {"partition_wakeups", sim.partition_wakeups()},
+                {"workload_failures", sim.workload_failures()}};
+  doc["management"] = management_json(sim.fabric());
+  if (sim.fabric().subnet_manager() != nullptr) doc["management"]["path_record_lookups"] = sim.path_lookups();
+  const double wall = sim.wall_seconds();
+  doc["wall"] = {{"seconds", wall},
+                 {"packet_hops_per_s", wall > 0 ? static_cast<double>(hops) / wall : 0.0},
+                 {"ns_per_packet_hop", hops ? wall * 1e9 / static_cast<double>(hops) : 0.0},
+                 {"peak_rss_bytes", sim.peak_rss_bytes()},
+                 {"threads", sim.threads()},
+                 {"huge_page_bytes", sim.huge_page_bytes()}};
+  return doc;
+}
+
+namespace {
+uint64_t port_drops(const nlohmann::json& port) {
+  uint64_t n = 0;
+  for (const auto& v : port["vls"])
+    for (const auto& d : v["drops"]) n += d.get<uint64_t>();
+  return n;
+}
+}  // namespace
+
+void PortDigest::add(const nlohmann::json& port) {
+  ++count;
+  drops += port_drops(port);
+  if (first.size() < kListed) first.push_back(port);
+}
+
+PortDigest write_stats(std::ostream& out, const nlohmann::json& doc, const Simulation& sim) {
+  PortDigest digest;
+  const std::string text = doc.dump(2);
+  const std::string token = nlohmann::json(kPortsPlaceholder).dump();
+  const std::size_t at = text.find(token);
+  if (at == std::string::npos) {  // the ports are in the document
+    for (const auto& p : doc["ports"]) digest.add(p);
+    out << text << "\n";
+    return digest;
+  }
+  // The list as dump(2) writes an array member of the top-level object:
+  // elements indented by 4, the closing bracket by 2.
+  out.write(text.data(), static_cast<std::streamsize>(at));
+  const std::vector<link::Port*>& ports = sim.fabric().ports();
+  out << (ports.empty() ? "[" : "[\n");
+  for (std::size_t i = 0; i < ports.size(); ++i) {
+    const nlohmann::json port = sim.port_json(*ports[i]);
+    digest.add(port);
+    const std::string element = port.dump(2);
+    out << "    ";
+    std::size_t from = 0;
+    for (std::size_t nl; (nl = element.find('\n', from)) != std::string::npos; from = nl + 1) {
+      out.write(element.data() + from, static_cast<std::streamsize>(nl + 1 - from));
+      out << "    ";
+    }
+    out.write(element.data() + from, static_cast<std::streamsize>(element.size() - from));
+    out << (i + 1 < ports.size() ? ",\n" : "\n  ");
+  }
+  out << "]";
+  out.write(text.data() + at + token.size(), static_cast<std::streamsize>(text.size() - at - token.size()));
+  out << "\n";
+  return digest;
+}
+
+std::string human_summary(const nlohmann::json& s, const PortDigest& ports) {
+  std::ostringstream o;
+  char line[256];
+  const double sim_us = s["run"]["sim_time_ps"].get<double>() / 1e6;
+  std::snprintf(line, sizeof line, "%s: %.3f us simulated in %.3f s, %llu packet-hops\n",
+                s["run"]["scenario"].get<std::string>().c_str(), sim_us, s["wall"]["seconds"].get<double>(),
+                static_cast<unsigned long long>(s["run"]["packet_hops"].get<uint64_t>()));
+  o << line;
+  if (s["run"]["partitions"].get<unsigned>() > 1) {
+    std::snprintf(line, sizeof line, "  parallel: %u partitions, %u cut links, windows of %.3f ns, on %u threads\n",
+                  s["run"]["partitions"].get<unsigned>(), s["run"]["cut_links"].get<unsigned>(),
+                  s["run"]["window_ps"].get<double>() / 1e3, s["wall"]["threads"].get<unsigned>());
+    o << line;
+  }
+  if (s.contains("management") && s["management"]["mode"] == "in_band") {
+    const auto& w = s["management"]["sweep"];
+    std::snprintf(line, sizeof line,
+                  "  subnet manager: %s, sweep %.3f us, %llu SMPs (%llu timeouts), %llu nodes, %llu links\n",
+                  w["done"].get<bool>() ? "done" : "not done", w["duration_us"].get<double>(),
+                  static_cast<unsigned long long>(w["smps"].get<uint64_t>()),
+                  static_cast<unsigned long long>(w["timeouts"].get<uint64_t>()),
+                  static_cast<unsigned long long>(w["nodes"].get<uint64_t>()),
+                  static_cast<unsigned long long>(w["links"].get<uint64_t>()));
+    o << line;
+  }
+  constexpr std::size_t kListed = PortDigest::kListed;  // longer lists are summed up in one line
+  for (const auto& p : ports.first) {
+    uint64_t pkts = 0, stall = 0;
+    double data = 0;
+    for (const auto& v : p["vls"]) {
+      pkts += v["tx_packets"].get<uint64_t>();
+      data += v["tx_data_throughput_bps"].get<double>();
+      stall += v["credit_stall_ps"].get<uint64_t>();
+    }
+    std::snprintf(line, sizeof line,
+                  "  port %-10s sent %llu packets, data %.3f Gb/s, link busy %.1f%%, FC packets %llu, credit stall %.3f us, drops %llu\n",
+                  p["name"].get<std::string>().c_str(), static_cast<unsigned long long>(pkts), data / 1e9,
+                  100.0 * p["utilization"].get<double>(),
+                  static_cast<unsigned long long>(p["fc_packets_sent"].get<uint64_t>()), static_cast<double>(stall) / 1e6,
+                  static_cast<unsigned long long>(port_drops(p)));
+    o << line;
+  }
+  if (ports.count > kListed) {
+    std::snprintf(line, sizeof line, "  ... %zu ports in all, %llu drops in all\n", ports.count,
+                  static_cast<unsigned long long>(ports.drops));
+    o << line;
+  }
+  std::size_t listed = 0;
+  for (const auto& f : s["flows"]) {
+    if (++listed > kListed) continue;
+    const auto& l = f["latency"];
+    std::snprintf(line, sizeof line,
+                  "  flow %-10s %llu/%llu delivered, data %.3f Gb/s, latency p50 %.1f ns p99 %.1f ns max %.1f ns\n",
+                  f["name"].get<std::string>().c_str(), static_cast<unsigned long long>(f["packets_delivered"].get<uint64_t>()),
+                  static_cast<unsigned long long>(f["packets_sent"].get<uint64_t>()),
+                  f["data_throughput_bps"].get<double>() / 1e9, l["p50_ns"].get<double>(), l["p99_ns"].get<double>(),
+                  l["max_ns"].get<double>());
+    o << line;
+  }
+  if (listed > kListed) o << "  ... " << listed << " flows in all\n";
+  for (const auto& p : s["patterns"]) {
+    const auto& l = p["latency"];
+    std::snprintf(line, sizeof line,
+                  "  pattern %-8s %llu flows, %llu/%llu delivered, data %.3f Gb/s, latency p50 %.1f ns p99 %.1f ns p99.9 %.1f ns max %.1f ns\n",
+                  p["name"].get<std::string>().c_str(), static_cast<unsigned long long>(p["flows"].get<uint64_t>()),
+                  static_cast<unsigned long long>(p["packets_delivered"].get<uint64_t>()),
+                  static_cast<unsigned long long>(p["packets_sent"].get<uint64_t>()),
+                  p["data_throughput_bps"].get<double>() / 1e9, l["p50_ns"].get<double>(), l["p99_ns"].get<double>(),
+                  l["p999_ns"].get<double>(), l["max_ns"].get<double>());
+    o << line;
+  }
+  o << transport_summary(s);
+  const auto& c = s["checker"];
+  o << "  checker: " << (c["ok"].get<bool>() ? "ok" : "FAILED") << ", " << c["violations"].get<uint64_t>()
+    << " violations in " << c["packets_checked"].get<uint64_t>() << " packets";
+  if (c.contains("announced_losses") && c["announced_losses"].get<uint64_t>() != 0)
+    o << ", " << c["announced_losses"].get<uint64_t>() << " lost to link faults";
+  o << "\n";
+  return o.str();
+}
+
+}  // namespace hcasim

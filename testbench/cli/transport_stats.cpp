@@ -1,0 +1,203 @@
+#include "testbench/cli/transport_stats.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+#include "models/trace/port_stats_json.hpp"
+
+namespace hcasim {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;  // perftest's MB
+
+nlohmann::json latency_section(const trace::Histogram& h, bool halved) {
+  const double k = halved ? 2000.0 : 1000.0;  // ps -> ns, halved for one way
+  return {{"reported", halved ? "half_round_trip" : "round_trip"},
+          {"samples", h.count()},
+          {"t_min_ns", static_cast<double>(h.min()) / k},
+          {"t_max_ns", static_cast<double>(h.max()) / k},
+          {"t_typical_ns", static_cast<double>(h.quantile(0.5)) / k},
+          {"t_avg_ns", h.mean() / k},
+          {"p99_ns", static_cast<double>(h.quantile(0.99)) / k},
+          {"p99_9_ns", static_cast<double>(h.quantile(0.999)) / k}};
+}
+
+nlohmann::json naks(const uint64_t (&n)[4]) {
+  return {{"psn_seq_err", n[0]}, {"inv_req", n[1]}, {"rem_access", n[2]}, {"rem_op", n[3]}};
+}
+
+std::string port_text(const fabric::Fabric& f, const workloads::Endpoint& e) {
+  return f.hca(e.node).port(e.port).name();
+}
+
+}  // namespace
+
+nlohmann::json perftest_json(const workloads::Perftest& t, const fabric::Fabric& f) {
+  const config::PerftestConfig& c = t.spec().config;
+  const workloads::PerftestResult& r = t.result();
+  const bool bw = config::is_bandwidth(c.test);
+  nlohmann::json sizes = nlohmann::json::array();
+  for (const workloads::PerftestSizeResult& s : r.sizes) {
+    const uint64_t span = s.end_ps > s.start_ps ? s.end_ps - s.start_ps : 0;
+    nlohmann::json j = {{"bytes", s.bytes},        {"iterations", s.iterations}, {"messages", s.messages},
+                        {"done", s.done},          {"start_ps", s.start_ps},     {"duration_ps", span}};
+    if (bw) {
+      const double seconds = static_cast<double>(span) / 1e12;
+      const double bytes = static_cast<double>(s.messages) * static_cast<double>(s.bytes);
+      j["qps"] = c.qps;
+      j["outstanding"] = s.outstanding;
+      j["bw_MBps"] = seconds > 0 ? bytes / seconds / kMiB : 0.0;
+      j["bw_Gbps"] = seconds > 0 ? bytes * 8 / seconds / 1e9 : 0.0;
+      j["msg_rate_Mpps"] = seconds > 0 ? static_cast<double>(s.messages) / seconds / 1e6 : 0.0;
+    } else {
+      j["latency"] = latency_section(s.round_trip_ps, r.halved);
+    }
+    sizes.push_back(std::move(j));
+  }
+  nlohmann::json qps = nlohmann::json::array();
+  for (const auto& [client, server] : r.qpns) qps.push_back({client, server});
+  return {{"name", c.name},
+          {"test", config::to_string(c.test)},
+          {"client", port_text(f, t.spec().client)},
+          {"server", port_text(f, t.spec().server)},
+          {"qp_type", transport::to_string(c.qp_type)},
+          {"qps", c.qps},
+          {"tx_depth", c.tx_depth},
+          {"mtu", c.mtu},
+          {"idle", c.idle},
+          {"qp_numbers", qps},
+          {"ok", r.failures.empty()},
+          {"failures", r.failures},
+          {"sizes", sizes}};
+}
+
+nlohmann::json verbs_script_json(const workloads::VerbsScript& v) {
+  const config::VerbsConnectionConfig& c = v.spec().config;
+  nlohmann::json ops = nlohmann::json::array();
+  for (std::size_t i = 0; i < c.ops.size(); ++i) {
+    const config::VerbsOpConfig& o = c.ops[i];
+    const workloads::VerbsOpResult& r = v.results()[i];
+    ops.push_back({{"index", i},
+                   {"side", o.side == config::Side::A ? "a" : "b"},
+                   {"op", config::to_string(o.op)},
+                   {"bytes", o.bytes},
+                   {"expect", transport::to_string(o.expect)},
+                   {"got", r.completed ? nlohmann::json(transport::to_string(r.status)) : nlohmann::json(nullptr)},
+                   {"posted_ps", r.posted_ps},
+                   {"completed_ps", r.completed_ps}});
+  }
+  return {{"name", c.name},
+          {"type", transport::to_string(c.type)},
+          {"a", c.a},
+          {"b", c.b},
+          {"qpn_a", v.qpn(config::Side::A)},
+          {"qpn_b", v.qpn(config::Side::B)},
+          {"ok", v.failures().empty()},
+          {"failures", v.failures()},
+          {"ops", ops}};
+}
+
+nlohmann::json qps_json(const fabric::Fabric& f, uint64_t sim_ps, const QpOwners& owners) {
+  nlohmann::json out = nlohmann::json::array();
+  for (unsigned h = 0; h < f.hca_count(); ++h) {
+    const hca::Hca& hca = f.hca(h);
+    for (const transport::Qp* qp : hca.transport().qps()) {
+      const transport::QpStats& s = qp->stats;
+      const auto owner = owners.find({h, qp->qpn});
+      out.push_back({{"hca", hca.name()},
+                     {"qpn", qp->qpn},
+                     {"owner", owner == owners.end() ? "" : owner->second},
+                     {"type", transport::to_string(qp->type)},
+                     {"state", transport::to_string(qp->state)},
+                     {"port", qp->port + 1},
+                     {"messages_sent", s.messages_sent},
+                     {"messages_received", s.messages_received},
+                     {"bytes_sent", s.bytes_sent},
+                     {"bytes_received", s.bytes_received},
+                     {"tx_throughput_bps", trace::bits_per_second(s.bytes_sent, sim_ps)},
+                     {"request_packets", s.request_packets},
+                     {"resent_packets", s.resent_packets},
+                     {"response_packets", s.response_packets},
+                     {"retries", s.retries},
+                     {"timeouts", s.timeouts},
+                     {"rnr_naks_received", s.rnr_naks_received},
+                     {"rnr_naks_sent", s.rnr_naks_sent},
+                     {"naks_received", naks(s.naks_received)},
+                     {"naks_sent", naks(s.naks_sent)},
+                     {"duplicates", s.duplicates},
+                     {"dropped", s.dropped}});
+    }
+  }
+  return out;
+}
+
+nlohmann::json engines_json(const fabric::Fabric& f, uint64_t sim_ps) {
+  nlohmann::json out = nlohmann::json::array();
+  for (unsigned h = 0; h < f.hca_count(); ++h) {
+    const hca::Hca& hca = f.hca(h);
+    const transport::TransportEngine& t = hca.transport();
+    const std::size_t qps = t.qps().size();
+    if (qps == 0) continue;
+    const transport::EngineStats& s = t.stats();
+    const double capacity = static_cast<double>(sim_ps) * t.config().engines;
+    out.push_back({{"hca", hca.name()},
+                   {"engines", t.config().engines},
+                   {"qps", qps},
+                   {"packets_built", s.packets_built},
+                   {"packets_received", s.packets_received},
+                   {"unknown_qp_drops", s.unknown_qp_drops},
+                   {"port_full_waits", s.port_full_waits},
+                   {"busy_ps", s.busy_ps},
+                   {"utilization", capacity > 0 ? static_cast<double>(s.busy_ps) / capacity : 0.0}});
+  }
+  return out;
+}
+
+std::string transport_summary(const nlohmann::json& stats) {
+  std::ostringstream o;
+  char line[256];
+  for (const auto& t : stats["perftest"]) {
+    std::snprintf(line, sizeof line, "  perftest %s: %s %s, %s -> %s, %llu QP%s%s\n",
+                  t["name"].get<std::string>().c_str(), t["test"].get<std::string>().c_str(),
+                  t["qp_type"].get<std::string>().c_str(),
+                  t["client"].get<std::string>().c_str(), t["server"].get<std::string>().c_str(),
+                  static_cast<unsigned long long>(t["qps"].get<uint64_t>()), t["qps"].get<uint64_t>() == 1 ? "" : "s",
+                  t["idle"].get<bool>() ? " (idle)" : t["ok"].get<bool>() ? "" : " FAILED");
+    o << line;
+    const bool bw = t["test"].get<std::string>().find("_bw") != std::string::npos;
+    if (t["sizes"].empty()) continue;
+    o << (bw ? "   #bytes     #iterations    BW average[MB/sec]    BW average[Gb/sec]    MsgRate[Mpps]\n"
+             : "   #bytes     #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
+               "99% percentile[usec]   99.9% percentile[usec]\n");
+    for (const auto& s : t["sizes"]) {
+      if (bw) {
+        std::snprintf(line, sizeof line, "   %-10llu %-14llu %-21.2f %-21.3f %.6f\n",
+                      static_cast<unsigned long long>(s["bytes"].get<uint64_t>()),
+                      static_cast<unsigned long long>(s["iterations"].get<uint64_t>()), s["bw_MBps"].get<double>(),
+                      s["bw_Gbps"].get<double>(), s["msg_rate_Mpps"].get<double>());
+      } else {
+        const auto& l = s["latency"];
+        std::snprintf(line, sizeof line, "   %-10llu %-14llu %-14.3f %-12.3f %-16.3f %-14.3f %-22.3f %.3f\n",
+                      static_cast<unsigned long long>(s["bytes"].get<uint64_t>()),
+                      static_cast<unsigned long long>(s["iterations"].get<uint64_t>()),
+                      l["t_min_ns"].get<double>() / 1e3, l["t_max_ns"].get<double>() / 1e3,
+                      l["t_typical_ns"].get<double>() / 1e3, l["t_avg_ns"].get<double>() / 1e3,
+                      l["p99_ns"].get<double>() / 1e3, l["p99_9_ns"].get<double>() / 1e3);
+      }
+      o << line;
+    }
+  }
+  for (const auto& v : stats["verbs"]) {
+    std::size_t as_expected = 0;
+    for (const auto& op : v["ops"]) as_expected += op["got"] == op["expect"];
+    std::snprintf(line, sizeof line, "  verbs %s (%s %s - %s): %zu of %zu operations completed as expected%s\n",
+                  v["name"].get<std::string>().c_str(), v["type"].get<std::string>().c_str(),
+                  v["a"].get<std::string>().c_str(), v["b"].get<std::string>().c_str(), as_expected, v["ops"].size(),
+                  v["ok"].get<bool>() ? "" : ", FAILED");
+    o << line;
+  }
+  return o.str();
+}
+
+}  // namespace hcasim
