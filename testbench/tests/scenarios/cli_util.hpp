@@ -29,16 +29,22 @@ inline std::string slurp(const std::filesystem::path& p) {
 // A fresh, empty scratch folder named after the test, removed when the test ends.
 inline ScratchDir scratch(const std::string& name) { return ScratchDir(name); }
 
-inline CommandResult run_command(const std::string& args, const std::filesystem::path& dir) {
+// A shell command line, its output kept in dir.
+inline CommandResult run_shell(const std::string& command, const std::filesystem::path& dir) {
   const auto out = dir / "stdout.txt";
   const auto err = dir / "stderr.txt";
-  const std::string cmd = std::string(HCASIM_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
+  const std::string cmd = command + " >" + out.string() + " 2>" + err.string();
   const int status = std::system(cmd.c_str());
   CommandResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.out = slurp(out);
   r.err = slurp(err);
   return r;
+}
+
+// hcasim with these arguments.
+inline CommandResult run_command(const std::string& args, const std::filesystem::path& dir) {
+  return run_shell(std::string(HCASIM_BINARY) + " " + args, dir);
 }
 
 inline std::string write_file(const std::filesystem::path& p, const std::string& text) {
