@@ -1,7 +1,6 @@
 #include "models/fabric/fabric.hpp"
 
 #include <optional>
-#include <set>
 #include <utility>
 
 #include "models/link/port_config.hpp"
