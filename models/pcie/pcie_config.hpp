@@ -33,7 +33,7 @@ struct PcieConfig {
   unsigned tlp_header_dw = 4;        // memory request header, DW: 3 (32-bit address) or 4 (64-bit); completions are 3
   uint32_t tlp_overhead_bytes = 8;   // per TLP: sequence number 2 + LCRC 4 + framing 2 (pcie-bench DLLP_Hdr); none in FLIT mode
   double dllp_share = -1;            // share of the rate lost to ACK/UpdateFC DLLPs and SKIPs; < 0 = the spec's tables (0 in FLIT mode)
-  uint64_t latency_ps = 250000;      // one-way latency of link and root complex, ps (order of pcie-bench's ~0.5 us DMA read round trip, Xeon E5)
+  uint64_t latency_ps = 250000;      // one-way latency of link and root complex, ps: half of pcie-bench's ~0.5 us DMA read round trips (Xeon E5), a fair order
   uint32_t tags = 256;               // most DMA read requests the device keeps outstanding, 1-16384
   bool ideal = false;                // infinite bandwidth and zero latency: transfers cost nothing, still counted
 };

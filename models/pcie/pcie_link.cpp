@@ -12,9 +12,11 @@ namespace hcasim::pcie {
 
 namespace {
 
-const PcieConfig& checked(const PcieConfig& c) {
-  if (const std::string why = check(c); !why.empty()) throw std::invalid_argument("PcieLink: " + why);
-  return c;
+// Checks the config before the module is built (no half-built sc_module on a throw).
+const sc_core::sc_module_name& checked(const sc_core::sc_module_name& name, const PcieConfig& c) {
+  if (const std::string why = check(c); !why.empty())
+    throw std::invalid_argument(std::string("PcieLink ") + static_cast<const char*>(name) + ": " + why);
+  return name;
 }
 
 double ps_per_wire_byte(const PcieConfig& c) {
@@ -31,8 +33,8 @@ constexpr Direction request_direction(bool from_device) {
 }  // namespace
 
 PcieLink::PcieLink(const sc_core::sc_module_name& name, const PcieConfig& config)
-    : sc_core::sc_module(name),
-      config_(checked(config)),
+    : sc_core::sc_module(checked(name, config)),
+      config_(config),
       sizes_(tlp_sizes(config)),
       latency_ps_(static_cast<double>(config.latency_ps)),
       dirs_{LinkDirection(ps_per_wire_byte(config)), LinkDirection(ps_per_wire_byte(config))} {
