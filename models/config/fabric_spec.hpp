@@ -23,6 +23,7 @@
 #include <tuple>
 #include <vector>
 
+#include "models/config/hca_settings.hpp"
 #include "models/link/link_timing.hpp"
 #include "models/link/port_config.hpp"
 #include "models/mgmt/sa_client.hpp"
@@ -40,6 +41,7 @@ struct NodeSpec {
   topology::NodeKind kind = topology::NodeKind::Hca;
   sw::SwitchConfig switch_config;       // switches only
   transport::TransportConfig transport; // HCAs only: the transport engines
+  HcaSettings hca;                      // HCAs only: the host side (PCIe link, host memory, driver, host interface)
   std::vector<uint16_t> lids;           // HCA: base LID per port; switch: {its LID}; empty = consecutive
   std::vector<uint8_t> lft;             // switches: output port by DLID
   uint64_t guid = 0;                    // NodeGUID; 0 = derived (see the rules)

@@ -81,25 +81,51 @@ bool matches(const std::string& pattern, const std::string& name) {
   return fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
 }
 
+// What names an override's targets: its key and an example value.
+template <class Entry>
+struct OverrideName;
+template <>
+struct OverrideName<PortOverride> {
+  static constexpr std::string PortOverride::*field = &PortOverride::port;
+  static constexpr const char* key = "port";
+  static constexpr const char* example = "a port name such as \"hca1.p1\" (wildcards allowed)";
+};
+template <>
+struct OverrideName<LinkOverride> {
+  static constexpr std::string LinkOverride::*field = &LinkOverride::port;
+  static constexpr const char* key = "port";
+  static constexpr const char* example = OverrideName<PortOverride>::example;
+};
+template <>
+struct OverrideName<HcaOverride> {
+  static constexpr std::string HcaOverride::*field = &HcaOverride::hca;
+  static constexpr const char* key = "hca";
+  static constexpr const char* example = "an HCA name such as \"hca1\" (wildcards allowed)";
+};
+
 // Reads a list of {"<key>": name, ...config keys} entries: each config is the
-// defaults with the entry's keys on top.
+// defaults with the entry's keys on top (an HCA entry with its own "preset":
+// that preset with the entry's keys on top).
 template <class Entry, class Config>
 std::vector<Entry> parse_overrides(const nlohmann::json& v, const std::string& path, const Config& defaults,
                                    const std::string& example) {
-  if (!v.is_array()) throw ConfigError(path, "expected a list of objects with \"port\" and " + example);
+  const std::string name_key = OverrideName<Entry>::key;
+  if (!v.is_array()) throw ConfigError(path, "expected a list of objects with \"" + name_key + "\" and " + example);
   std::vector<Entry> out;
   const nlohmann::json base = write_config(defaults);
   for (std::size_t i = 0; i < v.size(); ++i) {
     const std::string at = path + "." + std::to_string(i);
-    if (!v[i].is_object()) throw ConfigError(at, "expected an object with \"port\" and " + example);
-    if (!v[i].contains("port") || !v[i]["port"].is_string())
-      throw ConfigError(at + ".port", "missing; accepted: a port name such as \"hca1.p1\" (wildcards allowed)");
+    if (!v[i].is_object()) throw ConfigError(at, "expected an object with \"" + name_key + "\" and " + example);
+    if (!v[i].contains(name_key) || !v[i][name_key].is_string())
+      throw ConfigError(at + "." + name_key, std::string("missing; accepted: ") + OverrideName<Entry>::example);
     nlohmann::json merged = base;
+    if constexpr (std::is_same_v<Config, HcaSettings>)
+      if (v[i].contains("preset")) merged = nlohmann::json::object();  // the entry's preset is its base
     nlohmann::json keys = nlohmann::json::object();
     for (auto it = v[i].begin(); it != v[i].end(); ++it)
-      if (it.key() != "port") merged[it.key()] = keys[it.key()] = it.value();
+      if (it.key() != name_key) merged[it.key()] = keys[it.key()] = it.value();
     Entry e;
-    e.port = v[i]["port"].get<std::string>();
+    e.*OverrideName<Entry>::field = v[i][name_key].get<std::string>();
     e.config = read_config<Config>(merged, at);
     if constexpr (std::is_same_v<Entry, LinkOverride>) e.keys = keys;
     out.push_back(std::move(e));
@@ -112,7 +138,7 @@ nlohmann::json format_overrides(const std::vector<Entry>& list) {
   nlohmann::json out = nlohmann::json::array();
   for (const Entry& o : list) {
     nlohmann::json j = write_config(o.config);
-    j["port"] = o.port;
+    j[OverrideName<Entry>::key] = o.*OverrideName<Entry>::field;
     out.push_back(j);
   }
   return out;
@@ -128,7 +154,9 @@ void describe_overrides(Io& io, const std::string& key, std::vector<Entry>& list
       [base, keys_text](const nlohmann::json& v, const std::string& path) {
         return parse_overrides<Entry>(v, path, base, keys_text);
       },
-      format_overrides<Entry>, "a list of objects: \"port\" (wildcards allowed) plus any " + keys_text, help);
+      format_overrides<Entry>,
+      std::string("a list of objects: \"") + OverrideName<Entry>::key + "\" (wildcards allowed) plus any " + keys_text,
+      help);
 }
 
 const Names<Pattern> kPatterns{{"back_to_back", Pattern::BackToBack}, {"single_switch", Pattern::SingleSwitch},
@@ -303,6 +331,9 @@ void describe(Io& io, Scenario& c) {
   describe_overrides(io, "link_overrides", c.link_overrides, c.link, "link keys (the port names either end)",
                      "per-link parameters (speed, width, propagation, ...) on top of the defaults");
   io.object("transport", c.transport, "transport engines of every HCA");
+  io.object("hca", c.hca, "the host side of every HCA: PCIe link, host memory, driver, host interface");
+  describe_overrides(io, "hca_overrides", c.hca_overrides, c.hca, "hca keys",
+                     "per-HCA host sides (\"hca\": an HCA name) on top of the hca defaults");
   io.object("workload", c.workload, "traffic");
   io.object("management", c.management, "subnet management: pre-configured or in band");
   io.object("run", c.run, "run settings");
@@ -417,6 +448,13 @@ link::LinkConfig apply_params(link::LinkConfig c, const topology::LinkParams& p)
 link::LinkConfig link_config(const Scenario& s, const topology::TopoLink& l) {
   link::LinkConfig c = apply_params(s.link, l.params);
   const std::string a = port_name(s.graph, l.a), b = port_name(s.graph, l.b);
+  for (std::size_t i = 0; i < s.hca_overrides.size(); ++i) {
+    bool any = false;
+    for (const TopoNode& n : s.graph.nodes) any = any || (n.kind == NodeKind::Hca && matches(s.hca_overrides[i].hca, n.name));
+    if (!any)
+      throw ConfigError("hca_overrides." + std::to_string(i) + ".hca",
+                        "no HCA named '" + s.hca_overrides[i].hca + "'; accepted: an HCA name (wildcards allowed)");
+  }
   for (std::size_t i = 0; i < s.link_overrides.size(); ++i) {
     const LinkOverride& o = s.link_overrides[i];
     if (!matches(o.port, a) && !matches(o.port, b)) continue;
@@ -442,6 +480,7 @@ FabricSpec unrouted_spec(const Scenario& s) {
     node.kind = t.kind;
     node.switch_config = s.switches.core;
     node.transport = s.transport;
+    if (t.kind == NodeKind::Hca) node.hca = hca_settings(s, t.name);
     for (unsigned p = 1; p <= t.ports; ++p) node.ports.push_back(port_config(s, port_name(s.graph, {n, p})));
     spec.nodes.push_back(std::move(node));
   }
@@ -478,6 +517,13 @@ std::vector<std::string> hca_port_names(const Scenario& s) {
     if (s.graph.nodes[n].kind == NodeKind::Hca)
       for (unsigned p = 1; p <= s.graph.nodes[n].ports; ++p) out.push_back(port_name(s.graph, {n, p}));
   return out;
+}
+
+HcaSettings hca_settings(const Scenario& s, const std::string& hca) {
+  HcaSettings c = s.hca;
+  for (const HcaOverride& o : s.hca_overrides)
+    if (matches(o.hca, hca)) c = o.config;
+  return c;
 }
 
 link::PortConfig port_config(const Scenario& s, const std::string& port) {

@@ -14,7 +14,8 @@
 // - Link faults: a faults.seed of 0 becomes run.seed in the FabricSpec; each
 //   port then mixes in its own name, so every link direction has its own stream.
 // - A topology key that does not apply to the chosen pattern is an error.
-// - "transport" configures the transport engines of every HCA.
+// - "transport" configures the transport engines of every HCA; "hca" and
+//   "hca_overrides" their host sides (hca_settings.hpp).
 // - "management": pre-configured (tables at time zero) or in band (the SM on
 //   management.sm sweeps and programs the fabric; workloads start when it is
 //   done, their start times counted from then).
@@ -73,6 +74,11 @@ struct SwitchSettings {
 struct PortOverride {
   std::string port;            // port name (wildcards allowed), e.g. "hca1.p1"
   link::PortConfig config;     // the scenario's port defaults with this entry's keys on top
+};
+
+struct HcaOverride {
+  std::string hca;             // HCA name (wildcards allowed), e.g. "hca1"
+  HcaSettings config;          // the scenario's hca settings (or the entry's preset) with this entry's keys on top
 };
 
 struct LinkOverride {
@@ -146,6 +152,8 @@ struct Scenario {
   link::LinkConfig link;                // defaults for every link
   std::vector<LinkOverride> link_overrides;
   transport::TransportConfig transport; // every HCA's transport engines
+  HcaSettings hca;                      // every HCA's host side
+  std::vector<HcaOverride> hca_overrides;
   WorkloadConfig workload;
   ManagementConfig management;
   RunConfig run;
@@ -166,6 +174,8 @@ std::vector<std::string> port_names(const Scenario& s);
 std::vector<std::string> hca_port_names(const Scenario& s);
 // The config of a named port (defaults, then matching overrides).
 link::PortConfig port_config(const Scenario& s, const std::string& port);
+// The host side of a named HCA (the hca defaults, then matching hca_overrides).
+HcaSettings hca_settings(const Scenario& s, const std::string& hca);
 
 // The scenario's fabric: graph, LIDs, routes and the spec the builder takes.
 struct RoutedFabric {

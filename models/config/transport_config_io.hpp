@@ -28,6 +28,8 @@ void describe(Io& io, TransportConfig& c) {
              "the responder ACKs only requests with AckReq set (false: every request)");
   io.uint("max_unacked_psns", c.max_unacked_psns, 1, 1u << 23,
           "requester stops new packets at this many outstanding PSNs (seed 002: 2^23)");
+  io.uint("tx_dma_packets", c.tx_dma_packets, 1, 1u << 16,
+          "built packets that may wait for their host-memory data at once (engines take new work meanwhile)");
 }
 
 }  // namespace hcasim::transport

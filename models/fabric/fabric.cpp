@@ -39,7 +39,8 @@ Fabric::Fabric(const config::FabricSpec& spec, ib::PacketPool& pool, const Fabri
       where_.emplace_back(false, static_cast<unsigned>(hcas_.size()));
       hca_nodes_.push_back(i);
       hcas_.push_back(std::make_unique<hca::Hca>(n.name.c_str(), n.ports, lids_of(n, n.ports.size()), node_pool,
-                                                 n.transport));
+                                                 n.transport, n.hca.hca, uint64_t{i + 1} << 8));
+      hosts_.push_back(std::make_unique<host::Host>((n.name + "_host").c_str(), n.hca.host, *hcas_.back()));
     } else {
       where_.emplace_back(true, static_cast<unsigned>(switches_.size()));
       switches_.push_back(
@@ -76,8 +77,12 @@ Fabric::~Fabric() {
   power_on_.reset();
   mad_nodes_.clear();
   for (auto it = where_.rbegin(); it != where_.rend(); ++it) {
-    if (it->first) switches_[it->second].reset();
-    else hcas_[it->second].reset();
+    if (it->first) {
+      switches_[it->second].reset();
+    } else {
+      hosts_[it->second].reset();  // its driver calls the HCA
+      hcas_[it->second].reset();
+    }
   }
 }
 

@@ -6,6 +6,9 @@
 // Rules:
 // - The spec's rules (port indices, LIDs, SL-to-VL tables, GUIDs) are those of
 //   config/fabric_spec.hpp: the builder installs what the spec says.
+// - Every HCA gets a host (host/host.hpp: memory, PCIe link, driver) named
+//   "<hca>_host", wired to it as the node's HcaSettings say; its PCIe
+//   requester id is (node index + 1) << 8 (bus, device 0, function 0).
 // - Management in band (ManagementSpec::in_band): every HCA and switch gets
 //   its SMA (models/mgmt/mad_node.hpp); ports start with no LID (HCA LIDs are
 //   cleared at time zero, after workloads have connected), no LFT, every
@@ -31,6 +34,7 @@
 
 #include "models/config/fabric_spec.hpp"
 #include "models/hca/hca.hpp"
+#include "models/host/host.hpp"
 #include "models/link/partition.hpp"
 #include "models/mgmt/mad_node.hpp"
 #include "models/mgmt/sa_node.hpp"
@@ -64,6 +68,10 @@ class Fabric {
   // The node index (into spec().nodes) of HCA i.
   unsigned node_of_hca(unsigned i) const { return hca_nodes_.at(i); }
   const hca::Hca& hca(unsigned i) const { return *hcas_[i]; }
+  // HCA i's host: its memory, PCIe link and driver (the spec's HcaSettings).
+  host::Host& host(unsigned i) { return *hosts_[i]; }
+  const host::Host& host(unsigned i) const { return *hosts_[i]; }
+  host::Driver& driver(unsigned i) { return hosts_[i]->driver; }
   unsigned switch_count() const { return static_cast<unsigned>(switches_.size()); }
   sw::Switch& switch_at(unsigned i) { return *switches_[i]; }
   const sw::Switch& switch_at(unsigned i) const { return *switches_[i]; }
@@ -93,6 +101,7 @@ class Fabric {
 
   config::FabricSpec spec_;
   std::vector<std::unique_ptr<hca::Hca>> hcas_;
+  std::vector<std::unique_ptr<host::Host>> hosts_;  // by HCA index
   std::vector<std::unique_ptr<sw::Switch>> switches_;
   std::vector<std::pair<bool, unsigned>> where_;  // per node: (is switch, index in its list)
   std::vector<unsigned> hca_nodes_;               // by HCA index: node index

@@ -2,16 +2,23 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
+#include "models/hca/host_formats.hpp"
 #include "models/ib/layout.hpp"
 #include "models/ib/mad.hpp"
 
 namespace hcasim::hca {
 
 Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig>& ports,
-         const std::vector<uint16_t>& lids, ib::PacketPool& pool, const transport::TransportConfig& transport)
-    : sc_module(name), ports_(ports.size()), pool_(pool) {
+         const std::vector<uint16_t>& lids, ib::PacketPool& pool, const transport::TransportConfig& transport,
+         const HcaConfig& config, uint64_t requester_id)
+    : sc_module(name), ports_(ports.size()), pool_(pool), config_(config), msix_(config.msix_vectors) {
+  mmio.register_b_transport(this, &Hca::mmio_b_transport);
+  mmio.register_transport_dbg(this, &Hca::mmio_transport_dbg);
+  dma_ = std::make_unique<DmaEngine>(dma.get_base_port(), requester_id);
+  memory_ = std::make_unique<HostMemoryAccess>(regions_, *dma_);
   std::vector<transport::TransportEngine::PortBinding> bindings;
   for (unsigned i = 0; i < ports.size(); ++i) {
     HostPort& h = ports_.emplace_back(*this, i, ports[i], lids.at(i), pool);
@@ -21,50 +28,87 @@ Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig
     h.port.on_tx_space([host = &h] { host->hca.tx_space(*host); }, &h);
     bindings.push_back({&h.port, h.lid});
   }
-  transport_ = std::make_unique<transport::TransportEngine>(transport, std::move(bindings), regions_, pool);
+  transport_ = std::make_unique<transport::TransportEngine>(transport, std::move(bindings), *memory_, pool);
+  fetcher_ = std::make_unique<WqeFetcher>(config_, *transport_, *dma_);
+  transport_->set_recv_source(fetcher_.get());
+  completions_ = std::make_unique<CompletionWriter>(config_, *dma_, msix_);
+  completions_->on_overrun([this](uint32_t cqn) { async_events_.emplace_back(cqn, "IBV_EVENT_CQ_ERR"); });
   transport_->on_room_wanted([this](bool wanted) {
     for (HostPort& h : ports_) h.transport_waiting = wanted;
   });
   transport_->on_completion([this](transport::Qp& qp, bool send_queue, const transport::WorkCompletion& wc) {
-    const uint32_t n = send_queue ? qp.init.send_cq : qp.init.recv_cq;
-    cqs_.at(n)->push(wc);
-    if (cq_handlers_.at(n)) cq_handlers_[n]();
+    completions_->write(send_queue ? qp.init.send_cq : qp.init.recv_cq, wc, static_cast<uint32_t>(wc.wr_id),
+                        wc.solicited);
   });
   transport_->on_async_event(
       [this](transport::Qp& qp, const char* event) { async_events_.emplace_back(qp.qpn, event); });
 }
 
-uint32_t Hca::create_cq(uint32_t depth) {
-  cqs_.push_back(std::make_unique<CompletionQueue>(depth));
-  cq_handlers_.emplace_back();
-  return static_cast<uint32_t>(cqs_.size() - 1);
+// The engines go before the fetcher and writer they call, the DMA last.
+Hca::~Hca() {
+  transport_.reset();
+  fetcher_.reset();
+  completions_.reset();
 }
 
-CompletionQueue* Hca::existing_cq(uint32_t n) const {
-  if (n >= cqs_.size() || cqs_[n] == nullptr) throw std::out_of_range("no CQ " + std::to_string(n));
-  return cqs_[n].get();
+namespace {
+bool power_of_two(uint32_t n) { return n != 0 && (n & (n - 1)) == 0; }
+}  // namespace
+
+uint32_t Hca::create_cq(const CqRing& ring) {
+  if (ring.depth == 0 || !power_of_two(ring.entries) || ring.entries < ring.depth)
+    throw std::invalid_argument("create_cq: a ring of " + std::to_string(ring.entries) + " entries for depth " +
+                                std::to_string(ring.depth) + "; accepted: a power of two of at least depth >= 1");
+  if (ring.vector >= msix_.size())
+    throw std::invalid_argument("create_cq: vector " + std::to_string(ring.vector) + "; accepted: 0 to " +
+                                std::to_string(msix_.size() - 1));
+  return completions_->add(ring);
 }
 
 std::string Hca::destroy_cq(uint32_t n) {
-  if (n >= cqs_.size() || cqs_[n] == nullptr) return "no CQ " + std::to_string(n);
+  if (!completions_->exists(n)) return "no CQ " + std::to_string(n);
   for (const transport::Qp* qp : transport_->qps())
     if (qp->init.send_cq == n || qp->init.recv_cq == n)
       return "CQ " + std::to_string(n) + " is in use by QP " + std::to_string(qp->qpn);
-  cqs_[n].reset();
-  cq_handlers_[n] = nullptr;
+  completions_->remove(n);
   return "";
 }
 
-std::size_t Hca::poll_cq(uint32_t n, std::size_t max, std::vector<transport::WorkCompletion>& out) {
-  return existing_cq(n)->poll(static_cast<uint32_t>(std::min<std::size_t>(max, UINT32_MAX)), out);
-}
-
-transport::Qp& Hca::create_qp(const transport::QpInit& init) {
+uint32_t Hca::create_qp(const transport::QpInit& init, const QpRings& rings) {
   for (uint32_t n : {init.send_cq, init.recv_cq})
-    if (n >= cqs_.size() || cqs_[n] == nullptr)
+    if (!completions_->exists(n))
       throw std::invalid_argument("create_qp: send_cq " + std::to_string(init.send_cq) + " / recv_cq " +
                                   std::to_string(init.recv_cq) + ": no CQ " + std::to_string(n));
-  return transport_->create_qp(init);
+  const auto ring = [](const char* what, uint32_t entries, uint32_t wrs, uint32_t stride, uint32_t need) {
+    if (!power_of_two(entries) || entries < wrs)
+      throw std::invalid_argument(std::string("create_qp: ") + what + " ring of " + std::to_string(entries) +
+                                  " entries for " + std::to_string(wrs) + " WRs; accepted: a power of two, at least that");
+    if (stride < need)
+      throw std::invalid_argument(std::string("create_qp: ") + what + " stride " + std::to_string(stride) +
+                                  "; accepted: at least " + std::to_string(need) + " bytes");
+  };
+  ring("send", rings.sq_entries, init.max_send_wr, rings.sq_stride, send_stride(init.type, init.max_send_sge, 0));
+  ring("receive", rings.rq_entries, init.max_recv_wr, rings.rq_stride, recv_stride(init.max_recv_sge));
+  if (rings.uar < 1 || rings.uar > config_.uar_pages)
+    throw std::invalid_argument("create_qp: UAR " + std::to_string(rings.uar) + "; accepted: 1 to " +
+                                std::to_string(config_.uar_pages));
+  const uint32_t qpn = transport_->create_qp(init).qpn;
+  fetcher_->add(qpn, init.type, rings);
+  return qpn;
+}
+
+std::string Hca::destroy_qp(uint32_t qpn) {
+  if (!transport_->destroy_qp(qpn)) return "no QP " + std::to_string(qpn);
+  fetcher_->remove(qpn);
+  return "";
+}
+
+std::string Hca::modify_qp(uint32_t qpn, const transport::QpAttr& attr, uint32_t mask) {
+  std::string why = transport_->modify_qp(qpn, attr, mask);
+  if (!why.empty() || !(mask & transport::kAttrState)) return why;
+  if (attr.qp_state == transport::QpState::Reset) fetcher_->reset(qpn);
+  else fetcher_->kick(qpn);  // WQEs posted before RTS go now
+  return "";
 }
 
 int Hca::next_vl(HostPort& h) {
@@ -100,6 +144,16 @@ void Hca::take(ib::Packet* p, unsigned index, uint64_t now) {
   else transport_->deliver(p, index);  // a packet for no QP is counted there (unknown_qp_drops)
 }
 
+bool Hca::rx_backlogged(uint64_t now) {
+  if (memory_->backlog_bytes(now) < config_.rx_buffer_bytes) return false;
+  rx_resume_.notify_at(memory_->backlog_drained_ps(now));
+  return true;
+}
+
+void Hca::rx_resume() {
+  for (unsigned i = 0; i < ports_.size(); ++i) drain(i);
+}
+
 void Hca::drain(unsigned index) {
   HostPort& h = ports_[index];
   const uint64_t now = link::now_ps();
@@ -110,6 +164,7 @@ void Hca::drain(unsigned index) {
       h.draining_vl = -1;
       take(p, index, now);
     }
+    if (rx_backlogged(now)) return;
     const int vl = next_vl(h);
     if (vl < 0) return;
     if (h.drain_rate_bps == 0) {
@@ -123,6 +178,95 @@ void Hca::drain(unsigned index) {
     h.done.notify_at(h.busy_until_ps);
     return;
   }
+}
+
+tlm::tlm_response_status Hca::register_access(tlm::tlm_generic_payload& trans) {
+  const uint64_t offset = trans.get_address();
+  const unsigned length = trans.get_data_length();
+  uint8_t* data = trans.get_data_ptr();
+  if (offset >= kMsixTable) {  // the MSI-X table: any aligned access inside it
+    const uint64_t at = offset - kMsixTable;
+    if (at + length > msix_bytes_.size() || (length != 4 && length != 8 && length != 16) || at % length != 0)
+      return tlm::TLM_ADDRESS_ERROR_RESPONSE;
+    if (trans.is_read()) {
+      std::memcpy(data, msix_bytes_.data() + at, length);
+      return tlm::TLM_OK_RESPONSE;
+    }
+    std::memcpy(msix_bytes_.data() + at, data, length);
+    const uint64_t v = at / kMsixEntryBytes;
+    if (v < msix_.size()) {
+      const uint8_t* e = msix_bytes_.data() + v * kMsixEntryBytes;
+      msix_[v] = {get_u64(e), get_u32(e + 8), (get_u32(e + 12) & 1) != 0};
+    }
+    return tlm::TLM_OK_RESPONSE;
+  }
+  uint64_t value = 0;
+  switch (offset) {
+    case kRegDeviceId: value = kDeviceId; break;
+    case kRegUarPages: value = config_.uar_pages; break;
+    case kRegMsixVectors: value = msix_.size(); break;
+    default: return tlm::TLM_ADDRESS_ERROR_RESPONSE;
+  }
+  if (!trans.is_read() || (length != 4 && length != 8)) return tlm::TLM_ADDRESS_ERROR_RESPONSE;
+  for (unsigned i = 0; i < length; ++i) data[i] = static_cast<uint8_t>(value >> (8 * i));
+  return tlm::TLM_OK_RESPONSE;
+}
+
+tlm::tlm_response_status Hca::uar_write(uint32_t uar, uint64_t offset, const uint8_t* data, unsigned length,
+                                        uint64_t at_ps) {
+  const auto qp_ok = [&](uint32_t qpn) {
+    const QpRings* r = fetcher_->rings(qpn);
+    return r != nullptr && r->uar == uar;
+  };
+  if (offset == kUarSendDoorbell && length == 8) {
+    const uint32_t qpn = get_u32(data + 4) & 0xFFFFFF;
+    if (!qp_ok(qpn)) return tlm::TLM_GENERIC_ERROR_RESPONSE;
+    fetcher_->send_doorbell(qpn, get_u32(data), at_ps);
+    return tlm::TLM_OK_RESPONSE;
+  }
+  if (offset == kUarCqDoorbell && length == 8) {
+    const uint32_t word = get_u32(data);
+    const uint32_t cqn = word & 0xFFFFFF;
+    const auto command = static_cast<uint8_t>(word >> 24);
+    if (!completions_->exists(cqn) || (command != kCqArmNext && command != kCqArmSolicited))
+      return tlm::TLM_GENERIC_ERROR_RESPONSE;
+    completions_->arm(cqn, command, get_u32(data + 4), at_ps);
+    return tlm::TLM_OK_RESPONSE;
+  }
+  if (offset == kUarBlueFlame && length >= kSegmentBytes && length <= kBlueFlameBytes && length % kSegmentBytes == 0) {
+    const uint32_t qpn = read_send_header(data).qpn;
+    if (!qp_ok(qpn)) return tlm::TLM_GENERIC_ERROR_RESPONSE;
+    fetcher_->blueflame(qpn, data, length, at_ps);
+    return tlm::TLM_OK_RESPONSE;
+  }
+  return tlm::TLM_ADDRESS_ERROR_RESPONSE;
+}
+
+void Hca::mmio_b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  tlm::tlm_response_status status = tlm::TLM_ADDRESS_ERROR_RESPONSE;
+  if (trans.get_byte_enable_ptr() != nullptr) {
+    status = tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE;
+  } else if (trans.get_streaming_width() < trans.get_data_length()) {
+    status = tlm::TLM_BURST_ERROR_RESPONSE;
+  } else if (trans.is_read() || trans.is_write()) {
+    (trans.is_read() ? mmio_stats_.reads : mmio_stats_.writes) += 1;
+    const uint64_t offset = trans.get_address();
+    const uint64_t page = offset / kPageBytes;
+    if (page == 0) status = register_access(trans);
+    else if (page <= config_.uar_pages && trans.is_write())
+      status = uar_write(static_cast<uint32_t>(page), offset % kPageBytes, trans.get_data_ptr(),
+                         trans.get_data_length(), link::now_ps() + delay.value());
+  } else {
+    status = tlm::TLM_OK_RESPONSE;  // TLM_IGNORE_COMMAND
+  }
+  if (status != tlm::TLM_OK_RESPONSE) ++mmio_stats_.errors;
+  trans.set_response_status(status);
+}
+
+unsigned int Hca::mmio_transport_dbg(tlm::tlm_generic_payload& trans) {
+  // Reads of the register page only: they change nothing.
+  if (!trans.is_read() || trans.get_address() >= kPageBytes) return 0;
+  return register_access(trans) == tlm::TLM_OK_RESPONSE ? trans.get_data_length() : 0;
 }
 
 }  // namespace hcasim::hca

@@ -1,41 +1,64 @@
 #pragma once
-// An HCA: one or more ports with LIDs, a host side that takes arriving packets
-// out of the receive buffers, the host memory with its memory regions,
-// completion queues, and the transport engines behind a verbs-like API.
+// An HCA: one or more ports with LIDs, the host side that takes arriving
+// packets out of the receive buffers, the transport engines, and the host
+// interface: a PCIe device with a BAR0 (registers, MSI-X table, UAR pages
+// with doorbells and BlueFlame buffers) behind a TLM-2.0 target socket, and
+// DMA and MSI-X over a TLM-2.0 initiator socket. Work queues, completion
+// queues and buffers live in host memory, in the formats of host_formats.hpp;
+// the HCA no longer owns host memory.
 //
 // Rules:
 // - The host serves a port's receive buffers VL15 first, then the data VLs
 //   round robin. With drain_rate_bps = 0 it takes every packet as it arrives;
 //   otherwise a packet occupies the host for bytes x 8 / rate and leaves its
-//   buffer (freeing its credits) when the host is done with it.
+//   buffer (freeing its credits) when the host is done with it. It takes no
+//   packet while rx_buffer_bytes of received data wait for their host-memory
+//   writes (host_memory_access.hpp): a slow host link backpressures the ports.
 // - A taken packet for QP0 or QP1 goes to the HCA's management agent when it
 //   has one (its SMA; the SM and SA on the SM's node). A taken packet for one
 //   of the HCA's QPs goes to the transport engines;
 //   any other goes to the HCA's sink (a raw-traffic workload's recorder) if it
 //   has one, else to the engines, which drop and count it. The receiver owns
 //   it from then on.
-// - Verbs: create_cq / destroy_cq / create_qp / modify_qp / destroy_qp /
-//   post_send / post_recv / poll_cq and reg_mr / dereg_mr behave as their libibverbs namesakes (verbs.hpp); errors come
-//   back as a one-line reason instead of an errno. A completion lands in its
-//   CQ, then the CQ's handler (if any) runs, at the simulated time it was made.
-// - A CQ that overflows is in error (verbs' CQ overrun): the completion is
-//   lost and counted.
+// - MMIO (the mmio socket; addresses are offsets into BAR0, host_formats.hpp):
+//   register-page reads and MSI-X table writes act at once; doorbells,
+//   BlueFlame writes and CQ arm doorbells are stamped with their arrival
+//   (now + the annotated delay) and handled then (wqe_fetcher.hpp,
+//   completion_writer.hpp); nothing calls wait(). An offset no register or
+//   doorbell has, an access of the wrong size, or a write to a read-only
+//   register answers TLM_ADDRESS_ERROR_RESPONSE; a doorbell for a QP or CQ
+//   that does not exist (or a QP of another UAR) answers
+//   TLM_GENERIC_ERROR_RESPONSE; both are counted (mmio_errors).
+// - The command interface (create / modify / destroy QPs and CQs, register
+//   memory) is C++ calls, as a driver's commands to the HCA's firmware; the
+//   data path is bytes in host memory and MMIO. Errors come back as a
+//   one-line reason (or std::invalid_argument for a malformed request).
+// - A completion becomes a CQE in its CQ's ring; the WQE index it reports is
+//   the send or receive counter of the WQE (the HCA uses it as the wr_id).
 
 #include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "models/hca/completion_writer.hpp"
+#include "models/hca/dma_engine.hpp"
+#include "models/hca/hca_config.hpp"
+#include "models/hca/host_memory_access.hpp"
+#include "models/hca/memory_regions.hpp"
+#include "models/hca/wqe_fetcher.hpp"
 #include "models/ib/packet.hpp"
 #include "models/link/management_agent.hpp"
 #include "models/link/owned_in_place.hpp"
 #include "models/link/port.hpp"
 #include "models/link/timeline.hpp"
-#include "models/hca/completion_queue.hpp"
-#include "models/hca/memory_regions.hpp"
 #include "models/transport/transport_engine.hpp"
 
 namespace hcasim::hca {
@@ -47,15 +70,28 @@ class PacketSink {
   virtual void deliver(ib::Packet* p, unsigned port_index, uint64_t now_ps) = 0;
 };
 
+struct MmioStats {
+  uint64_t writes = 0, reads = 0;
+  uint64_t errors = 0;            // answered with an error response
+};
+
 class Hca : public sc_core::sc_module {
  public:
-  // lids[i] is the base LID of port i.
+  // lids[i] is the base LID of port i. requester_id: the PCIe requester id
+  // every DMA transaction carries.
   Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig>& ports,
       const std::vector<uint16_t>& lids, ib::PacketPool& pool,
-      const transport::TransportConfig& transport = transport::TransportConfig{});
+      const transport::TransportConfig& transport = transport::TransportConfig{},
+      const HcaConfig& config = HcaConfig{}, uint64_t requester_id = 0);
   Hca() = delete;
   Hca(const Hca&) = delete;
   Hca& operator=(const Hca&) = delete;
+  ~Hca() override;
+
+  // The host interface (TLM-2.0 base protocol). Both may stay unbound: an
+  // HCA used for raw traffic only needs no host (its DMA then fails, counted).
+  tlm_utils::simple_target_socket_optional<Hca> mmio{"mmio"};   // BAR0, from the host's CPU over the PCIe link
+  tlm_utils::simple_initiator_socket_optional<Hca> dma{"dma"};  // DMA and MSI-X, over the PCIe link to host memory
 
   link::Port& port(unsigned i) { return ports_[i].port; }
   const link::Port& port(unsigned i) const { return ports_[i].port; }
@@ -77,35 +113,43 @@ class Hca : public sc_core::sc_module {
   // queues may have room (the transport engines are told as well).
   void on_tx_space(unsigned i, std::function<void()> handler) { ports_[i].on_tx_space = std::move(handler); }
 
-  // Verbs.
-  uint32_t create_cq(uint32_t depth);
+  // Command interface.
+  // A CQ over a ring in host memory; throws std::invalid_argument for a ring
+  // that is not a power of two of at least depth >= 1 entries, or a vector
+  // beyond the MSI-X table.
+  uint32_t create_cq(const CqRing& ring);
   // "" when done; the reason when CQ n does not exist or a QP still uses it.
   std::string destroy_cq(uint32_t n);
-  // CQ n; throws std::out_of_range when it does not exist.
-  CompletionQueue& cq(uint32_t n) { return *existing_cq(n); }
-  const CompletionQueue& cq(uint32_t n) const { return *existing_cq(n); }
-  // Runs after a completion lands in CQ n (a workload's poll loop).
-  void on_cq_event(uint32_t n, std::function<void()> handler) { cq_handlers_.at(n) = std::move(handler); }
-  std::size_t poll_cq(uint32_t n, std::size_t max, std::vector<transport::WorkCompletion>& out);
+  bool cq_exists(uint32_t n) const { return completions_->exists(n); }
+  // A QP over rings in host memory; throws std::invalid_argument when a CQ
+  // does not exist, a ring is not a power of two holding the QP's
+  // max_send_wr / max_recv_wr, a stride cannot hold max_send_sge /
+  // max_recv_sge entries, or the UAR page does not exist. Returns the QP number.
+  uint32_t create_qp(const transport::QpInit& init, const QpRings& rings);
+  // "" when done; the reason when there is no such QP. Any state; queued WRs go without completions.
+  std::string destroy_qp(uint32_t qpn);
+  std::string modify_qp(uint32_t qpn, const transport::QpAttr& attr, uint32_t mask);
   MemoryRegion reg_mr(uint64_t addr, uint64_t length, uint32_t access) { return regions_.reg_mr(addr, length, access); }
   bool dereg_mr(uint32_t lkey) { return regions_.dereg_mr(lkey); }
   MemoryRegions& regions() { return regions_; }
-  SparseMemory& memory() { return regions_.memory(); }
-  // Throws std::invalid_argument when a CQ number does not exist.
-  transport::Qp& create_qp(const transport::QpInit& init);
-  // "" when done; the reason when there is no such QP. Any state; queued WRs go without completions.
-  std::string destroy_qp(uint32_t qpn) {
-    return transport_->destroy_qp(qpn) ? "" : "no QP " + std::to_string(qpn);
-  }
-  std::string modify_qp(uint32_t qpn, const transport::QpAttr& attr, uint32_t mask) {
-    return transport_->modify_qp(qpn, attr, mask);
-  }
-  std::string post_send(uint32_t qpn, const transport::SendWr& wr) { return transport_->post_send(qpn, wr); }
-  std::string post_recv(uint32_t qpn, const transport::RecvWr& wr) { return transport_->post_recv(qpn, wr); }
   transport::TransportEngine& transport() { return *transport_; }
   const transport::TransportEngine& transport() const { return *transport_; }
-  // Affiliated asynchronous errors so far: (QP number, IBV event name).
+  // Affiliated asynchronous errors so far: (QP or CQ number, IBV event name).
   const std::vector<std::pair<uint32_t, std::string>>& async_events() const { return async_events_; }
+
+  const HcaConfig& config() const { return config_; }
+  const std::vector<MsixEntry>& msix_table() const { return msix_; }
+  const DmaStats& dma_stats() const { return dma_->stats(); }
+  const FetchStats& fetch_stats() const { return fetcher_->stats(); }
+  const CompletionStats& completion_stats() const { return completions_->stats(); }
+  const MmioStats& mmio_stats() const { return mmio_stats_; }
+  // DMA for a test workload (pcie-bench's DMA engine tests): counted as "test".
+  uint64_t test_dma_read(uint64_t addr, uint8_t* out, uint64_t length, uint64_t issue_ps) {
+    return dma_->read(addr, out, length, DmaPurpose::Test, issue_ps);
+  }
+  uint64_t test_dma_write(uint64_t addr, const uint8_t* data, uint64_t length, uint64_t issue_ps) {
+    return dma_->write(addr, data, length, DmaPurpose::Test, issue_ps);
+  }
 
  private:
   // Laid out for the transmit-room hook (tx_space), which runs after every
@@ -129,20 +173,34 @@ class Hca : public sc_core::sc_module {
     link::Port port;
     link::Alarm done = link::Alarm::method<&HostPort::on_done>(this);  // the host finished reading a packet
   };
-  CompletionQueue* existing_cq(uint32_t n) const;
   void tx_space(HostPort& h);  // port h.index may have transmit room
   void drain(unsigned index);
   int next_vl(HostPort& h);
   void take(ib::Packet* p, unsigned index, uint64_t now);
+  bool rx_backlogged(uint64_t now);  // received data waits for its host-memory writes
+  void rx_resume();
+  void mmio_b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  unsigned int mmio_transport_dbg(tlm::tlm_generic_payload& trans);
+  // The MMIO error response for trans, or TLM_OK_RESPONSE after acting on it.
+  tlm::tlm_response_status register_access(tlm::tlm_generic_payload& trans);
+  tlm::tlm_response_status uar_write(uint32_t uar, uint64_t offset, const uint8_t* data, unsigned length,
+                                     uint64_t at_ps);
 
   link::OwnedInPlace<HostPort> ports_;  // side by side, torn down last-made first
   PacketSink* sink_ = nullptr;
   ib::PacketPool& pool_;
+  HcaConfig config_;
   MemoryRegions regions_;
-  std::vector<std::unique_ptr<CompletionQueue>> cqs_;  // null where destroyed
-  std::vector<std::function<void()>> cq_handlers_;
+  std::unique_ptr<DmaEngine> dma_;
+  std::unique_ptr<HostMemoryAccess> memory_;
   std::vector<std::pair<uint32_t, std::string>> async_events_;
   std::unique_ptr<transport::TransportEngine> transport_;  // made once the ports exist
+  std::unique_ptr<WqeFetcher> fetcher_;
+  std::vector<MsixEntry> msix_;
+  std::array<uint8_t, 2048> msix_bytes_{};  // the MSI-X table as software wrote it
+  std::unique_ptr<CompletionWriter> completions_;
+  MmioStats mmio_stats_;
+  link::Alarm rx_resume_ = link::Alarm::method<&Hca::rx_resume>(this);
 };
 
 }  // namespace hcasim::hca

@@ -1,6 +1,8 @@
 #pragma once
-// An HCA's registered memory regions over the host memory it owns: the
-// HostMemory the transport engines use (models/transport/host_memory.hpp).
+// An HCA's registered memory regions: the keys and their ranges and access
+// rights (the protection table; the next HCA issue keeps it in host memory
+// as MPT entries behind a cache). The bytes are host memory's; the HCA
+// reaches them by DMA (host_memory_access.hpp).
 //
 // Rules:
 // - reg_mr gives each region an L_Key and an R_Key, deterministic and never
@@ -21,16 +23,10 @@
 // - invalidate_rkey (SEND with Invalidate) ends the R_Key only; the L_Key
 //   and the region stay. It is false when no region has that R_Key valid.
 // - dereg_mr ends both keys; it is false for an L_Key no region has.
-// - Write watchers (add_write_watch) are called after every write the
-//   transport engines make through this interface, with its range, at the
-//   simulated time the data lands: how a workload sees a host polling memory
-//   (perftest's write_lat). Writes through memory() are not reported.
 
 #include <cstdint>
-#include <functional>
 #include <vector>
 
-#include "models/hca/sparse_memory.hpp"
 #include "models/transport/host_memory.hpp"
 
 namespace hcasim::hca {
@@ -43,7 +39,7 @@ struct MemoryRegion {
   uint32_t access = 0;  // transport::Access bits
 };
 
-class MemoryRegions : public transport::HostMemory {
+class MemoryRegions {
  public:
   static constexpr uint32_t kMaxRegions = (1u << 24) - 1;  // the 24-bit index of a key
 
@@ -53,19 +49,10 @@ class MemoryRegions : public transport::HostMemory {
   const MemoryRegion* find_lkey(uint32_t lkey) const;
   size_t regions() const { return in_use_; }
 
-  SparseMemory& memory() { return memory_; }
-  const SparseMemory& memory() const { return memory_; }
-
-  transport::KeyCheck check_local(uint32_t lkey, uint64_t addr, uint64_t length, uint32_t access) const override;
-  transport::KeyCheck check_remote(uint32_t rkey, uint64_t addr, uint64_t length, uint32_t access) const override;
-  void read(uint64_t addr, uint8_t* out, uint64_t length) const override { memory_.read(addr, out, length); }
-  void write(uint64_t addr, const uint8_t* data, uint64_t length) override {
-    memory_.write(addr, data, length);
-    for (const auto& w : watchers_) w(addr, length);
-  }
-  // f(addr, length) runs after each write above; it must not call into the engines.
-  void add_write_watch(std::function<void(uint64_t addr, uint64_t length)> f) { watchers_.push_back(std::move(f)); }
-  bool invalidate_rkey(uint32_t rkey) override;
+  transport::KeyCheck check_local(uint32_t lkey, uint64_t addr, uint64_t length, uint32_t access) const;
+  transport::KeyCheck check_remote(uint32_t rkey, uint64_t addr, uint64_t length, uint32_t access) const;
+  // SEND with invalidate: false when no region has that R_Key valid.
+  bool invalidate_rkey(uint32_t rkey);
 
  private:
   struct Slot {
@@ -75,8 +62,6 @@ class MemoryRegions : public transport::HostMemory {
   };
   const Slot* slot_of(uint32_t key) const;
 
-  SparseMemory memory_;
-  std::vector<std::function<void(uint64_t, uint64_t)>> watchers_;
   std::vector<Slot> slots_;  // slot i has key index i + 1
   size_t in_use_ = 0;
   uint8_t registrations_ = 0;  // the next key byte, modulo 128

@@ -12,6 +12,10 @@
 // - Local reads need no access flag; local writes need kLocalWrite. Remote
 //   requests need kRemoteRead, kRemoteWrite or kRemoteAtomic.
 // - Atomics operate on 8-byte little-endian words (the host's byte order).
+// - read and write move the bytes at once and return when the access is done
+//   as the HCA sees it (ps): a read, when its bytes are at the HCA; a write,
+//   when it is visible in host memory. A memory the HCA owns, or a host link
+//   of no cost, returns now.
 
 #include <cstdint>
 
@@ -26,8 +30,8 @@ class HostMemory {
   virtual ~HostMemory() = default;
   virtual KeyCheck check_local(uint32_t lkey, uint64_t addr, uint64_t length, uint32_t access) const = 0;
   virtual KeyCheck check_remote(uint32_t rkey, uint64_t addr, uint64_t length, uint32_t access) const = 0;
-  virtual void read(uint64_t addr, uint8_t* out, uint64_t length) const = 0;
-  virtual void write(uint64_t addr, const uint8_t* data, uint64_t length) = 0;
+  virtual uint64_t read(uint64_t addr, uint8_t* out, uint64_t length) = 0;
+  virtual uint64_t write(uint64_t addr, const uint8_t* data, uint64_t length) = 0;
   // SEND with invalidate: makes the region's R_Key invalid. False when no
   // region has that R_Key.
   virtual bool invalidate_rkey(uint32_t rkey) = 0;

@@ -55,6 +55,14 @@ uint8_t request_opcode(QpType type, WrOpcode op, uint32_t index, uint32_t count)
 
 uint8_t read_response_opcode(Position p) { return kReadResp.op[static_cast<unsigned>(p)]; }
 
+bool uses_recv_wqe(uint8_t opcode) {
+  const uint8_t prefix = opcode & 0xE0;
+  if (prefix != ib::op::kRcPrefix && prefix != ib::op::kUcPrefix && prefix != ib::op::kUdPrefix) return false;
+  const uint8_t op = opcode & 0x1F;
+  return op <= ib::op::kRcSendOnlyImm || op == ib::op::kRcSendLastInv || op == ib::op::kRcSendOnlyInv ||
+         op == ib::op::kRcWriteLastImm || op == ib::op::kRcWriteOnlyImm;
+}
+
 bool is_read_or_atomic(WrOpcode op) {
   return op == WrOpcode::RdmaRead || op == WrOpcode::AtomicCmpSwp || op == WrOpcode::AtomicFetchAdd;
 }
@@ -73,8 +81,10 @@ KeyCheck check_sg(const HostMemory& m, const std::vector<Sge>& sg, uint32_t acce
   return KeyCheck::Ok;
 }
 
-void gather(const HostMemory& m, const std::vector<Sge>& sg, uint64_t offset, uint8_t* out, uint64_t len) {
-  walk(sg, offset, len, [&](uint64_t addr, uint64_t n, uint64_t at) { m.read(addr, out + at, n); });
+uint64_t gather(HostMemory& m, const std::vector<Sge>& sg, uint64_t offset, uint8_t* out, uint64_t len) {
+  uint64_t ready = 0;
+  walk(sg, offset, len, [&](uint64_t addr, uint64_t n, uint64_t at) { ready = std::max(ready, m.read(addr, out + at, n)); });
+  return ready;
 }
 
 void scatter(HostMemory& m, const std::vector<Sge>& sg, uint64_t offset, const uint8_t* data, uint64_t len) {

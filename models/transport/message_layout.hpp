@@ -37,9 +37,14 @@ uint8_t read_response_opcode(Position p);
 bool is_read_or_atomic(WrOpcode op);
 uint64_t sg_length(const std::vector<Sge>& sg);
 // The first failing check of the list's elements (Ok when all pass).
+// Whether a request packet with this opcode takes (or goes on using) a receive
+// WQE: a SEND of any position, an RDMA WRITE with immediate at its last packet.
+bool uses_recv_wqe(uint8_t opcode);
+
 KeyCheck check_sg(const HostMemory& m, const std::vector<Sge>& sg, uint32_t access);
 // Copies len bytes at offset of the list to / from out. The range must lie in the list.
-void gather(const HostMemory& m, const std::vector<Sge>& sg, uint64_t offset, uint8_t* out, uint64_t len);
+// gather returns when the last of its bytes is at the HCA (host_memory.hpp), 0 when it read nothing.
+uint64_t gather(HostMemory& m, const std::vector<Sge>& sg, uint64_t offset, uint8_t* out, uint64_t len);
 void scatter(HostMemory& m, const std::vector<Sge>& sg, uint64_t offset, const uint8_t* data, uint64_t len);
 
 // An 8-byte word in the host's byte order (little-endian), as atomics use it.

@@ -58,6 +58,7 @@ struct Response {
   uint32_t resource = 0;       // ReadData / AtomicAck: index into resources
   uint32_t start_psn = 0;      // ReadData: the stream's first and last PSN
   uint32_t last_psn = 0;
+  uint64_t ready_ps = 0;       // AtomicAck: when the original value read from host memory is at the HCA
 };
 
 struct QpStats {

@@ -60,12 +60,13 @@ void Requester::check_drained(Qp& qp, QpServices& s) {
   s.async_event(qp, "IBV_EVENT_SQ_DRAINED");
 }
 
-ib::Packet* Requester::next_packet(Qp& qp, QpServices& s, bool& first_of_message) {
+ib::Packet* Requester::next_packet(Qp& qp, QpServices& s, bool& first_of_message, uint64_t& data_ready_ps) {
   SendWqe& w = qp.sq[qp.next_wqe];
   const uint32_t mtu = qp.attr.path_mtu;
   const WrOpcode op = w.wr.opcode;
   const QpState error_state = qp.type == QpType::Rc ? QpState::Err : QpState::Sqe;
   first_of_message = qp.next_packet == 0;
+  data_ready_ps = 0;
   if (!w.assigned) {
     const uint32_t access = is_read_or_atomic(op) ? uint32_t{kLocalWrite} : 0u;
     if (check_sg(s.memory(), w.wr.sg_list, access) != KeyCheck::Ok) {
@@ -136,7 +137,9 @@ ib::Packet* Requester::next_packet(Qp& qp, QpServices& s, bool& first_of_message
       h.deth.src_qp = qp.qpn;
     }
     p->payload.resize(len);
-    gather(s.memory(), w.wr.sg_list, offset, p->payload.data(), len);
+    if (!w.wr.inline_data.empty()) std::copy_n(w.wr.inline_data.begin() + static_cast<std::ptrdiff_t>(offset), len,
+                                               p->payload.begin());
+    else data_ready_ps = gather(s.memory(), w.wr.sg_list, offset, p->payload.data(), len);
     p->payload_len = len;
     qp.send_psn = psn_add(psn, 1);
     if (++qp.next_packet == count) {
@@ -386,6 +389,16 @@ void Requester::flush_now(Qp& qp, QpServices& s, const SendWr& wr) {
   SendWqe w;
   w.wr = wr;
   s.complete(qp, true, send_completion(qp, w, WcStatus::WrFlushErr, s.now_ps()));
+}
+
+void Requester::fail_unusable(Qp& qp, QpServices& s, const SendWr& wr, WcStatus status, uint32_t vendor_err) {
+  SendWqe w;
+  w.wr = wr;
+  WorkCompletion wc = send_completion(qp, w, status, s.now_ps());
+  wc.vendor_err = vendor_err;
+  s.complete(qp, true, wc);
+  if (qp.state != QpState::Err && qp.state != QpState::Sqe)
+    fail(qp, s, -1, WcStatus::WrFlushErr, qp.type == QpType::Rc ? QpState::Err : QpState::Sqe);
 }
 
 }  // namespace hcasim::transport

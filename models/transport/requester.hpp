@@ -58,8 +58,10 @@ class Requester {
   static bool has_work(const Qp& qp, const TransportConfig& config);
   // Builds the next request packet, or returns nullptr if the WQE failed
   // locally instead (its completion is made). first_of_message says whether the
-  // packet starts a WQE (for the engine's per-message latency).
-  static ib::Packet* next_packet(Qp& qp, QpServices& s, bool& first_of_message);
+  // packet starts a WQE (for the engine's per-message latency); data_ready_ps
+  // when its payload's gather read is done (0: nothing read; host_memory.hpp).
+  // A WQE with inline data sends those bytes and reads nothing.
+  static ib::Packet* next_packet(Qp& qp, QpServices& s, bool& first_of_message, uint64_t& data_ready_ps);
   // A response packet for this QP (RC only). The caller keeps the packet.
   static void on_response(Qp& qp, QpServices& s, const ib::Packet& p);
   // The transport timer expired (timer_at_ps was due).
@@ -75,6 +77,10 @@ class Requester {
   static void fail(Qp& qp, QpServices& s, int failed, WcStatus status, QpState to);
   // A send WQE posted to a QP in the Error state completes at once, flushed.
   static void flush_now(Qp& qp, QpServices& s, const SendWr& wr);
+  // A send WQE the HCA could not take (its bytes do not decode) completes at
+  // once with `status` and vendor_err; a QP not yet in error then goes to its
+  // error state (RC: ERR, UC and UD: SQE), flushing the WQEs it holds.
+  static void fail_unusable(Qp& qp, QpServices& s, const SendWr& wr, WcStatus status, uint32_t vendor_err);
 
  private:
   static bool ack_through(Qp& qp, QpServices& s, uint32_t psn);

@@ -70,9 +70,10 @@ int free_resource(Qp& qp) {
   return -1;
 }
 
-uint64_t load_u64(const HostMemory& m, uint64_t va) {
+// The word at va, and (ready_ps) when it is at the HCA.
+uint64_t load_u64(HostMemory& m, uint64_t va, uint64_t& ready_ps) {
   uint8_t b[8];
-  m.read(va, b, 8);
+  ready_ps = m.read(va, b, 8);
   return from_le64(b);
 }
 void store_u64(HostMemory& m, uint64_t va, uint64_t v) {
@@ -134,6 +135,7 @@ void Responder::complete_recv(Qp& qp, QpServices& s, const ib::Packet& p, uint64
   wc.imm_data = wc.with_imm ? p.hdr.imm_dt : 0;
   wc.with_inv = info.inv;
   wc.invalidated_rkey = info.inv ? p.hdr.ieth_r_key : 0;
+  wc.solicited = p.hdr.bth.se;
   wc.time_ps = s.now_ps();
   ++qp.stats.messages_received;
   qp.stats.bytes_received += bytes;
@@ -265,7 +267,8 @@ void Responder::on_rc_request(Qp& qp, QpServices& s, const ib::Packet& p) {
       if (slot < 0) return invalid(false);
       const KeyCheck c = s.memory().check_remote(a.r_key, a.va, 8, kRemoteAtomic);
       if (c != KeyCheck::Ok) return nak_and_fail(qp, s, psn, kNakRemoteAccess, false, WcStatus::RemAccessErr);
-      const uint64_t original = load_u64(s.memory(), a.va);
+      uint64_t ready = 0;
+      const uint64_t original = load_u64(s.memory(), a.va, ready);
       const bool cmp_swap = (p.hdr.bth.opcode & 0x1F) == ib::op::kRcCmpSwap;
       const uint64_t result = cmp_swap ? (original == a.compare ? a.swap_add : original) : original + a.swap_add;
       store_u64(s.memory(), a.va, result);
@@ -277,6 +280,7 @@ void Responder::on_rc_request(Qp& qp, QpServices& s, const ib::Packet& p) {
       out.psn = out.start_psn = out.last_psn = psn;
       out.msn = qp.msn;
       out.resource = static_cast<uint32_t>(slot);
+      out.ready_ps = ready;
       qp.responses.push_back(out);
       qp.epsn = psn_add(qp.epsn, 1);
       return;
@@ -403,8 +407,9 @@ void Responder::on_ud_request(Qp& qp, QpServices& s, const ib::Packet& p) {
   complete_recv(qp, s, p, p.payload_len + kGrhSpace, false);
 }
 
-ib::Packet* Responder::next_packet(Qp& qp, QpServices& s) {
+ib::Packet* Responder::next_packet(Qp& qp, QpServices& s, uint64_t& data_ready_ps) {
   Response& r = qp.responses.front();
+  data_ready_ps = r.ready_ps;
   ib::Packet* p = s.new_packet();
   ib::Headers& h = p->hdr;
   const AddressVector& av = qp.attr.ah_attr;
@@ -439,7 +444,7 @@ ib::Packet* Responder::next_packet(Qp& qp, QpServices& s) {
       fill(read_response_opcode(at), psn);
       if (at != Position::Middle) h.aeth = {credit_ack(), r.msn};
       p->payload.resize(len);
-      s.memory().read(res.va + offset, p->payload.data(), len);
+      data_ready_ps = s.memory().read(res.va + offset, p->payload.data(), len);
       p->payload_len = len;
       if (psn == r.last_psn) {
         res.pending = false;

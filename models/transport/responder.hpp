@@ -54,7 +54,9 @@ class Responder {
  public:
   static void on_request(Qp& qp, QpServices& s, const ib::Packet& p);
   static bool has_work(const Qp& qp) { return !qp.responses.empty(); }
-  static ib::Packet* next_packet(Qp& qp, QpServices& s);
+  // The next response; data_ready_ps: when the host memory it carries (READ
+  // data, an atomic's original value) is at the HCA (0: nothing read).
+  static ib::Packet* next_packet(Qp& qp, QpServices& s, uint64_t& data_ready_ps);
 
  private:
   static void on_rc_request(Qp& qp, QpServices& s, const ib::Packet& p);

@@ -17,23 +17,6 @@ constexpr uint64_t kTransportIds = uint64_t{1} << 39;  // apart from the raw gen
 
 bool is_response(uint8_t opcode) { return opcode >= ib::op::kRcReadRespFirst && opcode <= ib::op::kRcAtomicAck; }
 
-// Why a work queue cannot take a WR ("" when it can).
-// queue is "send" or "recv", as in the QpInit field names.
-std::string no_room(const std::string& queue, std::size_t queued, uint32_t max_wr, std::size_t sges, uint32_t max_sge) {
-  if (queued >= max_wr) return queue + " queue full: max_" + queue + "_wr " + std::to_string(max_wr);
-  if (sges > max_sge)
-    return "sg_list has " + std::to_string(sges) + " entries: max_" + queue + "_sge " + std::to_string(max_sge);
-  return "";
-}
-
-bool supported(QpType type, WrOpcode op) {
-  switch (type) {
-    case QpType::Rc: return true;
-    case QpType::Uc: return !is_read_or_atomic(op) && op != WrOpcode::SendWithInv;
-    case QpType::Ud: return op == WrOpcode::Send || op == WrOpcode::SendWithImm;
-  }
-  return false;
-}
 }  // namespace
 
 struct TransportEngine::Entry {
@@ -43,7 +26,11 @@ struct TransportEngine::Entry {
   // The alarms first, next to the QP's hot fields (qp.hpp).
   TransportEngine& owner;
   bool in_engine = false;  // an engine holds a packet of this QP: it waits, so its packets stay in order
-  bool leaving = false;    // destroyed; freed when the engine has handed its packet on
+  bool leaving = false;    // destroyed; freed when its packets have gone to the port
+  uint32_t waiting_data = 0;  // its packets in the data stage (later ones queue behind them)
+  ib::RingFifo<ib::Packet*, 1> held;  // requests waiting for the receive-WQE source's fetch
+  bool resuming = false;              // resume_requests runs (a fetch done at once calls it again)
+  bool recv_flushed = false;          // the source was asked to flush this ERR state's receive WQEs
   link::Alarm timer = link::Alarm::method<&Entry::on_timer>(this);
   link::Alarm rnr = link::Alarm::method<&Entry::on_rnr>(this);
   Qp qp;
@@ -55,6 +42,7 @@ struct TransportEngine::Engine {
   TransportEngine& owner;
   Entry* entry = nullptr;       // the QP whose packet it builds or holds
   ib::Packet* packet = nullptr;
+  uint64_t ready_ps = 0;        // when the packet's host-memory data is at the HCA (0: none read)
   bool waiting_room = false;    // built, but the port's transmit queue is full
   link::Alarm done = link::Alarm::method<&Engine::on_done>(this);
 };
@@ -65,7 +53,8 @@ TransportEngine::TransportEngine(const TransportConfig& config, std::vector<Port
       ports_(std::move(ports)),
       memory_(memory),
       pool_(pool),
-      rx_alarm_(link::Alarm::method<&TransportEngine::rx_due>(this)) {
+      rx_alarm_(link::Alarm::method<&TransportEngine::rx_due>(this)),
+      data_alarm_(link::Alarm::method<&TransportEngine::data_due>(this)) {
   for (uint32_t i = 0; i < std::max<uint32_t>(1, config_.engines); ++i)
     engines_.push_back(std::make_unique<Engine>(*this));
 }
@@ -77,6 +66,15 @@ TransportEngine::~TransportEngine() {
     pool_.release(arrivals_.front().packet);
     arrivals_.pop_front();
   }
+  while (!data_stage_.empty()) {
+    pool_.release(data_stage_.front().packet);
+    data_stage_.pop_front();
+  }
+  for (auto& e : qps_)
+    while (e != nullptr && !e->held.empty()) {
+      pool_.release(e->held.front());
+      e->held.pop_front();
+    }
 }
 
 Qp& TransportEngine::create_qp(const QpInit& init) {
@@ -96,7 +94,11 @@ bool TransportEngine::destroy_qp(uint32_t qpn) {
   for (std::size_t i = 0; i < ready_.size(); ++i)
     if (ready_[i] == e) ready_[i] = nullptr;  // skipped by dispatch
   std::unique_ptr<Entry> gone = std::move(qps_[qpn]);
-  if (gone->in_engine) {  // freed once its packet has gone to the port
+  while (!gone->held.empty()) {
+    pool_.release(gone->held.front());
+    gone->held.pop_front();
+  }
+  if (gone->in_engine || gone->waiting_data > 0) {  // freed once its packets have gone to the port
     gone->leaving = true;
     gone->timer.cancel();
     gone->rnr.cancel();
@@ -200,14 +202,14 @@ std::string TransportEngine::post_send(uint32_t qpn, const SendWr& wr) {
   }
   if (qp.state != QpState::Rts && qp.state != QpState::Sqd)
     return std::string("post_send needs the QP in RTS or SQD, not ") + to_string(qp.state);
-  if (!supported(qp.type, wr.opcode))
+  if (!opcode_supported(qp.type, wr.opcode))
     return std::string(to_string(wr.opcode)) + " is not supported on a " + to_string(qp.type) + " QP";
-  const std::string full = no_room("send", qp.sq.size(), qp.init.max_send_wr, wr.sg_list.size(), qp.init.max_send_sge);
+  const std::string full = queue_full_reason("send", qp.sq.size(), qp.init.max_send_wr, wr.sg_list.size(), qp.init.max_send_sge);
   if (!full.empty()) return full;
   SendWqe w;
   w.wr = wr;
   const bool atomic = wr.opcode == WrOpcode::AtomicCmpSwp || wr.opcode == WrOpcode::AtomicFetchAdd;
-  w.length = atomic ? 8 : sg_length(wr.sg_list);
+  w.length = atomic ? 8 : !wr.inline_data.empty() ? wr.inline_data.size() : sg_length(wr.sg_list);
   w.posted_ps = now_ps();
   w.ssn = ++qp.ssn;
   qp.sq.push_back(std::move(w));
@@ -224,13 +226,20 @@ std::string TransportEngine::post_recv(uint32_t qpn, const RecvWr& wr) {
     complete(qp, false, recv_completion(qp, wr.wr_id, WcStatus::WrFlushErr, now_ps()));
     return "";
   }
-  const std::string full = no_room("recv", qp.rq.size(), qp.init.max_recv_wr, wr.sg_list.size(), qp.init.max_recv_sge);
+  const std::string full = queue_full_reason("recv", qp.rq.size(), qp.init.max_recv_wr, wr.sg_list.size(), qp.init.max_recv_sge);
   if (!full.empty()) return full;
   RecvWqe w;
   w.wr = wr;
   w.length = sg_length(wr.sg_list);
   qp.rq.push_back(std::move(w));
   return "";
+}
+
+void TransportEngine::fail_send(uint32_t qpn, const SendWr& wr, WcStatus status, uint32_t vendor_err) {
+  Entry* e = entry(qpn);
+  if (e == nullptr) return;
+  Requester::fail_unusable(e->qp, *this, wr, status, vendor_err);
+  after(*e);
 }
 
 void TransportEngine::complete(Qp& qp, bool send_queue, const WorkCompletion& wc) {
@@ -256,6 +265,12 @@ void TransportEngine::arm(Entry& e) {
 }
 
 void TransportEngine::after(Entry& e) {
+  if (e.qp.state != QpState::Err) {
+    e.recv_flushed = false;
+  } else if (recv_source_ != nullptr && !e.recv_flushed) {
+    e.recv_flushed = true;
+    recv_source_->flush_recv_wqes(e.qp);
+  }
   arm(e);
   wake(e);
   Requester::check_drained(e.qp, *this);
@@ -273,6 +288,7 @@ void TransportEngine::dispatch() {
     Engine& g = *gp;
     if (g.entry != nullptr) continue;
     while (!ready_.empty() && g.entry == nullptr) {
+      if (data_stage_.size() >= config_.tx_dma_packets) return;  // resumes as the data stage drains
       Entry* e = ready_.front();
       ready_.pop_front();
       if (e == nullptr) continue;  // destroyed while waiting
@@ -280,8 +296,9 @@ void TransportEngine::dispatch() {
       Qp& qp = e->qp;
       if (!has_work(qp)) continue;
       bool first = false;
-      ib::Packet* p = Responder::has_work(qp) ? Responder::next_packet(qp, *this)
-                                              : Requester::next_packet(qp, *this, first);
+      uint64_t ready = 0;
+      ib::Packet* p = Responder::has_work(qp) ? Responder::next_packet(qp, *this, ready)
+                                              : Requester::next_packet(qp, *this, first, ready);
       if (p == nullptr) {  // the WQE failed locally; its completions are made
         after(*e);
         continue;
@@ -291,6 +308,7 @@ void TransportEngine::dispatch() {
       const uint64_t latency = config_.tx_packet_latency_ps + (first ? config_.tx_message_latency_ps : 0);
       g.entry = e;
       g.packet = p;
+      g.ready_ps = ready;
       e->in_engine = true;
       ++stats_.packets_built;
       stats_.busy_ps += latency;
@@ -302,8 +320,62 @@ void TransportEngine::dispatch() {
 }
 
 void TransportEngine::engine_done(Engine& g) {
-  submit(g);
-  if (!g.waiting_room) dispatch();
+  Entry& e = *g.entry;
+  const uint64_t now = now_ps();
+  if (g.ready_ps <= now && e.waiting_data == 0) {
+    submit(g);
+    if (!g.waiting_room) dispatch();
+    return;
+  }
+  // Its data is still on the way (or an earlier packet of its QP waits): the
+  // packet waits in the data stage and the engine takes new work.
+  if (data_stage_.empty()) data_alarm_.notify_at(std::max(g.ready_ps, now));
+  data_stage_.push_back({g.ready_ps, now, &e, g.packet});
+  ++stats_.data_waits;
+  ++e.waiting_data;
+  e.in_engine = false;
+  g.entry = nullptr;
+  g.packet = nullptr;
+  if (!e.leaving) wake(e);
+  dispatch();
+}
+
+void TransportEngine::data_due() {
+  const uint64_t now = now_ps();
+  while (!data_stage_.empty()) {
+    Waiting& w = data_stage_.front();
+    if (w.ready_ps > now) {
+      data_alarm_.notify_at(w.ready_ps);
+      return;
+    }
+    if (ports_[w.entry->qp.port].port->submit(w.packet) == link::SubmitResult::Busy) {
+      if (!data_head_blocked_) {
+        ++stats_.port_full_waits;
+        if (waiting_room_++ == 0 && on_room_wanted_) on_room_wanted_(true);
+        data_head_blocked_ = true;
+      }
+      return;
+    }
+    if (data_head_blocked_) {
+      data_head_blocked_ = false;
+      if (--waiting_room_ == 0 && on_room_wanted_) on_room_wanted_(false);
+    }
+    Entry& e = *w.entry;
+    stats_.data_wait_ps += now - w.since_ps;
+    data_stage_.pop_front();
+    --e.waiting_data;
+    handed_on(e);
+  }
+  dispatch();
+}
+
+void TransportEngine::handed_on(Entry& e) {
+  if (!e.leaving) {
+    wake(e);
+    return;
+  }
+  if (e.in_engine || e.waiting_data > 0) return;
+  leaving_.erase(std::find_if(leaving_.begin(), leaving_.end(), [&](const auto& l) { return l.get() == &e; }));
 }
 
 void TransportEngine::submit(Engine& g) {
@@ -321,16 +393,13 @@ void TransportEngine::submit(Engine& g) {
   g.waiting_room = false;
   g.entry = nullptr;
   e.in_engine = false;
-  if (e.leaving) {
-    leaving_.erase(std::find_if(leaving_.begin(), leaving_.end(), [&](const auto& l) { return l.get() == &e; }));
-    return;
-  }
-  wake(e);
+  handed_on(e);
 }
 
 void TransportEngine::resubmit_waiting(unsigned port_index) {
   for (auto& g : engines_)
     if (g->waiting_room && g->entry->qp.port == port_index) submit(*g);
+  if (data_head_blocked_ && data_stage_.front().entry->qp.port == port_index) data_due();
   dispatch();
 }
 
@@ -349,15 +418,51 @@ void TransportEngine::rx_due() {
     Entry* found = entry(p->hdr.bth.dest_qp);
     if (found == nullptr) {
       ++stats_.unknown_qp_drops;
+    } else if (!is_response(p->hdr.bth.opcode)) {
+      take_request(*found, p);
+      continue;
     } else {
       Entry& e = *found;
-      if (is_response(p->hdr.bth.opcode)) Requester::on_response(e.qp, *this, *p);
-      else Responder::on_request(e.qp, *this, *p);
+      Requester::on_response(e.qp, *this, *p);
       after(e);
     }
     pool_.release(p);
   }
   if (!arrivals_.empty()) rx_alarm_.notify_at(arrivals_.front().due_ps);
+}
+
+bool TransportEngine::must_wait(Entry& e, const ib::Packet& p) {
+  return recv_source_ != nullptr && e.qp.rq.empty() && uses_recv_wqe(p.hdr.bth.opcode) &&
+         recv_source_->need_recv_wqes(e.qp);
+}
+
+void TransportEngine::take_request(Entry& e, ib::Packet* p) {
+  if (!e.held.empty() || must_wait(e, *p)) {
+    e.held.push_back(p);
+    return;
+  }
+  execute(e, p);
+}
+
+void TransportEngine::execute(Entry& e, ib::Packet* p) {
+  Responder::on_request(e.qp, *this, *p);
+  after(e);
+  pool_.release(p);
+}
+
+void TransportEngine::resume_requests(uint32_t qpn) {
+  Entry* e = entry(qpn);
+  if (e == nullptr || e->resuming) return;
+  e->resuming = true;
+  bool first = true;  // its fetch is done: it goes on without asking again
+  while (!e->held.empty()) {
+    ib::Packet* p = e->held.front();
+    if (!first && must_wait(*e, *p)) break;
+    e->held.pop_front();
+    execute(*e, p);
+    first = false;
+  }
+  e->resuming = false;
 }
 
 void TransportEngine::timer_fired(Entry& e) {

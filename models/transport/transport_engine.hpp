@@ -13,11 +13,24 @@
 //   tx_message_latency for a message's first packet; then the packet goes to
 //   the QP's port. If the port's transmit queue is full, the engine holds the
 //   packet until the port has room.
+// - A packet whose payload comes from host memory (a gather read, READ
+//   response data, an atomic's original value) leaves no earlier than its
+//   data is at the HCA (host_memory.hpp). If the data is not there when the
+//   engine is done, or an earlier packet of its QP still waits for data, the
+//   packet waits in the data stage (a FIFO; the host link returns reads in
+//   order) and the engine takes new work: a QP's packets stay in order, and
+//   reads of many packets overlap. While tx_dma_packets packets wait there,
+//   no new packet is started.
 // - A packet the HCA takes from a receive buffer reaches its QP
 //   rx_packet_latency later (a pipeline: packets do not wait for each other).
 //   Responses (READ responses, ACKs, NAKs, atomic ACKs) go to the requester,
 //   everything else to the responder. A packet for no QP is dropped and
 //   counted.
+// - With a receive-WQE source (the HCA's front end), a request that needs a
+//   receive WQE when the QP holds none asks it first; while it fetches, that
+//   request and the QP's later ones wait, in order (responses do not). When
+//   a QP enters ERR the source is asked to bring every posted receive WQE,
+//   which then completes flushed.
 // - Each QP has a transport timer and an RNR wait (alarms armed from the
 //   deadlines the requester sets), so an idle QP costs no events.
 // - QP numbers start at 2: QP0 and QP1 are reserved for management.
@@ -40,11 +53,28 @@
 
 namespace hcasim::transport {
 
+// Where receive WQEs come from when they live in host memory: the HCA's
+// front end, which fetches them by DMA when a request needs one.
+class RecvWqeSource {
+ public:
+  virtual ~RecvWqeSource() = default;
+  // qp is about to take a request that needs a receive WQE and holds none.
+  // Either posts what it can now (post_recv) and returns false, or starts a
+  // fetch and returns true: the request then waits, with the QP's later
+  // requests, until TransportEngine::resume_requests.
+  virtual bool need_recv_wqes(Qp& qp) = 0;
+  // qp went to ERR: every receive WQE posted is to be fetched and posted, so
+  // that it completes flushed (post_recv in ERR).
+  virtual void flush_recv_wqes(Qp& qp) = 0;
+};
+
 struct EngineStats {
   uint64_t packets_built = 0;
   uint64_t packets_received = 0;
   uint64_t unknown_qp_drops = 0;   // packets for a QP that does not exist
-  uint64_t port_full_waits = 0;    // times an engine held a packet for a full transmit queue
+  uint64_t port_full_waits = 0;    // times an engine (or the data stage) held a packet for a full transmit queue
+  uint64_t data_waits = 0;         // packets that waited in the data stage for host memory
+  uint64_t data_wait_ps = 0;       // their time there, summed
   uint64_t busy_ps = 0;            // engine time spent building packets, summed over engines
 };
 
@@ -85,9 +115,15 @@ class TransportEngine : public QpServices {
   std::string modify_qp(uint32_t qpn, const QpAttr& attr, uint32_t mask);
   std::string post_send(uint32_t qpn, const SendWr& wr);
   std::string post_recv(uint32_t qpn, const RecvWr& wr);
+  // A send WQE the HCA's front end could not take (Requester::fail_unusable).
+  void fail_send(uint32_t qpn, const SendWr& wr, WcStatus status, uint32_t vendor_err);
 
   // A packet the HCA took from port `port_index`; the engine owns it.
   void deliver(ib::Packet* p, unsigned port_index);
+  void set_recv_source(RecvWqeSource* source) { recv_source_ = source; }
+  // The fetch the source started for this QP is done: its waiting requests
+  // go on, the first without asking again.
+  void resume_requests(uint32_t qpn);
   // Whether a QP with this number exists (the HCA routes other packets elsewhere).
   bool owns(uint32_t qpn) const { return qpn < qps_.size() && qps_[qpn] != nullptr; }
   // The port's "transmit queue may have room" handler is the engine's. Inline
@@ -117,7 +153,12 @@ class TransportEngine : public QpServices {
   void dispatch();
   void engine_done(Engine& g);
   void submit(Engine& g);
+  void data_due();               // the data stage's head may go
+  void handed_on(Entry& e);      // a packet of e went to its port
   void rx_due();
+  bool must_wait(Entry& e, const ib::Packet& p);  // asks the receive-WQE source
+  void take_request(Entry& e, ib::Packet* p);    // a request for e's responder, or held behind a fetch
+  void execute(Entry& e, ib::Packet* p);
   void arm(Entry& e);            // its timer and RNR wait, from the deadlines the requester set
   void after(Entry& e);          // arm, then schedule it
   void timer_fired(Entry& e);
@@ -140,11 +181,21 @@ class TransportEngine : public QpServices {
   };
   ib::RingFifo<Arrival, 8> arrivals_;
   link::Alarm rx_alarm_;
+  struct Waiting {  // a built packet in the data stage
+    uint64_t ready_ps;
+    uint64_t since_ps;
+    Entry* entry;
+    ib::Packet* packet;
+  };
+  ib::RingFifo<Waiting, 8> data_stage_;
+  bool data_head_blocked_ = false;  // the head's port refused it; it waits for room
+  link::Alarm data_alarm_;
   uint64_t next_id_ = 0;
   EngineStats stats_;
   CompletionHandler on_completion_;
   AsyncHandler on_async_;
   std::function<void(bool)> on_room_wanted_;
+  RecvWqeSource* recv_source_ = nullptr;
 };
 
 }  // namespace hcasim::transport

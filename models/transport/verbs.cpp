@@ -6,6 +6,8 @@
 #include <cstring>
 #include <iterator>
 
+#include "models/transport/message_layout.hpp"
+
 namespace hcasim::transport {
 namespace {
 
@@ -63,5 +65,22 @@ const char* to_string(WcOpcode o) { return name_of(kWcOpcodeNames, o); }
 
 bool parse(const char* name, WcStatus& out) { return value_of(kWcStatusNames, name, out); }
 bool parse(const char* name, WrOpcode& out) { return value_of(kWrOpcodeNames, name, out); }
+
+std::string queue_full_reason(const std::string& queue, std::size_t queued, uint32_t max_wr, std::size_t sges,
+                              uint32_t max_sge) {
+  if (queued >= max_wr) return queue + " queue full: max_" + queue + "_wr " + std::to_string(max_wr);
+  if (sges > max_sge)
+    return "sg_list has " + std::to_string(sges) + " entries: max_" + queue + "_sge " + std::to_string(max_sge);
+  return "";
+}
+
+bool opcode_supported(QpType type, WrOpcode op) {
+  switch (type) {
+    case QpType::Rc: return true;
+    case QpType::Uc: return !is_read_or_atomic(op) && op != WrOpcode::SendWithInv;
+    case QpType::Ud: return op == WrOpcode::Send || op == WrOpcode::SendWithImm;
+  }
+  return false;
+}
 
 }  // namespace hcasim::transport

@@ -7,7 +7,9 @@
 // model's own numbering, and path_mtu is in bytes rather than IBV's enum. No
 // SystemC here.
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace hcasim::transport {
@@ -111,6 +113,8 @@ struct SendWr {
   uint32_t rkey = 0;
   uint64_t compare_add = 0;     // CmpSwp: compare; FetchAdd: the addend
   uint64_t swap = 0;            // CmpSwp: the swap value
+  bool send_inline = false;     // IBV_SEND_INLINE: the driver copies the gather list's bytes into the WQE
+  std::vector<uint8_t> inline_data;  // the bytes a WQE carries inline (the HCA's view): no gather list, no gather read
   // UD only: where this message goes.
   AddressVector ah;
   uint32_t remote_qpn = 0;
@@ -136,6 +140,7 @@ struct WorkCompletion {
   bool with_inv = false;
   uint32_t invalidated_rkey = 0;
   uint32_t vendor_err = 0;        // the model's detail code for an error status (0 = none)
+  bool solicited = false;         // model: a receive of a message with the solicited event bit (for CQ arming)
   uint64_t time_ps = 0;           // simulated time the completion was made
 };
 
@@ -170,6 +175,15 @@ struct QpInit {
   uint32_t max_send_sge = 4;
   uint32_t max_recv_sge = 4;
 };
+
+// Why a work queue cannot take one more WR ("" when it can): it holds max_wr
+// already, or the WR has more scatter/gather entries than max_sge. queue is
+// "send" or "recv", as in the QpInit field names.
+std::string queue_full_reason(const std::string& queue, std::size_t queued, uint32_t max_wr, std::size_t sges,
+                              uint32_t max_sge);
+// Whether a QP of this type takes this opcode (UC: no READ, atomics or send
+// with invalidate; UD: sends only).
+bool opcode_supported(QpType type, WrOpcode op);
 
 // Lower-case IBV names without the prefix: "success", "loc_len_err", ...
 const char* to_string(WcStatus s);

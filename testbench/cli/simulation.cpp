@@ -114,10 +114,10 @@ Simulation::Simulation(const config::FabricSpec& fabric, std::vector<workloads::
     generators_.push_back(std::make_unique<workloads::RawGenerator>(
         safe.c_str(), fabric_->hca(where.first), where.second, flows_, list, results_, part ? part->pool : pool_));
   }
-  const auto hca_of = [this](const workloads::Endpoint& e) -> hca::Hca& {
+  const auto hca_of = [this](const workloads::Endpoint& e) -> host::Driver& {
     if (e.node >= fabric_->hca_count() || e.port >= fabric_->hca(e.node).port_count())
       throw std::invalid_argument("transport workload: no such HCA port");
-    return fabric_->hca(e.node);
+    return fabric_->driver(e.node);
   };
   for (const workloads::PerftestSpec& t : transport.perftest) {
     const std::string name = "perftest" + std::to_string(t.index);

@@ -4,9 +4,9 @@
 
 namespace hcasim::workloads {
 
-QpEnd create_qp_on(hca::Hca& h, unsigned port, uint32_t cq, const ConnectionParams& p) {
+QpEnd create_qp_on(host::Driver& h, unsigned port, uint32_t cq, const ConnectionParams& p) {
   QpEnd e;
-  e.hca = &h;
+  e.driver = &h;
   e.port = port;
   e.cq = cq;
   transport::QpInit init;
@@ -14,17 +14,17 @@ QpEnd create_qp_on(hca::Hca& h, unsigned port, uint32_t cq, const ConnectionPara
   init.send_cq = init.recv_cq = e.cq;
   init.max_send_wr = p.max_send_wr;
   init.max_recv_wr = p.max_recv_wr;
-  e.qpn = h.create_qp(init).qpn;
+  e.qpn = h.create_qp(init);
   return e;
 }
 
 namespace {
-QpEnd make_qp(hca::Hca& h, unsigned port, const ConnectionParams& p) {
+QpEnd make_qp(host::Driver& h, unsigned port, const ConnectionParams& p) {
   return create_qp_on(h, port, h.create_cq(p.cq_depth), p);
 }
 
 void modify(const QpEnd& e, const transport::QpAttr& attr, uint32_t mask) {
-  const std::string why = e.hca->modify_qp(e.qpn, attr, mask);
+  const std::string why = e.driver->modify_qp(e.qpn, attr, mask);
   if (!why.empty()) throw std::runtime_error("modify_qp of QP " + std::to_string(e.qpn) + ": " + why);
 }
 }  // namespace
@@ -66,7 +66,7 @@ void bring_up(const QpEnd& self, uint16_t peer_lid, uint32_t peer_qpn, uint32_t 
   modify(self, a, mask);
 }
 
-std::pair<QpEnd, QpEnd> connect(hca::Hca& a, unsigned port_a, hca::Hca& b, unsigned port_b,
+std::pair<QpEnd, QpEnd> connect(host::Driver& a, unsigned port_a, host::Driver& b, unsigned port_b,
                                 const ConnectionParams& p) {
   const QpEnd ea = make_qp(a, port_a, p);
   const QpEnd eb = make_qp(b, port_b, p);

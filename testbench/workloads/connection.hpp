@@ -8,7 +8,8 @@
 #include <string>
 #include <utility>
 
-#include "models/hca/hca.hpp"
+#include "models/hca/memory_regions.hpp"
+#include "models/host/driver.hpp"
 #include "models/transport/verbs.hpp"
 
 namespace hcasim::workloads {
@@ -36,7 +37,7 @@ struct ConnectionParams {
 };
 
 struct QpEnd {
-  hca::Hca* hca = nullptr;
+  host::Driver* driver = nullptr;
   unsigned port = 0;                  // 0-based
   uint32_t qpn = 0;
   uint32_t cq = 0;                    // send and receive completions
@@ -44,10 +45,10 @@ struct QpEnd {
 
 // A QP of params.type on `port` whose send and receive completions go to CQ
 // `cq` (several QPs may share one CQ, as perftest's do); the QP stays in RESET.
-QpEnd create_qp_on(hca::Hca& h, unsigned port, uint32_t cq, const ConnectionParams& params);
+QpEnd create_qp_on(host::Driver& h, unsigned port, uint32_t cq, const ConnectionParams& params);
 
 // Throws std::runtime_error with modify_qp's reason if a transition is refused.
-std::pair<QpEnd, QpEnd> connect(hca::Hca& a, unsigned port_a, hca::Hca& b, unsigned port_b,
+std::pair<QpEnd, QpEnd> connect(host::Driver& a, unsigned port_a, host::Driver& b, unsigned port_b,
                                 const ConnectionParams& params);
 
 // Brings one QP to RTS; RC and UC also need the peer's LID and QP number.

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/hca/sparse_memory.hpp"
+#include "models/host/sparse_memory.hpp"
 
 namespace hcasim::workloads {
 
@@ -15,7 +15,7 @@ inline uint8_t pattern_byte(uint64_t addr, uint8_t seed) {
 }
 
 // Writes the pattern over [addr, addr + len); `scratch` is reused between calls.
-inline void fill_pattern(hca::SparseMemory& m, uint64_t addr, uint64_t len, uint8_t seed,
+inline void fill_pattern(host::SparseMemory& m, uint64_t addr, uint64_t len, uint8_t seed,
                          std::vector<uint8_t>& scratch) {
   scratch.resize(len);
   for (uint64_t i = 0; i < len; ++i) scratch[i] = pattern_byte(addr + i, seed);

@@ -22,8 +22,8 @@ using link::now_ps;
 uint64_t swap_value(uint64_t k) { return (k + 1) * 0x9E3779B97F4A7C15ull; }
 }  // namespace
 
-Perftest::Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec, hca::Hca& client,
-                   hca::Hca& server)
+Perftest::Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec, host::Driver& client,
+                   host::Driver& server)
     : sc_module(name), spec_(spec), cfg_(spec_.config) {
   const bool bw = config::is_bandwidth(cfg_.test);
   sizes_ = cfg_.sizes;
@@ -40,15 +40,15 @@ Perftest::Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec
   const uint32_t all = transport::kLocalWrite | transport::kRemoteWrite | transport::kRemoteRead |
                        transport::kRemoteAtomic;
   const uint64_t base = uint64_t{spec_.index + 1} << 40;  // each test its own addresses
-  for (auto [side, hca, end] :
+  for (auto [side, driver, end] :
        {std::tuple{&client_, &client, spec_.client}, std::tuple{&server_, &server, spec_.server}}) {
-    side->hca = hca;
+    side->driver = driver;
     side->port = end.port;
-    side->cq = hca->create_cq(static_cast<uint32_t>(std::min<uint64_t>(cq_depth, UINT32_MAX)));
-    side->mr = hca->reg_mr(base, 2 * kAreaBytes, all);
+    side->cq = driver->create_cq(static_cast<uint32_t>(std::min<uint64_t>(cq_depth, UINT32_MAX)));
+    side->mr = driver->reg_mr(base, 2 * kAreaBytes, all);
     side->src = base;
     side->dst = base + kAreaBytes;
-    hca->on_cq_event(side->cq, [this] { poll_.notify_now(); });
+    driver->on_cq_event(side->cq, [this] { poll_.notify_now(); });
   }
   qps_.resize(cfg_.qps);
   for (unsigned q = 0; q < cfg_.qps; ++q) {
@@ -65,7 +65,7 @@ Perftest::Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec
   if (cfg_.test == PerftestKind::WriteBw && cfg_.qp_type == transport::QpType::Uc) watch_uc_writes();
   if (cfg_.test == PerftestKind::WriteLat) {
     for (Side* s : {&client_, &server_})
-      s->hca->regions().add_write_watch([this, s](uint64_t addr, uint64_t length) {
+      s->driver->watch_memory(s->dst, s->dst + kAreaBytes, [this, s](uint64_t addr, uint64_t length) {
         const uint64_t last = s->dst + size_ - 1;  // the byte the host polls
         if (running_ && addr <= last && last < addr + length) {
           s->landed = true;
@@ -77,7 +77,7 @@ Perftest::Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec
 
 void Perftest::watch_uc_writes() {
   // A UC write completes when sent: its data is checked when its last byte lands.
-  server_.hca->regions().add_write_watch([this](uint64_t addr, uint64_t length) {
+  server_.driver->watch_memory(server_.dst, server_.dst + kAreaBytes, [this](uint64_t addr, uint64_t length) {
     if (!running_ || addr < server_.dst || addr >= server_.dst + kAreaBytes) return;
     const uint64_t end = addr + length - server_.dst;
     const uint64_t slot = (end - 1) / slot_bytes_;
@@ -133,9 +133,9 @@ void Perftest::begin_size() {
     if (!on || cfg_.test == PerftestKind::AtomicLat) continue;
     for (unsigned q = 0; q < cfg_.qps; ++q)
       for (uint32_t k = 0; k < slots_; ++k)
-        fill_pattern(side->hca->memory(), slot_addr(side->src, q, k, slots_), size_, seed, a_);
+        fill_pattern(side->driver->memory(), slot_addr(side->src, q, k, slots_), size_, seed, a_);
   }
-  if (cfg_.test == PerftestKind::AtomicLat) server_.hca->memory().write_u64(server_.dst, 0);
+  if (cfg_.test == PerftestKind::AtomicLat) server_.driver->memory().write_u64(server_.dst, 0);
   atomic_value_ = 0;
 
   PerftestSizeResult r;
@@ -176,7 +176,7 @@ void Perftest::end_size() {
   r.done = true;
   running_ = false;
   if (cfg_.test == PerftestKind::AtomicLat) {
-    const uint64_t word = server_.hca->memory().read_u64(server_.dst);
+    const uint64_t word = server_.driver->memory().read_u64(server_.dst);
     if (word != atomic_value_) {
       char text[96];
       std::snprintf(text, sizeof text, "the server's word ends as 0x%llx, expected 0x%llx",
@@ -200,12 +200,12 @@ void Perftest::post(Side& s, uint32_t qpn, transport::SendWr& w) {
     const Side& peer = &s == &client_ ? server_ : client_;
     const auto& index = &s == &client_ ? client_index_ : server_index_;
     const QpRun& run = qps_[index.at(qpn)];
-    w.ah.dlid = peer.hca->lid(peer.port);
+    w.ah.dlid = peer.driver->lid(peer.port);
     w.ah.sl = params_.sl;
     w.remote_qpn = &s == &client_ ? run.server_qpn : run.client_qpn;
     w.remote_qkey = params_.qkey;
   }
-  const std::string why = s.hca->post_send(qpn, w);
+  const std::string why = s.driver->post_send(qpn, w);
   if (!why.empty()) fail("post_send on QP " + std::to_string(qpn) + ": " + why);
 }
 
@@ -213,7 +213,7 @@ void Perftest::post_recv(Side& s, uint32_t qpn, uint64_t addr, uint64_t id) {
   transport::RecvWr r;
   r.wr_id = id;
   r.sg_list.push_back({addr, static_cast<uint32_t>(slot_bytes_), s.mr.lkey});
-  const std::string why = s.hca->post_recv(qpn, r);
+  const std::string why = s.driver->post_recv(qpn, r);
   if (!why.empty()) fail("post_recv on QP " + std::to_string(qpn) + ": " + why);
 }
 
@@ -281,8 +281,8 @@ bool Perftest::check(const std::string& what, Side& dst_side, uint64_t dst, cons
                      uint64_t len) {
   a_.resize(len);
   b_.resize(len);
-  dst_side.hca->memory().read(dst, a_.data(), len);
-  src_side.hca->memory().read(src, b_.data(), len);
+  dst_side.driver->memory().read(dst, a_.data(), len);
+  src_side.driver->memory().read(src, b_.data(), len);
   const auto diff = std::mismatch(a_.begin(), a_.end(), b_.begin());
   if (diff.first != a_.end()) {
     const auto i = static_cast<uint64_t>(diff.first - a_.begin());
@@ -293,16 +293,16 @@ bool Perftest::check(const std::string& what, Side& dst_side, uint64_t dst, cons
     return false;
   }
   std::fill(a_.begin(), a_.end(), 0);
-  dst_side.hca->memory().write(dst, a_.data(), len);  // the next operation on this slot must land anew
+  dst_side.driver->memory().write(dst, a_.data(), len);  // the next operation on this slot must land anew
   return true;
 }
 
 void Perftest::poll() {
   wcs_.clear();
-  client_.hca->poll_cq(client_.cq, SIZE_MAX, wcs_);
+  client_.driver->poll_cq(client_.cq, SIZE_MAX, wcs_);
   for (const transport::WorkCompletion& wc : wcs_) on_client(wc);
   wcs_.clear();
-  server_.hca->poll_cq(server_.cq, SIZE_MAX, wcs_);
+  server_.driver->poll_cq(server_.cq, SIZE_MAX, wcs_);
   for (const transport::WorkCompletion& wc : wcs_) on_server(wc);
   for (std::size_t i = 0; i < landings_.size() && running_; ++i) {  // UC write_bw
     const uint64_t slot = landings_[i];
@@ -373,7 +373,7 @@ void Perftest::on_client(const transport::WorkCompletion& wc) {
       if (!check("read " + std::to_string(round_), client_, client_.dst, server_, server_.src, size_)) return;
       break;
     default: {
-      const uint64_t got = client_.hca->memory().read_u64(client_.dst);
+      const uint64_t got = client_.driver->memory().read_u64(client_.dst);
       if (got != atomic_value_) {
         char text[128];
         std::snprintf(text, sizeof text, "atomic %llu returned 0x%llx, expected 0x%llx",
@@ -382,7 +382,7 @@ void Perftest::on_client(const transport::WorkCompletion& wc) {
         return fail(text);
       }
       atomic_value_ = cfg_.atomic == config::AtomicKind::FetchAdd ? atomic_value_ + round_ + 1 : swap_value(round_);
-      client_.hca->memory().write_u64(client_.dst, 0);
+      client_.driver->memory().write_u64(client_.dst, 0);
       break;
     }
   }

@@ -49,7 +49,6 @@
 #include <vector>
 
 #include "models/config/verbs_workload_config.hpp"
-#include "models/hca/hca.hpp"
 #include "models/link/timeline.hpp"
 #include "models/trace/histogram.hpp"
 #include "testbench/workloads/connection.hpp"
@@ -85,7 +84,7 @@ struct PerftestResult {
 
 class Perftest : public sc_core::sc_module {
  public:
-  Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec, hca::Hca& client, hca::Hca& server);
+  Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec, host::Driver& client, host::Driver& server);
   Perftest() = delete;
   Perftest(const Perftest&) = delete;
   Perftest& operator=(const Perftest&) = delete;
@@ -101,7 +100,7 @@ class Perftest : public sc_core::sc_module {
 
  private:
   struct Side {
-    hca::Hca* hca = nullptr;
+    host::Driver* driver = nullptr;
     unsigned port = 0;
     uint32_t cq = 0;
     hca::MemoryRegion mr;

@@ -40,7 +40,7 @@ WrOpcode opcode_of(VerbsOpKind k) {
 
 }  // namespace
 
-VerbsScript::VerbsScript(const sc_core::sc_module_name& name, const VerbsScriptSpec& spec, hca::Hca& a, hca::Hca& b)
+VerbsScript::VerbsScript(const sc_core::sc_module_name& name, const VerbsScriptSpec& spec, host::Driver& a, host::Driver& b)
     : sc_module(name), spec_(spec), cfg_(spec_.config), results_(spec_.config.ops.size()) {
   params_.type = cfg_.type;
   params_.mtu = cfg_.mtu;
@@ -62,10 +62,10 @@ VerbsScript::VerbsScript(const sc_core::sc_module_name& name, const VerbsScriptS
   const uint32_t all = transport::kLocalWrite | transport::kRemoteWrite | transport::kRemoteRead |
                        transport::kRemoteAtomic;
   for (End* e : {&a_, &b_}) {
-    e->mr = e->qp.hca->reg_mr(base, 2 * kAreaBytes, all);
+    e->mr = e->qp.driver->reg_mr(base, 2 * kAreaBytes, all);
     e->local = base;
     e->remote = base + kAreaBytes;
-    e->qp.hca->on_cq_event(e->qp.cq, [this] { poll_alarm_.notify_now(); });
+    e->qp.driver->on_cq_event(e->qp.cq, [this] { poll_alarm_.notify_now(); });
   }
   uint64_t at = kAlign;  // offset 0 of the remote area is the atomic word
   for (const config::VerbsOpConfig& o : cfg_.ops) {
@@ -108,7 +108,7 @@ void VerbsScript::post(std::size_t i) {
   const config::VerbsOpConfig& o = cfg_.ops[i];
   End& me = side(o.side);
   End& peer = other(o.side);
-  hca::Hca& h = *me.qp.hca;
+  host::Driver& h = *me.qp.driver;
   const bool ud = cfg_.type == transport::QpType::Ud;
   const uint64_t local = me.local + offsets_[i];
   const auto seed = static_cast<uint8_t>(i * 13 + 5);
@@ -129,13 +129,13 @@ void VerbsScript::post(std::size_t i) {
     w.swap = o.swap;
     w.imm_data = o.op == VerbsOpKind::SendWithInv ? w.rkey : static_cast<uint32_t>(i);
     if (ud) {
-      w.ah.dlid = peer.qp.hca->lid(peer.qp.port);
+      w.ah.dlid = peer.qp.driver->lid(peer.qp.port);
       w.ah.sl = params_.sl;
       w.remote_qpn = peer.qp.qpn;
       w.remote_qkey = params_.qkey;
     }
     std::vector<uint8_t> scratch;
-    if (o.op == VerbsOpKind::Read) fill_pattern(peer.qp.hca->memory(), w.remote_addr, o.bytes, seed, scratch);
+    if (o.op == VerbsOpKind::Read) fill_pattern(peer.qp.driver->memory(), w.remote_addr, o.bytes, seed, scratch);
     else if (!is_atomic(o.op)) fill_pattern(h.memory(), local, o.bytes, seed, scratch);
     if (carries_message(o.op)) peer.incoming.push_back(i);
     why = h.post_send(me.qp.qpn, w);
@@ -148,7 +148,7 @@ void VerbsScript::post(std::size_t i) {
 void VerbsScript::poll() {
   for (End* e : {&a_, &b_}) {
     wcs_.clear();
-    e->qp.hca->poll_cq(e->qp.cq, SIZE_MAX, wcs_);
+    e->qp.driver->poll_cq(e->qp.cq, SIZE_MAX, wcs_);
     for (const transport::WorkCompletion& wc : wcs_) {
       if (wc.wr_id >= cfg_.ops.size()) {
         failures_.push_back(cfg_.name + ": a completion for unknown WR " + std::to_string(wc.wr_id));
@@ -171,7 +171,7 @@ void VerbsScript::on_completion(std::size_t i, const transport::WorkCompletion& 
   check_data(i, wc);
 }
 
-bool VerbsScript::same_bytes(std::size_t i, hca::Hca& x, uint64_t xa, hca::Hca& y, uint64_t ya, uint64_t len) {
+bool VerbsScript::same_bytes(std::size_t i, host::Driver& x, uint64_t xa, host::Driver& y, uint64_t ya, uint64_t len) {
   std::vector<uint8_t> p(len), q(len);
   x.memory().read(xa, p.data(), len);
   y.memory().read(ya, q.data(), len);
@@ -198,19 +198,19 @@ void VerbsScript::check_data(std::size_t i, const transport::WorkCompletion& wc)
       return fail(i, "received " + std::to_string(wc.byte_len) + " bytes of " + op_text(m) + ", which sent " +
                          std::to_string(cfg_.ops[m].bytes));
     const uint64_t data = local + (cfg_.type == transport::QpType::Ud ? kGrhBytes : 0);
-    same_bytes(i, *me.qp.hca, data, *peer.qp.hca, peer.local + offsets_[m], cfg_.ops[m].bytes);
+    same_bytes(i, *me.qp.driver, data, *peer.qp.driver, peer.local + offsets_[m], cfg_.ops[m].bytes);
     return;
   }
   if (wc.status != WcStatus::Success) return;
   switch (o.op) {
     case VerbsOpKind::Write:
     case VerbsOpKind::WriteWithImm:
-      same_bytes(i, *peer.qp.hca, peer.remote + offsets_[i], *me.qp.hca, local, o.bytes);
+      same_bytes(i, *peer.qp.driver, peer.remote + offsets_[i], *me.qp.driver, local, o.bytes);
       break;
-    case VerbsOpKind::Read: same_bytes(i, *me.qp.hca, local, *peer.qp.hca, peer.remote + offsets_[i], o.bytes); break;
+    case VerbsOpKind::Read: same_bytes(i, *me.qp.driver, local, *peer.qp.driver, peer.remote + offsets_[i], o.bytes); break;
     case VerbsOpKind::CmpSwap:
     case VerbsOpKind::FetchAdd: {
-      const uint64_t got = me.qp.hca->memory().read_u64(local);
+      const uint64_t got = me.qp.driver->memory().read_u64(local);
       if (got != peer.word) {
         char text[96];
         std::snprintf(text, sizeof text, "returned 0x%llx, the word held 0x%llx", static_cast<unsigned long long>(got),

@@ -33,7 +33,6 @@
 #include <vector>
 
 #include "models/config/verbs_workload_config.hpp"
-#include "models/hca/hca.hpp"
 #include "models/link/timeline.hpp"
 #include "testbench/workloads/connection.hpp"
 #include "testbench/workloads/flow.hpp"
@@ -56,7 +55,7 @@ struct VerbsOpResult {
 
 class VerbsScript : public sc_core::sc_module {
  public:
-  VerbsScript(const sc_core::sc_module_name& name, const VerbsScriptSpec& spec, hca::Hca& a, hca::Hca& b);
+  VerbsScript(const sc_core::sc_module_name& name, const VerbsScriptSpec& spec, host::Driver& a, host::Driver& b);
   VerbsScript() = delete;
   VerbsScript(const VerbsScript&) = delete;
   VerbsScript& operator=(const VerbsScript&) = delete;
@@ -89,7 +88,7 @@ class VerbsScript : public sc_core::sc_module {
   void poll();
   void on_completion(std::size_t i, const transport::WorkCompletion& wc);
   void check_data(std::size_t i, const transport::WorkCompletion& wc);
-  bool same_bytes(std::size_t i, hca::Hca& x, uint64_t xa, hca::Hca& y, uint64_t ya, uint64_t len);
+  bool same_bytes(std::size_t i, host::Driver& x, uint64_t xa, host::Driver& y, uint64_t ya, uint64_t len);
   void fail(std::size_t i, const std::string& message);
   std::string op_text(std::size_t i) const;
   End& side(config::Side s) { return s == config::Side::A ? a_ : b_; }

@@ -19,9 +19,9 @@ TEST_CASE("A CQ is destroyed only when no QP uses it") {
   CHECK(t.a().destroy_cq(999) == "no CQ 999");
   REQUIRE(t.a().destroy_qp(t.qa.qpn).empty());
   CHECK(t.a().destroy_qp(t.qa.qpn) == "no QP " + std::to_string(t.qa.qpn));
-  CHECK(t.a().transport().find(t.qa.qpn) == nullptr);
+  CHECK(t.a().hca().transport().find(t.qa.qpn) == nullptr);
   REQUIRE(t.a().destroy_cq(t.qa.cq).empty());
-  CHECK_THROWS_AS(t.a().cq(t.qa.cq), std::out_of_range);
+  CHECK_THROWS_AS(drain_cq(t.a(), t.qa.cq), std::out_of_range);
   transport::QpInit init;
   init.send_cq = init.recv_cq = t.qa.cq;
   CHECK_THROWS_AS(t.a().create_qp(init), std::invalid_argument);
@@ -33,8 +33,9 @@ TEST_CASE("A QP destroyed while an engine builds its packet still sends it and n
   REQUIRE(t.b().post_recv(t.qb.qpn, recv_wr(7, kDst, 64, t.mb.lkey)).empty());
   REQUIRE(t.a().post_send(t.qa.qpn, send_wr(1, WrOpcode::Send, kSrc, 64, t.ma.lkey)).empty());
   REQUIRE(t.a().post_send(t.qa.qpn, send_wr(2, WrOpcode::Send, kSrc, 64, t.ma.lkey)).empty());
-  // post_send hands the first packet to an idle engine at once.
-  REQUIRE(t.a().transport().stats().packets_built == 1);
+  // The doorbell hands the first packet to an idle engine at once.
+  t.rig.start();
+  REQUIRE(t.a().hca().transport().stats().packets_built == 1);
   REQUIRE(t.a().destroy_qp(t.qa.qpn).empty());
   const WireLog& wire = t.rig.log(0);
   t.rig.run();
@@ -44,7 +45,7 @@ TEST_CASE("A QP destroyed while an engine builds its packet still sends it and n
   REQUIRE(cb.size() == 1);
   CHECK(cb[0].status == WcStatus::Success);
   CHECK(bytes(t.b(), kDst, 64) == bytes(t.a(), kSrc, 64));
-  CHECK(t.a().transport().stats().unknown_qp_drops == 1);     // B's ACK finds no QP
+  CHECK(t.a().hca().transport().stats().unknown_qp_drops == 1);     // B's ACK finds no QP
   CHECK(t.rig.checker().ok());
 }
 

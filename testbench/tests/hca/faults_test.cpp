@@ -139,8 +139,8 @@ TEST_CASE("1 percent random loss on every link: 1000 mixed RC messages all compl
   link::PortConfig port;
   port.mtu = 1024;
   Pair t(params, port, faulty({}, 0.01));
-  hca::Hca& a = t.a();
-  hca::Hca& b = t.b();
+  host::Driver& a = t.a();
+  host::Driver& b = t.b();
   std::mt19937_64 rng(11);
   fill(a, 0, 1 << 22, 3);
   fill(b, 0x4000000, 1 << 22, 4);

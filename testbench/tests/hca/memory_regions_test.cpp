@@ -127,14 +127,3 @@ TEST_CASE("invalidate_rkey ends the R_Key and keeps the L_Key") {
   REQUIRE_FALSE(m.invalidate_rkey(0x12345680));  // no such region
   REQUIRE(m.dereg_mr(r.lkey));
 }
-
-TEST_CASE("read and write go to the owned memory") {
-  MemoryRegions m;
-  const uint8_t data[3] = {1, 2, 3};
-  m.write(0x5000, data, 3);
-  uint8_t back[3] = {};
-  m.read(0x5000, back, 3);
-  REQUIRE(back[2] == 3);
-  REQUIRE(m.memory().pages() == 1);
-  REQUIRE(m.memory().read_u64(0x5000) == 0x030201);
-}

@@ -55,8 +55,8 @@ TEST_CASE("Remote access error NAK: bad R_Key on an RDMA WRITE") {
   CHECK(t.qp_b().state == QpState::Err);
   CHECK(t.qp_b().epsn == 502);  // not advanced
   // The WRITE used no receive WQE: an affiliated asynchronous error; the posted receives are flushed.
-  REQUIRE(t.b().async_events().size() == 1);
-  CHECK(t.b().async_events()[0].second == "IBV_EVENT_QP_ACCESS_ERR");
+  REQUIRE(t.b().hca().async_events().size() == 1);
+  CHECK(t.b().hca().async_events()[0].second == "IBV_EVENT_QP_ACCESS_ERR");
   CHECK(statuses(drain_cq(t.b(), t.qb.cq)) == std::vector<WcStatus>{WcStatus::WrFlushErr, WcStatus::WrFlushErr});
   // The first WRITE's bytes landed; later WQEs completed flushed, and so does a new one.
   CHECK(bytes(t.b(), kRemote, 6000) == bytes(t.a(), kSrc, 6000));
@@ -80,7 +80,7 @@ TEST_CASE("Invalid request NAK: a SEND longer than the receive WQE") {
   CHECK(statuses(drain_cq(t.b(), t.qb.cq)) == std::vector<WcStatus>{WcStatus::LocLenErr, WcStatus::WrFlushErr});
   CHECK(t.qp_a().state == QpState::Err);
   CHECK(t.qp_b().state == QpState::Err);
-  CHECK(t.b().async_events().empty());
+  CHECK(t.b().hca().async_events().empty());
 }
 
 TEST_CASE("Invalid request NAK: RDMA READ to a QP that allows no remote reads") {
@@ -92,8 +92,8 @@ TEST_CASE("Invalid request NAK: RDMA READ to a QP that allows no remote reads") 
   t.rig.run();
   CHECK(only_nak(wire_b) == std::pair<uint8_t, uint32_t>{0x61, 0});
   CHECK(statuses(drain_cq(t.a(), t.qa.cq)) == std::vector<WcStatus>{WcStatus::RemInvReqErr});
-  REQUIRE(t.b().async_events().size() == 1);
-  CHECK(t.b().async_events()[0].second == "IBV_EVENT_QP_REQ_ERR");
+  REQUIRE(t.b().hca().async_events().size() == 1);
+  CHECK(t.b().hca().async_events()[0].second == "IBV_EVENT_QP_REQ_ERR");
 }
 
 TEST_CASE("Invalid request NAK: a misaligned atomic and a READ with no responder resources") {
@@ -138,14 +138,14 @@ TEST_CASE("RNR NAK: the retry waits at least the timer code's delay") {
   const WireLog& wire_a = rig.log(0);
   const WireLog& wire_b = rig.log(1);
   std::vector<std::pair<workloads::QpEnd, workloads::QpEnd>> conns;
-  const hca::MemoryRegion ma = rig.hca(0).reg_mr(0, 1 << 24, transport::kLocalWrite);
+  const hca::MemoryRegion ma = rig.driver(0).reg_mr(0, 1 << 24, transport::kLocalWrite);
   for (uint8_t code : codes) {
     workloads::ConnectionParams p;
     p.min_rnr_timer = code;
     p.rnr_retry = 1;
     p.psn_a = 1000u * code;
-    conns.push_back(workloads::connect(rig.hca(0), 0, rig.hca(1), 0, p));
-    REQUIRE(rig.hca(0).post_send(conns.back().first.qpn, send_wr(code, WrOpcode::Send, kSrc, 16, ma.lkey)).empty());
+    conns.push_back(workloads::connect(rig.driver(0), 0, rig.driver(1), 0, p));
+    REQUIRE(rig.driver(0).post_send(conns.back().first.qpn, send_wr(code, WrOpcode::Send, kSrc, 16, ma.lkey)).empty());
   }
   rig.run();
   for (std::size_t i = 0; i < conns.size(); ++i) {
@@ -163,7 +163,7 @@ TEST_CASE("RNR NAK: the retry waits at least the timer code's delay") {
     const uint64_t delay = transport::rnr_delay_ps(code);
     CHECK(sends[1].time_ps - naks[0].time_ps >= delay);
     CHECK(sends[1].time_ps - naks[0].time_ps <= delay + 1'000'000);  // and not much later (1 us)
-    const auto c = drain_cq(rig.hca(0), conns[i].first.cq);
+    const auto c = drain_cq(rig.driver(0), conns[i].first.cq);
     REQUIRE(c.size() == 1);
     CHECK(c[0].status == WcStatus::RnrRetryExcErr);
     CHECK(rig.hca(0).transport().find(conns[i].first.qpn)->state == QpState::Err);

@@ -31,8 +31,8 @@ TEST_CASE("seed 002 worked example: every PSN as the text gives it") {
   link::PortConfig port;
   port.mtu = kMtu;
   VerbsRig rig(config::back_to_back(port, port, link::LinkConfig{}), pcap);
-  hca::Hca& a = rig.hca(0);
-  hca::Hca& b = rig.hca(1);
+  host::Driver& a = rig.driver(0);
+  host::Driver& b = rig.driver(1);
   workloads::ConnectionParams params;
   params.mtu = kMtu;
   params.psn_a = 201;  // seed 002: Start PSN 201 = the responder's first ePSN
@@ -80,8 +80,8 @@ TEST_CASE("seed 002 worked example: every PSN as the text gives it") {
   REQUIRE(rig.checker().ok());
 
   // seed 002: nPSN = ePSN = 275 at the end.
-  CHECK(a.transport().find(qa.qpn)->npsn == 275);
-  CHECK(b.transport().find(qb.qpn)->epsn == 275);
+  CHECK(a.hca().transport().find(qa.qpn)->npsn == 275);
+  CHECK(b.hca().transport().find(qb.qpn)->epsn == 275);
 
   // Completions: six on the requester in order, three receives on the responder.
   const auto ca = drain_cq(a, qa.cq);

@@ -17,7 +17,8 @@ using transport::WrOpcode;
 namespace {
 constexpr uint32_t kMessage = 5 * 4096;  // five packets at the 4 KiB path MTU
 
-long drained_events(hca::Hca& h) {
+long drained_events(host::Driver& d) {
+  const hca::Hca& h = d.hca();
   return std::count_if(h.async_events().begin(), h.async_events().end(),
                        [](const auto& e) { return e.second == "IBV_EVENT_SQ_DRAINED"; });
 }
@@ -33,6 +34,7 @@ TEST_CASE("SQD finishes the message in progress then raises sq_drained and RTS r
     REQUIRE(t.a().post_send(t.qa.qpn, w).empty());
   }
   // The first WRITE's first packet is already with an engine: the message has started.
+  t.rig.start();
   transport::QpAttr attr;
   attr.qp_state = QpState::Sqd;
   REQUIRE(t.a().modify_qp(t.qa.qpn, attr, transport::kAttrState).empty());

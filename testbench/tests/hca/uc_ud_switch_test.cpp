@@ -97,9 +97,9 @@ TEST_CASE("RC across a switch: mixed operations complete with the right bytes") 
   workloads::ConnectionParams params;
   params.mtu = 2048;
   params.psn_a = 0xFFFFF0;
-  const auto [qa, qb] = workloads::connect(rig.hca(0), 0, rig.hca(3), 0, params);
-  hca::Hca& a = rig.hca(0);
-  hca::Hca& b = rig.hca(3);
+  const auto [qa, qb] = workloads::connect(rig.driver(0), 0, rig.driver(3), 0, params);
+  host::Driver& a = rig.driver(0);
+  host::Driver& b = rig.driver(3);
   const uint32_t all = transport::kLocalWrite | transport::kRemoteWrite | transport::kRemoteRead |
                        transport::kRemoteAtomic;
   const hca::MemoryRegion ma = a.reg_mr(0, 1 << 26, all), mb = b.reg_mr(0, 1 << 26, all);
@@ -137,12 +137,12 @@ TEST_CASE("Verbs calls that libibverbs refuses come back with a reason") {
   link::PortConfig port;
   port.mtu = 1024;
   VerbsRig rig(config::back_to_back(port, port, link::LinkConfig{}));
-  hca::Hca& a = rig.hca(0);
+  host::Driver& a = rig.driver(0);
   const uint32_t cq = a.create_cq(16);
   transport::QpInit init;
   init.send_cq = init.recv_cq = cq;
   init.max_send_wr = 1;
-  const uint32_t qpn = a.create_qp(init).qpn;
+  const uint32_t qpn = a.create_qp(init);
   CHECK(qpn >= 2);  // QP0 and QP1 are management's
   CHECK(a.post_send(qpn, send_wr(0, WrOpcode::Send, 0, 8, 0)).find("RTS") != std::string::npos);
   transport::QpAttr attr;

@@ -17,7 +17,7 @@
 #include <memory>
 #include <unordered_map>
 
-namespace hcasim::hca {
+namespace hcasim::host {
 
 class SparseMemory {
  public:
@@ -29,6 +29,10 @@ class SparseMemory {
   uint64_t read_u64(uint64_t addr) const;
   void write_u64(uint64_t addr, uint64_t value);
 
+  // The bytes of page `page` (address page * kPageBytes), allocated (zeroed)
+  // if it was not: stable for the object's life, for direct memory access.
+  uint8_t* page_data(uint64_t page);
+
   size_t pages() const { return pages_.size(); }
   uint64_t bytes_allocated() const { return pages_.size() * kPageBytes; }
 
@@ -37,4 +41,4 @@ class SparseMemory {
   std::unordered_map<uint64_t, std::unique_ptr<Page>> pages_;  // page number -> bytes
 };
 
-}  // namespace hcasim::hca
+}  // namespace hcasim::host

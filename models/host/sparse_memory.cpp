@@ -1,9 +1,9 @@
-#include "models/hca/sparse_memory.hpp"
+#include "models/host/sparse_memory.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-namespace hcasim::hca {
+namespace hcasim::host {
 
 void SparseMemory::read(uint64_t addr, uint8_t* out, uint64_t length) const {
   while (length > 0) {
@@ -20,13 +20,17 @@ void SparseMemory::read(uint64_t addr, uint8_t* out, uint64_t length) const {
   }
 }
 
+uint8_t* SparseMemory::page_data(uint64_t page) {
+  auto& p = pages_[page];
+  if (!p) p = std::make_unique<Page>();  // value-initialised: all zero
+  return p->data();
+}
+
 void SparseMemory::write(uint64_t addr, const uint8_t* data, uint64_t length) {
   while (length > 0) {
     uint64_t offset = addr % kPageBytes;
     uint64_t chunk = std::min(length, kPageBytes - offset);
-    auto& page = pages_[addr / kPageBytes];
-    if (!page) page = std::make_unique<Page>();  // value-initialised: all zero
-    std::memcpy(page->data() + offset, data, chunk);
+    std::memcpy(page_data(addr / kPageBytes) + offset, data, chunk);
     data += chunk;
     addr += chunk;
     length -= chunk;
@@ -50,4 +54,4 @@ void SparseMemory::write_u64(uint64_t addr, uint64_t value) {
   write(addr, b, sizeof b);
 }
 
-}  // namespace hcasim::hca
+}  // namespace hcasim::host

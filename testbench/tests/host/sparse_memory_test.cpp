@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/hca/sparse_memory.hpp"
+#include "models/host/sparse_memory.hpp"
 
-using hcasim::hca::SparseMemory;
+using hcasim::host::SparseMemory;
 
 TEST_CASE("writes far apart allocate one page each") {
   SparseMemory m;

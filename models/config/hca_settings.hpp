@@ -1,0 +1,145 @@
+#pragma once
+// An HCA's host side in a scenario (the "hca" object and "hca_overrides"):
+// the PCIe link, host memory, the driver's doorbells and CPU costs, and the
+// HCA's own host-interface parameters, described once for reading, writing
+// and documentation (config_io.hpp). Defaults are the structs' own
+// initializers: a realistic HDR-era HCA on PCIe Gen4 x16.
+//
+// Rules:
+// - "preset": "realistic" (the defaults) or "ideal": a host link of no cost
+//   (pcie.ideal: infinite bandwidth, zero latency), host memory with no
+//   latency and no bandwidth limit, and no CPU costs, so a fabric study runs
+//   as if the HCA owned its memory. Keys given beside the preset apply on top
+//   of it.
+// - An "hca_overrides" entry names HCAs ("hca": a node name, wildcards
+//   allowed) and gives keys on top of the scenario's "hca" object (or, with
+//   its own "preset", on top of that preset). Later entries win.
+
+#include <string>
+
+#include "models/config/config_io.hpp"
+#include "models/hca/hca_config.hpp"
+#include "models/hca/host_formats.hpp"
+#include "models/host/driver.hpp"
+#include "models/host/host.hpp"
+#include "models/host/host_memory.hpp"
+#include "models/pcie/pcie_config.hpp"
+
+namespace hcasim::pcie {
+
+template <class Io>
+void describe(Io& io, PcieConfig& c) {
+  io.uint("gen", c.gen, 1, 6, "PCIe generation (6: FLIT mode)");
+  io.uint_of("lanes", c.lanes, {1, 2, 4, 8, 16}, "link width in lanes");
+  uint64_t mps = c.mps, mrrs = c.mrrs, rcb = c.rcb;
+  io.bytes("mps", mps, 128, 4096, "Max_Payload_Size: DMA writes and completions are split at it (a power of two)");
+  io.bytes("mrrs", mrrs, 128, 4096, "Max_Read_Request_Size: DMA reads are split into requests of at most this");
+  io.bytes("rcb", rcb, 64, 128, "Read Completion Boundary: 64B or 128B");
+  c.mps = static_cast<uint32_t>(mps);
+  c.mrrs = static_cast<uint32_t>(mrrs);
+  c.rcb = static_cast<uint32_t>(rcb);
+  io.uint("tlp_header_dw", c.tlp_header_dw, 3, 4, "memory request header in DW: 3 (32-bit addresses) or 4 (64-bit)");
+  uint64_t overhead = c.tlp_overhead_bytes;
+  io.bytes("tlp_overhead", overhead, 0, 64, "per TLP: sequence number, LCRC and framing (pcie-bench: 8B); not in FLIT mode");
+  c.tlp_overhead_bytes = static_cast<uint32_t>(overhead);
+  io.real("dllp_share", c.dllp_share, -1, 0.5,
+          "share of the raw rate lost to ACK and UpdateFC DLLPs and SKIPs; -1 = the spec's tables for gen, width and MPS");
+  io.time("latency", c.latency_ps, 0, 1'000'000'000, "one-way latency of the link and the root complex");
+  io.uint("tags", c.tags, 1, 16384, "most DMA read requests the HCA keeps outstanding");
+  io.boolean("ideal", c.ideal, "no cost at all: infinite bandwidth, zero latency (transfers are still counted)");
+  for (const auto& [key, v] : {std::pair{"mps", c.mps}, std::pair{"mrrs", c.mrrs}})
+    if ((v & (v - 1)) != 0) io.fail(key, std::to_string(v) + "B is not a power of two; accepted: 128B, 256B, ... 4096B");
+  if (c.rcb != 64 && c.rcb != 128) io.fail("rcb", std::to_string(c.rcb) + "B; accepted: 64B or 128B");
+}
+
+}  // namespace hcasim::pcie
+
+namespace hcasim::host {
+
+template <class Io>
+void describe(Io& io, HostMemoryConfig& c) {
+  io.time("latency", c.latency_ps, 0, 1'000'000'000, "a DMA's access time at the memory controller");
+  io.rate("bandwidth", c.bandwidth_bps, 0, 1e15, "memory bandwidth shared by reads and writes; 0b/s = unlimited");
+}
+
+template <class Io>
+void describe_cpu(Io& io, DriverConfig& c) {
+  io.time("post", c.post_ps, 0, 1'000'000'000, "CPU time per WR posted (its WQE and the doorbell record)");
+  io.time("doorbell", c.doorbell_ps, 0, 1'000'000'000, "CPU time per doorbell MMIO write");
+  io.time("blueflame", c.blueflame_ps, 0, 1'000'000'000, "CPU time per BlueFlame write");
+  io.time("poll", c.poll_ps, 0, 1'000'000'000, "from a CQE visible in memory to the code that polled it");
+  io.time("interrupt", c.interrupt_ps, 0, 1'000'000'000, "from an MSI-X message to the completion handler");
+}
+
+}  // namespace hcasim::host
+
+namespace hcasim::config {
+
+enum class HcaPreset { Realistic, Ideal };
+
+// Everything about one HCA's host side.
+struct HcaSettings {
+  HcaPreset preset = HcaPreset::Realistic;
+  hca::HcaConfig hca;
+  host::HostConfig host;  // pcie, memory, driver
+};
+
+// The settings a preset starts from.
+HcaSettings preset_settings(HcaPreset preset);
+
+// The driver's CPU costs as their own object (the other driver fields ride along).
+struct CpuObject {
+  host::DriverConfig driver;
+};
+template <class Io>
+void describe(Io& io, CpuObject& c) {
+  host::describe_cpu(io, c.driver);
+}
+
+// The HCA's MSI-X fields as their own object.
+struct MsixObject {
+  hca::HcaConfig hca;
+};
+template <class Io>
+void describe(Io& io, MsixObject& c) {
+  io.uint("vectors", c.hca.msix_vectors, 1, hca::kMaxMsixVectors, "MSI-X table entries");
+  io.uint("moderation_count", c.hca.msix_moderation_count, 1, 1u << 16,
+          "completions an armed CQ collects before its interrupt (1 = each)");
+  io.time("moderation_time", c.hca.msix_moderation_ps, 0, 1'000'000'000'000,
+          "or this long after the first of them (0ns = no timer)");
+}
+
+template <class Io>
+void describe(Io& io, HcaSettings& c) {
+  io.choice("preset", c.preset, Names<HcaPreset>{{"realistic", HcaPreset::Realistic}, {"ideal", HcaPreset::Ideal}},
+            "realistic (the defaults below) or ideal (a host side of no cost); other keys apply on top");
+  if (io.present("preset")) {  // the preset is the base the other keys change
+    const HcaPreset p = c.preset;
+    c = preset_settings(p);
+  }
+  io.object("pcie", c.host.pcie, "the PCIe link between host and HCA");
+  io.object("host_memory", c.host.memory, "host memory as the HCA's DMA sees it");
+  io.choice("doorbell", c.host.driver.doorbell,
+            Names<host::DoorbellMode>{{"mmio", host::DoorbellMode::Mmio}, {"blueflame", host::DoorbellMode::BlueFlame}},
+            "how the driver tells the HCA of new WQEs: an MMIO doorbell, or a BlueFlame write carrying the WQE");
+  uint64_t threshold = c.host.driver.inline_threshold, max_inline = c.host.driver.max_inline;
+  io.bytes("inline_threshold", threshold, 0, 4000, "messages of at most this size go inline in the WQE (0B = none)");
+  io.bytes("max_inline", max_inline, 0, 4000, "the largest inline message a QP takes (sizes its send WQEs)");
+  c.host.driver.inline_threshold = static_cast<uint32_t>(threshold);
+  c.host.driver.max_inline = static_cast<uint32_t>(max_inline);
+  CpuObject cpu{c.host.driver};
+  io.object("cpu", cpu, "the driver's CPU costs");
+  c.host.driver = cpu.driver;
+  io.uint("wqe_fetch_batch", c.hca.wqe_fetch_batch, 1, 64, "WQEs the HCA reads per DMA read of a send or receive ring");
+  io.uint("uar_pages", c.hca.uar_pages, 1, 1024, "BAR0 UAR pages (user contexts)");
+  MsixObject msix{c.hca};
+  io.object("msix", msix, "MSI-X vectors and interrupt moderation");
+  c.hca = msix.hca;
+  io.bytes("rx_buffer", c.hca.rx_buffer_bytes, 1, uint64_t{1} << 32,
+           "received data waiting for its host-memory writes before the HCA stops taking packets");
+  if (c.host.driver.inline_threshold > c.host.driver.max_inline)
+    io.fail("inline_threshold", std::to_string(c.host.driver.inline_threshold) + " is above max_inline " +
+                                    std::to_string(c.host.driver.max_inline) + "; accepted: at most max_inline");
+}
+
+}  // namespace hcasim::config

@@ -1,0 +1,112 @@
+#pragma once
+// Completion queues in host memory: the HCA writes each completion as a CQE
+// (host_formats.hpp) by DMA into its CQ's ring, and raises the CQ's MSI-X
+// interrupt when software armed it.
+//
+// Rules:
+// - CQE n of a CQ goes to ring entry n mod entries, with the owner bit of its
+//   pass; the CQE write is a posted DMA write, so it lands after the data
+//   writes of its message (the link keeps posted writes in order).
+// - A CQ holds `depth` completions (ibv_create_cq): when depth CQEs are
+//   written and not known to be polled, the HCA reads the CQ's doorbell
+//   record (the consumer counter) and writes the CQE when that read is done;
+//   if the CQ is still full it is overrun: the completion is lost, the CQ is
+//   in error from then on (every later completion is lost too) and the HCA
+//   raises IBV_EVENT_CQ_ERR once.
+// - Arming (a CQ doorbell: arm for the next completion, or the next solicited
+//   one) takes effect at its arrival; when CQEs beyond the consumer counter
+//   it names are already written, the interrupt is raised at once. An armed
+//   CQ counts the completions that match (every one, or solicited receive
+//   completions and errors); at msix_moderation_count of them, or
+//   msix_moderation_ps after the first (when set), it raises its vector's
+//   MSI-X message and disarms. A masked vector raises nothing (counted).
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "models/hca/dma_engine.hpp"
+#include "models/hca/hca_config.hpp"
+#include "models/link/timeline.hpp"
+#include "models/transport/verbs.hpp"
+
+namespace hcasim::hca {
+
+// Where a CQ's ring is (the command interface's create_cq).
+struct CqRing {
+  uint64_t addr = 0;              // entries x 64 bytes
+  uint32_t entries = 0;           // a power of two, at least depth
+  uint32_t depth = 0;             // completions it holds (ibv_create_cq's cqe)
+  uint64_t doorbell_record = 0;   // 8 bytes: consumer counter
+  uint32_t vector = 0;            // MSI-X vector of its interrupts
+};
+
+struct MsixEntry {
+  uint64_t address = 0;
+  uint32_t data = 0;
+  bool masked = true;             // PCIe: vectors start masked
+};
+
+struct CompletionStats {
+  uint64_t cqes = 0;              // CQEs written
+  uint64_t lost = 0;              // completions lost to an overrun
+  uint64_t record_reads = 0;      // reads of CQ doorbell records (the CQ looked full)
+  uint64_t arms = 0;              // arm doorbells handled
+  uint64_t interrupts = 0;        // MSI-X messages sent
+  uint64_t masked = 0;            // interrupts a masked vector swallowed
+};
+
+class CompletionWriter {
+ public:
+  CompletionWriter(const HcaConfig& config, DmaEngine& dma, const std::vector<MsixEntry>& msix);
+  CompletionWriter(const CompletionWriter&) = delete;
+  CompletionWriter& operator=(const CompletionWriter&) = delete;
+
+  // The CQ's number (0, 1, ...; a destroyed number is not reused).
+  uint32_t add(const CqRing& ring);
+  void remove(uint32_t cqn);
+  bool exists(uint32_t cqn) const { return cqn < cqs_.size() && cqs_[cqn] != nullptr; }
+  const CqRing& ring(uint32_t cqn) const { return cqs_.at(cqn)->ring; }
+  bool overrun(uint32_t cqn) const { return cqs_.at(cqn)->overrun; }
+  // Runs once when a CQ is overrun (the HCA's asynchronous event).
+  void on_overrun(std::function<void(uint32_t cqn)> f) { on_overrun_ = std::move(f); }
+
+  // A completion for CQ cqn; wqe_index is the counter of the WQE it reports.
+  void write(uint32_t cqn, const transport::WorkCompletion& wc, uint32_t wqe_index, bool solicited);
+  // A CQ doorbell arriving at at_ps: arm (kCqArmNext / kCqArmSolicited) with the consumer counter.
+  void arm(uint32_t cqn, uint8_t command, uint32_t consumer, uint64_t at_ps);
+
+  const CompletionStats& stats() const { return stats_; }
+
+ private:
+  struct Cq {
+    Cq(CompletionWriter& owner, uint32_t cqn) : owner(owner), cqn(cqn) {}
+    void on_timer() { owner.raise(*this); }
+    void on_arm() { owner.arm_now(*this); }
+    CompletionWriter& owner;
+    uint32_t cqn;
+    CqRing ring;
+    uint32_t produced = 0;        // CQEs written
+    uint32_t consumed = 0;        // consumer counter last read
+    bool overrun = false;
+    uint8_t armed = 0;            // 0, kCqArmNext or kCqArmSolicited
+    uint32_t pending = 0;         // matching completions since armed
+    uint8_t arm_command = 0;      // the arm doorbell waiting for its time
+    uint32_t arm_consumer = 0;
+    link::Alarm timer = link::Alarm::method<&Cq::on_timer>(this);
+    link::Alarm arm_due = link::Alarm::method<&Cq::on_arm>(this);
+  };
+  void arm_now(Cq& cq);
+  void raise(Cq& cq);
+
+  HcaConfig config_;
+  DmaEngine& dma_;
+  const std::vector<MsixEntry>& msix_;
+  std::vector<std::unique_ptr<Cq>> cqs_;
+  std::function<void(uint32_t)> on_overrun_;
+  uint8_t cqe_[64];
+  CompletionStats stats_;
+};
+
+}  // namespace hcasim::hca

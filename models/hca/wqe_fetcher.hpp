@@ -1,0 +1,150 @@
+#pragma once
+// The HCA's front end for work queues in host memory: what it knows of each
+// QP's send and receive rings, how doorbells reach it, and how it fetches
+// WQEs by DMA and hands them to the transport engines (host_formats.hpp has
+// the bytes).
+//
+// Rules:
+// - A send doorbell (or a BlueFlame write) arrives at its time on the PCIe
+//   link; nothing waits for it: the work is stamped and handled then (at
+//   once when it is due now and nothing else waits).
+// - Send: the doorbell's send counter says how many WQEs were ever posted.
+//   The fetcher reads the new WQEs from the send ring, wqe_fetch_batch per DMA
+//   read and never across the ring's end, all batches at once (they come back
+//   in order), and posts each one to the transport engine when its batch
+//   arrives, with the send counter as its wr_id. It fetches only while the QP
+//   is in RTS, SQD, SQE or ERR (ERR and SQE flush what they get); a QP that
+//   reaches RTS later is fetched then (kick).
+// - BlueFlame: a write carrying the QP's next WQE, with no fetch under way
+//   and nothing else posted, is taken as it is (no DMA); otherwise it counts
+//   as a doorbell for that WQE and the ring is read.
+// - Receive: WQEs are fetched when a request needs one and the QP holds none
+//   (transport::RecvWqeSource): the doorbell record's receive counter is read
+//   when every known WQE is fetched, then up to wqe_fetch_batch WQEs; the
+//   request waits until they are posted. When a QP enters ERR, every receive
+//   WQE posted is fetched (after a fresh read of the record) so that the
+//   engine completes it flushed.
+// - A WQE that does not decode (an unknown opcode, a bad size, a control
+//   segment naming another QP or index) or that the engine refuses completes
+//   with loc_qp_op_err and moves the QP to its error state (vendor_err says
+//   which); a doorbell whose counter runs more than a ring ahead is counted
+//   and ignored.
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <queue>
+#include <vector>
+
+#include "models/hca/dma_engine.hpp"
+#include "models/hca/hca_config.hpp"
+#include "models/link/timeline.hpp"
+#include "models/transport/transport_engine.hpp"
+
+namespace hcasim::hca {
+
+// Where a QP's rings are (the command interface's create_qp).
+struct QpRings {
+  uint32_t uar = 1;               // the UAR page whose doorbells serve this QP
+  uint64_t sq_addr = 0;           // send ring: sq_entries x sq_stride bytes
+  uint32_t sq_entries = 0;        // a power of two
+  uint32_t sq_stride = 0;         // bytes, a multiple of 64
+  uint64_t rq_addr = 0;           // receive ring
+  uint32_t rq_entries = 0;        // a power of two
+  uint32_t rq_stride = 0;         // bytes, a multiple of 16
+  uint64_t doorbell_record = 0;   // 8 bytes: receive counter, send counter
+};
+
+// vendor_err codes of a bad WQE's completion.
+enum BadWqe : uint32_t { kBadWqeOpcode = 1, kBadWqeSize = 2, kBadWqeHeader = 3, kBadWqeRefused = 4 };
+
+struct FetchStats {
+  uint64_t doorbells = 0;         // send doorbells handled
+  uint64_t blueflame_writes = 0;
+  uint64_t blueflame_wqes = 0;    // WQEs taken from a BlueFlame write (no fetch)
+  uint64_t sq_fetches = 0;        // DMA reads of send rings
+  uint64_t send_wqes = 0;         // send WQEs posted to the engines
+  uint64_t record_reads = 0;      // DMA reads of doorbell records (receive counters)
+  uint64_t rq_fetches = 0;        // DMA reads of receive rings
+  uint64_t recv_wqes = 0;         // receive WQEs posted to the engines
+  uint64_t bad_doorbells = 0;
+  uint64_t bad_wqes = 0;
+};
+
+class WqeFetcher : public transport::RecvWqeSource {
+ public:
+  WqeFetcher(const HcaConfig& config, transport::TransportEngine& engine, DmaEngine& dma);
+  WqeFetcher(const WqeFetcher&) = delete;
+  WqeFetcher& operator=(const WqeFetcher&) = delete;
+
+  void add(uint32_t qpn, transport::QpType type, const QpRings& rings);
+  void remove(uint32_t qpn);
+  // The QP went to RESET: the counters start again at 0.
+  void reset(uint32_t qpn);
+  // The QP may fetch now (it reached RTS): fetch what is posted.
+  void kick(uint32_t qpn);
+  // The QP's rings, or null when the QP has none.
+  const QpRings* rings(uint32_t qpn) const;
+
+  // MMIO arrivals at at_ps (>= now), checked by the caller (the QP exists, on its UAR).
+  void send_doorbell(uint32_t qpn, uint32_t counter, uint64_t at_ps);
+  void blueflame(uint32_t qpn, const uint8_t* wqe, uint32_t bytes, uint64_t at_ps);
+
+  bool need_recv_wqes(transport::Qp& qp) override;
+  void flush_recv_wqes(transport::Qp& qp) override;
+
+  const FetchStats& stats() const { return stats_; }
+
+ private:
+  enum class Kind : uint8_t { Doorbell, BlueFlame, SendWqes, RecvRecord, RecvWqes };
+  struct Event {
+    uint64_t at_ps;
+    uint64_t seq;
+    Kind kind;
+    uint32_t qpn;
+    uint32_t first;   // Doorbell: the counter; SendWqes / RecvWqes: the first WQE's counter
+    uint32_t count;   // SendWqes / RecvWqes: WQEs in the buffer
+    uint32_t buffer;  // BlueFlame, SendWqes, RecvWqes, RecvRecord: index into buffers_
+    uint32_t generation;  // the QP's at scheduling (QpHost::generation)
+    bool operator>(const Event& o) const { return at_ps != o.at_ps ? at_ps > o.at_ps : seq > o.seq; }
+  };
+  struct QpHost {
+    transport::QpType type = transport::QpType::Rc;
+    QpRings rings;
+    uint32_t sq_posted = 0;    // send counter from the latest doorbell
+    uint32_t sq_fetched = 0;   // send WQEs whose read is issued
+    uint32_t sq_in_flight = 0; // batches under way
+    uint32_t rq_posted = 0;    // receive counter last read from the doorbell record
+    uint32_t rq_fetched = 0;
+    uint32_t rq_reads = 0;     // reads of the record or the receive ring under way
+    bool rq_flush = false;     // fetch every receive WQE posted (the QP is in ERR)
+    uint32_t generation = 0;   // bumped by reset / remove: events of an older one are dropped
+  };
+
+  void schedule(Event e);
+  void due();
+  void handle(const Event& e);
+  bool may_fetch(uint32_t qpn) const;
+  void fetch_send(uint32_t qpn, QpHost& q);
+  void post_send_wqes(const Event& e, QpHost& q);
+  void post_send_wqe(uint32_t qpn, QpHost& q, const uint8_t* wqe, uint32_t bytes, uint32_t counter);
+  void fail_wqe(uint32_t qpn, uint32_t counter, uint32_t vendor_err);
+  void fetch_recv(uint32_t qpn, QpHost& q);  // one batch
+  void read_recv_record(uint32_t qpn, QpHost& q);
+  void recv_reads_done(uint32_t qpn, QpHost& q);
+  uint32_t take_buffer(std::size_t bytes);
+  QpHost* find(uint32_t qpn) { return qpn < qps_.size() ? qps_[qpn].get() : nullptr; }
+
+  HcaConfig config_;
+  transport::TransportEngine& engine_;
+  DmaEngine& dma_;
+  std::vector<std::unique_ptr<QpHost>> qps_;  // by QP number
+  std::vector<std::vector<uint8_t>> buffers_;
+  std::vector<uint32_t> free_buffers_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  uint64_t next_seq_ = 0;
+  link::Alarm alarm_ = link::Alarm::method<&WqeFetcher::due>(this);
+  FetchStats stats_;
+};
+
+}  // namespace hcasim::hca

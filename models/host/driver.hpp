@@ -1,0 +1,170 @@
+#pragma once
+// The verbs-like API as host software: a driver on one CPU thread that keeps
+// its work queues, completion queues and doorbell records in host memory in
+// the HCA's formats (models/hca/host_formats.hpp), rings doorbells over MMIO,
+// and polls CQEs. Control commands (create / modify / destroy, memory
+// registration) are calls to the HCA's command interface.
+//
+// Rules:
+// - post_send writes each WR's WQE into the send ring and the send counter
+//   into the doorbell record, then rings the send doorbell (an 8-byte MMIO
+//   write) once for the whole list; with doorbell "blueflame", a list of one
+//   WR whose WQE fits the BlueFlame buffer is written there instead (no WQE
+//   fetch). A message of at most inline_threshold bytes, or a WR flagged
+//   send_inline (up to max_inline bytes), carries its bytes in the WQE (no
+//   gather read).
+// - post_recv writes the receive WQE and the receive counter into the
+//   doorbell record; no doorbell (the HCA reads the record when it needs a WQE).
+// - Errors come back at once, as libibverbs reports them (a full queue, too
+//   many scatter/gather entries, an opcode the QP type lacks, a QP not yet in
+//   RTS: the text the transport engines use); posting to a QP in ERR posts
+//   (the HCA flushes it).
+// - CPU time: the thread does one thing at a time. A post costs post_ps per
+//   WR, then doorbell_ps or blueflame_ps, and its MMIO write leaves when that
+//   is done; later posts wait for the thread. A completion reaches the code
+//   that polls for it (on_cq_event) poll_ps after its CQE is visible in host
+//   memory and the thread is free; an interrupt reaches its handler
+//   (on_cq_interrupt) interrupt_ps after its MSI-X write lands. With every
+//   cost 0 and a link of no cost, these happen at once, in the HCA's call.
+// - poll_cq hands out only CQEs already visible in host memory; it maps each
+//   CQE's WQE index back to the wr_id posted, frees the ring slots, and
+//   writes the CQ's consumer counter into its doorbell record.
+// - req_notify_cq arms the CQ by its CQ doorbell (MMIO); the CQ's interrupt
+//   comes on its own MSI-X vector, programmed by the driver at the start.
+// - MMIO needs the simulation to have started: doorbells rung during
+//   elaboration go out, in order, when it starts.
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/hca/hca.hpp"
+#include "models/host/host_memory.hpp"
+#include "models/link/timeline.hpp"
+#include "models/transport/verbs.hpp"
+
+namespace hcasim::host {
+
+enum class DoorbellMode : uint8_t { Mmio, BlueFlame };
+
+struct DriverConfig {
+  DoorbellMode doorbell = DoorbellMode::Mmio;  // how a post reaches the HCA: an MMIO doorbell, or a BlueFlame write
+  uint32_t inline_threshold = 0;   // messages of at most this many bytes go inline in the WQE; 0 = only send_inline WRs
+  uint32_t max_inline = 220;       // the largest inline message (sizes the send stride; ConnectX's default max_inline_data)
+  // CPU costs. Model values of the order a Xeon host shows: writing a WQE is a
+  // few cached stores; an MMIO doorbell is an uncached store and a store fence,
+  // several times that (Kalia et al., ATC 2016: batching doorbells doubles the
+  // small-message rate); a BlueFlame write copies 64 bytes write-combined.
+  uint64_t post_ps = 40'000;       // per WR posted (its WQE and the doorbell record)
+  uint64_t doorbell_ps = 150'000;  // per doorbell MMIO write
+  uint64_t blueflame_ps = 200'000; // per BlueFlame write
+  uint64_t poll_ps = 50'000;       // from a CQE visible in memory to the code that polled it
+  uint64_t interrupt_ps = 2'000'000;  // from an MSI-X message to the completion handler (interrupt and wakeup)
+};
+
+struct DriverStats {
+  uint64_t posts = 0;              // send WRs posted
+  uint64_t recv_posts = 0;
+  uint64_t doorbells = 0;          // send doorbell MMIO writes
+  uint64_t blueflame_writes = 0;
+  uint64_t inline_wqes = 0;
+  uint64_t cq_polls = 0;           // poll_cq calls that found completions
+  uint64_t cqes = 0;               // completions polled
+  uint64_t arms = 0;               // req_notify_cq calls
+  uint64_t interrupts = 0;         // MSI-X messages taken
+  uint64_t mmio_errors = 0;        // MMIO writes the HCA answered with an error
+  uint64_t cpu_busy_ps = 0;        // the thread's time on the costs above
+};
+
+// Where the driver keeps what it allocates in host memory (its own region,
+// apart from the application's buffers).
+constexpr uint64_t kDriverArea = 0x7F00'0000'0000ull;
+constexpr uint64_t kInterruptArea = 0xFEE0'0000ull;  // MSI-X message addresses (x86's interrupt window)
+
+class Driver : public sc_core::sc_module {
+ public:
+  Driver(const sc_core::sc_module_name& name, const DriverConfig& config, HostMemory& memory, hca::Hca& hca);
+  Driver() = delete;
+  Driver(const Driver&) = delete;
+  Driver& operator=(const Driver&) = delete;
+  ~Driver() override;
+
+  tlm_utils::simple_initiator_socket<Driver> mmio{"mmio"};  // to the HCA's BAR0 over the PCIe link
+
+  // Verbs (libibverbs' namesakes; errors as a one-line reason, "" = done).
+  uint32_t create_cq(uint32_t depth);
+  std::string destroy_cq(uint32_t cq);
+  // Throws std::invalid_argument as Hca::create_qp does.
+  uint32_t create_qp(const transport::QpInit& init);
+  std::string modify_qp(uint32_t qpn, const transport::QpAttr& attr, uint32_t mask);
+  std::string destroy_qp(uint32_t qpn);
+  std::string post_send(uint32_t qpn, const transport::SendWr& wr);
+  // A chained list: one doorbell for all (ibv_post_send with wr->next).
+  std::string post_send(uint32_t qpn, const std::vector<transport::SendWr>& list);
+  std::string post_recv(uint32_t qpn, const transport::RecvWr& wr);
+  std::size_t poll_cq(uint32_t cq, std::size_t max, std::vector<transport::WorkCompletion>& out);
+  std::string req_notify_cq(uint32_t cq, bool solicited_only);
+  hca::MemoryRegion reg_mr(uint64_t addr, uint64_t length, uint32_t access) { return hca_.reg_mr(addr, length, access); }
+  bool dereg_mr(uint32_t lkey) { return hca_.dereg_mr(lkey); }
+
+  // A thread busy-polling CQ cq: handler runs when a completion is there to poll.
+  void on_cq_event(uint32_t cq, std::function<void()> handler);
+  // The CQ's interrupt (after req_notify_cq): handler runs in the completion channel's thread.
+  void on_cq_interrupt(uint32_t cq, std::function<void()> handler);
+  // f(addr, length) runs when a device write to [begin, end) is visible: software polling memory.
+  void watch_memory(uint64_t begin, uint64_t end, std::function<void(uint64_t, uint64_t)> f);
+
+  SparseMemory& memory() { return memory_.memory(); }
+  HostMemory& host_memory() { return memory_; }
+  hca::Hca& hca() { return hca_; }
+  uint16_t lid(unsigned port) const { return hca_.lid(port); }
+  const DriverConfig& config() const { return config_; }
+  const DriverStats& stats() const { return stats_; }
+
+ private:
+  struct Qp;
+  struct Cq;
+  struct Watch;
+
+  void start_of_simulation() override;
+  uint64_t allocate(uint64_t bytes, uint64_t align);
+  uint64_t cpu(uint64_t cost_ps);  // runs a cost on the thread; returns when it is done
+  void mmio_write(uint64_t offset, const uint8_t* data, unsigned length, uint64_t at_ps);
+  void send_mmio(uint64_t offset, const std::vector<uint8_t>& data, uint64_t at_ps);
+  void cqe_visible(Cq& cq, uint64_t visible_ps);
+  void cq_due(Cq& cq);
+  void interrupt(uint32_t vector, uint64_t visible_ps);
+  void interrupt_due(uint32_t vector);
+  Qp* find_qp(uint32_t qpn);
+
+  DriverConfig config_;
+  HostMemory& memory_;
+  hca::Hca& hca_;
+  uint64_t next_free_ = kDriverArea;
+  uint64_t doorbell_page_ = 0, doorbell_used_ = 0;  // doorbell records, packed
+  uint64_t cpu_free_ps_ = 0;
+  bool started_ = false;
+  struct Pending {
+    uint64_t offset;
+    std::vector<uint8_t> data;
+  };
+  std::vector<Pending> before_start_;  // MMIO writes made during elaboration
+  tlm::tlm_generic_payload trans_;
+  std::vector<std::unique_ptr<Qp>> qps_;
+  std::vector<std::unique_ptr<Cq>> cqs_;
+  std::vector<std::unique_ptr<Watch>> watches_;
+  std::vector<std::vector<uint32_t>> vector_cqs_;  // by MSI-X vector: its CQs
+  std::vector<std::unique_ptr<link::Alarm>> vector_alarms_;
+  std::vector<uint64_t> vector_due_;
+  std::vector<uint8_t> wqe_;
+  DriverStats stats_;
+};
+
+}  // namespace hcasim::host
