@@ -55,7 +55,7 @@ namespace hcasim::host {
 enum class DoorbellMode : uint8_t { Mmio, BlueFlame };
 
 struct DriverConfig {
-  DoorbellMode doorbell = DoorbellMode::Mmio;  // how a post reaches the HCA: an MMIO doorbell, or a BlueFlame write
+  DoorbellMode doorbell = DoorbellMode::BlueFlame;  // a post of one WR: BlueFlame (libmlx5's default), or always an MMIO doorbell
   uint32_t inline_threshold = 0;   // messages of at most this many bytes go inline in the WQE; 0 = only send_inline WRs
   uint32_t max_inline = 220;       // the largest inline message (sizes the send stride; ConnectX's default max_inline_data)
   // CPU costs. Model values of the order a Xeon host shows: writing a WQE is a
