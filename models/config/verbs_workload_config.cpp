@@ -82,6 +82,15 @@ void check_perftest(PerftestConfig& t, const std::string& at, const PortCheck& p
                                            (rd_atomic ? "rc" : send ? "rc, uc or ud" : "rc or uc"));
   if (!is_bandwidth(t.test) && t.qps != 1)
     throw ConfigError(at + ".qps", "latency tests use one QP; accepted: 1");
+  if (!is_bandwidth(t.test) && (t.post_list != 1 || t.cq_moderation != 1))
+    throw ConfigError(at + (t.post_list != 1 ? ".post_list" : ".cq_moderation"),
+                      "latency tests post and signal every operation; accepted: 1");
+  if (t.post_list > t.tx_depth)
+    throw ConfigError(at + ".post_list", std::to_string(t.post_list) + " is above tx_depth " +
+                                             std::to_string(t.tx_depth) + "; accepted: at most tx_depth");
+  if (t.cq_moderation > t.tx_depth)
+    throw ConfigError(at + ".cq_moderation", std::to_string(t.cq_moderation) + " is above tx_depth " +
+                                                 std::to_string(t.tx_depth) + "; accepted: at most tx_depth");
   if (t.test == PerftestKind::AtomicLat && !(t.sizes.empty() || (t.sizes.size() == 1 && t.sizes[0] == 8)))
     throw ConfigError(at + ".sizes", "atomics move 8 bytes; accepted: [] or [8]");
   const uint32_t port_mtu = std::min(ports.mtu(t.client), ports.mtu(t.server));

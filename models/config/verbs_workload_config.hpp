@@ -51,6 +51,10 @@ struct PerftestConfig {
   transport::QpType qp_type = transport::QpType::Rc;
   AtomicKind atomic = AtomicKind::FetchAdd;  // atomic_lat: the operation
   bool idle = false;                   // create and connect the QPs, send nothing (memory measurements)
+  uint32_t inline_size = 0;            // messages of at most this size go inline (perftest -I; the tool's default
+                                       // is 220 B for write_lat, 236 B for send_lat over RC / UC, 0 for bw tests)
+  uint32_t post_list = 1;              // bandwidth tests: WRs per post, one doorbell each list (perftest -l)
+  uint32_t cq_moderation = 1;          // bandwidth tests: every this-many-th WR is signaled (perftest -Q; the tool's default 100)
   uint64_t start_ps = 0;               // when the first size starts
 };
 
@@ -136,6 +140,14 @@ void describe(Io& io, PerftestConfig& c) {
             Names<AtomicKind>{{"fetch_add", AtomicKind::FetchAdd}, {"cmp_swap", AtomicKind::CmpSwap}},
             "atomic_lat: the operation");
   io.boolean("idle", c.idle, "create and connect the QPs but send nothing (memory per QP)");
+  uint64_t inline_size = c.inline_size;
+  io.bytes("inline_size", inline_size, 0, 4000,
+           "messages of at most this size go inline in the WQE (perftest -I; the tool uses 220B for write_lat, "
+           "236B for send_lat on RC and UC, 0B for bandwidth tests)");
+  c.inline_size = static_cast<uint32_t>(inline_size);
+  io.uint("post_list", c.post_list, 1, 1u << 16, "bandwidth tests: WRs posted together with one doorbell (perftest -l)");
+  io.uint("cq_moderation", c.cq_moderation, 1, 1u << 16,
+          "bandwidth tests: every this-many-th WR is signaled, and the last (perftest -Q; the tool's default 100)");
   io.time("start", c.start_ps, 0, UINT64_MAX, "when the first size starts");
 }
 

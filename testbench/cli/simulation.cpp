@@ -12,6 +12,7 @@
 #include "models/fabric/partitioning.hpp"
 #include "models/ib/sa_record_types.hpp"
 #include "models/trace/port_stats_json.hpp"
+#include "testbench/cli/host_stats.hpp"
 #include "testbench/cli/huge_page_heap.hpp"
 #include "testbench/cli/transport_stats.hpp"
 #include "testbench/cli/windowed_run.hpp"
@@ -489,6 +490,7 @@ nlohmann::json Simulation::results_json(bool list_ports) const {
   out["verbs"] = std::move(verbs);
   out["qps"] = qps_json(*fabric_, end_ps_, owners);
   out["engines"] = engines_json(*fabric_, end_ps_);
+  out["hosts"] = hosts_json(*fabric_, end_ps_);
   out["checker"] = {{"ok", checker_.ok() && rtl.empty()},
                     {"violations", checker_.violations() + rtl.size()},
                     {"packets_checked", checker_.packets_checked()},

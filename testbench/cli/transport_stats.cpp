@@ -148,6 +148,8 @@ nlohmann::json engines_json(const fabric::Fabric& f, uint64_t sim_ps) {
                    {"packets_received", s.packets_received},
                    {"unknown_qp_drops", s.unknown_qp_drops},
                    {"port_full_waits", s.port_full_waits},
+                   {"data_waits", s.data_waits},
+                   {"data_wait_ps", s.data_wait_ps},
                    {"busy_ps", s.busy_ps},
                    {"utilization", capacity > 0 ? static_cast<double>(s.busy_ps) / capacity : 0.0}});
   }

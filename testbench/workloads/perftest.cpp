@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "models/config/units.hpp"
+#include "models/transport/message_layout.hpp"
 #include "testbench/workloads/data_pattern.hpp"
 
 namespace hcasim::workloads {
@@ -123,6 +124,8 @@ void Perftest::begin_size() {
   slot_bytes_ = (size_ + (ud ? kGrhBytes : 0) + 63) / 64 * 64;
   const uint64_t fit = std::max<uint64_t>(1, kSlotBudget / (slot_bytes_ * cfg_.qps));
   slots_ = bw ? static_cast<uint32_t>(std::min<uint64_t>(fit, cfg_.tx_depth)) : 1;
+  post_list_ = std::min(cfg_.post_list, slots_);  // perftest refuses a list longer than tx_depth
+  cq_mod_ = std::min(cfg_.cq_moderation, slots_);
   rx_slots_ = cfg_.test == PerftestKind::SendBw ? static_cast<uint32_t>(std::min<uint64_t>(fit, cfg_.rx_depth)) : 1;
 
   // Sources: a pattern of address and test; destinations stay zeroed.
@@ -192,10 +195,22 @@ transport::SendWr Perftest::wr(uint64_t id, WrOpcode op, uint64_t local, uint32_
   w.wr_id = id;
   w.opcode = op;
   w.sg_list.push_back({local, len, s.mr.lkey});
+  w.send_inline = !transport::is_read_or_atomic(op) && len <= cfg_.inline_size;
   return w;
 }
 
 void Perftest::post(Side& s, uint32_t qpn, transport::SendWr& w) {
+  list_.assign(1, w);
+  post_list(s, qpn);
+}
+
+void Perftest::post_list(Side& s, uint32_t qpn) {
+  for (transport::SendWr& w : list_) address(s, qpn, w);
+  const std::string why = s.driver->post_send(qpn, list_);
+  if (!why.empty()) fail("post_send on QP " + std::to_string(qpn) + ": " + why);
+}
+
+void Perftest::address(Side& s, uint32_t qpn, transport::SendWr& w) {
   if (cfg_.qp_type == transport::QpType::Ud) {
     const Side& peer = &s == &client_ ? server_ : client_;
     const auto& index = &s == &client_ ? client_index_ : server_index_;
@@ -205,8 +220,6 @@ void Perftest::post(Side& s, uint32_t qpn, transport::SendWr& w) {
     w.remote_qpn = &s == &client_ ? run.server_qpn : run.client_qpn;
     w.remote_qkey = params_.qkey;
   }
-  const std::string why = s.driver->post_send(qpn, w);
-  if (!why.empty()) fail("post_send on QP " + std::to_string(qpn) + ": " + why);
 }
 
 void Perftest::post_recv(Side& s, uint32_t qpn, uint64_t addr, uint64_t id) {
@@ -217,26 +230,37 @@ void Perftest::post_recv(Side& s, uint32_t qpn, uint64_t addr, uint64_t id) {
   if (!why.empty()) fail("post_recv on QP " + std::to_string(qpn) + ": " + why);
 }
 
+bool Perftest::signaled(uint64_t k) const {
+  return (k + 1) % cq_mod_ == 0 || k + 1 == iterations_;
+}
+
 void Perftest::post_bw(unsigned q) {
   QpRun& run = qps_[q];
   const auto len = static_cast<uint32_t>(size_);
-  while (running_ && run.posted < iterations_ && run.posted - run.completed < slots_) {
-    const uint64_t k = run.posted;
-    transport::SendWr w;
-    switch (cfg_.test) {
-      case PerftestKind::WriteBw:
-        w = wr(k, WrOpcode::RdmaWrite, slot_addr(client_.src, q, k, slots_), len, client_);
-        w.remote_addr = slot_addr(server_.dst, q, k, slots_);
-        break;
-      case PerftestKind::ReadBw:
-        w = wr(k, WrOpcode::RdmaRead, slot_addr(client_.dst, q, k, slots_), len, client_);
-        w.remote_addr = slot_addr(server_.src, q, k, slots_);
-        break;
-      default: w = wr(k, WrOpcode::Send, slot_addr(client_.src, q, k, slots_), len, client_); break;
+  // As perftest: a whole list at a time, when it fits the WRs kept posted.
+  while (running_ && run.posted < iterations_) {
+    const uint64_t n = std::min<uint64_t>(post_list_, iterations_ - run.posted);
+    if (run.posted + n - run.completed > slots_) return;
+    list_.clear();
+    for (uint64_t k = run.posted; k < run.posted + n; ++k) {
+      transport::SendWr w;
+      switch (cfg_.test) {
+        case PerftestKind::WriteBw:
+          w = wr(k, WrOpcode::RdmaWrite, slot_addr(client_.src, q, k, slots_), len, client_);
+          w.remote_addr = slot_addr(server_.dst, q, k, slots_);
+          break;
+        case PerftestKind::ReadBw:
+          w = wr(k, WrOpcode::RdmaRead, slot_addr(client_.dst, q, k, slots_), len, client_);
+          w.remote_addr = slot_addr(server_.src, q, k, slots_);
+          break;
+        default: w = wr(k, WrOpcode::Send, slot_addr(client_.src, q, k, slots_), len, client_); break;
+      }
+      w.rkey = server_.mr.rkey;
+      w.signaled = signaled(k);
+      list_.push_back(std::move(w));
     }
-    w.rkey = server_.mr.rkey;
-    ++run.posted;
-    post(client_, run.client_qpn, w);
+    run.posted += n;
+    post_list(client_, run.client_qpn);
   }
 }
 
@@ -343,19 +367,22 @@ void Perftest::on_client(const transport::WorkCompletion& wc) {
   PerftestSizeResult& r = result_.sizes.back();
   if (config::is_bandwidth(cfg_.test)) {
     QpRun& run = qps_[q];
-    const uint64_t k = wc.wr_id;
-    if (k != run.completed)
-      return fail(where(q, k) + ": completed out of order, expected WR " + std::to_string(run.completed));
-    const uint64_t src = slot_addr(cfg_.test == PerftestKind::ReadBw ? server_.src : client_.src, q, k, slots_);
-    const uint64_t dst = slot_addr(cfg_.test == PerftestKind::ReadBw ? client_.dst : server_.dst, q, k, slots_);
-    if (cfg_.test == PerftestKind::WriteBw && cfg_.qp_type == transport::QpType::Rc &&
-        !check(where(q, k), server_, dst, client_, src, size_))
-      return;
-    if (cfg_.test == PerftestKind::ReadBw && !check(where(q, k), client_, dst, server_, src, size_)) return;
-    ++run.completed;
-    ++r.messages;
+    const uint64_t last = wc.wr_id;  // completes it and the unsignaled WRs before it
+    if (last < run.completed || last >= run.posted || !signaled(last))
+      return fail(where(q, last) + ": completed out of order, expected WR " + std::to_string(run.completed));
+    for (uint64_t k = run.completed; k <= last; ++k) {
+      const uint64_t src = slot_addr(cfg_.test == PerftestKind::ReadBw ? server_.src : client_.src, q, k, slots_);
+      const uint64_t dst = slot_addr(cfg_.test == PerftestKind::ReadBw ? client_.dst : server_.dst, q, k, slots_);
+      if (cfg_.test == PerftestKind::WriteBw && cfg_.qp_type == transport::QpType::Rc &&
+          !check(where(q, k), server_, dst, client_, src, size_))
+        return;
+      if (cfg_.test == PerftestKind::ReadBw && !check(where(q, k), client_, dst, server_, src, size_)) return;
+    }
+    const uint64_t done = last + 1 - run.completed;
+    run.completed = last + 1;
+    r.messages += done;
     r.end_ps = now_ps();
-    --pending_;
+    pending_ -= done;
     post_bw(q);
     if (pending_ == 0 && recv_pending_ == 0) end_size();
     return;

@@ -10,7 +10,10 @@
 // - The host polls its CQ: a completion is acted on at the simulated time it is
 //   made (a deferred alarm at the same time, never inside the engine's call).
 // - Bandwidth tests: each QP keeps `outstanding` WRs posted until it has
-//   posted `iterations`; every WR is signaled. A size's time runs from its
+//   posted `iterations`, post_list at a time (one doorbell each: a list is
+//   posted when all of it fits); every cq_moderation-th WR and the last are
+//   signaled (a completion covers the unsignaled WRs before it). Messages of
+//   at most inline_size bytes go inline. A size's time runs from its
 //   first post to its last completion at the client (perftest's tposted[0] ..
 //   tcompleted[last]). send_bw: the server posts up to rx_depth receives per QP
 //   ahead and re-posts each one it consumes. read_bw: the engine keeps at most
@@ -126,6 +129,9 @@ class Perftest : public sc_core::sc_module {
   void ping();                    // latency tests: the client's next operation
   void pong();                    // send_lat, write_lat: the server answers
   void post(Side& s, uint32_t qpn, transport::SendWr& w);
+  void post_list(Side& s, uint32_t qpn);  // list_, with one doorbell
+  void address(Side& s, uint32_t qpn, transport::SendWr& w);  // UD: where it goes
+  bool signaled(uint64_t k) const;        // bandwidth tests: WR k makes a completion
   bool check(const std::string& what, Side& dst_side, uint64_t dst, const Side& src_side, uint64_t src, uint64_t len);
   void fail(const std::string& message);
   uint64_t slot_addr(uint64_t area, unsigned q, uint64_t k, uint32_t slots) const;
@@ -151,6 +157,8 @@ class Perftest : public sc_core::sc_module {
   bool running_ = false, failed_ = false;
   PerftestResult result_;
   std::vector<transport::WorkCompletion> wcs_;
+  std::vector<transport::SendWr> list_;   // the WRs of one post
+  uint32_t post_list_ = 1, cq_mod_ = 1;   // as configured, at most the WRs kept posted
   std::vector<uint8_t> a_, b_;    // scratch for checks
   std::vector<uint64_t> landings_;  // UC write_bw: slots whose last byte landed, to check
   link::Alarm start_ = link::Alarm::method<&Perftest::begin_size>(this);

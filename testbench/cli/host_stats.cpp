@@ -1,0 +1,123 @@
+#include "testbench/cli/host_stats.hpp"
+
+#include "models/pcie/pcie_stats.hpp"
+
+namespace hcasim {
+
+namespace {
+
+double share(uint64_t part, uint64_t whole) {
+  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+nlohmann::json pcie_json(const pcie::PcieLink& link, uint64_t sim_ps) {
+  const pcie::PcieStats& s = link.stats();
+  nlohmann::json out = nlohmann::json::object();
+  for (pcie::Direction d : {pcie::Direction::Upstream, pcie::Direction::Downstream}) {
+    nlohmann::json dir = nlohmann::json::object();
+    uint64_t tlps = 0, payload = 0, wire = 0;
+    for (std::size_t k = 0; k < pcie::kTlpKinds; ++k) {
+      const pcie::TlpCounts& c = s.at(d, static_cast<pcie::TlpKind>(k));
+      if (c.tlps == 0) continue;
+      dir[pcie::to_string(static_cast<pcie::TlpKind>(k))] = {
+          {"tlps", c.tlps}, {"payload_bytes", c.payload_bytes}, {"wire_bytes", c.wire_bytes}};
+      tlps += c.tlps;
+      payload += c.payload_bytes;
+      wire += c.wire_bytes;
+    }
+    const uint64_t busy = s.busy_ps[static_cast<std::size_t>(d)];
+    dir["tlps"] = tlps;
+    dir["payload_bytes"] = payload;
+    dir["wire_bytes"] = wire;
+    dir["busy_ps"] = busy;
+    dir["utilization"] = share(busy, sim_ps);
+    out[pcie::to_string(d)] = dir;
+  }
+  const trace::Histogram& h = s.dma_read_latency_ps;
+  out["dma_reads"] = s.dma_reads;
+  out["dma_read_latency_ps"] = {{"mean", h.mean()}, {"min", h.min()},           {"p50", h.quantile(0.5)},
+                                {"p99", h.quantile(0.99)}, {"max", h.max()}};
+  out["max_outstanding_reads"] = s.max_outstanding_reads;
+  out["tag_waits"] = s.tag_waits;
+  return out;
+}
+
+nlohmann::json dma_json(const hca::DmaStats& s) {
+  nlohmann::json out = nlohmann::json::object();
+  for (std::size_t p = 0; p < static_cast<std::size_t>(hca::DmaPurpose::kCount); ++p) {
+    const hca::DmaCounts& c = s.by_purpose[p];
+    if (c.reads == 0 && c.writes == 0) continue;
+    out[hca::to_string(static_cast<hca::DmaPurpose>(p))] = {{"reads", c.reads},
+                                                           {"read_bytes", c.read_bytes},
+                                                           {"writes", c.writes},
+                                                           {"write_bytes", c.write_bytes}};
+  }
+  out["errors"] = s.errors;
+  return out;
+}
+
+bool active(const hca::Hca& h) {
+  const hca::DmaStats& d = h.dma_stats();
+  bool dma = d.errors > 0;
+  for (const hca::DmaCounts& c : d.by_purpose) dma = dma || c.reads > 0 || c.writes > 0;
+  return dma || !h.transport().qps().empty() || h.mmio_stats().writes > 0 || h.mmio_stats().reads > 0;
+}
+
+}  // namespace
+
+nlohmann::json hosts_json(const fabric::Fabric& f, uint64_t sim_ps) {
+  nlohmann::json out = nlohmann::json::array();
+  for (unsigned i = 0; i < f.hca_count(); ++i) {
+    const hca::Hca& h = f.hca(i);
+    if (!active(h)) continue;
+    const host::Host& host = f.host(i);
+    const host::DriverStats& d = host.driver.stats();
+    const hca::FetchStats& fe = h.fetch_stats();
+    const hca::CompletionStats& c = h.completion_stats();
+    const host::HostMemory& m = host.memory;
+    out.push_back(
+        {{"hca", h.name()},
+         {"pcie", pcie_json(host.link, sim_ps)},
+         {"host_memory",
+          {{"reads", m.reads()},
+           {"read_bytes", m.bytes_read()},
+           {"writes", m.writes()},
+           {"write_bytes", m.bytes_written()},
+           {"busy_ps", m.busy_ps()},
+           {"utilization", share(m.busy_ps(), sim_ps)}}},
+         {"driver",
+          {{"posts", d.posts},
+           {"recv_posts", d.recv_posts},
+           {"doorbells", d.doorbells},
+           {"blueflame_writes", d.blueflame_writes},
+           {"inline_wqes", d.inline_wqes},
+           {"cq_polls", d.cq_polls},
+           {"cqes", d.cqes},
+           {"arms", d.arms},
+           {"interrupts", d.interrupts},
+           {"mmio_errors", d.mmio_errors},
+           {"cpu_busy_ps", d.cpu_busy_ps},
+           {"cpu_utilization", share(d.cpu_busy_ps, sim_ps)}}},
+         {"front_end",
+          {{"doorbells", fe.doorbells},
+           {"blueflame_writes", fe.blueflame_writes},
+           {"blueflame_wqes", fe.blueflame_wqes},
+           {"wqe_fetches", fe.sq_fetches},
+           {"send_wqes", fe.send_wqes},
+           {"record_reads", fe.record_reads + c.record_reads},
+           {"recv_wqe_fetches", fe.rq_fetches},
+           {"recv_wqes", fe.recv_wqes},
+           {"cqes", c.cqes},
+           {"cqes_lost", c.lost},
+           {"arms", c.arms},
+           {"interrupts", c.interrupts},
+           {"interrupts_masked", c.masked},
+           {"bad_doorbells", fe.bad_doorbells},
+           {"bad_wqes", fe.bad_wqes},
+           {"mmio_errors", h.mmio_stats().errors}}},
+         {"dma", dma_json(h.dma_stats())}});
+  }
+  return out;
+}
+
+}  // namespace hcasim
