@@ -295,6 +295,7 @@ void describe(Io& io, WorkloadConfig& c) {
   io.list("patterns", c.patterns, "raw-packet traffic patterns over many hosts");
   io.list("perftest", c.perftest, "perftest-like tests (ib_write_bw ...) over the verbs API");
   io.list("verbs", c.verbs, "verbs scripts: connections, their operations and the completions they must end in");
+  io.list("dma", c.dma, "DMA tests of an HCA's PCIe link and host memory, as pcie-bench runs them");
 }
 
 template <class Io>
@@ -545,6 +546,7 @@ void check_partitions(const Scenario& s) {
     throw ConfigError("run.partitions", std::to_string(s.run.partitions) + " for " + std::to_string(s.graph.nodes.size()) +
                                             " nodes; accepted: at most the node count");
   if (!s.workload.perftest.empty() || !s.workload.verbs.empty()) refuse("transport workloads (perftest, verbs)");
+  if (!s.workload.dma.empty()) refuse("DMA tests (workload.dma)");
   if (s.management.mode == ManagementMode::InBand) refuse("management in band");
   if (s.outputs.pcap) refuse("outputs.pcap");
   if (s.outputs.vcd) refuse("outputs.vcd");
@@ -625,6 +627,7 @@ Scenario load_scenario(const nlohmann::json& root, const std::string& base_dir) 
     check_flow_ends(at, p.count);
   }
   check_verbs_workloads(s);
+  check_dma_tests(s);
   for (std::size_t i = 0; i < s.outputs.pcap_ports.size(); ++i)
     require_ports(s.graph, dir, s.outputs.pcap_ports[i], "outputs.pcap_ports." + std::to_string(i), false);
   const std::string why = check_fabric(unrouted_spec(s));

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "models/config/dma_workload_config.hpp"
 #include "models/config/fabric_spec.hpp"
 #include "models/config/link_config_io.hpp"
 #include "models/config/management_config.hpp"
@@ -125,6 +126,7 @@ struct WorkloadConfig {
   std::vector<TrafficPatternConfig> patterns;
   std::vector<PerftestConfig> perftest;        // perftest-like tests over the verbs API
   std::vector<VerbsConnectionConfig> verbs;    // verbs scripts: connections with operations and expectations
+  std::vector<DmaTestConfig> dma;              // DMA tests of an HCA's PCIe link and host memory (pcie-bench)
 };
 
 constexpr uint32_t kMaxPartitions = 64;  // run.partitions

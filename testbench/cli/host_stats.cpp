@@ -1,5 +1,7 @@
 #include "testbench/cli/host_stats.hpp"
 
+#include <cstdio>
+
 #include "models/pcie/pcie_stats.hpp"
 
 namespace hcasim {
@@ -118,6 +120,51 @@ nlohmann::json hosts_json(const fabric::Fabric& f, uint64_t sim_ps) {
          {"dma", dma_json(h.dma_stats())}});
   }
   return out;
+}
+
+nlohmann::json dma_tests_json(const std::vector<std::unique_ptr<workloads::DmaTest>>& tests, const fabric::Fabric& f) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& t : tests) {
+    const config::DmaTestConfig& c = t->spec().config;
+    const workloads::DmaTestResult& r = t->result();
+    const uint64_t span = r.last_done_ps > r.first_issue_ps ? r.last_done_ps - r.first_issue_ps : 0;
+    const double seconds = static_cast<double>(span) * 1e-12;
+    const trace::Histogram& h = r.latency_ps;
+    out.push_back({{"name", c.name},
+                   {"hca", f.hca(t->spec().hca).name()},
+                   {"op", c.op == config::DmaOp::Read ? "read" : "write"},
+                   {"size", c.size},
+                   {"pattern", c.pattern == config::DmaPattern::Random ? "random" : "sequential"},
+                   {"window", c.window},
+                   {"outstanding", c.outstanding},
+                   {"transfers", r.completed},
+                   {"bytes", r.bytes},
+                   {"time_ps", span},
+                   {"bandwidth_bps", seconds > 0 ? static_cast<double>(r.bytes) * 8 / seconds : 0.0},
+                   {"transfers_per_s", seconds > 0 ? static_cast<double>(r.completed) / seconds : 0.0},
+                   {"latency_ps",
+                    {{"mean", h.mean()}, {"min", h.min()}, {"p50", h.quantile(0.5)}, {"p99", h.quantile(0.99)},
+                     {"max", h.max()}}}});
+  }
+  return out;
+}
+
+std::string dma_summary(const nlohmann::json& stats) {
+  std::string o;
+  char line[256];
+  for (const auto& t : stats["dma"]) {
+    std::snprintf(line, sizeof line,
+                  "  dma %s: %s %s of %llu B, %s, %u outstanding: %llu transfers, %.3f Gb/s, %.3f Mtransfers/s, "
+                  "latency p50 %.1f ns p99 %.1f ns\n",
+                  t["name"].get<std::string>().c_str(), t["hca"].get<std::string>().c_str(),
+                  t["op"].get<std::string>().c_str(), static_cast<unsigned long long>(t["size"].get<uint64_t>()),
+                  t["pattern"].get<std::string>().c_str(), t["outstanding"].get<unsigned>(),
+                  static_cast<unsigned long long>(t["transfers"].get<uint64_t>()),
+                  t["bandwidth_bps"].get<double>() / 1e9, t["transfers_per_s"].get<double>() / 1e6,
+                  t["latency_ps"]["p50"].get<double>() / 1e3, t["latency_ps"]["p99"].get<double>() / 1e3);
+    o += line;
+  }
+  return o;
 }
 
 }  // namespace hcasim

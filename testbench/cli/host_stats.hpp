@@ -7,13 +7,23 @@
 // no MMIO (raw traffic only) is left out.
 
 #include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "models/fabric/fabric.hpp"
+#include "testbench/workloads/dma_test.hpp"
 
 namespace hcasim {
 
 nlohmann::json hosts_json(const fabric::Fabric& f, uint64_t sim_ps);
+
+// stats.json's "dma" section: per DMA test (workload.dma), what it did,
+// its bandwidth, transfers per second and latency percentiles.
+nlohmann::json dma_tests_json(const std::vector<std::unique_ptr<workloads::DmaTest>>& tests, const fabric::Fabric& f);
+// The run summary's lines for the DMA tests of a stats document.
+std::string dma_summary(const nlohmann::json& stats);
 
 }  // namespace hcasim

@@ -90,6 +90,16 @@ SimulationSetup setup_from(const config::Scenario& s, const std::string& out_dir
     const config::PerftestConfig& t = s.workload.perftest[i];
     r.transport.perftest.push_back({t, ports.by_name.at(t.client), ports.by_name.at(t.server), i});
   }
+  for (unsigned i = 0; i < s.workload.dma.size(); ++i) {
+    const config::DmaTestConfig& d = s.workload.dma[i];
+    unsigned hca = 0;
+    for (const topology::TopoNode& n : s.graph.nodes) {
+      if (n.kind != topology::NodeKind::Hca) continue;
+      if (n.name == d.hca) break;
+      ++hca;
+    }
+    r.transport.dma.push_back({d, hca, i, s.run.seed});
+  }
   for (unsigned i = 0; i < s.workload.verbs.size(); ++i) {
     const config::VerbsConnectionConfig& c = s.workload.verbs[i];
     r.transport.verbs.push_back({c, ports.by_name.at(c.a), ports.by_name.at(c.b), i});

@@ -131,6 +131,10 @@ Simulation::Simulation(const config::FabricSpec& fabric, std::vector<workloads::
     scripts_.push_back(std::make_unique<workloads::VerbsScript>(name.c_str(), v, hca_of(v.a), hca_of(v.b)));
     verbs_ends_.emplace_back(v.a, v.b);
   }
+  for (const workloads::DmaTestSpec& d : transport.dma) {
+    if (d.hca >= fabric_->hca_count()) throw std::invalid_argument("DMA test: no such HCA");
+    dma_tests_.push_back(std::make_unique<workloads::DmaTest>(d.config.name.c_str(), d, fabric_->hca(d.hca)));
+  }
   if (fabric_->spec().management.in_band) hold_workloads_for_sweep();
   for (link::Port* p : fabric_->ports()) {
     const unsigned q = fabric_->partition_of(*p);
@@ -157,6 +161,7 @@ void Simulation::hold_workloads_for_sweep() {
   for (auto& g : generators_) g->defer_start();
   for (auto& t : perftests_) t->defer_start();
   for (auto& v : scripts_) v->defer_start();
+  for (auto& d : dma_tests_) d->defer_start();
   fabric_->on_sweep_done([this] {
     const uint64_t now = sc_core::sc_time_stamp().value();
     const mgmt::SubnetManager& sm = *fabric_->subnet_manager();
@@ -170,6 +175,7 @@ void Simulation::hold_workloads_for_sweep() {
       look_up_path(perftest_ends_[i].first, perftest_ends_[i].second, [this, i, now] { perftests_[i]->begin(now); });
     for (std::size_t i = 0; i < scripts_.size(); ++i)
       look_up_path(verbs_ends_[i].first, verbs_ends_[i].second, [this, i, now] { scripts_[i]->begin(now); });
+    for (auto& d : dma_tests_) d->begin(now);
   });
 }
 
@@ -231,6 +237,7 @@ void Simulation::check_partitioning(const TransportWorkloads& transport) const {
                                 "; accepted: 1 partition for " + what);
   };
   if (!transport.perftest.empty() || !transport.verbs.empty()) refuse("transport workloads (perftest, verbs)");
+  if (!transport.dma.empty()) refuse("DMA tests");
   if (options_.pcap) refuse("a pcap capture");
   if (options_.vcd) refuse("a VCD trace");
   if (rtl::wants_rtl(fabric_->ports())) refuse("RTL blocks");
@@ -487,6 +494,7 @@ nlohmann::json Simulation::results_json(bool list_ports) const {
   out["flows"] = std::move(flows);
   out["patterns"] = std::move(pattern_list);
   out["perftest"] = std::move(perftest);
+  out["dma"] = dma_tests_json(dma_tests_, *fabric_);
   out["verbs"] = std::move(verbs);
   out["qps"] = qps_json(*fabric_, end_ps_, owners);
   out["engines"] = engines_json(*fabric_, end_ps_);

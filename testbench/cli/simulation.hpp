@@ -31,6 +31,7 @@
 #include "testbench/checkers/link_checker.hpp"
 #include "testbench/rtl/cosim.hpp"
 #include "testbench/workloads/flow_recorder.hpp"
+#include "testbench/workloads/dma_test.hpp"
 #include "testbench/workloads/perftest.hpp"
 #include "testbench/workloads/raw_generator.hpp"
 #include "testbench/workloads/verbs_script.hpp"
@@ -58,6 +59,7 @@ struct RunOptions {
 struct TransportWorkloads {
   std::vector<workloads::PerftestSpec> perftest;
   std::vector<workloads::VerbsScriptSpec> verbs;
+  std::vector<workloads::DmaTestSpec> dma;
 };
 
 class Simulation {
@@ -78,6 +80,7 @@ class Simulation {
   const checkers::LinkChecker& checker() const { return checker_; }
   const std::vector<std::unique_ptr<workloads::Perftest>>& perftests() const { return perftests_; }
   const std::vector<std::unique_ptr<workloads::VerbsScript>>& verbs_scripts() const { return scripts_; }
+  const std::vector<std::unique_ptr<workloads::DmaTest>>& dma_tests() const { return dma_tests_; }
   // What the transport workloads found wrong (empty = every expectation held).
   std::vector<std::string> workload_failures() const;
   // RTL co-simulation divergences and broken pin contracts (empty = none, or no RTL).
@@ -160,6 +163,7 @@ class Simulation {
   unsigned threads_ = 1;
   std::vector<std::unique_ptr<workloads::RawGenerator>> generators_;
   std::vector<std::unique_ptr<workloads::Perftest>> perftests_;
+  std::vector<std::unique_ptr<workloads::DmaTest>> dma_tests_;
   std::vector<std::unique_ptr<workloads::VerbsScript>> scripts_;
   checkers::LinkChecker checker_;
   std::unique_ptr<trace::PacketCapture> capture_;

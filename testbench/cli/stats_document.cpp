@@ -1,5 +1,6 @@
 #include "testbench/cli/stats_document.hpp"
 
+#include "testbench/cli/host_stats.hpp"
 #include "testbench/cli/management_stats.hpp"
 
 #include "models/link/timeline.hpp"
@@ -204,6 +205,7 @@ std::string human_summary(const nlohmann::json& s, const PortDigest& ports) {
     o << line;
   }
   o << transport_summary(s);
+  o << dma_summary(s);
   const auto& c = s["checker"];
   o << "  checker: " << (c["ok"].get<bool>() ? "ok" : "FAILED") << ", " << c["violations"].get<uint64_t>()
     << " violations in " << c["packets_checked"].get<uint64_t>() << " packets";
