@@ -82,11 +82,9 @@ void Driver::start_of_simulation() {
     uint8_t entry[hca::kMsixEntryBytes] = {};
     hca::put_u64(entry, kInterruptArea + 4ull * v);
     hca::put_u32(entry + 8, v);
-    mmio_write(hca::kMsixTable + v * hca::kMsixEntryBytes, entry, sizeof entry, link::now_ps());
+    send_mmio(hca::kMsixTable + v * hca::kMsixEntryBytes, entry, sizeof entry);
   }
-  std::vector<Pending> pending;
-  pending.swap(before_start_);
-  for (const Pending& p : pending) mmio_write(p.offset, p.data.data(), static_cast<unsigned>(p.data.size()), 0);
+  send_due();  // what was posted during elaboration
 }
 
 uint64_t Driver::allocate(uint64_t bytes, uint64_t align) {
@@ -103,11 +101,25 @@ uint64_t Driver::cpu(uint64_t cost_ps) {
 }
 
 void Driver::mmio_write(uint64_t offset, const uint8_t* data, unsigned length, uint64_t at_ps) {
-  if (!started_) {
-    before_start_.push_back({offset, std::vector<uint8_t>(data, data + length)});
+  if (started_ && mmio_queue_.empty() && at_ps <= link::now_ps()) {
+    send_mmio(offset, data, length);
     return;
   }
+  mmio_queue_.push_back({at_ps, offset, std::vector<uint8_t>(data, data + length)});
+  if (started_) mmio_alarm_.notify_at(mmio_queue_.front().at_ps);
+}
+
+void Driver::send_due() {
   const uint64_t now = link::now_ps();
+  while (!mmio_queue_.empty() && mmio_queue_.front().at_ps <= now) {
+    const Pending p = std::move(mmio_queue_.front());
+    mmio_queue_.pop_front();
+    send_mmio(p.offset, p.data.data(), static_cast<unsigned>(p.data.size()));
+  }
+  if (!mmio_queue_.empty()) mmio_alarm_.notify_at(mmio_queue_.front().at_ps);
+}
+
+void Driver::send_mmio(uint64_t offset, const uint8_t* data, unsigned length) {
   trans_.set_command(tlm::TLM_WRITE_COMMAND);
   trans_.set_address(offset);
   trans_.set_data_ptr(const_cast<uint8_t*>(data));  // a write only reads through it
@@ -116,7 +128,7 @@ void Driver::mmio_write(uint64_t offset, const uint8_t* data, unsigned length, u
   trans_.set_byte_enable_ptr(nullptr);
   trans_.set_dmi_allowed(false);
   trans_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  sc_core::sc_time delay = sc_core::sc_time::from_value(std::max(at_ps, now) - now);
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   mmio->b_transport(trans_, delay);
   if (trans_.is_response_error()) ++stats_.mmio_errors;
 }

@@ -21,7 +21,8 @@
 //   (the HCA flushes it).
 // - CPU time: the thread does one thing at a time. A post costs post_ps per
 //   WR, then doorbell_ps or blueflame_ps, and its MMIO write leaves when that
-//   is done; later posts wait for the thread. A completion reaches the code
+//   is done (an event at that time, not an annotated delay); later posts
+//   wait for the thread. A completion reaches the code
 //   that polls for it (on_cq_event) poll_ps after its CQE is visible in host
 //   memory and the thread is free; an interrupt reaches its handler
 //   (on_cq_interrupt) interrupt_ps after its MSI-X write lands. With every
@@ -137,7 +138,7 @@ class Driver : public sc_core::sc_module {
   uint64_t allocate(uint64_t bytes, uint64_t align);
   uint64_t cpu(uint64_t cost_ps);  // runs a cost on the thread; returns when it is done
   void mmio_write(uint64_t offset, const uint8_t* data, unsigned length, uint64_t at_ps);
-  void send_mmio(uint64_t offset, const std::vector<uint8_t>& data, uint64_t at_ps);
+  void send_mmio(uint64_t offset, const uint8_t* data, unsigned length);
   void cqe_visible(Cq& cq, uint64_t visible_ps);
   void cq_due(Cq& cq);
   void interrupt(uint32_t vector, uint64_t visible_ps);
@@ -152,10 +153,17 @@ class Driver : public sc_core::sc_module {
   uint64_t cpu_free_ps_ = 0;
   bool started_ = false;
   struct Pending {
+    uint64_t at_ps;
     uint64_t offset;
     std::vector<uint8_t> data;
   };
-  std::vector<Pending> before_start_;  // MMIO writes made during elaboration
+  // MMIO writes waiting for their time (the thread's time when it makes them)
+  // or for the simulation to start, in order. They go out at that time, not
+  // before with a delay: the PCIe link serves calls in the order they are
+  // made, and a write annotated far ahead would hold back the HCA's earlier traffic.
+  std::deque<Pending> mmio_queue_;
+  void send_due();
+  link::Alarm mmio_alarm_ = link::Alarm::method<&Driver::send_due>(this);
   tlm::tlm_generic_payload trans_;
   std::vector<std::unique_ptr<Qp>> qps_;
   std::vector<std::unique_ptr<Cq>> cqs_;
