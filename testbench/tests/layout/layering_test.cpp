@@ -27,7 +27,8 @@ namespace {
 // pcie on link and trace; hca on transport and pcie; host on hca and pcie; topology and routing (the
 // graph, then the routes on it) on ib and link; mgmt on hca, switch and
 // routing; config parses into every module's config struct; fabric builds
-// everything; the testbench's parts use everything; the program uses them.
+// everything; the testbench's parts use everything; the program uses them, and
+// beside it the examples (a platform of one's own around the HCA) may as well.
 const std::vector<std::vector<std::string>> kLayers = {
     {"models/ib"},
     {"models/link"},
@@ -40,7 +41,7 @@ const std::vector<std::vector<std::string>> kLayers = {
     {"models/config"},
     {"models/fabric"},
     {"testbench/workloads", "testbench/checkers", "testbench/rtl"},
-    {"testbench/cli"},
+    {"testbench/cli", "testbench/examples"},
 };
 
 // Folders whose files may include anything and are not checked.
