@@ -1,5 +1,7 @@
 #include "testbench/workloads/dma_test.hpp"
 
+#include <algorithm>
+
 namespace hcasim::workloads {
 
 namespace {
@@ -26,9 +28,13 @@ void DmaTest::start_of_simulation() {
 
 uint64_t DmaTest::next_address() {
   const config::DmaTestConfig& c = spec_.config;
-  const uint64_t slots = c.window / c.size;
+  constexpr uint64_t kLine = 64, kPage = 4096;
+  const uint64_t stride = c.size <= kPage ? (c.size + kLine - 1) / kLine * kLine : (c.size + kPage - 1) / kPage * kPage;
+  const uint64_t per_page = c.size <= kPage ? kPage / stride : 1;
+  const uint64_t page_span = c.size <= kPage ? kPage : stride;
+  const uint64_t slots = std::max<uint64_t>(1, c.window / page_span * per_page);
   const uint64_t slot = c.pattern == config::DmaPattern::Sequential ? result_.issued % slots : splitmix64(rng_) % slots;
-  return base_ + slot * c.size;
+  return base_ + slot / per_page * page_span + slot % per_page * stride;
 }
 
 void DmaTest::issue(uint64_t now) {

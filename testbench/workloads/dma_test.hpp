@@ -8,10 +8,13 @@
 //   issues the next, at its completion time, until `count` are issued (count
 //   0: until the run ends). The link and host memory time them
 //   (hca::Hca::test_dma_read / test_dma_write, counted as DMA purpose "test").
-// - Addresses: transfer k of a sequential test is at k x size modulo the
-//   window (in whole transfers); a random test picks a size-aligned offset
-//   in the window from run.seed and the test's index. The window starts at a
-//   per-test address in host memory.
+// - Addresses: the window is cut into slots, each starting on a 64-byte
+//   cache line, and a transfer of at most 4 KiB never straddles a 4 KiB page
+//   (as pcie-bench lays out its DMA buffers): slots of size rounded up to 64
+//   bytes, as many as fit in each page, page after page (larger transfers:
+//   whole pages). Transfer k of a sequential test takes slot k modulo the
+//   slots; a random test picks slots from run.seed and the test's index. The
+//   window starts at a per-test address in host memory.
 // - Latency: from a transfer's issue to the last byte at the HCA (read) or in
 //   host memory (write). Bandwidth: bytes of completed transfers over the time
 //   from the first issue to the last completion.
