@@ -131,7 +131,8 @@ SendWqeHeader read_send_header(const uint8_t* wqe) {
 WqeError decode_send_wqe(const uint8_t* wqe, uint32_t bytes, QpType type, transport::SendWr& wr) {
   const SendWqeHeader h = read_send_header(wqe);
   wr = transport::SendWr{};
-  if (!wr_opcode(h.opcode, wr.opcode)) return WqeError::UnknownOpcode;
+  if (!wr_opcode(h.opcode, wr.opcode) || !transport::opcode_supported(type, wr.opcode))
+    return WqeError::UnknownOpcode;
   const uint32_t size = uint32_t{h.ds} * kSegmentBytes;
   const uint32_t head = header_bytes(type, wr.opcode);
   if (size < head || size > bytes) return WqeError::BadSize;
