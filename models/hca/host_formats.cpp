@@ -14,6 +14,7 @@ bool is_rdma(WrOpcode op) {
   return op == WrOpcode::RdmaWrite || op == WrOpcode::RdmaWriteWithImm || op == WrOpcode::RdmaRead;
 }
 bool is_atomic(WrOpcode op) { return op == WrOpcode::AtomicCmpSwp || op == WrOpcode::AtomicFetchAdd; }
+bool is_rdma_read_or_atomic(WrOpcode op) { return op == WrOpcode::RdmaRead || is_atomic(op); }  // never inline
 
 uint32_t round_up(uint32_t v, uint32_t to) { return (v + to - 1) / to * to; }
 
@@ -35,9 +36,17 @@ uint32_t send_wqe_bytes(QpType type, WrOpcode op, std::size_t sges, uint32_t inl
 }
 
 uint32_t send_stride(QpType type, uint32_t max_send_sge, uint32_t max_inline) {
-  const uint32_t gather = send_wqe_bytes(type, WrOpcode::AtomicCmpSwp, std::max<uint32_t>(max_send_sge, 1), 0);
-  const uint32_t in = max_inline > 0 ? send_wqe_bytes(type, WrOpcode::RdmaWrite, 0, max_inline) : 0;
-  return round_up(std::max(gather, in), kWqeBasicBlock);
+  // The largest WQE of an opcode the type supports: a gather list of max_send_sge, or inline bytes.
+  uint32_t largest = 0;
+  for (WrOpcode op : {WrOpcode::Send, WrOpcode::SendWithImm, WrOpcode::SendWithInv, WrOpcode::RdmaWrite,
+                      WrOpcode::RdmaWriteWithImm, WrOpcode::RdmaRead, WrOpcode::AtomicCmpSwp,
+                      WrOpcode::AtomicFetchAdd}) {
+    if (!transport::opcode_supported(type, op)) continue;
+    largest = std::max(largest, send_wqe_bytes(type, op, std::max<uint32_t>(max_send_sge, 1), 0));
+    if (max_inline > 0 && !is_rdma_read_or_atomic(op))
+      largest = std::max(largest, send_wqe_bytes(type, op, 0, max_inline));
+  }
+  return round_up(largest, kWqeBasicBlock);
 }
 
 uint32_t recv_stride(uint32_t max_recv_sge) {
@@ -131,7 +140,8 @@ SendWqeHeader read_send_header(const uint8_t* wqe) {
 WqeError decode_send_wqe(const uint8_t* wqe, uint32_t bytes, QpType type, transport::SendWr& wr) {
   const SendWqeHeader h = read_send_header(wqe);
   wr = transport::SendWr{};
-  if (!wr_opcode(h.opcode, wr.opcode)) return WqeError::UnknownOpcode;
+  if (!wr_opcode(h.opcode, wr.opcode) || !transport::opcode_supported(type, wr.opcode))
+    return WqeError::UnknownOpcode;
   const uint32_t size = uint32_t{h.ds} * kSegmentBytes;
   const uint32_t head = header_bytes(type, wr.opcode);
   if (size < head || size > bytes) return WqeError::BadSize;

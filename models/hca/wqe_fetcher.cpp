@@ -226,9 +226,15 @@ void WqeFetcher::flush_recv_wqes(transport::Qp& qp) {
   if (q == nullptr || q->rings.rq_entries == 0) return;
   q->rq_flush = true;
   if (q->rq_reads == 0) read_recv_record(qp.qpn, *q);
+  else q->rq_record_due = true;  // the reads under way were asked before ERR: receives posted since are unknown
 }
 
 void WqeFetcher::recv_reads_done(uint32_t qpn, QpHost& q) {
+  if (q.rq_flush && q.rq_record_due) {
+    q.rq_record_due = false;
+    read_recv_record(qpn, q);
+    return;
+  }
   q.rq_flush = false;
   engine_.resume_requests(qpn);
 }

@@ -118,6 +118,7 @@ class WqeFetcher : public transport::RecvWqeSource {
     uint32_t rq_fetched = 0;
     uint32_t rq_reads = 0;     // reads of the record or the receive ring under way
     bool rq_flush = false;     // fetch every receive WQE posted (the QP is in ERR)
+    bool rq_record_due = false;  // ERR came while reads were under way: read the record afresh after them
     uint32_t generation = 0;   // bumped by reset / remove: events of an older one are dropped
   };
 

@@ -44,14 +44,14 @@ void HostMemory::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& 
   const uint64_t now = link::now_ps();
   uint64_t done = now + delay.value();
   if (config_.latency_ps != 0 || config_.bandwidth_bps > 0) {
-    const uint64_t start = std::max(done, busy_until_ps_);
+    // Unlimited bandwidth (0): the memory is never busy, so no access waits for another.
+    const bool limited = config_.bandwidth_bps > 0;
+    const uint64_t start = limited ? std::max(done, busy_until_ps_) : done;
     const uint64_t transfer =
-        config_.bandwidth_bps > 0
-            ? static_cast<uint64_t>(std::llround(static_cast<double>(length) * 8e12 / config_.bandwidth_bps))
-            : 0;
-    busy_until_ps_ = start + transfer;
+        limited ? static_cast<uint64_t>(std::llround(static_cast<double>(length) * 8e12 / config_.bandwidth_bps)) : 0;
+    if (limited) busy_until_ps_ = start + transfer;
     busy_ps_ += transfer;
-    done = busy_until_ps_ + config_.latency_ps;
+    done = start + transfer + config_.latency_ps;
     delay = sc_core::sc_time::from_value(done - now);
   }
   if (trans.is_read()) {
