@@ -208,7 +208,7 @@ void WqeFetcher::fail_wqe(uint32_t qpn, uint32_t counter, uint32_t vendor_err) {
   ++stats_.bad_wqes;
   transport::SendWr wr;
   wr.wr_id = counter;
-  engine_.fail_send(qpn, wr, transport::WcStatus::LocQpOpErr, vendor_err);
+  engine_.post_unusable(qpn, wr, vendor_err);
 }
 
 bool WqeFetcher::need_recv_wqes(transport::Qp& qp) {

@@ -25,10 +25,11 @@
 //   WQE posted is fetched (after a fresh read of the record) so that the
 //   engine completes it flushed.
 // - A WQE that does not decode (an unknown opcode, a bad size, a control
-//   segment naming another QP or index) or that the engine refuses completes
-//   with loc_qp_op_err and moves the QP to its error state (vendor_err says
-//   which); a doorbell whose counter runs more than a ring ahead is counted
-//   and ignored.
+//   segment naming another QP or index) or that the engine refuses takes its
+//   place in the send queue; when its turn comes it completes with
+//   loc_qp_op_err (vendor_err says which) and the QP goes to its error state
+//   (transport::Requester::queue_unusable). A doorbell whose counter runs
+//   more than a ring ahead is counted and ignored.
 
 #include <cstdint>
 #include <deque>

@@ -363,8 +363,11 @@ void Driver::watch_memory(uint64_t begin, uint64_t end, std::function<void(uint6
 
 void Driver::cqe_visible(Cq& cq, uint64_t visible_ps) {
   cq.visible.push_back(visible_ps);
-  if (!cq.poll_handler) return;
   const uint64_t now = link::now_ps();
+  if (!cq.poll_handler) {  // no poller: the run still lasts until the CQE is there to poll
+    if (visible_ps > now) cq.due.notify_at(visible_ps);
+    return;
+  }
   const uint64_t at = std::max(visible_ps, cpu_free_ps_) + config_.poll_ps;
   if (at <= now) {
     cpu(config_.poll_ps);
@@ -376,9 +379,11 @@ void Driver::cqe_visible(Cq& cq, uint64_t visible_ps) {
 
 void Driver::cq_due(Cq& cq) {
   const uint64_t now = link::now_ps();
-  cpu_free_ps_ = std::max(cpu_free_ps_, now);
-  stats_.cpu_busy_ps += config_.poll_ps;
-  if (cq.poll_handler) cq.poll_handler();
+  if (cq.poll_handler) {
+    cpu_free_ps_ = std::max(cpu_free_ps_, now);
+    stats_.cpu_busy_ps += config_.poll_ps;
+    cq.poll_handler();
+  }
   // The next CQE not yet visible wakes the poller again (the handler may poll later, at this time).
   const auto later = std::find_if(cq.visible.begin(), cq.visible.end(), [now](uint64_t v) { return v > now; });
   if (later != cq.visible.end()) cq.due.notify_at(std::max(*later, cpu_free_ps_) + config_.poll_ps);

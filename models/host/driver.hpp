@@ -32,6 +32,14 @@
 //   writes the CQ's consumer counter into its doorbell record.
 // - req_notify_cq arms the CQ by its CQ doorbell (MMIO); the CQ's interrupt
 //   comes on its own MSI-X vector, programmed by the driver at the start.
+//   Interrupts of one vector that land before its handler runs are taken
+//   once, as one interrupt (stats count each message).
+// - A receive posted to a QP already in ERR completes flushed when the HCA
+//   next reads the QP's receive ring; the HCA has no receive doorbell
+//   (ConnectX neither), and it reads the ring when a request needs a WQE or
+//   when the QP enters ERR.
+// - A post list with a WR the QP cannot take posts none of it (libibverbs
+//   posts the WRs before it and reports the bad one).
 // - MMIO needs the simulation to have started: doorbells rung during
 //   elaboration go out, in order, when it starts.
 

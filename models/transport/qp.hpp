@@ -23,6 +23,7 @@ namespace hcasim::transport {
 // A posted send WR and the requester's progress on it.
 struct SendWqe {
   SendWr wr;
+  uint32_t unusable = 0;       // vendor error of a WQE the HCA could not decode (0: a usable WQE)
   uint64_t length = 0;         // message bytes (sum of the gather list; 8 for atomics)
   uint64_t posted_ps = 0;
   uint32_t first_psn = 0;      // valid once assigned (first packet sent)

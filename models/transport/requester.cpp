@@ -67,6 +67,10 @@ ib::Packet* Requester::next_packet(Qp& qp, QpServices& s, bool& first_of_message
   const QpState error_state = qp.type == QpType::Rc ? QpState::Err : QpState::Sqe;
   first_of_message = qp.next_packet == 0;
   data_ready_ps = 0;
+  if (!w.assigned && w.unusable != 0) {  // its turn: the QP fails with it (seed 001: a local QP operation error)
+    fail(qp, s, static_cast<int>(qp.next_wqe), WcStatus::LocQpOpErr, error_state, w.unusable);
+    return nullptr;
+  }
   if (!w.assigned) {
     const uint32_t access = is_read_or_atomic(op) ? uint32_t{kLocalWrite} : 0u;
     if (check_sg(s.memory(), w.wr.sg_list, access) != KeyCheck::Ok) {
@@ -346,13 +350,13 @@ int Requester::wqe_holding(const Qp& qp, uint32_t psn) {
 
 void Requester::retire(Qp& qp, QpServices& s) {
   while (!qp.sq.empty() && qp.sq.front().done) {
-    SendWqe& w = qp.sq.front();
+    // Off the queue before its completion: the completion's handler may post again.
+    const SendWqe w = std::move(qp.sq.front());
+    qp.sq.pop_front();
+    if (qp.next_wqe > 0) --qp.next_wqe;
     ++qp.stats.messages_sent;
     qp.stats.bytes_sent += w.length;
     if (w.wr.signaled) s.complete(qp, true, send_completion(qp, w, WcStatus::Success, s.now_ps()));
-    w.wr.sg_list.clear();
-    qp.sq.pop_front();
-    if (qp.next_wqe > 0) --qp.next_wqe;
   }
 }
 
@@ -365,24 +369,29 @@ void Requester::progress(Qp& qp, QpServices& s) {
   qp.timer_at_ps = outstanding && ttr ? s.now_ps() + ttr : 0;
 }
 
-void Requester::fail(Qp& qp, QpServices& s, int failed, WcStatus status, QpState to) {
+void Requester::fail(Qp& qp, QpServices& s, int failed, WcStatus status, QpState to, uint32_t vendor_err) {
   const uint64_t now = s.now_ps();
+  // The QP is in its new state, its queues empty, before the completions:
+  // their handlers may post again (and see the QP failed).
+  std::vector<WorkCompletion> out;
   for (std::size_t i = 0; i < qp.sq.size(); ++i) {
-    const WcStatus st = static_cast<int>(i) == failed ? status : WcStatus::WrFlushErr;
-    s.complete(qp, true, send_completion(qp, qp.sq[i], st, now));
+    const bool it = static_cast<int>(i) == failed;
+    out.push_back(send_completion(qp, qp.sq[i], it ? status : WcStatus::WrFlushErr, now));
+    if (it) out.back().vendor_err = vendor_err;
   }
+  const std::size_t sends = out.size();
+  if (to == QpState::Err)
+    for (std::size_t i = 0; i < qp.rq.size(); ++i)
+      out.push_back(recv_completion(qp, qp.rq[i].wr.wr_id, WcStatus::WrFlushErr, now));
   qp.sq.clear();
   qp.next_wqe = 0;
   qp.next_packet = 0;
-  if (to == QpState::Err) {
-    for (std::size_t i = 0; i < qp.rq.size(); ++i)
-      s.complete(qp, false, recv_completion(qp, qp.rq[i].wr.wr_id, WcStatus::WrFlushErr, now));
-    qp.rq.clear();
-  }
+  if (to == QpState::Err) qp.rq.clear();
   qp.state = to;
   qp.timer_at_ps = 0;
   qp.rnr_waiting = false;
   qp.rd_atomic_outstanding = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) s.complete(qp, i < sends, out[i]);
 }
 
 void Requester::flush_now(Qp& qp, QpServices& s, const SendWr& wr) {
@@ -391,14 +400,17 @@ void Requester::flush_now(Qp& qp, QpServices& s, const SendWr& wr) {
   s.complete(qp, true, send_completion(qp, w, WcStatus::WrFlushErr, s.now_ps()));
 }
 
-void Requester::fail_unusable(Qp& qp, QpServices& s, const SendWr& wr, WcStatus status, uint32_t vendor_err) {
+void Requester::queue_unusable(Qp& qp, QpServices& s, const SendWr& wr, uint32_t vendor_err) {
+  if (qp.state == QpState::Err || qp.state == QpState::Sqe) {
+    flush_now(qp, s, wr);
+    return;
+  }
   SendWqe w;
   w.wr = wr;
-  WorkCompletion wc = send_completion(qp, w, status, s.now_ps());
-  wc.vendor_err = vendor_err;
-  s.complete(qp, true, wc);
-  if (qp.state != QpState::Err && qp.state != QpState::Sqe)
-    fail(qp, s, -1, WcStatus::WrFlushErr, qp.type == QpType::Rc ? QpState::Err : QpState::Sqe);
+  w.unusable = vendor_err;
+  w.posted_ps = s.now_ps();
+  w.ssn = ++qp.ssn;
+  qp.sq.push_back(std::move(w));
 }
 
 }  // namespace hcasim::transport

@@ -74,13 +74,15 @@ class Requester {
   // Moves the QP to `to` (Err or Sqe) and flushes: the WQE at sq index `failed`
   // (if any) completes with `status`, the others with wr_flush_err; Err also
   // flushes the receive queue.
-  static void fail(Qp& qp, QpServices& s, int failed, WcStatus status, QpState to);
+  static void fail(Qp& qp, QpServices& s, int failed, WcStatus status, QpState to, uint32_t vendor_err = 0);
   // A send WQE posted to a QP in the Error state completes at once, flushed.
   static void flush_now(Qp& qp, QpServices& s, const SendWr& wr);
-  // A send WQE the HCA could not take (its bytes do not decode) completes at
-  // once with `status` and vendor_err; a QP not yet in error then goes to its
-  // error state (RC: ERR, UC and UD: SQE), flushing the WQEs it holds.
-  static void fail_unusable(Qp& qp, QpServices& s, const SendWr& wr, WcStatus status, uint32_t vendor_err);
+  // A send WQE the HCA could not use (its bytes do not decode) takes its
+  // place in the send queue; when its turn comes it completes with
+  // loc_qp_op_err and vendor_err, and the QP fails as for any local error
+  // (the WQEs it still holds are flushed). On a QP already in ERR or SQE it
+  // completes flushed at once.
+  static void queue_unusable(Qp& qp, QpServices& s, const SendWr& wr, uint32_t vendor_err);
 
  private:
   static bool ack_through(Qp& qp, QpServices& s, uint32_t psn);

@@ -235,10 +235,10 @@ std::string TransportEngine::post_recv(uint32_t qpn, const RecvWr& wr) {
   return "";
 }
 
-void TransportEngine::fail_send(uint32_t qpn, const SendWr& wr, WcStatus status, uint32_t vendor_err) {
+void TransportEngine::post_unusable(uint32_t qpn, const SendWr& wr, uint32_t vendor_err) {
   Entry* e = entry(qpn);
   if (e == nullptr) return;
-  Requester::fail_unusable(e->qp, *this, wr, status, vendor_err);
+  Requester::queue_unusable(e->qp, *this, wr, vendor_err);
   after(*e);
 }
 

@@ -115,8 +115,8 @@ class TransportEngine : public QpServices {
   std::string modify_qp(uint32_t qpn, const QpAttr& attr, uint32_t mask);
   std::string post_send(uint32_t qpn, const SendWr& wr);
   std::string post_recv(uint32_t qpn, const RecvWr& wr);
-  // A send WQE the HCA's front end could not take (Requester::fail_unusable).
-  void fail_send(uint32_t qpn, const SendWr& wr, WcStatus status, uint32_t vendor_err);
+  // A send WQE the HCA's front end could not use (Requester::queue_unusable).
+  void post_unusable(uint32_t qpn, const SendWr& wr, uint32_t vendor_err);
 
   // A packet the HCA took from port `port_index`; the engine owns it.
   void deliver(ib::Packet* p, unsigned port_index);

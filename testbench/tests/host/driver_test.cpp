@@ -124,11 +124,10 @@ TEST_CASE("driver: poll_cq gives back each signaled wr_id through ring and WQE-i
   constexpr uint64_t kRounds = 8300, kPerRound = 8;
   workloads::ConnectionParams p;
   p.max_send_wr = kPerRound;
-  // poll_ps 1 ps: the handler runs from the driver's own wakeup, not inside the HCA's completion call
-  // (with 0 it would post from inside the engine's retire loop, which completes a WQE before it takes
-  // it off the send queue, so the engine counts one WQE too many and refuses the round).
+  // poll_ps 0: the handler runs inside the HCA's completion call and posts from there (the engine
+  // takes a WQE off its send queue before completing it).
   config::HcaSettings s = ideal_settings();
-  s.host.driver.poll_ps = 1;
+  s.host.driver.poll_ps = 0;
   HostPair t(s, p);
   const auto signaled = [](uint64_t id) { return id % kPerRound == kPerRound - 1 || id % 5 == 0; };
   std::vector<uint64_t> expected, got;
