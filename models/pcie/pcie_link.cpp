@@ -241,4 +241,11 @@ void PcieLink::ideal_read(Side side, tlm::tlm_generic_payload& t, sc_core::sc_ti
   }
 }
 
+void PcieLink::trace(sc_core::sc_trace_file* file) const {
+  const std::string n = name();
+  sc_core::sc_trace(file, stats_.busy_ps[static_cast<std::size_t>(Direction::Upstream)], n + ".upstream_busy_ps");
+  sc_core::sc_trace(file, stats_.busy_ps[static_cast<std::size_t>(Direction::Downstream)], n + ".downstream_busy_ps");
+  sc_core::sc_trace(file, stats_.dma_reads, n + ".dma_reads");
+}
+
 }  // namespace hcasim::pcie

@@ -84,6 +84,9 @@ class PcieLink : public sc_core::sc_module {
   uint64_t busy_until_ps(Direction d) const;
   // Time per wire byte after the DLLP share, ps.
   double ps_per_byte() const { return dirs_[0].ps_per_byte(); }
+  // Adds each direction's busy time so far (ps; its slope is the utilisation)
+  // and the DMA reads issued to a VCD file: <name>.upstream_busy_ps, ...
+  void trace(sc_core::sc_trace_file* file) const;
 
  private:
   // Which way a transaction goes: from the device (DMA) or from the host (MMIO).

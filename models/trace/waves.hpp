@@ -19,6 +19,8 @@ class WaveTrace {
   ~WaveTrace();
   WaveTrace(const WaveTrace&) = delete;
   WaveTrace& operator=(const WaveTrace&) = delete;
+  // The file, for other parts to add their signals during elaboration.
+  sc_core::sc_trace_file* file() const { return file_; }
 
  private:
   sc_core::sc_trace_file* file_;

@@ -151,7 +151,10 @@ Simulation::Simulation(const config::FabricSpec& fabric, std::vector<workloads::
         chosen.push_back(p);
     capture_ = std::make_unique<trace::PacketCapture>(options_.out_dir + "/packets.pcap", chosen);
   }
-  if (options_.vcd) waves_ = std::make_unique<trace::WaveTrace>(options_.out_dir + "/waves", fabric_->ports());
+  if (options_.vcd) {
+    waves_ = std::make_unique<trace::WaveTrace>(options_.out_dir + "/waves", fabric_->ports());
+    for (unsigned i = 0; i < fabric_->hca_count(); ++i) fabric_->host(i).link.trace(waves_->file());
+  }
   if (rtl::wants_rtl(fabric_->ports()))
     cosim_ = std::make_unique<rtl::Cosim>(fabric_->ports(), options_.rtl_blocks,
                                           options_.rtl_vcd ? options_.out_dir + "/rtl.vcd" : "");

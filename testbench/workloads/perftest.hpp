@@ -22,10 +22,9 @@
 // - Latency tests, one QP, ping-pong: send_lat: the client sends; the server's
 //   receive completion makes it send back; the client's receive completion ends
 //   the round trip. write_lat: perftest's "poll the last byte of the buffer" is
-//   modelled as the host seeing the write when the responder writes the
-//   buffer's last byte to memory (hca::MemoryRegions write watch): the time a
-//   responder's write completion would be made. Both report round trip / 2, as
-//   perftest. read_lat, atomic_lat: post to completion of each operation, the
+//   modelled as the host seeing the write when the responder's write of the
+//   buffer's last byte is visible in host memory (host::Driver::watch_memory).
+//   Both report round trip / 2, as perftest. read_lat, atomic_lat: post to completion of each operation, the
 //   full round trip, as perftest.
 // - Data check: source slots hold a pattern of address and test, destination
 //   slots start zeroed. WR k of a QP uses slot k mod slots at both ends; once

@@ -14,7 +14,10 @@ uint64_t g_allocations = 0;
 }  // namespace
 
 // Not inlined: GCC 12 would see malloc paired with a delete expression and warn
-// (-Wmismatched-new-delete) where these replacements are inlined.
+// (-Wmismatched-new-delete) where these replacements are inlined. Not under
+// AddressSanitizer, whose own operator new the replacements would mix with
+// (it reports the pairs as mismatched); the test says so and counts nothing there.
+#ifndef __SANITIZE_ADDRESS__
 __attribute__((noinline)) void* operator new(std::size_t size) {
   ++g_allocations;
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
@@ -22,11 +25,16 @@ __attribute__((noinline)) void* operator new(std::size_t size) {
 }
 __attribute__((noinline)) void operator delete(void* p) noexcept { std::free(p); }
 __attribute__((noinline)) void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#endif
 
 using namespace hcasim::pcie;
 using namespace hcasim::pcie::test;
 
 TEST_CASE("no heap allocation per transfer") {
+#ifdef __SANITIZE_ADDRESS__
+  WARN("built with AddressSanitizer: operator new is its own, allocations are not counted");
+  return;
+#endif
   PcieConfig c;
   c.tags = 8;  // requests of a 4 KiB read wait for tags too
   Rig rig(c);

@@ -14,6 +14,7 @@
 #include "models/pcie/pcie_config.hpp"
 #include "models/pcie/tlp_math.hpp"
 #include "testbench/tests/scenarios/cli_util.hpp"
+#include "testbench/tests/scenarios/scenario_fixture.hpp"
 
 using namespace hcasim;
 using namespace hcasim::test;
@@ -235,4 +236,42 @@ TEST_CASE("doorbell batching: the 32-byte WRITE rate follows min(HCA, 1 / (post 
   }
   CHECK(rates[0] < rates[1]);
   CHECK(rates[1] < rates[2]);
+}
+
+TEST_CASE("the hca section refuses what it cannot take, naming the path and what is accepted") {
+  const ScratchDir dir("bad-hca-configs");
+  check_bad_configs(config_path("perftest_write_bw.json"),
+                    {{"an unknown preset", "--set hca.preset=fast", "hca.preset"},
+                     {"an unknown key", "--set hca.pcie.speed=8", "hca.pcie.speed"},
+                     {"a generation beyond 6", "--set hca.pcie.gen=7", "hca.pcie.gen"},
+                     {"an MPS that is no power of two", "--set hca.pcie.mps=384B", "hca.pcie.mps"},
+                     {"an RCB of 256 B", "--set hca.pcie.rcb=256B", "hca.pcie.rcb"},
+                     {"lanes of 3", "--set hca.pcie.lanes=3", "hca.pcie.lanes"},
+                     {"a doorbell mode", "--set hca.doorbell=pio", "hca.doorbell"},
+                     {"inline above max_inline", "--set hca.inline_threshold=300B", "hca.inline_threshold"},
+                     {"a time without a unit", "--set hca.cpu.post=40", "hca.cpu.post"},
+                     {"an override naming no HCA", "--set 'hca_overrides=[{\"hca\": \"sw9\"}]'", "hca_overrides.0.hca"},
+                     {"a DMA test on no HCA", "--set 'workload.dma=[{\"hca\": \"hcaX\"}]'", "workload.dma.0.hca"},
+                     {"a DMA window below the size", "--set 'workload.dma=[{\"size\": \"4KiB\", \"window\": \"1KiB\"}]'",
+                      "workload.dma.0.window"},
+                     {"post_list above tx_depth", "--set workload.perftest.0.post_list=4096", "workload.perftest.0.post_list"},
+                     {"post_list on a latency test",
+                      "--set workload.perftest.0.test=send_lat --set workload.perftest.0.post_list=2",
+                      "workload.perftest.0.post_list"}},
+                    dir);
+}
+
+TEST_CASE("the VCD (--vcd) traces each PCIe link's busy time per direction") {
+  const ScratchDir dir("pcie-vcd");
+  const CommandResult r = run_command("run " + config_path("perftest_write_bw.json") +
+                                          " --quiet --vcd --set 'workload.perftest.0.sizes=[\"4KiB\"]'"
+                                          " --set workload.perftest.0.iterations=50 --out " + (dir / "out").string(),
+                                      dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string vcd = slurp(dir / "out" / "waves.vcd");
+  for (const char* signal : {"upstream_busy_ps", "downstream_busy_ps", "dma_reads"}) {
+    INFO(signal);
+    CHECK(vcd.find(signal) != std::string::npos);
+  }
 }
