@@ -22,7 +22,6 @@ using transport::WrOpcode;
 
 namespace {
 
-constexpr uint64_t kSrc = 0x100000, kDst = 0x800000;
 
 config::HcaSettings mmio_doorbells() {
   config::HcaSettings s = ideal_settings();
@@ -58,7 +57,7 @@ Outcome run(HostPair& t, std::vector<transport::SendWr> wrs, const std::function
 std::vector<transport::SendWr> writes(const HostPair& t) {
   std::vector<transport::SendWr> w;
   for (uint64_t i = 0; i < 3; ++i) {
-    transport::SendWr x = make_send(100 + i, WrOpcode::RdmaWrite, kSrc + 64 * i, 64, t.ma.lkey);
+    transport::SendWr x = send_wr(100 + i, WrOpcode::RdmaWrite, kSrc + 64 * i, 64, t.ma.lkey);
     x.remote_addr = kDst + 64 * i;
     x.rkey = t.mb.rkey;
     x.signaled = i < 2;
@@ -153,7 +152,7 @@ TEST_CASE("bad WQE: an opcode a UD QP lacks completes with kBadWqeOpcode and mov
   HostPair t(mmio_doorbells(), p);
   std::vector<transport::SendWr> w;
   for (uint64_t i = 0; i < 3; ++i) {
-    transport::SendWr x = make_send(100 + i, WrOpcode::Send, kSrc, 64, t.ma.lkey);
+    transport::SendWr x = send_wr(100 + i, WrOpcode::Send, kSrc, 64, t.ma.lkey);
     x.ah.dlid = t.b().lid(0);
     x.remote_qpn = t.qb.qpn;
     x.remote_qkey = p.qkey;

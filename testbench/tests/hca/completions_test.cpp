@@ -20,7 +20,6 @@ using transport::WrOpcode;
 
 namespace {
 
-constexpr uint64_t kSrc = 0x100000, kDst = 0x800000;
 constexpr uint64_t kLinkLatency = 500'000;     // PCIe one way, ps
 constexpr uint64_t kMemoryLatency = 100'000;   // host memory, ps
 constexpr uint64_t kInterrupt = 2'000'000;     // driver interrupt_ps
@@ -31,7 +30,7 @@ constexpr uint64_t kMsixWire = write_wire_ps(4);              // 28 bytes: 3.5 n
 constexpr uint64_t kEnd = 1'000'000'000;                      // 1 ms
 
 transport::SendWr write_wr(HostPair& t, uint64_t id) {
-  transport::SendWr w = make_send(id, WrOpcode::RdmaWrite, kSrc, 64, t.ma.lkey);
+  transport::SendWr w = send_wr(id, WrOpcode::RdmaWrite, kSrc, 64, t.ma.lkey);
   w.remote_addr = kDst;
   w.rkey = t.mb.rkey;
   return w;

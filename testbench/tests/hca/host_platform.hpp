@@ -34,6 +34,7 @@
 #include "models/host/host_memory.hpp"
 #include "models/ib/packet.hpp"
 #include "models/pcie/pcie_link.hpp"
+#include "testbench/tests/hca/verbs_rig.hpp"
 #include "testbench/workloads/connection.hpp"
 
 namespace hcasim::test {
@@ -208,20 +209,6 @@ class HostPair {
   hca::MemoryRegion ma, mb;
 };
 
-inline transport::SendWr make_send(uint64_t id, transport::WrOpcode op, uint64_t addr, uint32_t len, uint32_t lkey) {
-  transport::SendWr w;
-  w.wr_id = id;
-  w.opcode = op;
-  w.sg_list.push_back({addr, len, lkey});
-  return w;
-}
-
-inline transport::RecvWr make_recv(uint64_t id, uint64_t addr, uint32_t len, uint32_t lkey) {
-  transport::RecvWr w;
-  w.wr_id = id;
-  w.sg_list.push_back({addr, len, lkey});
-  return w;
-}
 
 // Where the driver wrote send WQE `index` of QP qpn (a QP of `type`): the
 // address in its area (host::kDriverArea) holding exactly the bytes the

@@ -23,7 +23,6 @@ using transport::WrOpcode;
 
 namespace {
 
-constexpr uint64_t kSrc = 0x100000, kDst = 0x800000;
 // Runs end here: poll_cq hands out only CQEs already visible, and nothing
 // wakes the simulation at a CQE's visible time when no one polls for it.
 constexpr uint64_t kEnd = 1'000'000'000;  // 1 ms
@@ -35,7 +34,7 @@ config::HcaSettings realistic(uint32_t batch) {
 }
 
 transport::SendWr write_wr(HostPair& t, uint64_t id, uint32_t len = 64) {
-  transport::SendWr w = make_send(id, WrOpcode::RdmaWrite, kSrc + 4096 * (id % 16), len, t.ma.lkey);
+  transport::SendWr w = send_wr(id, WrOpcode::RdmaWrite, kSrc + 4096 * (id % 16), len, t.ma.lkey);
   w.remote_addr = kDst + 4096 * (id % 16);
   w.rkey = t.mb.rkey;
   return w;
@@ -200,13 +199,13 @@ TEST_CASE("front end: receive WQEs are fetched when a SEND needs one, wqe_fetch_
   // without reading the record again (it is known to hold 8).
   HostPair t(realistic(4));
   for (uint64_t i = 0; i < 8; ++i)
-    REQUIRE(t.b().post_recv(t.qb.qpn, make_recv(500 + i, kDst + 256 * i, 256, t.mb.lkey)).empty());
+    REQUIRE(t.b().post_recv(t.qb.qpn, recv_wr(500 + i, kDst + 256 * i, 256, t.mb.lkey)).empty());
   REQUIRE(t.a().post_send(t.qa.qpn, write_wr(t, 0)).empty());
   hca::FetchStats before{};
   HostPair::at(50'000'000, [&] {
     before = t.hca_b().fetch_stats();
     std::vector<transport::SendWr> sends;
-    for (uint64_t i = 0; i < 5; ++i) sends.push_back(make_send(10 + i, WrOpcode::Send, kSrc, 32, t.ma.lkey));
+    for (uint64_t i = 0; i < 5; ++i) sends.push_back(send_wr(10 + i, WrOpcode::Send, kSrc, 32, t.ma.lkey));
     REQUIRE(t.a().post_send(t.qa.qpn, sends).empty());
   });
   HostPair::run(kEnd);
@@ -237,7 +236,7 @@ TEST_CASE("front end: receive WQEs are fetched when a SEND needs one, wqe_fetch_
 TEST_CASE("front end: a QP moved to ERR with receives posted and never fetched completes each of them flushed") {
   // 6 receives posted, none fetched; ERR: a fresh read of the record (6), then every one: ceil(6/4) = 2 reads.
   HostPair t(realistic(4));
-  for (uint64_t i = 0; i < 6; ++i) REQUIRE(t.b().post_recv(t.qb.qpn, make_recv(700 + i, kDst, 256, t.mb.lkey)).empty());
+  for (uint64_t i = 0; i < 6; ++i) REQUIRE(t.b().post_recv(t.qb.qpn, recv_wr(700 + i, kDst, 256, t.mb.lkey)).empty());
   std::string why = "not run";
   HostPair::at(10'000'000, [&] {
     transport::QpAttr attr;
@@ -268,9 +267,9 @@ TEST_CASE("front end: a QP moved to ERR while a receive fetch is under way still
   p.retry_cnt = 0;
   HostPair t(realistic(4), p);
   for (uint64_t i = 0; i < 8; ++i)
-    REQUIRE(t.b().post_recv(t.qb.qpn, make_recv(500 + i, kDst + 256 * i, 256, t.mb.lkey)).empty());
+    REQUIRE(t.b().post_recv(t.qb.qpn, recv_wr(500 + i, kDst + 256 * i, 256, t.mb.lkey)).empty());
   std::vector<transport::SendWr> sends;
-  for (uint64_t i = 0; i < 5; ++i) sends.push_back(make_send(10 + i, WrOpcode::Send, kSrc, 32, t.ma.lkey));
+  for (uint64_t i = 0; i < 5; ++i) sends.push_back(send_wr(10 + i, WrOpcode::Send, kSrc, 32, t.ma.lkey));
   REQUIRE(t.a().post_send(t.qa.qpn, sends).empty());
   bool moved = false;
   std::string why = "not run";
@@ -279,7 +278,7 @@ TEST_CASE("front end: a QP moved to ERR while a receive fetch is under way still
     for (int step = 0; step < 100'000 && !moved; ++step) {
       const hca::FetchStats& f = t.hca_b().fetch_stats();
       if (f.rq_fetches == 2 && f.recv_wqes == 4) {
-        for (uint64_t i = 8; i < 12; ++i) t.b().post_recv(t.qb.qpn, make_recv(500 + i, kDst, 256, t.mb.lkey));
+        for (uint64_t i = 8; i < 12; ++i) t.b().post_recv(t.qb.qpn, recv_wr(500 + i, kDst, 256, t.mb.lkey));
         transport::QpAttr attr;
         attr.qp_state = QpState::Err;
         why = t.b().modify_qp(t.qb.qpn, attr, transport::kAttrState);

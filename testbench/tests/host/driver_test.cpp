@@ -21,10 +21,9 @@ using transport::WrOpcode;
 
 namespace {
 
-constexpr uint64_t kSrc = 0x100000, kDst = 0x800000;
 
 transport::SendWr write_wr(HostPair& t, uint64_t id) {
-  transport::SendWr w = make_send(id, WrOpcode::RdmaWrite, kSrc, 8, t.ma.lkey);
+  transport::SendWr w = send_wr(id, WrOpcode::RdmaWrite, kSrc, 8, t.ma.lkey);
   w.remote_addr = kDst;
   w.rkey = t.mb.rkey;
   return w;
@@ -48,7 +47,7 @@ TEST_CASE("driver: post_send and post_recv refuse what libibverbs refuses, and p
   const std::string too_many = a.post_send(t.qa.qpn, many);
   CHECK(contains(too_many, "max_send_sge " + std::to_string(sge)));
   // An inline message above max_inline.
-  transport::SendWr big = make_send(2, WrOpcode::Send, kSrc, a.config().max_inline + 1, t.ma.lkey);
+  transport::SendWr big = send_wr(2, WrOpcode::Send, kSrc, a.config().max_inline + 1, t.ma.lkey);
   big.send_inline = true;
   CHECK(contains(a.post_send(t.qa.qpn, big), "max_inline " + std::to_string(a.config().max_inline)));
   // Opcodes the QP type lacks.
@@ -60,12 +59,12 @@ TEST_CASE("driver: post_send and post_recv refuse what libibverbs refuses, and p
   workloads::bring_up(ud_qp, 0, 0, 0, 0, ud);
   workloads::bring_up(uc_qp, t.b().lid(0), t.qb.qpn, 0, 0, uc);
   CHECK(a.post_send(ud_qp.qpn, write_wr(t, 3)) == "rdma_write is not supported on a ud QP");
-  CHECK(a.post_send(uc_qp.qpn, make_send(4, WrOpcode::RdmaRead, kSrc, 8, t.ma.lkey)) ==
+  CHECK(a.post_send(uc_qp.qpn, send_wr(4, WrOpcode::RdmaRead, kSrc, 8, t.ma.lkey)) ==
         "rdma_read is not supported on a uc QP");
   // A QP before RTS: RESET, INIT, RTR.
   const workloads::QpEnd fresh = workloads::create_qp_on(a, 0, t.qa.cq, p);
   CHECK(a.post_send(fresh.qpn, write_wr(t, 5)) == "post_send needs the QP in RTS or SQD, not reset");
-  CHECK(contains(a.post_recv(fresh.qpn, make_recv(6, kDst, 8, t.ma.lkey)), "out of RESET"));
+  CHECK(contains(a.post_recv(fresh.qpn, recv_wr(6, kDst, 8, t.ma.lkey)), "out of RESET"));
   transport::QpAttr attr;
   attr.qp_state = QpState::Init;
   attr.qp_access_flags = p.access;
@@ -84,9 +83,9 @@ TEST_CASE("driver: post_send and post_recv refuse what libibverbs refuses, and p
   REQUIRE(a.post_send(t.qa.qpn, write_wr(t, 13)).empty());
   CHECK(contains(a.post_send(t.qa.qpn, write_wr(t, 14)), "send queue full: max_send_wr 4"));
   // A full receive queue, and too many receive entries.
-  REQUIRE(a.post_recv(t.qa.qpn, make_recv(20, kDst, 8, t.ma.lkey)).empty());
-  REQUIRE(a.post_recv(t.qa.qpn, make_recv(21, kDst, 8, t.ma.lkey)).empty());
-  CHECK(contains(a.post_recv(t.qa.qpn, make_recv(22, kDst, 8, t.ma.lkey)), "max_recv_wr 2"));
+  REQUIRE(a.post_recv(t.qa.qpn, recv_wr(20, kDst, 8, t.ma.lkey)).empty());
+  REQUIRE(a.post_recv(t.qa.qpn, recv_wr(21, kDst, 8, t.ma.lkey)).empty());
+  CHECK(contains(a.post_recv(t.qa.qpn, recv_wr(22, kDst, 8, t.ma.lkey)), "max_recv_wr 2"));
   transport::RecvWr wide;
   wide.sg_list.assign(transport::QpInit{}.max_recv_sge + 1, {kDst, 1, t.ma.lkey});
   CHECK(contains(t.b().post_recv(t.qb.qpn, wide), "max_recv_sge"));  // B's queue is empty: the entries are why
