@@ -84,6 +84,11 @@ struct FabricSpec {
   std::map<Sl2VlKey, std::array<uint8_t, 16>> sl2vl;
   unsigned lmc = 0;
   ManagementSpec management;
+  // Every HCA gets its host side (memory, PCIe link, driver); false: none
+  // does, for a scenario that posts no work (raw traffic only), whose HCAs
+  // never touch the host: a 1,331-host fabric then builds and starts as
+  // before the host side existed (docs/performance.md).
+  bool hosts = true;
 };
 
 uint64_t node_guid(const FabricSpec& spec, unsigned node);

@@ -40,7 +40,8 @@ Fabric::Fabric(const config::FabricSpec& spec, ib::PacketPool& pool, const Fabri
       hca_nodes_.push_back(i);
       hcas_.push_back(std::make_unique<hca::Hca>(n.name.c_str(), n.ports, lids_of(n, n.ports.size()), node_pool,
                                                  n.transport, n.hca.hca, uint64_t{i + 1} << 8));
-      hosts_.push_back(std::make_unique<host::Host>((n.name + "_host").c_str(), n.hca.host, *hcas_.back()));
+      hosts_.push_back(spec_.hosts ? std::make_unique<host::Host>((n.name + "_host").c_str(), n.hca.host, *hcas_.back())
+                                   : nullptr);
     } else {
       where_.emplace_back(true, static_cast<unsigned>(switches_.size()));
       switches_.push_back(

@@ -9,6 +9,8 @@
 // - Every HCA gets a host (host/host.hpp: memory, PCIe link, driver) named
 //   "<hca>_host", wired to it as the node's HcaSettings say; its PCIe
 //   requester id is (node index + 1) << 8 (bus, device 0, function 0).
+//   With FabricSpec::hosts false no HCA does (has_hosts() says so; host()
+//   and driver() must not be called then).
 // - Management in band (ManagementSpec::in_band): every HCA and switch gets
 //   its SMA (models/mgmt/mad_node.hpp); ports start with no LID (HCA LIDs are
 //   cleared at time zero, after workloads have connected), no LFT, every
@@ -68,6 +70,7 @@ class Fabric {
   // The node index (into spec().nodes) of HCA i.
   unsigned node_of_hca(unsigned i) const { return hca_nodes_.at(i); }
   const hca::Hca& hca(unsigned i) const { return *hcas_[i]; }
+  bool has_hosts() const { return spec_.hosts; }
   // HCA i's host: its memory, PCIe link and driver (the spec's HcaSettings).
   host::Host& host(unsigned i) { return *hosts_[i]; }
   const host::Host& host(unsigned i) const { return *hosts_[i]; }

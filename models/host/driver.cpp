@@ -65,8 +65,7 @@ Driver::Driver(const sc_core::sc_module_name& name, const DriverConfig& config, 
   const uint32_t vectors = static_cast<uint32_t>(hca_.msix_table().size());
   vector_cqs_.resize(vectors);
   vector_due_.assign(vectors, 0);
-  for (uint32_t v = 0; v < vectors; ++v)
-    vector_alarms_.push_back(std::make_unique<link::Alarm>([this, v] { interrupt_due(v); }));
+  vector_alarms_.resize(vectors);  // made with the vector's first CQ
   memory_.watch_writes(kInterruptArea, kInterruptArea + 4ull * vectors,
                        [this](uint64_t addr, uint64_t, uint64_t visible) {
                          interrupt(static_cast<uint32_t>((addr - kInterruptArea) / 4), visible);
@@ -77,14 +76,17 @@ Driver::~Driver() = default;
 
 void Driver::start_of_simulation() {
   started_ = true;
-  // Every MSI-X vector: its message goes to the interrupt window, data = its number.
-  for (uint32_t v = 0; v < vector_cqs_.size(); ++v) {
-    uint8_t entry[hca::kMsixEntryBytes] = {};
-    hca::put_u64(entry, kInterruptArea + 4ull * v);
-    hca::put_u32(entry + 8, v);
-    send_mmio(hca::kMsixTable + v * hca::kMsixEntryBytes, entry, sizeof entry);
-  }
   send_due();  // what was posted during elaboration
+}
+
+void Driver::program_vector(uint32_t v) {
+  // Its message goes to the interrupt window, data = its number. Only vectors
+  // in use: a fabric of a thousand hosts that run no verbs programs none.
+  uint8_t entry[hca::kMsixEntryBytes] = {};
+  hca::put_u64(entry, kInterruptArea + 4ull * v);
+  hca::put_u32(entry + 8, v);
+  mmio_write(hca::kMsixTable + v * hca::kMsixEntryBytes, entry, sizeof entry, link::now_ps());
+  vector_alarms_[v] = std::make_unique<link::Alarm>([this, v] { interrupt_due(v); });
 }
 
 uint64_t Driver::allocate(uint64_t bytes, uint64_t align) {
@@ -150,7 +152,10 @@ uint32_t Driver::create_cq(uint32_t depth) {
   cqs_[cqn] = std::make_unique<Cq>(*this, cqn);
   Cq& cq = *cqs_[cqn];
   cq.ring = r;
-  if (r.vector < vector_cqs_.size()) vector_cqs_[r.vector].push_back(cqn);
+  if (r.vector < vector_cqs_.size()) {
+    if (vector_cqs_[r.vector].empty()) program_vector(r.vector);
+    vector_cqs_[r.vector].push_back(cqn);
+  }
   memory_.watch_writes(r.addr, r.addr + uint64_t{r.entries} * hca::kCqeBytes,
                        [this, cqn](uint64_t, uint64_t, uint64_t visible) {
                          if (cqn < cqs_.size() && cqs_[cqn] != nullptr) cqe_visible(*cqs_[cqn], visible);
@@ -390,7 +395,7 @@ void Driver::cq_due(Cq& cq) {
 }
 
 void Driver::interrupt(uint32_t vector, uint64_t visible_ps) {
-  if (vector >= vector_cqs_.size()) return;
+  if (vector >= vector_cqs_.size() || vector_alarms_[vector] == nullptr) return;
   ++stats_.interrupts;
   const uint64_t at = std::max(visible_ps, cpu_free_ps_) + config_.interrupt_ps;
   vector_due_[vector] = at;

@@ -31,7 +31,8 @@
 //   CQE's WQE index back to the wr_id posted, frees the ring slots, and
 //   writes the CQ's consumer counter into its doorbell record.
 // - req_notify_cq arms the CQ by its CQ doorbell (MMIO); the CQ's interrupt
-//   comes on its own MSI-X vector, programmed by the driver at the start.
+//   comes on its own MSI-X vector, which the driver programs (an MMIO write of
+//   the vector's table entry) when it creates the vector's first CQ.
 //   Interrupts of one vector that land before its handler runs are taken
 //   once, as one interrupt (stats count each message).
 // - A receive posted to a QP already in ERR completes flushed when the HCA
@@ -149,6 +150,7 @@ class Driver : public sc_core::sc_module {
   void send_mmio(uint64_t offset, const uint8_t* data, unsigned length);
   void cqe_visible(Cq& cq, uint64_t visible_ps);
   void cq_due(Cq& cq);
+  void program_vector(uint32_t v);
   void interrupt(uint32_t vector, uint64_t visible_ps);
   void interrupt_due(uint32_t vector);
   Qp* find_qp(uint32_t qpn);

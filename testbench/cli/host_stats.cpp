@@ -69,7 +69,7 @@ bool active(const hca::Hca& h) {
 
 nlohmann::json hosts_json(const fabric::Fabric& f, uint64_t sim_ps) {
   nlohmann::json out = nlohmann::json::array();
-  for (unsigned i = 0; i < f.hca_count(); ++i) {
+  for (unsigned i = 0; f.has_hosts() && i < f.hca_count(); ++i) {
     const hca::Hca& h = f.hca(i);
     if (!active(h)) continue;
     const host::Host& host = f.host(i);

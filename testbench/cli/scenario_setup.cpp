@@ -104,6 +104,7 @@ SimulationSetup setup_from(const config::Scenario& s, const std::string& out_dir
     const config::VerbsConnectionConfig& c = s.workload.verbs[i];
     r.transport.verbs.push_back({c, ports.by_name.at(c.a), ports.by_name.at(c.b), i});
   }
+  r.fabric.hosts = !r.transport.perftest.empty() || !r.transport.dma.empty() || !r.transport.verbs.empty();
   r.options.duration_ps = s.run.duration_ps;
   r.options.partitions = s.run.partitions;
   r.options.quiet = quiet;

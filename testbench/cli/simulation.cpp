@@ -153,7 +153,7 @@ Simulation::Simulation(const config::FabricSpec& fabric, std::vector<workloads::
   }
   if (options_.vcd) {
     waves_ = std::make_unique<trace::WaveTrace>(options_.out_dir + "/waves", fabric_->ports());
-    for (unsigned i = 0; i < fabric_->hca_count(); ++i) fabric_->host(i).link.trace(waves_->file());
+    for (unsigned i = 0; fabric_->has_hosts() && i < fabric_->hca_count(); ++i) fabric_->host(i).link.trace(waves_->file());
   }
   if (rtl::wants_rtl(fabric_->ports()))
     cosim_ = std::make_unique<rtl::Cosim>(fabric_->ports(), options_.rtl_blocks,

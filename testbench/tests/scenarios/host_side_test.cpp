@@ -275,3 +275,18 @@ TEST_CASE("the VCD (--vcd) traces each PCIe link's busy time per direction") {
     CHECK(vcd.find(signal) != std::string::npos);
   }
 }
+
+TEST_CASE("a scenario that posts no work builds no host side: raw traffic runs as it did before the host side") {
+  // fabric.hpp's rule: FabricSpec::hosts is false when the workload has no
+  // perftest, verbs or DMA test; the VCD then has no PCIe link, stats.json no host.
+  const ScratchDir dir("raw-no-host");
+  const CommandResult r = run_command("run " + config_path("b2b_hdr.json") + " --quiet --vcd --out " +
+                                          (dir / "out").string(), dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string vcd = slurp(dir / "out" / "waves.vcd");
+  CHECK(vcd.find("upstream_busy_ps") == std::string::npos);
+  const nlohmann::json s = nlohmann::json::parse(slurp(dir / "out" / "stats.json"));
+  CHECK(s["hosts"].empty());
+  CHECK(s["run"]["packets_delivered"].get<uint64_t>() > 0);
+}
