@@ -1,6 +1,7 @@
 // hcasim: the command-line program.
 //
 //   hcasim run SCENARIO.json [--out DIR] [--seed N] [--set path=value ...] [--pcap] [--vcd] [--quiet] [--threads N]
+//     [--junit FILE]  the checker's verdict and every perftest / verbs expectation as JUnit (run_checks.hpp)
 //     --threads: threads for a scenario with run.partitions > 1 (default: one per partition, at most the
 //     machine's cores); the results do not depend on it
 //   hcasim validate SCENARIO.json [--set path=value ...]   also routes the fabric and checks for credit loops
@@ -29,8 +30,12 @@
 #include "models/config/scenario.hpp"
 #include "models/config/topology_json.hpp"
 #include "models/fabric/partitioning.hpp"
+#include "testbench/cli/compare_command.hpp"
 #include "testbench/cli/event_cost.hpp"
 #include "testbench/cli/huge_page_heap.hpp"
+#include "testbench/cli/junit.hpp"
+#include "testbench/cli/regress_command.hpp"
+#include "testbench/cli/run_checks.hpp"
 #include "testbench/cli/scenario_setup.hpp"
 #include "testbench/cli/stats_document.hpp"
 
@@ -46,7 +51,9 @@ constexpr const char* kOutputMarker = ".hcasim-output";  // marks a folder hcasi
 
 const char* kUsage =
     "usage: hcasim run SCENARIO.json [--out DIR] [--seed N] [--set path=value ...] [--pcap] [--vcd] [--quiet]\n"
-    "                  [--threads N]\n"
+    "                  [--threads N] [--junit FILE]\n"
+    "       hcasim compare GOLDEN NEW [--tol PATH=REL ...] [--junit FILE]\n"
+    "       hcasim regress SUITE_DIR [--update] [--junit FILE] [--jobs N] [--tol PATH=REL ...] [--keep]\n"
     "       hcasim validate SCENARIO.json [--set path=value ...]\n"
     "       hcasim import FABRIC.ibnd [--out FILE.json]\n"
     "       hcasim params\n"
@@ -60,6 +67,7 @@ struct Args {
   std::string command;
   std::string scenario;
   std::string out;
+  std::string junit;  // run: JUnit XML of the checks
   std::vector<std::string> sets;
   bool seed_given = false;
   uint64_t seed = 0;
@@ -100,6 +108,7 @@ Args parse_args(int argc, char* argv[]) {
     else if (arg == "--pcap" && a.command == "run") a.pcap = true;
     else if (arg == "--vcd" && a.command == "run") a.vcd = true;
     else if (arg == "--quiet" && a.command == "run") a.quiet = true;
+    else if (arg == "--junit" && a.command == "run") a.junit = value("--junit");
     else if (arg == "--threads" && a.command == "run") {
       const uint64_t n = parse_count("--threads", value("--threads"));
       if (n < 1 || n > config::kMaxPartitions)
@@ -161,6 +170,7 @@ int run(const Args& a) {
   nlohmann::json root;
   const config::Scenario s = load(a, root);
   const std::string out = a.out.empty() ? "out/" + s.name : a.out;
+  if (!a.junit.empty()) check_junit_target(a.junit);
   prepare_out_dir(out);
   const nlohmann::json resolved = config::resolved_json(s);
   write_file(fs::path(out) / "scenario.resolved.json", resolved.dump(2) + "\n");
@@ -202,6 +212,7 @@ int run(const Args& a) {
     std::cerr << "check failed: " << m << "\n";
     ok = false;
   }
+  if (!a.junit.empty()) write_junit(a.junit, {{"hcasim run " + s.name, run_check_cases(sim, s.name)}});
   return ok ? kExitOk : kExitCheckFailed;
 }
 
@@ -256,6 +267,8 @@ int import_fabric(const Args& a) {
 
 int sc_main(int argc, char* argv[]) {
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  if (argc >= 2 && std::strcmp(argv[1], "compare") == 0) return compare_command(argc, argv);
+  if (argc >= 2 && std::strcmp(argv[1], "regress") == 0) return regress_command(argc, argv);
   try {
     const Args a = parse_args(argc, argv);
     if (a.command == "--help" || a.command == "-h") {

@@ -381,12 +381,17 @@ uint64_t Simulation::model_delta_cycles() const {
   return sc_core::sc_delta_count();
 }
 
-std::vector<std::string> Simulation::workload_failures() const {
+std::vector<std::string> Simulation::management_failures() const {
   std::vector<std::string> out;
   if (!sweep_failure_.empty()) out.push_back(sweep_failure_);
   out.insert(out.end(), lookup_failures_.begin(), lookup_failures_.end());
   if (fabric_->spec().management.in_band && !fabric_->subnet_manager()->done() && sweep_failure_.empty())
     out.push_back("subnet manager: the sweep did not finish by the end of the run");
+  return out;
+}
+
+std::vector<std::string> Simulation::workload_failures() const {
+  std::vector<std::string> out = management_failures();
   for (const auto& t : perftests_) out.insert(out.end(), t->result().failures.begin(), t->result().failures.end());
   for (const auto& v : scripts_) out.insert(out.end(), v->failures().begin(), v->failures().end());
   return out;

@@ -81,8 +81,11 @@ class Simulation {
   const std::vector<std::unique_ptr<workloads::Perftest>>& perftests() const { return perftests_; }
   const std::vector<std::unique_ptr<workloads::VerbsScript>>& verbs_scripts() const { return scripts_; }
   const std::vector<std::unique_ptr<workloads::DmaTest>>& dma_tests() const { return dma_tests_; }
-  // What the transport workloads found wrong (empty = every expectation held).
+  // What the transport workloads found wrong (empty = every expectation held):
+  // the management failures below, then the perftest tests' and verbs scripts'.
   std::vector<std::string> workload_failures() const;
+  // In band: the SM's sweep failing or not finishing, a PathRecord lookup failing.
+  std::vector<std::string> management_failures() const;
   // RTL co-simulation divergences and broken pin contracts (empty = none, or no RTL).
   const std::vector<std::string>& rtl_failures() const;
   const rtl::Cosim* cosim() const { return cosim_.get(); }

@@ -97,6 +97,8 @@ class Perftest : public sc_core::sc_module {
 
   const PerftestSpec& spec() const { return spec_; }
   const PerftestResult& result() const { return result_; }
+  // The message sizes it runs, in order (the tool's default when the config lists none).
+  const std::vector<uint64_t>& sizes() const { return sizes_; }
   // After the run: a size left unfinished fails the test unless the run was cut by its duration.
   void finish(bool cut_by_duration);
 

@@ -67,6 +67,8 @@ class VerbsScript : public sc_core::sc_module {
   const VerbsScriptSpec& spec() const { return spec_; }
   const std::vector<VerbsOpResult>& results() const { return results_; }
   const std::vector<std::string>& failures() const { return failures_; }
+  // How a failure names operation i: "op 2 (write on a)", after "<connection>: ".
+  std::string op_text(std::size_t i) const;
   uint32_t qpn(config::Side s) const { return side(s).qp.qpn; }
   // After the run: an operation without a completion fails the script.
   void finish();
@@ -90,7 +92,6 @@ class VerbsScript : public sc_core::sc_module {
   void check_data(std::size_t i, const transport::WorkCompletion& wc);
   bool same_bytes(std::size_t i, host::Driver& x, uint64_t xa, host::Driver& y, uint64_t ya, uint64_t len);
   void fail(std::size_t i, const std::string& message);
-  std::string op_text(std::size_t i) const;
   End& side(config::Side s) { return s == config::Side::A ? a_ : b_; }
   const End& side(config::Side s) const { return s == config::Side::A ? a_ : b_; }
   End& other(config::Side s) { return s == config::Side::A ? b_ : a_; }

@@ -1,0 +1,122 @@
+#include "testbench/cli/compare_command.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+
+namespace hcasim {
+
+namespace {
+
+const char* kCompareUsage =
+    "usage: hcasim compare GOLDEN NEW [--tol PATH=REL ...] [--junit FILE]\n"
+    "  GOLDEN, NEW: stats.json files, or the run folders holding them\n"
+    "  --tol PATH=REL: relative tolerance for the values the path matches (* one element, ** any number),\n"
+    "                  e.g. flows.*.data_throughput_bps=0.02; default: exact for integers, 1e-9 for fractions\n"
+    "  --junit FILE: also write the verdict as JUnit XML\n"
+    "  The wall section (wall-clock figures) is not compared. Exit: 0 same within tolerance, 1 differ, 2 bad input.\n";
+
+struct CompareArgs {
+  std::string golden, now, junit;
+  std::vector<Tolerance> tolerances;
+  bool help = false;
+};
+
+CompareArgs parse_compare_args(int argc, char* argv[]) {
+  CompareArgs a;
+  std::vector<std::string> files;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--help" || arg == "-h") a.help = true;
+    else if (arg == "--tol") a.tolerances.push_back(parse_tolerance(value()));
+    else if (arg == "--junit") a.junit = value();
+    else if (!arg.empty() && arg[0] != '-' && files.size() < 2) files.push_back(arg);
+    else throw std::invalid_argument("compare: unexpected argument '" + arg + "'; accepted: GOLDEN NEW [--tol PATH=REL ...] [--junit FILE]");
+  }
+  if (!a.help && files.size() != 2)
+    throw std::invalid_argument("compare: expected two stats.json files (GOLDEN NEW), got " + std::to_string(files.size()));
+  if (files.size() == 2) {
+    a.golden = files[0];
+    a.now = files[1];
+  }
+  return a;
+}
+
+std::string with_commas(std::size_t n) {
+  std::string digits = std::to_string(n);
+  for (int at = static_cast<int>(digits.size()) - 3; at > 0; at -= 3) digits.insert(static_cast<std::size_t>(at), ",");
+  return digits;
+}
+
+}  // namespace
+
+nlohmann::json read_stats_file(const std::string& path) {
+  std::error_code ec;
+  const std::string file = std::filesystem::is_directory(path, ec) ? (std::filesystem::path(path) / "stats.json").string() : path;
+  std::ifstream in(file);
+  if (!in) throw std::invalid_argument(file + ": cannot open: " + std::strerror(errno) + "; accepted: a stats.json or a run folder");
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    const std::string what = e.what();
+    throw std::invalid_argument(file + ": not valid JSON: " + what.substr(what.find(']') + 2));
+  }
+  if (!is_stats_document(doc))
+    throw std::invalid_argument(file + ": not an hcasim stats document; accepted: a stats.json with \"schema\": \"hcasim-stats\"");
+  return doc;
+}
+
+std::string comparison_report(const Comparison& c) {
+  std::string out = c.same() ? "all " + with_commas(c.values) + " values as in the golden stats.json\n"
+                             : with_commas(c.differences.size()) + " of " + with_commas(c.values) +
+                                   " values differ from the golden stats.json:\n";
+  for (const Difference& d : c.differences) out += "  " + describe(d) + "\n";
+  return out;
+}
+
+JunitCase comparison_case(const std::string& classname, const std::string& name, const Comparison& c) {
+  JunitCase jc;
+  jc.classname = classname;
+  jc.name = name;
+  if (!c.same()) {
+    jc.outcome = JunitCase::Outcome::Failed;
+    jc.text = comparison_report(c);
+  }
+  return jc;
+}
+
+int compare_command(int argc, char* argv[]) {
+  try {
+    const CompareArgs a = parse_compare_args(argc, argv);
+    if (a.help) {
+      std::cout << kCompareUsage;
+      return 0;
+    }
+    if (!a.junit.empty()) check_junit_target(a.junit);
+    const nlohmann::json golden = read_stats_file(a.golden);
+    const nlohmann::json now = read_stats_file(a.now);
+    const Comparison c = compare_stats(golden, now, a.tolerances);
+    std::cout << comparison_report(c);
+    if (!a.junit.empty()) {
+      const std::string scenario = now["run"].value("scenario", std::string("stats.json"));
+      write_junit(a.junit, {{"hcasim compare", {comparison_case("compare." + scenario, scenario, c)}}});
+    }
+    return c.same() ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::cerr << "hcasim: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace hcasim

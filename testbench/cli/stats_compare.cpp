@@ -1,0 +1,180 @@
+#include "testbench/cli/stats_compare.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <stdexcept>
+
+namespace hcasim {
+
+namespace {
+
+constexpr const char* kToleranceForm =
+    "accepted: PATH=REL, a dotted stats.json path (* for one element, ** for any number) and a relative "
+    "tolerance >= 0, e.g. flows.*.data_throughput_bps=0.02";
+
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> out;
+  std::size_t from = 0;
+  for (std::size_t dot; (dot = path.find('.', from)) != std::string::npos; from = dot + 1)
+    out.push_back(path.substr(from, dot - from));
+  out.push_back(path.substr(from));
+  return out;
+}
+
+bool match_from(const std::vector<std::string>& pat, std::size_t p, const std::vector<std::string>& path,
+                std::size_t q) {
+  if (p == pat.size()) return q == path.size();
+  if (pat[p] == "**") {
+    for (std::size_t skip = q; skip <= path.size(); ++skip)
+      if (match_from(pat, p + 1, path, skip)) return true;
+    return false;
+  }
+  if (q == path.size()) return false;
+  return (pat[p] == "*" || pat[p] == path[q]) && match_from(pat, p + 1, path, q + 1);
+}
+
+std::string join(const std::vector<std::string>& elements) {
+  std::string out;
+  for (const std::string& e : elements) out += (out.empty() ? "" : ".") + e;
+  return out;
+}
+
+// A value as JSON text, shortened for one line.
+std::string shown(const nlohmann::json& v) {
+  constexpr std::size_t kLongest = 80;
+  std::string text = v.dump();
+  if (text.size() > kLongest) text = text.substr(0, kLongest - 3) + "...";
+  return text;
+}
+
+class Walker {
+ public:
+  Walker(const std::vector<Tolerance>& tolerances, Comparison& out) : tolerances_(tolerances), out_(out) {}
+
+  void walk(const nlohmann::json& g, const nlohmann::json& n) {
+    if (g.is_object() && n.is_object()) {
+      for (auto it = g.begin(); it != g.end(); ++it) {
+        if (path_.empty() && it.key() == kExcludedSection) continue;
+        path_.push_back(it.key());
+        const auto other = n.find(it.key());
+        if (other == n.end()) add(Difference::Kind::OnlyInGolden, shown(*it), "");
+        else walk(*it, *other);
+        path_.pop_back();
+      }
+      for (auto it = n.begin(); it != n.end(); ++it) {
+        if ((path_.empty() && it.key() == kExcludedSection) || g.contains(it.key())) continue;
+        path_.push_back(it.key());
+        add(Difference::Kind::OnlyInNew, "", shown(*it));
+        path_.pop_back();
+      }
+      return;
+    }
+    if (g.is_array() && n.is_array()) {
+      const std::size_t both = std::min(g.size(), n.size());
+      for (std::size_t i = 0; i < std::max(g.size(), n.size()); ++i) {
+        const nlohmann::json& named = i < g.size() ? g[i] : n[i];
+        path_.push_back(std::to_string(i));
+        const bool has_name = named.is_object() && named.contains("name") && named["name"].is_string();
+        if (has_name) names_.push_back(join(path_) + " = " + named["name"].get<std::string>());
+        if (i < both) walk(g[i], n[i]);
+        else if (i < g.size()) add(Difference::Kind::OnlyInGolden, shown(g[i]), "");
+        else add(Difference::Kind::OnlyInNew, "", shown(n[i]));
+        if (has_name) names_.pop_back();
+        path_.pop_back();
+      }
+      return;
+    }
+    if (join(path_) == kExcludedPath) return;
+    if (g.is_number() && n.is_number()) return number(g, n);
+    ++out_.values;
+    if (g.is_structured() || n.is_structured() || g.type() != n.type() || g != n)
+      add(Difference::Kind::Changed, shown(g), shown(n));
+  }
+
+ private:
+  void number(const nlohmann::json& g, const nlohmann::json& n) {
+    ++out_.values;
+    const std::string path = join(path_);
+    double tolerance = g.is_number_float() || n.is_number_float() ? kDefaultFloatTolerance : 0.0;
+    for (const Tolerance& t : tolerances_)
+      if (path_matches(t.pattern, path)) tolerance = t.relative;
+    if (g == n) return;  // exact; doubles cannot tell apart integers above 2^53
+    const double gv = g.get<double>(), nv = n.get<double>();
+    const double relative = gv != 0 ? (nv - gv) / std::fabs(gv)
+                                    : std::copysign(std::numeric_limits<double>::infinity(), nv);
+    if (tolerance > 0 && std::fabs(relative) <= tolerance) return;
+    add(Difference::Kind::Moved, g.dump(), n.dump());
+    out_.differences.back().relative = relative;
+    out_.differences.back().tolerance = tolerance;
+  }
+
+  void add(Difference::Kind kind, std::string golden, std::string now) {
+    Difference d;
+    d.kind = kind;
+    d.path = join(path_);
+    d.golden = std::move(golden);
+    d.now = std::move(now);
+    for (const std::string& n : names_) d.names += (d.names.empty() ? "" : ", ") + n;
+    out_.differences.push_back(std::move(d));
+  }
+
+  const std::vector<Tolerance>& tolerances_;
+  Comparison& out_;
+  std::vector<std::string> path_;
+  std::vector<std::string> names_;
+};
+
+}  // namespace
+
+Tolerance parse_tolerance(const std::string& text) {
+  const std::size_t eq = text.rfind('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw std::invalid_argument("--tol '" + text + "': " + kToleranceForm);
+  Tolerance t;
+  t.pattern = text.substr(0, eq);
+  for (const std::string& e : split_path(t.pattern))
+    if (e.empty()) throw std::invalid_argument("--tol '" + text + "': an empty path element; " + kToleranceForm);
+  const std::string number = text.substr(eq + 1);
+  char* end = nullptr;
+  t.relative = std::strtod(number.c_str(), &end);
+  if (end != number.c_str() + number.size() || !std::isfinite(t.relative) || t.relative < 0)
+    throw std::invalid_argument("--tol '" + text + "': '" + number + "' is not a relative tolerance; " + kToleranceForm);
+  return t;
+}
+
+bool path_matches(const std::string& pattern, const std::string& path) {
+  return match_from(split_path(pattern), 0, split_path(path), 0);
+}
+
+Comparison compare_stats(const nlohmann::json& golden, const nlohmann::json& now,
+                         const std::vector<Tolerance>& tolerances) {
+  Comparison out;
+  Walker(tolerances, out).walk(golden, now);
+  return out;
+}
+
+std::string describe(const Difference& d) {
+  std::string line = d.path + ": ";
+  switch (d.kind) {
+    case Difference::Kind::Moved: {
+      char change[96];
+      if (std::isinf(d.relative)) std::snprintf(change, sizeof change, "from 0, tolerance %g", d.tolerance);
+      else std::snprintf(change, sizeof change, "%+.4g%%, tolerance %g", 100.0 * d.relative, d.tolerance);
+      line += d.golden + " -> " + d.now + " (" + change + ")";
+      break;
+    }
+    case Difference::Kind::Changed: line += d.golden + " -> " + d.now + " (changed)"; break;
+    case Difference::Kind::OnlyInGolden: line += "only in the golden document (" + d.golden + ")"; break;
+    case Difference::Kind::OnlyInNew: line += "only in the new document (" + d.now + ")"; break;
+  }
+  if (!d.names.empty()) line += "  [" + d.names + "]";
+  return line;
+}
+
+bool is_stats_document(const nlohmann::json& doc) {
+  return doc.is_object() && doc.contains("schema") && doc["schema"] == "hcasim-stats";
+}
+
+}  // namespace hcasim
