@@ -227,7 +227,13 @@ int regress(const RegressArgs& a, const char* argv0) {
                                      ? fs::path(a.suite).lexically_normal().parent_path().filename().string()
                                      : fs::path(a.suite).lexically_normal().filename().string();
   const std::string classname = "regress." + suite_name;
-  run_all(own_path(argv0), jobs, a.jobs, scratch);
+  try {
+    run_all(own_path(argv0), jobs, a.jobs, scratch);
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove_all(scratch, ignored);
+    throw;
+  }
   std::vector<JunitCase> cases;
   std::size_t failed = 0;
   for (const Job& j : jobs) {

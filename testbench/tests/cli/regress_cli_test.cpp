@@ -117,6 +117,17 @@ TEST_CASE("regress: a scenario whose results changed fails naming the moved metr
   const CommandResult exact = regress(suite, "--tol flows.2.packets_sent=0", dir);
   CHECK(exact.exit_code == 1);
   CHECK(exact.out.find("flows.2.packets_sent: ") != std::string::npos);
+
+  // --update takes the change in, saying how many values it changed.
+  const CommandResult update = regress(suite, "--update", dir);
+  INFO(update.out);
+  CHECK(update.exit_code == 0);
+  const std::string wrote = "wrote " + (suite / "b2b_hdr.golden.json").string() + " (";
+  REQUIRE(update.out.find(wrote) != std::string::npos);
+  CHECK(std::stoi(update.out.substr(update.out.find(wrote) + wrote.size())) > 0);
+  CHECK(update.out.find(" values changed)") != std::string::npos);
+  CHECK(json::parse(slurp(suite / "b2b_hdr.golden.json"))["flows"][2]["packets_sent"] == 400);
+  CHECK(regress(suite, "", dir).exit_code == 0);
 }
 
 TEST_CASE("regress: a run that fails a check or gives no result fails its case with the first violation or error line") {
