@@ -109,7 +109,11 @@ int compare_command(int argc, char* argv[]) {
     const Comparison c = compare_stats(golden, now, a.tolerances);
     std::cout << comparison_report(c);
     if (!a.junit.empty()) {
-      const std::string scenario = now["run"].value("scenario", std::string("stats.json"));
+      const auto run = now.find("run");
+      const std::string scenario = run != now.end() && run->is_object() && run->contains("scenario") &&
+                                           (*run)["scenario"].is_string()
+                                       ? (*run)["scenario"].get<std::string>()
+                                       : std::string("stats.json");
       write_junit(a.junit, {{"hcasim compare", {comparison_case("compare." + scenario, scenario, c)}}});
     }
     return c.same() ? 0 : 1;

@@ -122,6 +122,12 @@ TEST_CASE("compare: bad input is one line on stderr and exit 2") {
     CHECK(r.err.find(c.names) != std::string::npos);
   }
   CHECK(slurp(dir / "user.xml") == "<mine/>\n");
+  // A stats document with no run section is compared all the same.
+  write_file(dir / "bare.json", R"({"schema": "hcasim-stats", "version": 1})");
+  const CommandResult bare = run_command("compare " + dir.file("bare.json") + " " + dir.file("bare.json") + " --junit " +
+                                         dir.file("bare.xml"), dir);
+  CHECK(bare.exit_code == 0);
+  CHECK(read_junit(dir / "bare.xml", dir).find("stats.json") != nullptr);
 }
 
 TEST_CASE("run --junit: the checker and every verbs expectation are test cases named after the scenario") {

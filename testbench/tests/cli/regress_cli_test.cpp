@@ -73,6 +73,16 @@ TEST_CASE("regress: without goldens every scenario fails telling to run --update
   CHECK(ax.cases[1].name == "vl_isolation");
   CHECK(ax.cases[0].classname == "regress.suite");
 
+  // --keep leaves the runs' folders where it says.
+  const CommandResult keep = regress(suite, "--keep", dir);
+  const std::string kept_in = "runs kept in ";
+  REQUIRE(keep.out.find(kept_in) != std::string::npos);
+  std::string scratch = keep.out.substr(keep.out.find(kept_in) + kept_in.size());
+  scratch = scratch.substr(0, scratch.find('\n'));
+  REQUIRE(fs::path(scratch).filename().string().rfind("hcasim-regress-", 0) == 0);
+  CHECK(fs::exists(fs::path(scratch) / "vl_isolation" / "stats.json"));
+  fs::remove_all(scratch);
+
   // A second update with nothing changed keeps the goldens.
   const CommandResult kept = regress(suite, "--update", dir);
   CHECK(kept.exit_code == 0);
