@@ -6,6 +6,7 @@
 //   hcasim validate SCENARIO.json [--set path=value ...]   also routes the fabric and checks for credit loops
 //   hcasim import FABRIC.ibnd [--out FILE.json]  an ibnetdiscover dump as an explicit topology (nodes and links)
 //   hcasim sweep SWEEP.json ...     many runs of one scenario, one table (sweep_command.hpp)
+//   hcasim plot sweep|run|timeseries ...  pictures (plot_command.hpp, scripts/hcasim_plot.py)
 //   hcasim params                  print every scenario parameter with its default (Markdown)
 //   hcasim calibrate [--events N]  cost of one timed SC_METHOD notification on this machine
 //
@@ -31,6 +32,7 @@
 #include "models/fabric/partitioning.hpp"
 #include "testbench/cli/event_cost.hpp"
 #include "testbench/cli/huge_page_heap.hpp"
+#include "testbench/cli/plot_command.hpp"
 #include "testbench/cli/scenario_file.hpp"
 #include "testbench/cli/scenario_setup.hpp"
 #include "testbench/cli/stats_document.hpp"
@@ -52,6 +54,7 @@ const char* kUsage =
     "       hcasim validate SCENARIO.json [--set path=value ...]\n"
     "       hcasim import FABRIC.ibnd [--out FILE.json]\n"
     "       hcasim sweep SWEEP.json [--out DIR] [--jobs N] [--backend local|slurm] (see sweep --help)\n"
+    "       hcasim plot sweep|run|timeseries ... (see plot --help)\n"
     "       hcasim params\n"
     "       hcasim calibrate [--events N]\n";
 
@@ -84,12 +87,12 @@ uint64_t parse_count(const std::string& flag, const char* text) {
 
 Args parse_args(int argc, char* argv[]) {
   Args a;
-  if (argc < 2) throw BadInput("missing command; expected run, validate, import, sweep, params or calibrate");
+  if (argc < 2) throw BadInput("missing command; expected run, validate, import, sweep, plot, params or calibrate");
   a.command = argv[1];
   if (a.command == "--help" || a.command == "-h") return a;
   if (a.command != "run" && a.command != "validate" && a.command != "import" && a.command != "params" &&
       a.command != "calibrate")
-    throw BadInput("unknown command '" + a.command + "'; expected run, validate, import, sweep, params or calibrate");
+    throw BadInput("unknown command '" + a.command + "'; expected run, validate, import, sweep, plot, params or calibrate");
   const bool takes_file = a.command == "run" || a.command == "validate" || a.command == "import";
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -245,6 +248,7 @@ int import_fabric(const Args& a) {
 int sc_main(int argc, char* argv[]) {
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   if (argc >= 2 && std::strcmp(argv[1], "sweep") == 0) return sweep_command(argc, argv);
+  if (argc >= 2 && std::strcmp(argv[1], "plot") == 0) return plot_command(argc, argv);
   try {
     const Args a = parse_args(argc, argv);
     if (a.command == "--help" || a.command == "-h") {
