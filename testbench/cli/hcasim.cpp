@@ -6,6 +6,10 @@
 //     machine's cores); the results do not depend on it
 //   hcasim validate SCENARIO.json [--set path=value ...]   also routes the fabric and checks for credit loops
 //   hcasim import FABRIC.ibnd [--out FILE.json]  an ibnetdiscover dump as an explicit topology (nodes and links)
+//   hcasim sweep SWEEP.json ...     many runs of one scenario, one table (sweep_command.hpp)
+//   hcasim plot sweep|run|timeseries ...  pictures (plot_command.hpp, scripts/hcasim_plot.py)
+//   hcasim compare GOLDEN NEW ...   two stats.json value by value (compare_command.hpp)
+//   hcasim regress SUITE_DIR ...    a folder of scenarios against their goldens (regress_command.hpp)
 //   hcasim params                  print every scenario parameter with its default (Markdown)
 //   hcasim calibrate [--events N]  cost of one timed SC_METHOD notification on this machine
 //
@@ -26,7 +30,6 @@
 
 #include "models/config/config_error.hpp"
 #include "models/config/ibnetdiscover.hpp"
-#include "models/config/overrides.hpp"
 #include "models/config/scenario.hpp"
 #include "models/config/topology_json.hpp"
 #include "models/fabric/partitioning.hpp"
@@ -34,10 +37,13 @@
 #include "testbench/cli/event_cost.hpp"
 #include "testbench/cli/huge_page_heap.hpp"
 #include "testbench/cli/junit.hpp"
+#include "testbench/cli/plot_command.hpp"
 #include "testbench/cli/regress_command.hpp"
 #include "testbench/cli/run_checks.hpp"
+#include "testbench/cli/scenario_file.hpp"
 #include "testbench/cli/scenario_setup.hpp"
 #include "testbench/cli/stats_document.hpp"
+#include "testbench/cli/sweep_command.hpp"
 
 namespace fs = std::filesystem;
 using namespace hcasim;
@@ -56,6 +62,8 @@ const char* kUsage =
     "       hcasim regress SUITE_DIR [--update] [--junit FILE] [--jobs N] [--tol PATH=REL ...] [--keep]\n"
     "       hcasim validate SCENARIO.json [--set path=value ...]\n"
     "       hcasim import FABRIC.ibnd [--out FILE.json]\n"
+    "       hcasim sweep SWEEP.json [--out DIR] [--jobs N] [--backend local|slurm] (see sweep --help)\n"
+    "       hcasim plot sweep|run|timeseries ... (see plot --help)\n"
     "       hcasim params\n"
     "       hcasim calibrate [--events N]\n";
 
@@ -89,12 +97,12 @@ uint64_t parse_count(const std::string& flag, const char* text) {
 
 Args parse_args(int argc, char* argv[]) {
   Args a;
-  if (argc < 2) throw BadInput("missing command; expected run, validate, import, params or calibrate");
+  if (argc < 2) throw BadInput("missing command; expected run, validate, import, sweep, plot, compare, regress, params or calibrate");
   a.command = argv[1];
   if (a.command == "--help" || a.command == "-h") return a;
   if (a.command != "run" && a.command != "validate" && a.command != "import" && a.command != "params" &&
       a.command != "calibrate")
-    throw BadInput("unknown command '" + a.command + "'; expected run, validate, import, params or calibrate");
+    throw BadInput("unknown command '" + a.command + "'; expected run, validate, import, sweep, plot, compare, regress, params or calibrate");
   const bool takes_file = a.command == "run" || a.command == "validate" || a.command == "import";
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -125,25 +133,10 @@ Args parse_args(int argc, char* argv[]) {
   return a;
 }
 
-nlohmann::json read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw BadInput(path + ": cannot open: " + std::strerror(errno));
-  std::stringstream text;
-  text << in.rdbuf();
-  try {
-    return nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw BadInput(path + ": not valid JSON: " + std::string(e.what()).substr(std::string(e.what()).find(']') + 2));
-  }
-}
-
 config::Scenario load(const Args& a, nlohmann::json& root) {
-  root = read_json_file(a.scenario);
-  for (const std::string& s : a.sets) config::apply_override(root, s);
-  if (a.seed_given) root["run"]["seed"] = a.seed;
-  if (a.pcap) root["outputs"]["pcap"] = true;
-  if (a.vcd) root["outputs"]["vcd"] = true;
-  return config::load_scenario(root, fs::path(a.scenario).parent_path().string());
+  ScenarioArgs sa{a.scenario, a.sets, std::nullopt, a.pcap, a.vcd};
+  if (a.seed_given) sa.seed = a.seed;
+  return load_scenario_file(sa, root);
 }
 
 // Creates the output folder, refusing to write into one that holds files
@@ -267,6 +260,8 @@ int import_fabric(const Args& a) {
 
 int sc_main(int argc, char* argv[]) {
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  if (argc >= 2 && std::strcmp(argv[1], "sweep") == 0) return sweep_command(argc, argv);
+  if (argc >= 2 && std::strcmp(argv[1], "plot") == 0) return plot_command(argc, argv);
   if (argc >= 2 && std::strcmp(argv[1], "compare") == 0) return compare_command(argc, argv);
   if (argc >= 2 && std::strcmp(argv[1], "regress") == 0) return regress_command(argc, argv);
   try {

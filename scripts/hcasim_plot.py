@@ -1,0 +1,429 @@
+#!/usr/bin/python3
+"""hcasim plot: pictures of a sweep's table, a run's statistics and its time series.
+
+Run as `hcasim plot KIND ...` (the program starts this script with Debian's
+/usr/bin/python3 and matplotlib). Every picture is written as PNG and SVG
+(OUT.png and OUT.svg; an OUT ending in .png or .svg writes that one only), and
+beside it OUT.csv holds the values drawn (in the units of their source: a
+rate in b/s even where the axis shows Gb/s), one row per point of a series,
+so a script or a test can read back what a picture shows.
+
+  hcasim plot sweep DIR|results.csv --x AXIS --y METRIC [--series AXIS]
+                    [--where AXIS=VALUE ...] [--band minmax|std] [--logx] [--logy]
+                    [--title TEXT] [--out OUT]
+      The metric's mean over seeds (and over any run of the same x and
+      series) against an axis, one line per value of the series axis, with the
+      min-max range (or one standard deviation) as a band. Other axes that
+      vary must be fixed with --where. Failed runs (exit code not 0) are left
+      out and counted in the title.
+  hcasim plot run DIR [--out PREFIX]
+      From one run's stats.json: PREFIX_throughput (per flow), PREFIX_latency
+      (per flow, the CDF through the reported min, percentiles and max; with
+      more than 12 flows the 4 fastest and 8 slowest at p99), and for a fabric
+      with switches PREFIX_ports (utilisation and credit-stall share of every
+      switch port, a heat map with the switches by level: a switch's level is
+      its distance in links from the nearest HCA).
+  hcasim plot timeseries DIR|timeseries.csv [--kind port|flow|qp]
+                    [--metric METRIC] [--match REGEX] [--top N] [--out OUT]
+      One line per port-VL, flow or QP over time: byte counts as Gb/s over
+      their interval, the rest as sampled. The N largest by their sum (8 by
+      default) when more match.
+Exit codes: 0 written, 2 bad input (one line on stderr naming what is wrong).
+"""
+
+import argparse
+import collections
+import csv
+import json
+import math
+import os
+import re
+import statistics
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
+
+
+class BadInput(Exception):
+    pass
+
+
+def save(fig, out, columns, rows):
+    """Writes the figure (PNG and SVG, or the one OUT names) and OUT.csv."""
+    base, ext = os.path.splitext(out)
+    if ext not in (".png", ".svg"):
+        base, ext = out, ""
+    folder = os.path.dirname(base)
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+    written = []
+    for e in ([ext] if ext else [".png", ".svg"]):
+        fig.savefig(base + e, dpi=120, bbox_inches="tight", metadata={"Date": None} if e == ".svg" else None)
+        written.append(base + e)
+    plt.close(fig)
+    with open(base + ".csv", "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(columns)
+        w.writerows(rows)
+    written.append(base + ".csv")
+    print("wrote " + ", ".join(written))
+
+
+def number(text):
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def sort_key(value):
+    """Axis values in order: by magnitude where they carry one (8KiB < 16KiB, 2m < 100m)."""
+    m = re.match(r"^\s*([0-9.]+)\s*([A-Za-z/]*)", str(value))
+    if not m:
+        return (1, 0.0, str(value))
+    scale = {"": 1, "k": 1e3, "m": 1e-3, "km": 1e3, "cm": 1e-2, "ki": 1024, "kib": 1024, "mib": 2**20,
+             "gib": 2**30, "b": 1, "kb": 1e3, "mb": 1e6, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1,
+             "ps": 1e-12, "gb/s": 1e9, "mb/s": 1e6, "tb/s": 1e12}.get(m.group(2).lower(), 1)
+    return (0, float(m.group(1)) * scale, str(value))
+
+
+def axis_scale(name):
+    """(divisor, label): rates in b/s are drawn in Gb/s."""
+    if re.search(r"_bps(\[|$)", name):
+        return 1e9, f"{name} (Gb/s)"
+    return 1.0, axis_label(name)
+
+
+def axis_label(name):
+    """Units where the column name says them."""
+    for suffix, unit in (("_bps", "b/s"), ("_ns", "ns"), ("_ps", "ps"), ("_bytes", "bytes"), ("_gbps", "Gb/s")):
+        if re.search(re.escape(suffix) + r"(\[|$)", name):
+            return f"{name} ({unit})"
+    return name
+
+
+# --- sweep -----------------------------------------------------------------
+
+def plot_sweep(a):
+    path = os.path.join(a.table, "results.csv") if os.path.isdir(a.table) else a.table
+    if not os.path.exists(path):
+        raise BadInput(f"{path}: no such file; accepted: a sweep's folder or its results.csv")
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        raise BadInput(f"{path}: no rows")
+    columns = list(rows[0].keys())
+    meta_path = os.path.join(os.path.dirname(path), "results.json")
+    axes = json.load(open(meta_path))["axes"] if os.path.exists(meta_path) else []
+    for flag, col in (("--x", a.x), ("--y", a.y), ("--series", a.series)):
+        if col is not None and col not in columns:
+            raise BadInput(f"{flag} {col}: not a column of {path}; accepted: {', '.join(columns)}")
+    where = {}
+    for w in a.where:
+        if "=" not in w or w.split("=", 1)[0] not in columns:
+            raise BadInput(f"--where {w}: accepted: AXIS=VALUE with AXIS one of {', '.join(axes or columns)}")
+        k, v = w.split("=", 1)
+        where[k] = v
+    rows = [r for r in rows if all(r[k] == v for k, v in where.items())]
+    free = [ax for ax in axes if ax not in (a.x, a.series) and ax not in where and len({r[ax] for r in rows}) > 1]
+    if free:
+        raise BadInput(f"axis {free[0]} varies and is not plotted; accepted: --series {free[0]} or "
+                       f"--where {free[0]}=VALUE (values: {', '.join(sorted({r[free[0]] for r in rows}, key=sort_key))})")
+    failed = [r for r in rows if r.get("exit_code", "0") != "0"]
+    groups = collections.defaultdict(list)
+    for r in rows:
+        if r in failed:
+            continue
+        y = number(r[a.y])
+        if y is None:
+            continue
+        groups[(r[a.series] if a.series else "", r[a.x])].append(y)
+    if not groups:
+        raise BadInput(f"--y {a.y}: no run has a number there")
+    series = sorted({s for s, _ in groups}, key=sort_key)
+    scale, ylabel = axis_scale(a.y)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    out_rows = []
+    for s in series:
+        xs = sorted({x for t, x in groups if t == s}, key=sort_key)
+        # Numbers at their values; quantities with units (8KiB, 100m) evenly
+        # spaced in order, or at their magnitudes on a log axis.
+        numeric = all(number(x) is not None for x in xs)
+        magnitudes = a.logx and all(sort_key(x)[0] == 0 for x in xs)
+        pos = ([number(x) for x in xs] if numeric else [sort_key(x)[1] for x in xs] if magnitudes
+               else list(range(len(xs))))
+        mean, lo, hi = [], [], []
+        for x in xs:
+            v = groups[(s, x)]
+            m = statistics.fmean(v)
+            if a.band == "std":
+                d = statistics.stdev(v) if len(v) > 1 else 0.0
+                lo.append(m - d)
+                hi.append(m + d)
+            else:
+                lo.append(min(v))
+                hi.append(max(v))
+            mean.append(m)
+            out_rows.append([s, x, m, lo[-1], hi[-1], len(v)])
+        label = f"{a.series} = {s}" if a.series else a.y
+        ax.plot(pos, [m / scale for m in mean], marker="o", label=label)
+        ax.fill_between(pos, [v / scale for v in lo], [v / scale for v in hi], alpha=0.2)
+        if not numeric:
+            ax.set_xticks(pos, xs)
+            ax.minorticks_off()
+    ax.set_xlabel(axis_label(a.x))
+    ax.set_ylabel(ylabel)
+    if a.logx:
+        ax.set_xscale("log")
+    if a.logy:
+        ax.set_yscale("log")
+    seeds = max(len(v) for v in groups.values())
+    band = "min to max" if a.band == "minmax" else "one standard deviation"
+    title = a.title or f"{a.y} against {a.x}"
+    note = f"mean of {seeds} run{'s' if seeds > 1 else ''} per point, band: {band}"
+    if where:
+        note += "; " + ", ".join(f"{k} = {v}" for k, v in where.items())
+    if failed:
+        note += f"; {len(failed)} failed run{'s' if len(failed) > 1 else ''} left out"
+    ax.set_title(f"{title}\n{note}", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    if a.series or len(series) > 1:
+        ax.legend(fontsize=8)
+    out = a.out or os.path.join(os.path.dirname(path), "plots", re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{a.y}_vs_{a.x}"))
+    save(fig, out, ["series", "x", "mean", "low", "high", "runs"], out_rows)
+
+
+# --- one run -----------------------------------------------------------------
+
+def load_stats(folder):
+    path = os.path.join(folder, "stats.json") if os.path.isdir(folder) else folder
+    if not os.path.exists(path):
+        raise BadInput(f"{path}: no such file; accepted: a run's folder or its stats.json")
+    try:
+        return json.load(open(path)), path
+    except json.JSONDecodeError as e:
+        raise BadInput(f"{path}: not valid JSON: {e}") from e
+
+
+def flow_throughput(s, prefix, name):
+    flows = [f for f in s.get("flows", []) if "data_throughput_bps" in f]
+    if not flows:
+        return
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    values = [(f["name"], f["data_throughput_bps"] / 1e9) for f in flows]
+    rows = [[n, i, v] for i, (n, v) in enumerate(values)]
+    if len(values) <= 40:
+        ax.bar([n for n, _ in values], [v for _, v in values])
+        ax.tick_params(axis="x", labelrotation=45)
+        ax.set_xlabel("flow")
+    else:  # too many to name: sorted, as a rank plot
+        ordered = sorted(v for _, v in values)
+        ax.plot(range(1, len(ordered) + 1), ordered)
+        ax.set_xlabel("flows, by throughput")
+    ax.set_ylabel("data throughput (Gb/s)")
+    ax.set_title(f"{name}: per-flow data throughput ({len(values)} flows)", fontsize=10)
+    ax.grid(True, axis="y", alpha=0.3)
+    save(fig, prefix + "_throughput", ["flow", "index", "gbps"], rows)
+
+
+def percentile_points(latency):
+    """(latency ns, fraction) through the reported percentiles: p50 -> 0.50, p999 -> 0.999."""
+    pts = []
+    if "min_ns" in latency:
+        pts.append((latency["min_ns"], 0.0))
+    for k, v in latency.items():
+        m = re.fullmatch(r"p(\d+)_ns", k)
+        if m:
+            d = m.group(1)
+            pts.append((v, int(d) / 10 ** len(d)))
+    if "max_ns" in latency:
+        pts.append((latency["max_ns"], 1.0))
+    return sorted(pts, key=lambda p: (p[1], p[0]))
+
+
+def flow_latency(s, prefix, name):
+    flows = [f for f in s.get("flows", []) if f.get("latency", {}).get("count", 0) > 0]
+    if not flows:
+        return
+    if len(flows) > 12:  # the slowest at p99 and the fastest, named
+        flows = sorted(flows, key=lambda f: f["latency"].get("p99_ns", 0))
+        flows = flows[:4] + flows[-8:]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    rows = []
+    for f in flows:
+        pts = percentile_points(f["latency"])
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=".", label=f["name"])
+        rows += [[f["name"], x, q] for x, q in pts]
+    ax.set_xscale("log")
+    ax.set_xlabel("latency (ns)")
+    ax.set_ylabel("fraction of packets at or below")
+    ax.set_title(f"{name}: latency CDF per flow\n(straight lines between the reported min, percentiles and max)",
+                 fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    save(fig, prefix + "_latency", ["flow", "latency_ns", "fraction"], rows)
+
+
+def switch_levels(s):
+    """Each switch's distance in links from the nearest HCA (1: an HCA's neighbour)."""
+    switches = {w["name"] for w in s.get("switches", [])}
+    node = lambda port: port.rsplit(".", 1)[0]
+    links = collections.defaultdict(set)
+    for p in s.get("ports", []):
+        if p.get("peer"):
+            links[node(p["name"])].add(node(p["peer"]))
+    level = {n: 0 for n in links if n not in switches}
+    frontier = list(level)
+    while frontier:
+        nxt = []
+        for n in frontier:
+            for m in links[n]:
+                if m not in level:
+                    level[m] = level[n] + 1
+                    nxt.append(m)
+        frontier = nxt
+    return {w: level.get(w, 0) for w in switches}
+
+
+def port_heat_map(s, prefix, name):
+    levels = switch_levels(s)
+    if not levels:
+        return
+    sim = s["run"]["sim_time_ps"] or 1
+    node_of = lambda port: port.rsplit(".", 1)[0]
+    number_of = lambda port: int(port.rsplit(".p", 1)[1])
+    ports = [p for p in s["ports"] if node_of(p["name"]) in levels]
+    order = sorted(levels, key=lambda w: (-levels[w], sort_key(w)))
+    row_of = {w: i for i, w in enumerate(order)}
+    width = max(number_of(p["name"]) for p in ports)
+    util = [[math.nan] * width for _ in order]
+    stall = [[math.nan] * width for _ in order]
+    rows = []
+    for p in ports:
+        r, c = row_of[node_of(p["name"])], number_of(p["name"]) - 1
+        stalled = sum(v.get("credit_stall_ps", 0) for v in p.get("vls", []))
+        util[r][c] = p.get("utilization", 0.0)
+        stall[r][c] = stalled / sim
+        rows.append([node_of(p["name"]), levels[node_of(p["name"])], c + 1, util[r][c], stall[r][c]])
+    fig, axes = plt.subplots(1, 2, figsize=(12, max(3.0, 0.18 * len(order) + 1.5)), sharey=True)
+    for ax, data, title in ((axes[0], util, "transmit utilisation"), (axes[1], stall, "credit-stall share of time")):
+        im = ax.imshow(data, aspect="auto", cmap="viridis", vmin=0, vmax=1, interpolation="nearest")
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel("port number")
+        ax.set_xticks(range(0, width, max(1, width // 8)), [str(i + 1) for i in range(0, width, max(1, width // 8))])
+        for i in range(1, len(order)):  # a line between levels
+            if levels[order[i]] != levels[order[i - 1]]:
+                ax.axhline(i - 0.5, color="white", linewidth=1.5)
+        fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+    step = max(1, len(order) // 40)
+    axes[0].set_yticks(range(0, len(order), step), [f"L{levels[w]} {w}" for w in order][::step], fontsize=7)
+    axes[0].set_ylabel("switch (L = level, top first)")
+    fig.suptitle(f"{name}: switch ports over {sim / 1e6:.3g} us", fontsize=11)
+    save(fig, prefix + "_ports", ["switch", "level", "port", "utilization", "credit_stall_share"], rows)
+
+
+def plot_run(a):
+    s, path = load_stats(a.run)
+    name = s.get("run", {}).get("scenario", "run")
+    prefix = a.out or os.path.join(os.path.dirname(path), "plots", name)
+    flow_throughput(s, prefix, name)
+    flow_latency(s, prefix, name)
+    port_heat_map(s, prefix, name)
+
+
+# --- time series ---------------------------------------------------------------
+
+def plot_timeseries(a):
+    path = os.path.join(a.series_file, "timeseries.csv") if os.path.isdir(a.series_file) else a.series_file
+    if not os.path.exists(path):
+        raise BadInput(f"{path}: no such file; accepted: a run's folder with timeseries.csv "
+                       "(set outputs.sample_interval) or the file")
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        want = ["time_ps", "kind", "name", "vl", "metric", "value"]
+        if reader.fieldnames != want:
+            raise BadInput(f"{path}: columns {reader.fieldnames}; accepted: {','.join(want)}")
+        rows = [r for r in reader if r["kind"] == a.kind]
+    metrics = sorted({r["metric"] for r in rows})
+    if not rows:
+        raise BadInput(f"--kind {a.kind}: no such rows in {path}")
+    metric = a.metric or metrics[0]
+    if metric not in metrics:
+        raise BadInput(f"--metric {metric}: accepted for kind {a.kind}: {', '.join(metrics)}")
+    pattern = re.compile(a.match) if a.match else None
+    lines = collections.defaultdict(list)
+    for r in rows:
+        label = r["name"] + (f" VL{r['vl']}" if r["vl"] != "" else "")
+        if r["metric"] == metric and (pattern is None or pattern.search(label)):
+            lines[label].append((int(r["time_ps"]), float(r["value"])))
+    if not lines:
+        raise BadInput(f"--match {a.match}: no {a.kind} matches")
+    chosen = sorted(lines, key=lambda k: (-sum(v for _, v in lines[k]), k))[: a.top]
+    rate = metric.startswith("bytes")
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    out_rows = []
+    for label in sorted(chosen, key=sort_key):
+        pts = sorted(lines[label])
+        xs, ys = [], []
+        prev = 0
+        for t, v in pts:
+            y = v * 8 / ((t - prev) * 1e-12) / 1e9 if rate and t > prev else v
+            xs.append(t / 1e6)
+            ys.append(y)
+            out_rows.append([label, t, y])
+            prev = t
+        ax.plot(xs, ys, label=label, drawstyle="steps-pre" if rate else "default")
+    ax.set_xlabel("simulated time (us)")
+    ax.set_ylabel(f"{metric} as Gb/s over each interval" if rate else metric)
+    shown = f"{len(chosen)} of {len(lines)}" if len(lines) > len(chosen) else f"{len(lines)}"
+    ax.set_title(f"{metric} per {a.kind} over time ({shown}, largest by total)", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    out = a.out or os.path.join(os.path.dirname(path), "plots", f"timeseries_{a.kind}_{metric}")
+    save(fig, out, ["series", "time_ps", "gbps" if rate else metric], out_rows)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's, with its errors on one line."""
+
+    def error(self, message):
+        raise BadInput(f"{message}; see hcasim plot --help")
+
+
+def main(argv):
+    p = Parser(prog="hcasim plot", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="what", required=True, parser_class=Parser)
+    sw = sub.add_parser("sweep", help="a metric against an axis from a sweep's table")
+    sw.add_argument("table")
+    sw.add_argument("--x", required=True)
+    sw.add_argument("--y", required=True)
+    sw.add_argument("--series")
+    sw.add_argument("--where", action="append", default=[])
+    sw.add_argument("--band", choices=["minmax", "std"], default="minmax")
+    sw.add_argument("--logx", action="store_true")
+    sw.add_argument("--logy", action="store_true")
+    sw.add_argument("--title")
+    sw.add_argument("--out")
+    rn = sub.add_parser("run", help="per-flow throughput and latency, switch ports as a heat map")
+    rn.add_argument("run")
+    rn.add_argument("--out")
+    ts = sub.add_parser("timeseries", help="a run's time series")
+    ts.add_argument("series_file")
+    ts.add_argument("--kind", choices=["port", "flow", "qp"], default="flow")
+    ts.add_argument("--metric")
+    ts.add_argument("--match")
+    ts.add_argument("--top", type=int, default=8)
+    ts.add_argument("--out")
+    a = p.parse_args(argv)
+    {"sweep": plot_sweep, "run": plot_run, "timeseries": plot_timeseries}[a.what](a)
+
+
+if __name__ == "__main__":
+    try:
+        main(sys.argv[1:])
+    except BadInput as e:
+        print(f"hcasim: plot: {e}", file=sys.stderr)
+        sys.exit(2)
