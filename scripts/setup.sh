@@ -3,7 +3,8 @@
 # names them and stops (otherwise). Safe to run again: installs nothing twice.
 set -euo pipefail
 
-packages=(build-essential cmake pkg-config libsystemc-dev catch2 nlohmann-json3-dev tshark python3 verilator)
+packages=(build-essential cmake pkg-config libsystemc-dev catch2 nlohmann-json3-dev tshark python3 verilator
+          python3-jsonschema)
 
 missing=()
 for p in "${packages[@]}"; do
