@@ -4,7 +4,8 @@
 usage: schema_check.py SCHEMA [--check-schema] [FILE ...]
 
 --check-schema: the schema is valid draft 2020-12 (its meta-schema), every "pattern" compiles,
-and every "default" is valid against the schema it sits in.
+every "default" is valid against the schema it sits in, and every parameter (a property
+reached through properties and items) constrains its value (type, anyOf, enum or const).
 Each FILE: one line, "ok FILE" or "invalid FILE PATH: MESSAGE" (PATH the JSON path of the
 most relevant error, dot-separated). Exit 0 when the schema and every file are valid, 1 when
 one is not, 2 for bad arguments.
@@ -32,8 +33,18 @@ def subschemas(node):
                     yield from subschemas(sub)
 
 
+def unconstrained(node, path):
+    """Paths of the parameters whose schema states no type, alternatives or values."""
+    for key, sub in node.get("properties", {}).items():
+        if not any(k in sub for k in ("type", "anyOf", "enum", "const")):
+            yield path + key
+        yield from unconstrained(sub, path + key + ".")
+    if isinstance(node.get("items"), dict):
+        yield from unconstrained(node["items"], path + "[].")
+
+
 def check_schema(schema):
-    problems = []
+    problems = ["%s states no constraint" % p for p in unconstrained(schema, "")]
     try:
         Draft202012Validator.check_schema(schema)
     except Exception as e:  # SchemaError
