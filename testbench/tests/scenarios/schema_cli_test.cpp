@@ -152,6 +152,8 @@ TEST_CASE("the schema rejects each kind of bad scenario that hcasim validate rej
       {"VLArb weight over 255", {"port.vlarb.low=0:300"}, "port.vlarb.low", "port.vlarb.low"},
       {"list of the wrong length", {R"(switch.sl2vl=[{"sl2vl":[0,1]}])"}, "switch.sl2vl.0.sl2vl",
        "switch.sl2vl.0.sl2vl"},
+      {"list element without a required key", {R"(switch.sl2vl=[{"switch":"*"}])"}, "switch.sl2vl.0.sl2vl",
+       "switch.sl2vl.0"},
       {"scenario name that is a path", {"name=../x"}, "name", "name"},
       {"topology key of another pattern", {"topology.k=4"}, "topology.k", "topology.k"},
       {"wildcard where one port is needed", {"workload.flows.0.dst=hca*"}, "workload.flows.0.dst",
