@@ -190,5 +190,10 @@ RoutedFabric route_fabric(const Scenario& s);
 FabricSpec fabric_spec(const Scenario& s);
 // Markdown table of every scenario parameter with its default.
 std::string scenario_reference();
+// The JSON Schema (draft 2020-12) of a scenario file: the parameter descriptions of
+// scenario_reference, plus what load_scenario checks beyond them where a schema can say it.
+nlohmann::json scenario_schema();
+// The top-level key naming a scenario's JSON Schema, for editors; load_scenario ignores it.
+inline constexpr const char* kSchemaKey = "$schema";
 
 }  // namespace hcasim::config
