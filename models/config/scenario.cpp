@@ -334,7 +334,7 @@ void describe(Io& io, RunConfig& c) {
   io.uint("partitions", c.partitions, 1, kMaxPartitions,
           "parallel simulation: the fabric split in this many parts, run in windows on threads of their own "
           "(hcasim run --threads); changes the order of events at equal times, deterministically; "
-          "raw traffic only, no pcap, VCD, RTL blocks or management in band");
+          "raw traffic only, no pcap, VCD, time series, RTL blocks or management in band");
 }
 
 template <class Io>
@@ -346,6 +346,10 @@ void describe(Io& io, OutputConfig& c) {
   io.boolean("rtl_vcd", c.rtl_vcd,
              "write rtl.vcd: the internal signals of the RTL blocks of ports with vl_arbiter or credit_manager "
              "\"rtl\" or \"rtl+check\" (open with waveforms/rtl_b2b.gtkw)");
+  io.time("sample_interval", c.sample_interval_ps, 0, UINT64_MAX,
+          "write timeseries.csv: every interval, per port and data VL bytes sent, credits available, "
+          "receive-buffer bytes and credit-stall time, per flow and transport QP bytes delivered "
+          "(docs/timeseries.md); 0ns = none; run.partitions 1 only");
 }
 
 template <class Io>
@@ -579,6 +583,7 @@ void check_partitions(const Scenario& s) {
   if (s.management.mode == ManagementMode::InBand) refuse("management in band");
   if (s.outputs.pcap) refuse("outputs.pcap");
   if (s.outputs.vcd) refuse("outputs.vcd");
+  if (s.outputs.sample_interval_ps != 0) refuse("outputs.sample_interval");
   const auto rtl = [](const link::PortConfig& c) {
     return c.vl_arbiter != link::Implementation::Model || c.credit_manager != link::Implementation::Model;
   };

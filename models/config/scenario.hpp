@@ -142,6 +142,7 @@ struct OutputConfig {
   std::vector<std::string> pcap_ports;  // ports whose transmissions are captured; [] = all
   bool vcd = false;                     // write waves.vcd
   bool rtl_vcd = false;                 // write rtl.vcd (ports with RTL blocks)
+  uint64_t sample_interval_ps = 0;      // write timeseries.csv, a row set per this interval, ps; 0 = none
 };
 
 struct Scenario {
