@@ -1,8 +1,23 @@
 #!/usr/bin/env bash
-# Configures and builds hcasim. Usage: scripts/build.sh [BUILD_DIR] [extra cmake args...]
+# Configures and builds hcasim.
+# Usage: scripts/build.sh [BUILD_DIR] [--target NAME ...] [extra cmake args...]
+#   --target NAME  build only that target and what it needs, e.g. hcasim (the program, not the
+#                  test suite; scripts/run-default.sh); default: everything, tests included.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"
 shift || true
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
-cmake --build "$build" -j "$(nproc)"
+targets=()
+cmake_args=()
+while [ $# -gt 0 ]; do
+  if [ "$1" = "--target" ]; then
+    [ $# -ge 2 ] || { echo "build.sh: --target needs a target name, e.g. --target hcasim" >&2; exit 2; }
+    targets+=(--target "$2")
+    shift 2
+  else
+    cmake_args+=("$1")
+    shift
+  fi
+done
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cmake_args[@]}" >/dev/null
+cmake --build "$build" -j "$(nproc)" "${targets[@]}"

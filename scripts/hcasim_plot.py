@@ -26,8 +26,9 @@ so a script or a test can read back what a picture shows.
   hcasim plot timeseries DIR|timeseries.csv [--kind port|flow|qp]
                     [--metric METRIC] [--match REGEX] [--top N] [--out OUT]
       One line per port-VL, flow or QP over time: byte counts as Gb/s over
-      their interval, the rest as sampled. The N largest by their sum (8 by
-      default) when more match.
+      their interval (summed over --bin K intervals; by default enough for at
+      most 60 points a line), the rest as sampled. The N largest by their sum
+      (8 by default) when more match.
 Exit codes: 0 written, 2 bad input (one line on stderr naming what is wrong).
 """
 
@@ -363,21 +364,33 @@ def plot_timeseries(a):
         raise BadInput(f"--match {a.match}: no {a.kind} matches")
     chosen = sorted(lines, key=lambda k: (-sum(v for _, v in lines[k]), k))[: a.top]
     rate = metric.startswith("bytes")
+    # Byte counts of short intervals are mostly whole packets or nothing: summed
+    # over --bin intervals (by default enough for at most 60 points a line).
+    longest = max(len(lines[k]) for k in chosen)
+    width = a.bin or max(1, math.ceil(longest / 60)) if rate else 1
     fig, ax = plt.subplots(figsize=(8, 4.5))
     out_rows = []
     for label in sorted(chosen, key=sort_key):
         pts = sorted(lines[label])
         xs, ys = [], []
-        prev = 0
-        for t, v in pts:
-            y = v * 8 / ((t - prev) * 1e-12) / 1e9 if rate and t > prev else v
+        start = 0
+        for i in range(0, len(pts), width):
+            group = pts[i:i + width]
+            t = group[-1][0]
+            if rate:
+                y = sum(v for _, v in group) * 8 / ((t - start) * 1e-12) / 1e9 if t > start else 0.0
+            else:
+                y = group[-1][1]
             xs.append(t / 1e6)
             ys.append(y)
             out_rows.append([label, t, y])
-            prev = t
-        ax.plot(xs, ys, label=label, drawstyle="steps-pre" if rate else "default")
+            start = t
+        ax.plot(xs, ys, label=label, marker="." if len(xs) <= 60 else None)
     ax.set_xlabel("simulated time (us)")
-    ax.set_ylabel(f"{metric} as Gb/s over each interval" if rate else metric)
+    if rate:
+        ax.set_ylim(bottom=0)
+    per = "" if width == 1 else f" of {width} samples"
+    ax.set_ylabel(f"{metric} as Gb/s over each interval{per}" if rate else metric)
     shown = f"{len(chosen)} of {len(lines)}" if len(lines) > len(chosen) else f"{len(lines)}"
     ax.set_title(f"{metric} per {a.kind} over time ({shown}, largest by total)", fontsize=10)
     ax.grid(True, alpha=0.3)
@@ -416,6 +429,7 @@ def main(argv):
     ts.add_argument("--metric")
     ts.add_argument("--match")
     ts.add_argument("--top", type=int, default=8)
+    ts.add_argument("--bin", type=int, default=0)
     ts.add_argument("--out")
     a = p.parse_args(argv)
     {"sweep": plot_sweep, "run": plot_run, "timeseries": plot_timeseries}[a.what](a)

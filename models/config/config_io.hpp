@@ -14,14 +14,18 @@
 //   its output reads back to an equal struct.
 // - ConfigDoc collects one row per field: path (list elements as "[]"), accepted values,
 //   default, help; render_markdown() turns rows into a table.
-// - All three have the same members, so describe is written once:
+// - ConfigSchema (config_schema.hpp) makes a JSON Schema of the same fields.
+// - All four have the same members, so describe is written once:
 //   uint, uint64, uint_of, real, boolean, string, bytes, time, rate, length, choice, object,
 //   list, uint_list, custom; present(key) (true only on the reader, for a key in the input) and
 //   fail(key, message) (the reader throws a ConfigError at path.key; writer and doc ignore it).
 // - list elements start from T{} and are read completely from their own object.
+// - custom takes its accepted values as an Accepted: the text errors and documentation show,
+//   and optionally a function making its JSON Schema (only ConfigSchema calls it).
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <utility>
@@ -60,6 +64,17 @@ std::string length_range(double min, double max);
 std::string names(const std::vector<std::string>& labels);
 std::string list_of(const std::string& items, std::size_t min_len, std::size_t max_len);
 }  // namespace accepted
+
+// What a custom field accepts. A plain string converts to an Accepted without a schema: the
+// JSON Schema then documents the text and constrains nothing.
+struct Accepted {
+  std::string text;
+  std::function<nlohmann::json()> schema;  // the JSON Schema of the accepted values; empty = none
+
+  Accepted(std::string t) : text(std::move(t)) {}                   // NOLINT: implicit on purpose
+  Accepted(const char* t) : text(t) {}                              // NOLINT: implicit on purpose
+  Accepted(std::string t, std::function<nlohmann::json()> s) : text(std::move(t)), schema(std::move(s)) {}
+};
 
 template <class E>
 std::vector<std::string> labels_of(const Names<E>& names) {
@@ -117,8 +132,8 @@ class ConfigReader {
 
   // parse: (const nlohmann::json&, const std::string& path) -> T, throwing ConfigError.
   template <class T, class ParseFn, class FormatFn>
-  void custom(const std::string& key, T& value, ParseFn parse, FormatFn /*format*/,
-              const std::string& /*accepted*/, const std::string& /*help*/) {
+  void custom(const std::string& key, T& value, ParseFn parse, FormatFn /*format*/, const Accepted& /*accepted*/,
+              const std::string& /*help*/) {
     if (const nlohmann::json* v = take(key)) value = parse(*v, key_path(key));
   }
 
@@ -178,9 +193,9 @@ class ValueEmitter {
   }
 
   template <class T, class ParseFn, class FormatFn>
-  void custom(const std::string& key, T& value, ParseFn /*parse*/, FormatFn format, const std::string& accepted_text,
+  void custom(const std::string& key, T& value, ParseFn /*parse*/, FormatFn format, const Accepted& accepted,
               const std::string& help) {
-    put(key, format(value), accepted_text, help);
+    put(key, format(value), accepted.text, help);
   }
 
  protected:

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "models/config/config_schema.hpp"
 #include "models/config/units.hpp"
 #include "models/ib/mad.hpp"
 #include "models/ib/opcodes.hpp"
@@ -225,6 +226,81 @@ nlohmann::json format_sa_flags(const std::optional<uint8_t>& v) {
       named |= f.bit;
     }
   return named == *v ? names : nlohmann::json(*v);
+}
+
+// ---- JSON Schemas of the forms read above ----
+
+namespace {
+// "^(ITEM(,ITEM){min-1,max-1},?)?$" (a trailing comma ends getline's split without an item);
+// items = 0 allows the empty string.
+std::string comma_list_regex(const std::string& item, unsigned min_items, unsigned max_items) {
+  const std::string more = "{" + std::to_string(min_items == 0 ? 0 : min_items - 1) + "," +
+                           std::to_string(max_items - 1) + "}";
+  return "^(" + item + "(," + item + ")" + more + ",?)" + (min_items == 0 ? "?" : "") + "$";
+}
+// What sscanf's %u / %lld take before the digits: white space and a plus sign.
+constexpr const char* kScanfLead = "\\s*\\+?";
+}  // namespace
+
+nlohmann::json vlarb_table_schema() {
+  const std::string item = std::string(kScanfLead) + config::schema::integer_regex(kMaxDataVls - 1) + ":" +
+                           kScanfLead + config::schema::integer_regex(255);
+  return config::schema::pattern(comma_list_regex(item, 0, kMaxArbEntries));
+}
+
+// check_port's rule is stated here too: 16 entries or none.
+nlohmann::json sl2vl_schema() {
+  const nlohmann::json vl = config::schema::integer(0, 15);
+  const std::string item = std::string(kScanfLead) + config::schema::integer_regex(15);
+  return config::schema::any_of({{{"type", "array"}, {"maxItems", 0}},
+                                 {{"type", "array"}, {"items", vl}, {"minItems", kSlCount}, {"maxItems", kSlCount}},
+                                 config::schema::pattern("^$"),
+                                 config::schema::pattern(comma_list_regex(item, kSlCount, kSlCount))});
+}
+
+nlohmann::json drain_rate_schema() {
+  return config::schema::any_of({{{"const", "unlimited"}}, config::schema::rate()});
+}
+
+nlohmann::json propagation_schema() {
+  return config::schema::any_of({config::schema::length(), config::schema::time()});
+}
+
+nlohmann::json byte_list_schema() {
+  return {{"type", "array"}, {"items", config::schema::bytes(0, UINT64_MAX)}};
+}
+
+nlohmann::json opcode_filter_schema() {
+  std::vector<std::string> names;
+  for (unsigned op = 0; op < 256; ++op) {
+    const ib::OpcodeInfo& info = ib::opcode_info(static_cast<uint8_t>(op));
+    if (info.valid) names.push_back(info.name);
+  }
+  return config::schema::any_of(
+      {config::schema::null(), config::schema::names(names), config::schema::integer(0, 255)});
+}
+
+nlohmann::json uint_filter_schema(uint32_t max) {
+  return config::schema::any_of({config::schema::null(), config::schema::integer(0, max)});
+}
+
+// parse_hex_filter: "0x" and 1 to 8 hex digits. Where max is 16^k - 1 the pattern allows
+// k significant digits, so it states the range too.
+nlohmann::json hex_filter_schema(uint32_t max) {
+  unsigned k = 0;
+  for (uint64_t m = uint64_t{max} + 1; m > 1 && m % 16 == 0; m /= 16) ++k;
+  const bool power = k > 0 && (uint64_t{1} << (4 * k)) == uint64_t{max} + 1;
+  const std::string digits = power ? "0{0," + std::to_string(8 - k) + "}[0-9a-fA-F]{1," + std::to_string(k) + "}"
+                                   : "[0-9a-fA-F]{1,8}";
+  return config::schema::any_of({config::schema::null(), config::schema::integer(0, max),
+                                 config::schema::pattern("^0[xX]" + digits + "$")});
+}
+
+nlohmann::json sa_flags_schema() {
+  std::vector<std::string> names;
+  for (const FlagName& f : kFlagNames) names.push_back(f.name);
+  return config::schema::any_of({config::schema::null(), config::schema::integer(0, 255),
+                                 {{"type", "array"}, {"items", config::schema::names(names)}}});
 }
 
 }  // namespace hcasim::link

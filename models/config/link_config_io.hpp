@@ -28,6 +28,16 @@ LinkConfig parse_propagation_into(const LinkConfig& base, const nlohmann::json& 
 nlohmann::json format_propagation(const LinkConfig& c);
 std::vector<uint64_t> parse_byte_list(const nlohmann::json& v, const std::string& path);
 nlohmann::json format_byte_list(const std::vector<uint64_t>& v);
+// JSON Schemas of the forms above and below (config_schema.hpp), beside their parsers.
+nlohmann::json vlarb_table_schema();
+nlohmann::json sl2vl_schema();
+nlohmann::json drain_rate_schema();
+nlohmann::json propagation_schema();
+nlohmann::json byte_list_schema();
+nlohmann::json opcode_filter_schema();
+nlohmann::json uint_filter_schema(uint32_t max);
+nlohmann::json hex_filter_schema(uint32_t max);
+nlohmann::json sa_flags_schema();
 constexpr uint64_t kMaxFaultDelayPs = 100'000'000'000'000ull;  // 100 s: beyond any MAD timeout
 
 // Drop-rule filters: null (or absent) = any. An opcode is its name as
@@ -48,7 +58,9 @@ void describe_filter(Io& io, const std::string& key, std::optional<T>& value, ui
         const auto n = parse_uint_filter(v, path, max);
         return n ? std::optional<T>(static_cast<T>(*n)) : std::nullopt;
       },
-      format_uint_filter<T>, "null (any) or an integer from 0 to " + std::to_string(max), help);
+      format_uint_filter<T>,
+      config::Accepted("null (any) or an integer from 0 to " + std::to_string(max), [max] { return uint_filter_schema(max); }),
+      help);
 }
 
 // MAD filters: a number (0-max) or a hexadecimal string such as "0x81"; written back as hex.
@@ -74,8 +86,9 @@ void describe_hex_filter(Io& io, const std::string& key, std::optional<T>& value
       [digits](const std::optional<T>& v) {
         return format_hex_filter(v ? std::optional<uint32_t>(*v) : std::nullopt, digits);
       },
-      "null (any), a number from 0 to " + std::to_string(max) + " or a hexadecimal string such as \"0x" +
-          std::string(digits - 1, '0') + "1\"",
+      config::Accepted("null (any), a number from 0 to " + std::to_string(max) + " or a hexadecimal string such as \"0x" +
+                           std::string(digits - 1, '0') + "1\"",
+                       [max] { return hex_filter_schema(max); }),
       help);
 }
 
@@ -99,9 +112,9 @@ void describe_mad_filter(Io& io, MadFilter& c) {
   describe_hex_filter(io, "mad_method", c.method, 0xFF, 2, "match: MAD Method with the R bit (byte 3; 0x81 = GetResp)");
   describe_hex_filter(io, "mad_attribute", c.attribute, 0xFFFF, 4, "match: MAD AttributeID (bytes 16-17)");
   describe_filter(io, "sa_segment", c.sa_segment, 0xFFFFFFFF, "match: SA Segment Number (bytes 40-43; SA MADs only)");
-  io.custom("sa_flags", c.sa_flags, parse_sa_flags, format_sa_flags, kSaFlagsAccepted,
+  io.custom("sa_flags", c.sa_flags, parse_sa_flags, format_sa_flags, {kSaFlagsAccepted, sa_flags_schema},
             "match: SA MADs whose Fragment Flag (byte 48) has all these bits set");
-  io.custom("sa_flags_clear", c.sa_flags_clear, parse_sa_flags, format_sa_flags, kSaFlagsAccepted,
+  io.custom("sa_flags_clear", c.sa_flags_clear, parse_sa_flags, format_sa_flags, {kSaFlagsAccepted, sa_flags_schema},
             "match: SA MADs whose Fragment Flag has none of these bits set");
 }
 
@@ -124,7 +137,8 @@ void describe(Io& io, DropRule& c) {
   io.uint64("count", c.count, 1, UINT64_MAX, "consecutive matches hit from the nth on");
   io.boolean("every", c.every, "hit every match from the nth on (count unused)");
   io.custom("opcode", c.opcode, parse_opcode_filter, format_opcode_filter,
-            "null (any), an opcode name such as \"RC_ACK\" or \"RC_SEND_ONLY\", or a number 0-255",
+            {"null (any), an opcode name such as \"RC_ACK\" or \"RC_SEND_ONLY\", or a number 0-255",
+             opcode_filter_schema},
             "match: BTH opcode");
   describe_filter(io, "psn", c.psn, 0xFFFFFF, "match: BTH PSN");
   describe_filter(io, "dest_qp", c.dest_qp, 0xFFFFFF, "match: BTH DestQP");
@@ -150,10 +164,10 @@ void describe(Io& io, FaultConfig& c) {
 template <class Io>
 void describe(Io& io, VlArbConfig& c) {
   io.custom("high", c.high, parse_vlarb_table, format_vlarb_table,
-            "\"vl:weight,...\" with VL 0-14 and weight 0-255, at most 64 entries",
+            {"\"vl:weight,...\" with VL 0-14 and weight 0-255, at most 64 entries", vlarb_table_schema},
             "high-priority table; weight in 64-byte units");
   io.custom("low", c.low, parse_vlarb_table, format_vlarb_table,
-            "\"vl:weight,...\" with VL 0-14 and weight 0-255, at most 64 entries",
+            {"\"vl:weight,...\" with VL 0-14 and weight 0-255, at most 64 entries", vlarb_table_schema},
             "low-priority table; both tables empty = every operational VL in low with weight 64");
   io.uint("high_limit", c.high_limit, 0, 255, "LimitOfHighPriority in 4 KiB units; 255 = unbounded, 0 = one packet");
   io.choice("policy", c.policy, config::Names<WeightPolicy>{{"overshoot", WeightPolicy::Overshoot},
@@ -169,14 +183,14 @@ void describe(Io& io, PortConfig& c) {
   io.uint_of("mtu", c.mtu, {256, 512, 1024, 2048, 4096}, "MTU: largest payload, bytes");
   io.bytes("vl_buffer", c.vl_buffer_bytes, 64, link::kMaxVlBufferBytes, "receive buffer of each data VL");
   io.custom("vl_buffers", c.vl_buffers, parse_byte_list, format_byte_list,
-            "a list of sizes, one per data VL", "per-VL receive buffers, overriding vl_buffer; [] = none");
+            {"a list of sizes, one per data VL", byte_list_schema}, "per-VL receive buffers, overriding vl_buffer; [] = none");
   io.bytes("vl15_buffer", c.vl15_buffer_bytes, 64, link::kMaxVlBufferBytes, "VL15 receive buffer (not flow-controlled)");
   io.bytes("tx_buffer", c.tx_buffer_bytes, 64, link::kMaxVlBufferBytes, "transmit buffer of each VL");
   io.custom("sl2vl", c.sl2vl, parse_sl2vl, format_sl2vl,
-            "a list of 16 VLs 0-15, or OpenSM's qos_sl2vl string \"0,1,2,...\"",
+            {"a list of 16 VLs 0-15, or OpenSM's qos_sl2vl string \"0,1,2,...\"", sl2vl_schema},
             "SL-to-VL table: 16 VLs indexed by SL (15 = drop); [] = SL modulo operational VLs");
   io.object("vlarb", c.vlarb, "VL arbitration tables");
-  io.custom("drain_rate", c.drain_rate_bps, parse_drain_rate, format_drain_rate, "\"unlimited\" or a rate",
+  io.custom("drain_rate", c.drain_rate_bps, parse_drain_rate, format_drain_rate, {"\"unlimited\" or a rate", drain_rate_schema},
             "HCA host: rate at which it takes packets from the receive buffers");
   const config::Names<Implementation> implementations{
       {"model", Implementation::Model}, {"rtl", Implementation::Rtl}, {"rtl+check", Implementation::RtlCheck}};
@@ -203,7 +217,8 @@ void describe(Io& io, LinkConfig& c) {
             "lanes");
   io.uint("framing_bytes", c.framing_bytes, 0, 64, "bytes per packet on the wire besides LRH..VCRC");
   io.custom("propagation", c, parse_propagation, format_propagation,
-            "a cable length such as \"3m\" (times propagation_per_m) or a time such as \"15ns\"",
+            {"a cable length such as \"3m\" (times propagation_per_m) or a time such as \"15ns\"",
+             propagation_schema},
             "propagation delay of the link, from its cable length or given directly");
   io.time("propagation_per_m", c.ps_per_m, 0, 1000000, "propagation delay per metre of cable");
   io.time("fc_period", c.fc_period_ps, 1000, 1000000000000ull,

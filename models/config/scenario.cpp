@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "models/config/config_schema.hpp"
 #include "models/config/ibnetdiscover.hpp"
 #include "models/config/switch_config_io.hpp"
 #include "models/config/topology_json.hpp"
@@ -47,6 +48,13 @@ FlowRate parse_flow_rate(const nlohmann::json& v, const std::string& path) {
   return r;
 }
 
+// parse_flow_rate's forms; the percentage as a plain decimal in (0, 100] (strtod also takes rarer
+// spellings such as "1e1%", which the schema does not).
+nlohmann::json flow_rate_schema() {
+  const std::string percent = "^(100(\\.0*)?|0*[1-9][0-9]?(\\.[0-9]*)?|0*\\.(?=[0-9]*[1-9])[0-9]+)%$";
+  return schema::any_of({{{"const", "saturate"}}, schema::pattern(percent), schema::rate()});
+}
+
 nlohmann::json format_flow_rate(const FlowRate& r) {
   if (r.load > 0) {
     char buf[32];
@@ -69,6 +77,8 @@ std::vector<std::string> parse_string_list(const nlohmann::json& v, const std::s
 
 nlohmann::json format_string_list(const std::vector<std::string>& v) { return v; }
 
+nlohmann::json string_list_schema() { return {{"type", "array"}, {"items", {{"type", "string"}}}}; }
+
 Topology parse_graph(const nlohmann::json& v, const std::string& path) {
   return v.is_null() ? Topology{} : topology_from_json(v, path);
 }
@@ -76,6 +86,8 @@ Topology parse_graph(const nlohmann::json& v, const std::string& path) {
 nlohmann::json format_graph(const Topology& t) {
   return t.nodes.empty() ? nlohmann::json(nullptr) : topology_to_json(t);
 }
+
+nlohmann::json graph_schema() { return schema::any_of({schema::null(), topology_json_schema()}); }
 
 bool matches(const std::string& pattern, const std::string& name) {
   return fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
@@ -144,6 +156,16 @@ nlohmann::json format_overrides(const std::vector<Entry>& list) {
   return out;
 }
 
+// parse_overrides' form: a list of the config's objects, each with its required name key.
+template <class Entry, class Config>
+nlohmann::json override_schema() {
+  nlohmann::json entry = config_schema<Config>();
+  entry["properties"][OverrideName<Entry>::key] = {{"type", "string"},
+                                                   {"description", OverrideName<Entry>::example}};
+  entry["required"] = {OverrideName<Entry>::key};
+  return {{"type", "array"}, {"items", std::move(entry)}};
+}
+
 // A list of {"port": name, ...keys} entries, each read on top of `defaults`.
 template <class Io, class Entry, class Config>
 void describe_overrides(Io& io, const std::string& key, std::vector<Entry>& list, const Config& defaults,
@@ -155,7 +177,9 @@ void describe_overrides(Io& io, const std::string& key, std::vector<Entry>& list
         return parse_overrides<Entry>(v, path, base, keys_text);
       },
       format_overrides<Entry>,
-      std::string("a list of objects: \"") + OverrideName<Entry>::key + "\" (wildcards allowed) plus any " + keys_text,
+      Accepted(std::string("a list of objects: \"") + OverrideName<Entry>::key + "\" (wildcards allowed) plus any " +
+                   keys_text,
+               override_schema<Entry, Config>),
       help);
 }
 
@@ -208,7 +232,7 @@ void describe(Io& io, TopologyConfig& c) {
   io.uint("a", c.a, 1, 64, "dragonfly: routers per group");
   io.uint("p", c.p, 1, 64, "dragonfly: HCAs per router");
   io.uint("h", c.h, 1, 64, "dragonfly: global links per router");
-  io.custom("graph", c.graph, parse_graph, format_graph, "{\"nodes\": [...], \"links\": [...]} or null",
+  io.custom("graph", c.graph, parse_graph, format_graph, {"{\"nodes\": [...], \"links\": [...]} or null", graph_schema},
             "explicit: nodes {name, kind hca|switch, ports} and links {a, b, speed, width, length}");
   io.string("file", c.file, "ibnetdiscover: the dump to import; explicit: a JSON file of nodes and links "
                             "(relative to the scenario file)");
@@ -225,7 +249,7 @@ void describe(Io& io, RoutingSettings& c) {
   io.choice("algorithm", c.algorithm,
             Names<RoutingAlgorithm>{{"minhop", RoutingAlgorithm::MinHop}, {"updown", RoutingAlgorithm::UpDown}},
             "minhop (min-hop with port balancing) or updown (loop-free up*/down*)");
-  io.custom("roots", c.roots, parse_string_list, format_string_list, "a list of switch names",
+  io.custom("roots", c.roots, parse_string_list, format_string_list, {"a list of switch names", string_list_schema},
             "updown: root switches; [] = chosen automatically");
   io.choice("tie_break", c.tie_break,
             Names<TieBreak>{{"lowest_port", TieBreak::LowestPort}, {"shifted", TieBreak::Shifted}},
@@ -242,6 +266,8 @@ void describe(Io& io, Sl2VlRule& c) {
   io.uint_list("in", c.in, 0, 254, 0, 255, "input port numbers (0 = management port); [] = all");
   io.uint_list("out", c.out, 1, 254, 0, 254, "output port numbers; [] = all");
   io.uint_list("sl2vl", c.sl2vl, 0, 15, 16, 16, "16 VLs indexed by SL (15 = drop)");
+  // A rule is its table: without one it has nothing to install (scenario_schema says it too).
+  if (c.sl2vl.size() != 16) io.fail("sl2vl", "missing; accepted: a list of 16 VLs 0-15 indexed by SL");
 }
 
 template <class Io>
@@ -258,7 +284,8 @@ void describe(Io& io, FlowConfig& c) {
   io.uint("sl", c.sl, 0, 15, "service level");
   io.boolean("vl15", c.vl15, "send management packets on VL15 to QP0");
   io.bytes("payload", c.payload, 0, 4096, "payload bytes per packet");
-  io.custom("rate", c.rate, parse_flow_rate, format_flow_rate, "\"saturate\", a rate, or \"NN%\" of the link",
+  io.custom("rate", c.rate, parse_flow_rate, format_flow_rate,
+            {"\"saturate\", a rate, or \"NN%\" of the link", flow_rate_schema},
             "offered load");
   io.uint64("count", c.count, 0, UINT64_MAX, "packets to send; 0 = until run.duration");
   io.time("start", c.start_ps, 0, UINT64_MAX, "time of the first packet");
@@ -276,14 +303,16 @@ void describe(Io& io, TrafficPatternConfig& c) {
             "uniform (each packet to a random other host), permutation (a random derangement, fixed per run), "
             "incast (hosts to the targets), all_to_all (each host cycles over the others), "
             "hotspot (uniform, with hot_fraction of packets to the targets)");
-  io.custom("hosts", c.hosts, parse_string_list, format_string_list, "a list of HCA port names (wildcards allowed)",
+  io.custom("hosts", c.hosts, parse_string_list, format_string_list,
+            {"a list of HCA port names (wildcards allowed)", string_list_schema},
             "HCA ports taking part (incast: the senders); [] = every HCA port");
-  io.custom("targets", c.targets, parse_string_list, format_string_list, "a list of HCA port names",
+  io.custom("targets", c.targets, parse_string_list, format_string_list, {"a list of HCA port names", string_list_schema},
             "incast: the receivers; hotspot: the hot ports");
   io.real("hot_fraction", c.hot_fraction, 0.0, 1.0, "hotspot: share of packets sent to the targets");
   io.uint("sl", c.sl, 0, 15, "service level");
   io.bytes("payload", c.payload, 0, 4096, "payload bytes per packet");
-  io.custom("rate", c.rate, parse_flow_rate, format_flow_rate, "\"saturate\", a rate, or \"NN%\" of the link",
+  io.custom("rate", c.rate, parse_flow_rate, format_flow_rate,
+            {"\"saturate\", a rate, or \"NN%\" of the link", flow_rate_schema},
             "offered load of each source");
   io.uint64("count", c.count, 0, UINT64_MAX, "packets per source; 0 = until run.duration");
   io.time("start", c.start_ps, 0, UINT64_MAX, "time of the first packet");
@@ -305,18 +334,22 @@ void describe(Io& io, RunConfig& c) {
   io.uint("partitions", c.partitions, 1, kMaxPartitions,
           "parallel simulation: the fabric split in this many parts, run in windows on threads of their own "
           "(hcasim run --threads); changes the order of events at equal times, deterministically; "
-          "raw traffic only, no pcap, VCD, RTL blocks or management in band");
+          "raw traffic only, no pcap, VCD, time series, RTL blocks or management in band");
 }
 
 template <class Io>
 void describe(Io& io, OutputConfig& c) {
   io.boolean("pcap", c.pcap, "write packets.pcap (also --pcap)");
-  io.custom("pcap_ports", c.pcap_ports, parse_string_list, format_string_list, "a list of port names",
+  io.custom("pcap_ports", c.pcap_ports, parse_string_list, format_string_list, {"a list of port names", string_list_schema},
             "ports whose transmissions go into the pcap; [] = every port");
   io.boolean("vcd", c.vcd, "write waves.vcd (also --vcd)");
   io.boolean("rtl_vcd", c.rtl_vcd,
              "write rtl.vcd: the internal signals of the RTL blocks of ports with vl_arbiter or credit_manager "
              "\"rtl\" or \"rtl+check\" (open with waveforms/rtl_b2b.gtkw)");
+  io.time("sample_interval", c.sample_interval_ps, 0, UINT64_MAX,
+          "write timeseries.csv: every interval, per port and data VL bytes sent, credits available, "
+          "receive-buffer bytes and credit-stall time, per flow and transport QP bytes delivered "
+          "(docs/timeseries.md); 0ns = none; run.partitions 1 only");
 }
 
 template <class Io>
@@ -550,6 +583,7 @@ void check_partitions(const Scenario& s) {
   if (s.management.mode == ManagementMode::InBand) refuse("management in band");
   if (s.outputs.pcap) refuse("outputs.pcap");
   if (s.outputs.vcd) refuse("outputs.vcd");
+  if (s.outputs.sample_interval_ps != 0) refuse("outputs.sample_interval");
   const auto rtl = [](const link::PortConfig& c) {
     return c.vl_arbiter != link::Implementation::Model || c.credit_manager != link::Implementation::Model;
   };
@@ -559,12 +593,31 @@ void check_partitions(const Scenario& s) {
 }
 }  // namespace
 
-Scenario load_scenario(const nlohmann::json& root, const std::string& base_dir) {
-  Scenario s = read_config<Scenario>(root);
-  const bool plain = !s.name.empty() && std::all_of(s.name.begin(), s.name.end(), [](char ch) {
+namespace {
+// The scenario without its "$schema" key: that names the JSON Schema an editor checks the
+// file with (docs/scenario-schema.md) and means nothing to a run; it must be a string.
+nlohmann::json without_schema_key(const nlohmann::json& root) {
+  if (!root.is_object() || !root.contains(kSchemaKey)) return root;
+  if (!root[kSchemaKey].is_string())
+    throw ConfigError(kSchemaKey, "expected a string, got " + describe_json_type(root[kSchemaKey]) +
+                                      "; accepted: the path or URL of scenario.schema.json");
+  nlohmann::json rest = root;
+  rest.erase(kSchemaKey);
+  return rest;
+}
+
+// The scenario name names the default output folder. (scenario_schema states it as kPlainName.)
+bool plain_name(const std::string& name) {
+  return !name.empty() && name[0] != '.' && std::all_of(name.begin(), name.end(), [](char ch) {
     return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.';
   });
-  if (!plain || s.name[0] == '.')
+}
+constexpr const char* kPlainName = "^[A-Za-z0-9_-][A-Za-z0-9_.-]*$";
+}  // namespace
+
+Scenario load_scenario(const nlohmann::json& root, const std::string& base_dir) {
+  Scenario s = read_config<Scenario>(without_schema_key(root));
+  if (!plain_name(s.name))
     throw ConfigError("name", "'" + s.name + "' is not a plain name (it names the default output folder); "
                               "accepted: letters, digits, '_', '-' and '.', not starting with '.'");
   s.graph = make_graph(s.topology, base_dir);
@@ -682,5 +735,57 @@ RoutedFabric route_fabric(const Scenario& s) {
 FabricSpec fabric_spec(const Scenario& s) { return route_fabric(s).spec; }
 
 std::string scenario_reference() { return document_config<Scenario>("Scenario parameters"); }
+
+namespace {
+
+// The topology keys of other patterns are refused (kPatternKeys); graph or file as each pattern
+// needs them (make_graph).
+nlohmann::json topology_rules() {
+  nlohmann::json rules = nlohmann::json::array();
+  for (const auto& [name, pattern] : kPatterns) {
+    nlohmann::json when = {{"properties", {{"pattern", {{"const", name}}}}}};
+    if (pattern != TopologyConfig{}.pattern) when["required"] = {"pattern"};
+    nlohmann::json then = {{"properties", nlohmann::json::object()}};
+    for (const auto& entry : kPatternKeys)
+      if (!applies(entry.first, pattern)) then["properties"][entry.first] = false;
+    if (pattern == Pattern::Explicit)
+      then["oneOf"] = {{{"required", {"graph"}}, {"properties", {{"graph", {{"type", "object"}}}}}},
+                       {{"required", {"file"}}, {"properties", {{"file", {{"minLength", 1}}}}}}};
+    if (pattern == Pattern::Ibnetdiscover) {
+      then["required"] = {"file"};
+      then["properties"]["file"] = {{"minLength", 1}};
+    }
+    rules.push_back({{"if", std::move(when)}, {"then", std::move(then)}});
+  }
+  return rules;
+}
+
+}  // namespace
+
+nlohmann::json scenario_schema() {
+  nlohmann::json s = config_schema<Scenario>();
+  s["$schema"] = "https://json-schema.org/draft/2020-12/schema";
+  s["title"] = "hcasim scenario";
+  s["description"] =
+      "A scenario file of hcasim (made by hcasim schema from the parameter descriptions of hcasim params). "
+      "hcasim validate checks more: ranges of quantities written as strings, names of ports and nodes, and "
+      "rules across fields (docs/scenario-schema.md).";
+  nlohmann::json& p = s["properties"];
+  p[kSchemaKey] = {{"type", "string"},
+                   {"description", "the JSON Schema an editor checks this file with; hcasim ignores it"}};
+  // What load_scenario checks beyond describe(), where a schema can say it.
+  p["name"]["pattern"] = kPlainName;
+  p["topology"]["allOf"] = topology_rules();
+  nlohmann::json& flow = p["workload"]["properties"]["flows"]["items"]["properties"];
+  for (const char* end : {"src", "dst"}) flow[end]["pattern"] = "^[^*?\\[]+$";  // one port, no wildcard
+  nlohmann::json& rule = p["switch"]["properties"]["sl2vl"]["items"];
+  rule["required"] = {"sl2vl"};  // describe(Sl2VlRule): its empty default is no table
+  rule["properties"]["sl2vl"].erase("default");
+  p["workload"]["properties"]["patterns"]["items"]["allOf"] = {
+      {{"if", {{"properties", {{"kind", {{"enum", {"incast", "hotspot"}}}}}}, {"required", {"kind"}}}},
+       {"then", {{"required", {"targets"}}, {"properties", {{"targets", {{"minItems", 1}}}}}}},
+       {"else", {{"properties", {{"targets", {{"maxItems", 0}}}}}}}}};
+  return s;
+}
 
 }  // namespace hcasim::config

@@ -142,6 +142,7 @@ struct OutputConfig {
   std::vector<std::string> pcap_ports;  // ports whose transmissions are captured; [] = all
   bool vcd = false;                     // write waves.vcd
   bool rtl_vcd = false;                 // write rtl.vcd (ports with RTL blocks)
+  uint64_t sample_interval_ps = 0;      // write timeseries.csv, a row set per this interval, ps; 0 = none
 };
 
 struct Scenario {
@@ -190,5 +191,10 @@ RoutedFabric route_fabric(const Scenario& s);
 FabricSpec fabric_spec(const Scenario& s);
 // Markdown table of every scenario parameter with its default.
 std::string scenario_reference();
+// The JSON Schema (draft 2020-12) of a scenario file: the parameter descriptions of
+// scenario_reference, plus what load_scenario checks beyond them where a schema can say it.
+nlohmann::json scenario_schema();
+// The top-level key naming a scenario's JSON Schema, for editors; load_scenario ignores it.
+inline constexpr const char* kSchemaKey = "$schema";
 
 }  // namespace hcasim::config

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/config/config_error.hpp"
+#include "models/config/config_schema.hpp"
 #include "models/config/json_value.hpp"
 #include "models/config/units.hpp"
 
@@ -164,6 +165,37 @@ nlohmann::json topology_to_json(const Topology& t) {
     links.push_back(std::move(j));
   }
   return {{"nodes", std::move(nodes)}, {"links", std::move(links)}};
+}
+
+nlohmann::json topology_json_schema() {
+  std::vector<std::string> speeds, widths;
+  for (const auto& s : kSpeeds) speeds.push_back(s.first);
+  for (const auto& w : kWidths) widths.push_back(w.first);
+  const nlohmann::json port = schema::pattern("^.+\\.p[0-9]{1,3}$");
+  const nlohmann::json node = {
+      {"type", "object"},
+      {"required", {"name", "kind"}},
+      {"additionalProperties", false},
+      {"properties",
+       {{"name", {{"type", "string"}, {"minLength", 1}}},
+        {"kind", schema::names({"switch", "hca"})},
+        {"ports", schema::integer(1, topology::kMaxPorts)},
+        {"guid", schema::pattern("^0[xX][0-9a-fA-F]{1,16}$")},
+        {"description", {{"type", "string"}}}}}};
+  const nlohmann::json link = {{"type", "object"},
+                               {"required", {"a", "b"}},
+                               {"additionalProperties", false},
+                               {"properties",
+                                {{"a", port},
+                                 {"b", port},
+                                 {"speed", schema::names(speeds)},
+                                 {"width", schema::names(widths)},
+                                 {"length", schema::length()}}}};
+  return {{"type", "object"},
+          {"required", {"nodes", "links"}},
+          {"additionalProperties", false},
+          {"properties",
+           {{"nodes", {{"type", "array"}, {"items", node}}}, {"links", {{"type", "array"}, {"items", link}}}}}};
 }
 
 Topology topology_from_json(const nlohmann::json& j, const std::string& path) {

@@ -36,6 +36,10 @@ nlohmann::json topology_to_json(const topology::Topology& t);
 // `path` is the JSON path of `j` itself ("topology"; "" at the root).
 topology::Topology topology_from_json(const nlohmann::json& j, const std::string& path);
 
+// The JSON Schema of the form above (config_schema.hpp); names that must exist, unique
+// names and ports on one link each are checked by topology_from_json alone.
+nlohmann::json topology_json_schema();
+
 // "0x" followed by 16 lower-case hex digits.
 std::string format_guid(uint64_t guid);
 

@@ -227,7 +227,33 @@ std::string format_real(double x, const RealUnit (&units)[N], const char* zero,
   return "";  // unreachable: both tables have a unit of exponent 0
 }
 
+// A number as split_quantity reads it (digits with an optional fraction, at least one digit,
+// an optional exponent), then one optional space.
+constexpr const char* kNumberPattern = "([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+)? ?";
+
+std::string regex_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (std::strchr("\\^$.|?*+()[]{}", c) != nullptr) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// "^<number>(unit|unit|...)$" over a unit table.
+template <class Unit, std::size_t N>
+std::string quantity_pattern(const Unit (&units)[N]) {
+  std::string alternatives;
+  for (const Unit& u : units) alternatives += (alternatives.empty() ? "" : "|") + regex_escape(u.name);
+  return std::string("^") + kNumberPattern + "(" + alternatives + ")$";
+}
+
 }  // namespace
+
+std::string bytes_pattern() { return quantity_pattern(kByteUnits); }
+std::string time_pattern() { return quantity_pattern(kTimeUnits); }
+std::string rate_pattern() { return quantity_pattern(kRateUnits); }
+std::string length_pattern() { return quantity_pattern(kLengthUnits); }
 
 uint64_t parse_bytes(const nlohmann::json& v, const std::string& path) {
   if (v.is_number()) return json_unsigned(v, path, kBytesForms);

@@ -14,6 +14,9 @@
 //   correctly rounded value of the decimal written. Bare numbers are errors.
 // - Values too large for the result type are errors, as is a non-zero value that underflows.
 // - Every error is a ConfigError "<path>: <what is wrong>; accepted: <forms>".
+// - *_pattern give a regular expression (ECMA-262, anchored) of the string forms the parser
+//   takes, built from the same unit tables; a JSON Schema checks the form with it. Ranges, and
+//   whole bytes or picoseconds, are beyond a pattern: the parsers check those.
 // - format_* give the exact, short form in the largest unit the value reaches, and
 //   parse(format(x)) == x for every x (for rates and lengths: every finite x >= 0).
 
@@ -39,6 +42,11 @@ uint64_t parse_bytes(const nlohmann::json& v, const std::string& path);
 uint64_t parse_time_ps(const nlohmann::json& v, const std::string& path);
 double parse_rate_bps(const nlohmann::json& v, const std::string& path);
 double parse_length_m(const nlohmann::json& v, const std::string& path);
+
+std::string bytes_pattern();   // "64KiB", "1.5 MB" (JSON integers are sizes too)
+std::string time_pattern();    // "90ns", "4.096us"
+std::string rate_pattern();    // "200Gb/s", "25GB/s"
+std::string length_pattern();  // "3m", "50cm"
 
 std::string format_bytes(uint64_t bytes);    // 65536 -> "64KiB", 4100 -> "4100B"
 std::string format_time_ps(uint64_t ps);     // 4096000 -> "4.096us", 90000 -> "90ns", 0 -> "0ns"

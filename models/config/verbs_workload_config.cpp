@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "models/config/config_schema.hpp"
 #include "models/config/scenario.hpp"
 #include "models/config/units.hpp"
 
@@ -209,6 +210,14 @@ std::vector<std::string> parse_access_names(const nlohmann::json& v, const std::
 }
 
 nlohmann::json format_access_names(const std::vector<std::string>& names) { return names; }
+
+nlohmann::json perftest_sizes_schema() {
+  return schema::any_of({{{"const", "all"}}, {{"type", "array"}, {"items", schema::bytes(0, UINT64_MAX)}}});
+}
+
+nlohmann::json access_names_schema() {
+  return {{"type", "array"}, {"items", schema::names(labels_of(kAccessNames))}};
+}
 
 const Names<transport::WcStatus>& wc_status_names() {
   static const Names<transport::WcStatus> names = [] {

@@ -104,6 +104,8 @@ std::vector<uint64_t> parse_perftest_sizes(const nlohmann::json& v, const std::s
 nlohmann::json format_perftest_sizes(const std::vector<uint64_t>& sizes);
 std::vector<std::string> parse_access_names(const nlohmann::json& v, const std::string& path);
 nlohmann::json format_access_names(const std::vector<std::string>& names);
+nlohmann::json perftest_sizes_schema();  // JSON Schemas of the two forms above (config_schema.hpp)
+nlohmann::json access_names_schema();
 const Names<transport::WcStatus>& wc_status_names();
 const Names<transport::QpType>& qp_type_names();
 const Names<VerbsOpKind>& verbs_op_names();
@@ -125,7 +127,7 @@ void describe(Io& io, PerftestConfig& c) {
   io.string("client", c.client, "HCA port of the client (the side that posts the measured operations)");
   io.string("server", c.server, "HCA port of the server");
   io.custom("sizes", c.sizes, parse_perftest_sizes, format_perftest_sizes,
-            "a list of sizes such as [\"64KiB\"], or \"all\" (2 B ... 8 MiB, powers of two)",
+            {"a list of sizes such as [\"64KiB\"], or \"all\" (2 B ... 8 MiB, powers of two)", perftest_sizes_schema},
             "message sizes, run one after another; [] = 65536 B (bw), 2 B (lat), 8 B (atomic)");
   io.uint64("iterations", c.iterations, 0, uint64_t{1} << 40,
             "messages per size and QP; 0 = 5000 (bw) or 1000 (lat)");
@@ -183,7 +185,7 @@ void describe(Io& io, VerbsConnectionConfig& c) {
   io.uint("max_rd_atomic", c.max_rd_atomic, 0, 255, "READs and atomics outstanding as requester");
   io.uint("max_dest_rd_atomic", c.max_dest_rd_atomic, 0, 255, "READs and atomics kept as responder");
   io.custom("access", c.access, parse_access_names, format_access_names,
-            "a list of local_write, remote_write, remote_read, remote_atomic",
+            {"a list of local_write, remote_write, remote_read, remote_atomic", access_names_schema},
             "QP access flags: what each responder allows");
   io.list("ops", c.ops, "operations, posted in order");
 }

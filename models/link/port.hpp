@@ -241,6 +241,16 @@ class Port : public sc_core::sc_module,
   }
   uint32_t rx_capacity_blocks(unsigned vl) const { return lanes_[vl].receiver.capacity_blocks(); }
   uint32_t credits_available(unsigned vl) const { return lanes_[vl].sender.available(); }
+  // Receive-buffer occupancy of a data VL, in 64-byte blocks.
+  uint32_t rx_used_blocks(unsigned vl) const { return lanes_[vl].receiver.used_blocks(); }
+  // A data VL's credit-stall time up to `now_ps` (no earlier than the port's
+  // last event), the stall still open then included: VlStats counts a stall
+  // only when it ends.
+  uint64_t credit_stall_ps_until(unsigned vl, uint64_t now_ps) const {
+    const Lane& l = lanes_[vl];
+    const uint64_t open = l.stall_since != 0 && now_ps + 1 > l.stall_since ? now_ps + 1 - l.stall_since : 0;
+    return stats_.vl[vl].credit_stall_ps + open;
+  }
 
   // At most kMaxObservers per port (a checker, a capture and a tracer fit).
   void add_observer(PortObserver* o);

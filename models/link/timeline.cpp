@@ -67,6 +67,7 @@ void Timeline::release() {
   // none).
   held_delta_cycles_ += sc_core::sc_delta_count() - held_since_delta_;
   armed_at_ = UINT64_MAX;
+  drop_lone_background();
   if (queue_.empty()) return;
   if (queue_.front_time() <= now_ps()) ++held_delta_cycles_;
   arm(queue_.front_time());
@@ -121,6 +122,7 @@ void Timeline::dispatch() {
     }
   }
   dispatching_ = false;
+  drop_lone_background();
   if (!queue_.empty()) arm(queue_.front_time());
 }
 

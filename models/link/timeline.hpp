@@ -39,6 +39,12 @@
 //   reading that clock on that thread; between calls the caller may notify its
 //   alarms (handing packets over) but not run them. Alarms made while a
 //   Timeline::Building scope is open belong to that Timeline.
+// - A background alarm (set_background; one per Timeline, e.g. the time
+//   series' sampler) does not keep the model going: when a dispatch (or a
+//   release) leaves it the only alarm queued, it is cancelled, so a run that
+//   goes until idle ends at the model's last event, not at the background
+//   alarm's next time. Its owner learns of it from queued() and re-arms it
+//   only while other alarms are queued.
 
 #include <systemc>
 
@@ -106,6 +112,10 @@ class Timeline {
 
   // Wakeups run so far (handlers called), for benchmarks.
   uint64_t dispatched() const { return dispatched_; }
+  // Alarms queued now (a handler running is no longer queued).
+  std::size_t queued() const { return queue_.size(); }
+  // See the rules above; null = none. The alarm must belong to this Timeline.
+  void set_background(Alarm* a) { background_ = a; }
 
   // See the rules above. Holds nest; release() of the last one resumes.
   void hold();
@@ -125,6 +135,7 @@ class Timeline {
   void dispatch();
   void prefetch_ahead() const;  // for the alarms due next at this time
   void arm(uint64_t time_ps);
+  void drop_lone_background();
 
   static Timeline*& building();
 
@@ -139,6 +150,7 @@ class Timeline {
   unsigned holds_ = 0;
   uint64_t held_since_delta_ = 0;    // sc_delta_count() at the first hold
   uint64_t held_delta_cycles_ = 0;
+  Alarm* background_ = nullptr;
 };
 
 // 64 bytes on a line of their own: queuing, unlinking and running an alarm
@@ -207,5 +219,9 @@ class alignas(64) Alarm : private AlarmHook {
 };
 
 inline void Timeline::unschedule(Alarm* a) { queue_.remove(a); }
+
+inline void Timeline::drop_lone_background() {
+  if (background_ != nullptr && queue_.size() == 1 && background_->queued()) background_->cancel();
+}
 
 }  // namespace hcasim::link

@@ -11,7 +11,9 @@
 //   hcasim compare GOLDEN NEW ...   two stats.json value by value (compare_command.hpp)
 //   hcasim regress SUITE_DIR ...    a folder of scenarios against their goldens (regress_command.hpp)
 //   hcasim params                  print every scenario parameter with its default (Markdown)
+//   hcasim schema                  print the JSON Schema of scenario files (schema_command.hpp)
 //   hcasim calibrate [--events N]  cost of one timed SC_METHOD notification on this machine
+//   hcasim --help, hcasim COMMAND --help, hcasim --version
 //
 // Exit codes (DESIGN.md): 0 ran and every check passed; 1 a checker failed
 // (validate: the routes have a credit loop); 2 bad input. Errors are one line on stderr, naming the JSON path.
@@ -42,8 +44,10 @@
 #include "testbench/cli/run_checks.hpp"
 #include "testbench/cli/scenario_file.hpp"
 #include "testbench/cli/scenario_setup.hpp"
+#include "testbench/cli/schema_command.hpp"
 #include "testbench/cli/stats_document.hpp"
 #include "testbench/cli/sweep_command.hpp"
+#include "testbench/cli/version.hpp"
 
 namespace fs = std::filesystem;
 using namespace hcasim;
@@ -55,17 +59,92 @@ constexpr int kExitCheckFailed = 1;
 constexpr int kExitBadInput = 2;
 constexpr const char* kOutputMarker = ".hcasim-output";  // marks a folder hcasim wrote
 
+constexpr const char* kCommands = "run, validate, import, sweep, plot, compare, regress, params, schema or calibrate";
+
+// hcasim --help: one line per command.
 const char* kUsage =
-    "usage: hcasim run SCENARIO.json [--out DIR] [--seed N] [--set path=value ...] [--pcap] [--vcd] [--quiet]\n"
-    "                  [--threads N] [--junit FILE]\n"
-    "       hcasim compare GOLDEN NEW [--tol PATH=REL ...] [--junit FILE]\n"
-    "       hcasim regress SUITE_DIR [--update] [--junit FILE] [--jobs N] [--tol PATH=REL ...] [--keep]\n"
-    "       hcasim validate SCENARIO.json [--set path=value ...]\n"
-    "       hcasim import FABRIC.ibnd [--out FILE.json]\n"
-    "       hcasim sweep SWEEP.json [--out DIR] [--jobs N] [--backend local|slurm] (see sweep --help)\n"
-    "       hcasim plot sweep|run|timeseries ... (see plot --help)\n"
-    "       hcasim params\n"
-    "       hcasim calibrate [--events N]\n";
+    "usage: hcasim COMMAND [ARGUMENTS]\n"
+    "       hcasim COMMAND --help    that command's usage and options\n"
+    "       hcasim --version         version and git revision\n"
+    "\n"
+    "commands:\n"
+    "  run        run a scenario: stats.json, the resolved config, optional pcap and VCD\n"
+    "  validate   check a scenario and route its fabric, without running it\n"
+    "  import     turn an ibnetdiscover dump into an explicit topology (JSON)\n"
+    "  sweep      run a scenario over a grid of parameters, locally or on Slurm; one table\n"
+    "  plot       PNG and SVG from a sweep's table, a run's stats.json or its time series\n"
+    "  compare    compare two stats.json value by value, within tolerances; JUnit XML\n"
+    "  regress    run a folder of scenarios against their golden stats.json; JUnit XML\n"
+    "  params     print every scenario parameter with its default (Markdown)\n"
+    "  schema     print the JSON Schema of scenario files, for editors\n"
+    "  calibrate  measure the cost of one timed SystemC event on this machine\n";
+
+constexpr const char* kExitCodes =
+    "\nexit codes: 0 ran and every check passed; 1 a checker failed; 2 bad input (one line on stderr)\n";
+
+// hcasim COMMAND --help.
+std::string command_help(const std::string& command) {
+  if (command == "run")
+    return std::string(
+               "usage: hcasim run SCENARIO.json [--out DIR] [--seed N] [--set path=value ...] [--pcap] [--vcd]\n"
+               "                  [--quiet] [--threads N] [--junit FILE]\n"
+               "\n"
+               "Runs a scenario; writes DIR/stats.json and DIR/scenario.resolved.json (every default explicit).\n"
+               "\n"
+               "options:\n"
+               "  --out DIR          output folder (default out/<scenario name>); a folder holding files\n"
+               "                     hcasim did not write is refused\n"
+               "  --seed N           random seed (run.seed)\n"
+               "  --set path=value   change one scenario parameter, e.g. --set link.speed=EDR (repeatable)\n"
+               "  --pcap             write DIR/packets.pcap (outputs.pcap)\n"
+               "  --vcd              write DIR/waves.vcd (outputs.vcd)\n"
+               "  --quiet            no summary on stdout\n"
+               "  --threads N        threads for run.partitions > 1 (default: one per partition, at most the\n"
+               "                     cores); the results do not depend on it\n"
+               "  --junit FILE       also write the checks (link checker, each perftest size, each verbs\n"
+               "                     operation) as JUnit XML\n"
+               "  --help             this text\n") +
+           kExitCodes;
+  if (command == "validate")
+    return std::string(
+               "usage: hcasim validate SCENARIO.json [--set path=value ...]\n"
+               "\n"
+               "Checks a scenario without running it: every parameter, the topology, the workload; routes\n"
+               "the fabric and checks the routes for credit loops. Prints a one-line summary.\n"
+               "\n"
+               "options:\n"
+               "  --set path=value   change one scenario parameter first (repeatable)\n"
+               "  --help             this text\n"
+               "\n"
+               "exit codes: 0 valid; 1 the routes have a credit loop; 2 bad input (one line on stderr)\n");
+  if (command == "import")
+    return "usage: hcasim import FABRIC.ibnd [--out FILE.json]\n"
+           "\n"
+           "Reads an ibnetdiscover dump and prints it as an explicit topology {\"nodes\": [...], \"links\": [...]},\n"
+           "for a scenario's topology.file (pattern explicit).\n"
+           "\n"
+           "options:\n"
+           "  --out FILE.json    write to this new file instead of stdout (an existing file is refused)\n"
+           "  --help             this text\n";
+  if (command == "params")
+    return "usage: hcasim params\n"
+           "\n"
+           "Prints every scenario parameter with its accepted values, default and meaning, as Markdown\n"
+           "(docs/scenario-reference.md is its output).\n"
+           "\n"
+           "options:\n"
+           "  --help             this text\n";
+  if (command == "calibrate")
+    return "usage: hcasim calibrate [--events N]\n"
+           "\n"
+           "Measures the wall-clock cost of one timed SC_METHOD notification on this machine (benchmarks\n"
+           "report a packet-hop's cost as a multiple of it).\n"
+           "\n"
+           "options:\n"
+           "  --events N         notifications to time (default 2000000)\n"
+           "  --help             this text\n";
+  return kUsage;
+}
 
 struct BadInput : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -73,6 +152,7 @@ struct BadInput : std::runtime_error {
 
 struct Args {
   std::string command;
+  bool help = false;  // COMMAND --help
   std::string scenario;
   std::string out;
   std::string junit;  // run: JUnit XML of the checks
@@ -97,12 +177,18 @@ uint64_t parse_count(const std::string& flag, const char* text) {
 
 Args parse_args(int argc, char* argv[]) {
   Args a;
-  if (argc < 2) throw BadInput("missing command; expected run, validate, import, sweep, plot, compare, regress, params or calibrate");
+  if (argc < 2) throw BadInput(std::string("missing command; expected ") + kCommands);
   a.command = argv[1];
-  if (a.command == "--help" || a.command == "-h") return a;
+  if (a.command == "--help" || a.command == "-h" || a.command == "--version") return a;
   if (a.command != "run" && a.command != "validate" && a.command != "import" && a.command != "params" &&
       a.command != "calibrate")
-    throw BadInput("unknown command '" + a.command + "'; expected run, validate, import, sweep, plot, compare, regress, params or calibrate");
+    throw BadInput("unknown command '" + a.command + "'; expected " + kCommands);
+  for (int i = 2; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      a.help = true;
+      return a;
+    }
+  }
   const bool takes_file = a.command == "run" || a.command == "validate" || a.command == "import";
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -265,9 +351,18 @@ int sc_main(int argc, char* argv[]) {
   if (argc >= 2 && std::strcmp(argv[1], "compare") == 0) return compare_command(argc, argv);
   if (argc >= 2 && std::strcmp(argv[1], "regress") == 0) return regress_command(argc, argv);
   try {
+    if (argc > 1 && std::strcmp(argv[1], "schema") == 0) return schema_command(argc, argv);
     const Args a = parse_args(argc, argv);
     if (a.command == "--help" || a.command == "-h") {
       std::cout << kUsage;
+      return kExitOk;
+    }
+    if (a.command == "--version") {
+      std::cout << version_line() << "\n";
+      return kExitOk;
+    }
+    if (a.help) {
+      std::cout << command_help(a.command);
       return kExitOk;
     }
     if (a.command == "run") return run(a);

@@ -113,6 +113,7 @@ SimulationSetup setup_from(const config::Scenario& s, const std::string& out_dir
   r.options.pcap_ports = s.outputs.pcap_ports;
   r.options.vcd = s.outputs.vcd;
   r.options.rtl_vcd = s.outputs.rtl_vcd;
+  r.options.sample_interval_ps = s.outputs.sample_interval_ps;
   return r;
 }
 

@@ -1,9 +1,11 @@
 #include "testbench/cli/simulation.hpp"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -14,6 +16,7 @@
 #include "models/trace/port_stats_json.hpp"
 #include "testbench/cli/host_stats.hpp"
 #include "testbench/cli/huge_page_heap.hpp"
+#include "testbench/cli/progress_line.hpp"
 #include "testbench/cli/transport_stats.hpp"
 #include "testbench/cli/windowed_run.hpp"
 
@@ -155,9 +158,25 @@ Simulation::Simulation(const config::FabricSpec& fabric, std::vector<workloads::
     waves_ = std::make_unique<trace::WaveTrace>(options_.out_dir + "/waves", fabric_->ports());
     for (unsigned i = 0; fabric_->has_hosts() && i < fabric_->hca_count(); ++i) fabric_->host(i).link.trace(waves_->file());
   }
+  if (options_.sample_interval_ps != 0 && !options_.out_dir.empty()) make_time_series();
   if (rtl::wants_rtl(fabric_->ports()))
     cosim_ = std::make_unique<rtl::Cosim>(fabric_->ports(), options_.rtl_blocks,
                                           options_.rtl_vcd ? options_.out_dir + "/rtl.vcd" : "");
+}
+
+void Simulation::make_time_series() {
+  series_ = std::make_unique<trace::TimeSeries>(options_.out_dir + "/timeseries.csv", options_.sample_interval_ps,
+                                                fabric_->ports());
+  series_->add_counters("flow", "bytes_delivered", [this](const trace::TimeSeries::CounterVisit& visit) {
+    for (std::size_t f = 0; f < flows_.size(); ++f) visit(flows_[f].name, results_[f].delivered_bytes);
+  });
+  series_->add_counters("qp", "bytes_delivered", [this](const trace::TimeSeries::CounterVisit& visit) {
+    for (unsigned h = 0; h < fabric_->hca_count(); ++h) {
+      const hca::Hca& hca = fabric_->hca(h);
+      for (const transport::Qp* qp : hca.transport().qps())
+        visit(std::string(hca.name()) + ".qp" + std::to_string(qp->qpn), qp->stats.bytes_sent);
+    }
+  });
 }
 
 void Simulation::hold_workloads_for_sweep() {
@@ -243,26 +262,30 @@ void Simulation::check_partitioning(const TransportWorkloads& transport) const {
   if (!transport.dma.empty()) refuse("DMA tests");
   if (options_.pcap) refuse("a pcap capture");
   if (options_.vcd) refuse("a VCD trace");
+  if (options_.sample_interval_ps != 0) refuse("a time series (outputs.sample_interval)");
   if (rtl::wants_rtl(fabric_->ports())) refuse("RTL blocks");
 }
 
 void Simulation::report_progress(bool final_line, uint64_t now_ps) {
   if (options_.quiet) return;
-  const double wall = seconds_since(started_);
-  const double sim_us = static_cast<double>(now_ps) / 1e6;
-  double done = -1;
-  const uint64_t delivered = packets_delivered();
-  if (options_.duration_ps) done = static_cast<double>(now_ps) / static_cast<double>(options_.duration_ps);
-  else if (expected_packets()) done = static_cast<double>(delivered) / static_cast<double>(expected_packets());
-  std::fprintf(stderr, "%ssim %.3f us", final_line ? "" : "\r", sim_us);
-  if (done >= 0) std::fprintf(stderr, "  %5.1f%%", 100.0 * std::min(done, 1.0));
-  std::fprintf(stderr, "  %.0f packets/s%s", wall > 0 ? static_cast<double>(delivered) / wall : 0.0,
-               final_line ? "\n" : "");
+  ProgressSample p;
+  p.sim_ps = now_ps;
+  p.wall_s = seconds_since(started_);
+  p.packet_hops = packet_hops();
+  if (options_.duration_ps) p.fraction_done = static_cast<double>(now_ps) / static_cast<double>(options_.duration_ps);
+  else if (expected_packets())
+    p.fraction_done = static_cast<double>(packets_delivered()) / static_cast<double>(expected_packets());
+  std::fputs(progress_text(p, progress_terminal_, final_line).c_str(), stderr);
   std::fflush(stderr);
 }
 
 void Simulation::run() {
   started_ = Clock::now();
+  progress_terminal_ = isatty(STDERR_FILENO) != 0;
+  // Undocumented, for the tests of the progress report only: wall seconds
+  // between reports (default 1), so that a short run reports several times.
+  if (const char* every = std::getenv("HCASIM_PROGRESS_SECONDS"); every != nullptr)
+    progress_every_s_ = std::strtod(every, nullptr);
   if (parts_.empty()) run_kernel();
   else run_partitioned();
 }
@@ -274,6 +297,7 @@ void Simulation::run_kernel() {
   double last_report = 0;
   bool reported = false;
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  if (series_) series_->start();
   // An RTL divergence stops the kernel (sc_stop); the run ends there.
   while (sc_core::sc_pending_activity() && sc_core::sc_get_status() != sc_core::SC_STOPPED) {
     const uint64_t now = sc_core::sc_time_stamp().value();
@@ -292,13 +316,14 @@ void Simulation::run_kernel() {
     const double took = seconds_since(t0);
     if (took < 0.1 && chunk < kMaxChunkPs) chunk *= 2;
     else if (took > 0.5 && chunk > 1000) chunk /= 2;
-    if (seconds_since(started_) - last_report >= 1.0) {
+    if (seconds_since(started_) - last_report >= progress_every_s_) {
       report_progress(false, sc_core::sc_time_stamp().value());
       last_report = seconds_since(started_);
       reported = true;
     }
   }
   end_ps_ = sc_core::sc_time_stamp().value();
+  if (series_) series_->finish(end_ps_);
   for (link::Port* p : fabric_->ports()) p->finish();
   finish_run(reported);
 }
@@ -326,7 +351,7 @@ void Simulation::run_partitioned() {
   hooks.seal = [&](unsigned from, unsigned slot) { checker_of(from).seal(slot); };
   hooks.take = [&](unsigned q, unsigned from, unsigned slot) { checker_of(q).take_handed(checker_of(from), q, slot); };
   hooks.between = [&](uint64_t now) {
-    if (options_.quiet || seconds_since(started_) - last_report < 1.0) return;
+    if (options_.quiet || seconds_since(started_) - last_report < progress_every_s_) return;
     report_progress(false, now);
     last_report = seconds_since(started_);
     reported = true;

@@ -8,13 +8,17 @@
 // flow sent its count, every transport workload is done and the fabric
 // drained); with one, it stops at that simulated time. A transport workload's
 // failures (a completion status or data not as expected) fail the run. Progress goes to stderr about once a second of wall time
-// unless quiet. Ports whose config asks for RTL blocks get them (testbench/rtl/cosim.hpp); the
+// unless quiet (progress_line.hpp). Ports whose config asks for RTL blocks get them (testbench/rtl/cosim.hpp); the
 // first RTL divergence stops the run and fails it.
 // With more than one partition (RunOptions::partitions) the partitions run in
 // windows (windowed_run.hpp), each with its own packet pool, flow recorder
 // and link checker, merged at the end; transport workloads, management in
-// band, pcap, VCD and RTL blocks need the one SystemC timeline and are
-// refused (std::invalid_argument).
+// band, pcap, VCD, RTL blocks and the time series need the one SystemC
+// timeline and are refused (std::invalid_argument).
+// With a sample interval and an output folder, DIR/timeseries.csv gets the
+// run's time series (models/trace/time_series.hpp): the ports, the raw flows
+// and the transport QPs (bytes of send-queue work requests completed
+// successfully, QpStats::bytes_sent), sampled by one alarm per interval.
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +31,7 @@
 
 #include "models/fabric/fabric.hpp"
 #include "models/trace/packet_capture.hpp"
+#include "models/trace/time_series.hpp"
 #include "models/trace/waves.hpp"
 #include "testbench/checkers/link_checker.hpp"
 #include "testbench/rtl/cosim.hpp"
@@ -47,6 +52,7 @@ struct RunOptions {
   bool vcd = false;
   bool rtl_vcd = false;                   // DIR/rtl.vcd, when ports use RTL blocks
   rtl::CosimBlocks rtl_blocks;            // the Verilated blocks; default: this build's
+  uint64_t sample_interval_ps = 0;        // DIR/timeseries.csv every this many ps; 0 = none
   // Parallel simulation (models/link/partition.hpp): the fabric split in this
   // many partitions (1 = the SystemC kernel runs the model, as ever), run on
   // this many threads (0 = one per partition, at most the machine's cores).
@@ -139,6 +145,7 @@ class Simulation {
   std::map<std::pair<mgmt::SaAgent*, uint64_t>, std::function<void(const mgmt::SaCompletion&)>> lookups_;
   std::vector<std::pair<workloads::Endpoint, workloads::Endpoint>> perftest_ends_, verbs_ends_;
   void report_progress(bool final_line, uint64_t now_ps);
+  void make_time_series();
   void run_kernel();       // one partition: the SystemC kernel runs the model
   void run_partitioned();  // windowed_run.hpp
   void finish_run(bool reported);  // workloads, checker, wall time and memory
@@ -171,6 +178,7 @@ class Simulation {
   checkers::LinkChecker checker_;
   std::unique_ptr<trace::PacketCapture> capture_;
   std::unique_ptr<trace::WaveTrace> waves_;
+  std::unique_ptr<trace::TimeSeries> series_;
   std::unique_ptr<rtl::Cosim> cosim_;
   uint64_t end_ps_ = 0;
   bool cut_ = false;  // the run ended at its duration, not because nothing was left to do
@@ -178,6 +186,8 @@ class Simulation {
   uint64_t peak_rss_ = 0;
   uint64_t huge_page_bytes_ = 0;
   std::chrono::steady_clock::time_point started_;
+  double progress_every_s_ = 1.0;  // wall seconds between progress reports
+  bool progress_terminal_ = false; // stderr is a terminal
 };
 
 }  // namespace hcasim

@@ -206,3 +206,15 @@ TEST_CASE("run --junit: one perftest case per message size") {
   CHECK(y.skipped >= 1);
   CHECK(y.failures == 0);
 }
+
+TEST_CASE("compare and regress: --help prints the usage, and hcasim --help lists both") {
+  ScratchDir dir("compare-help");
+  for (const std::string c : {"compare", "regress"}) {
+    INFO(c);
+    const CommandResult r = run_command(c + " --help", dir);
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.empty());
+    CHECK(r.out.rfind("usage: hcasim " + c, 0) == 0);
+    CHECK(run_command("--help", dir).out.find("\n  " + c + " ") != std::string::npos);
+  }
+}
