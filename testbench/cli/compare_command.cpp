@@ -1,5 +1,7 @@
 #include "testbench/cli/compare_command.hpp"
 
+#include "testbench/cli/scenario_file.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -61,17 +63,7 @@ std::string with_commas(std::size_t n) {
 nlohmann::json read_stats_file(const std::string& path) {
   std::error_code ec;
   const std::string file = std::filesystem::is_directory(path, ec) ? (std::filesystem::path(path) / "stats.json").string() : path;
-  std::ifstream in(file);
-  if (!in) throw std::invalid_argument(file + ": cannot open: " + std::strerror(errno) + "; accepted: a stats.json or a run folder");
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    const std::string what = e.what();
-    throw std::invalid_argument(file + ": not valid JSON: " + what.substr(what.find(']') + 2));
-  }
+  const nlohmann::json doc = read_json_file(file);
   if (!is_stats_document(doc))
     throw std::invalid_argument(file + ": not an hcasim stats document; accepted: a stats.json with \"schema\": \"hcasim-stats\"");
   return doc;

@@ -1,5 +1,7 @@
 #include "testbench/cli/regress_suite.hpp"
 
+#include "testbench/cli/scenario_file.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -52,17 +54,7 @@ std::vector<Tolerance> suite_tolerances(const fs::path& dir) {
   std::error_code ec;
   if (!fs::exists(file, ec)) return {};
   constexpr const char* kForm = "accepted: an object of \"PATH\": REL, e.g. {\"flows.*.latency.p99_ns\": 0.01}";
-  std::ifstream in(file);
-  if (!in) throw std::invalid_argument(file.string() + ": cannot open: " + std::strerror(errno));
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    const std::string what = e.what();
-    throw std::invalid_argument(file.string() + ": not valid JSON: " + what.substr(what.find(']') + 2));
-  }
+  const nlohmann::json doc = read_json_file(file.string());
   if (!doc.is_object()) throw std::invalid_argument(file.string() + ": not an object; " + kForm);
   std::vector<Tolerance> out;
   for (auto it = doc.begin(); it != doc.end(); ++it) {

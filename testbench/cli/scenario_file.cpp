@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "models/config/config_error.hpp"
 #include "models/config/overrides.hpp"
@@ -13,14 +14,14 @@ namespace hcasim {
 
 nlohmann::json read_json_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw config::ConfigError("", path + ": cannot open: " + std::strerror(errno));
+  if (!in) throw std::invalid_argument(path + ": cannot open: " + std::strerror(errno));
   std::stringstream text;
   text << in.rdbuf();
   try {
     return nlohmann::json::parse(text.str());
   } catch (const nlohmann::json::parse_error& e) {
     const std::string what = e.what();
-    throw config::ConfigError("", path + ": not valid JSON: " + what.substr(what.find(']') + 2));
+    throw std::invalid_argument(path + ": not valid JSON: " + what.substr(what.find(']') + 2));
   }
 }
 

@@ -22,12 +22,13 @@ struct ScenarioArgs {
   bool vcd = false;               // outputs.vcd
 };
 
-// A JSON file's contents. Throws config::ConfigError naming the file when it
-// cannot be opened or is not JSON.
+// A JSON file's contents. Throws std::invalid_argument, one line naming the
+// file, when it cannot be opened or is not JSON.
 nlohmann::json read_json_file(const std::string& path);
 
 // The scenario file with the arguments applied, as the JSON the loader read
-// (`root`) and the loaded scenario. Throws config::ConfigError.
+// (`root`) and the loaded scenario. Throws config::ConfigError, or
+// std::invalid_argument for the file itself.
 config::Scenario load_scenario_file(const ScenarioArgs& a, nlohmann::json& root);
 
 }  // namespace hcasim

@@ -353,7 +353,7 @@ int sweep_command(int argc, char* argv[]) {
     return sweep(parse(argc, argv));
   } catch (const config::ConfigError& e) {
     std::cerr << "hcasim: " << e.what() << "\n";
-  } catch (const Usage& e) {
+  } catch (const std::invalid_argument& e) {  // Usage, a file that cannot be read
     std::cerr << "hcasim: " << e.what() << "\n";
   } catch (const std::runtime_error& e) {
     std::cerr << "hcasim: sweep: " << e.what() << "\n";
