@@ -39,6 +39,7 @@
 #include "testbench/cli/event_cost.hpp"
 #include "testbench/cli/huge_page_heap.hpp"
 #include "testbench/cli/junit.hpp"
+#include "testbench/cli/output_folder.hpp"
 #include "testbench/cli/plot_command.hpp"
 #include "testbench/cli/regress_command.hpp"
 #include "testbench/cli/run_checks.hpp"
@@ -225,20 +226,6 @@ config::Scenario load(const Args& a, nlohmann::json& root) {
   return load_scenario_file(sa, root);
 }
 
-// Creates the output folder, refusing to write into one that holds files
-// hcasim did not write (nothing a user wrote is overwritten).
-void prepare_out_dir(const std::string& dir) {
-  std::error_code ec;
-  if (fs::exists(dir, ec)) {
-    if (!fs::is_directory(dir, ec)) throw BadInput("--out " + dir + ": exists and is not a folder");
-    if (!fs::is_empty(dir, ec) && !fs::exists(fs::path(dir) / kOutputMarker, ec))
-      throw BadInput("--out " + dir + ": folder holds files hcasim did not write; choose another --out or empty it");
-  }
-  fs::create_directories(dir, ec);
-  if (ec) throw BadInput("--out " + dir + ": cannot create: " + ec.message());
-  std::ofstream(fs::path(dir) / kOutputMarker) << "written by hcasim\n";
-}
-
 void write_file(const fs::path& p, const std::string& text) {
   std::ofstream out(p);
   out << text;
@@ -250,7 +237,7 @@ int run(const Args& a) {
   const config::Scenario s = load(a, root);
   const std::string out = a.out.empty() ? "out/" + s.name : a.out;
   if (!a.junit.empty()) check_junit_target(a.junit);
-  prepare_out_dir(out);
+  claim_output_folder(out, kOutputMarker, "hcasim");
   const nlohmann::json resolved = config::resolved_json(s);
   write_file(fs::path(out) / "scenario.resolved.json", resolved.dump(2) + "\n");
   const auto build_start = std::chrono::steady_clock::now();

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "models/config/config_error.hpp"
+#include "testbench/cli/output_folder.hpp"
 #include "testbench/cli/process_pool.hpp"
 #include "testbench/cli/scenario_file.hpp"
 #include "testbench/cli/slurm_backend.hpp"
@@ -86,18 +87,6 @@ SweepArgs parse(int argc, char* argv[]) {
   if (slurm_only && !a.slurm) throw Usage("--dry-run, --partition, --time, --account and --sbatch need --backend slurm");
   if (a.slurm) a.slurm_options.max_running = a.jobs;
   return a;
-}
-
-void prepare_dir(const std::string& dir) {
-  std::error_code ec;
-  if (fs::exists(dir, ec)) {
-    if (!fs::is_directory(dir, ec)) throw Usage("--out " + dir + ": exists and is not a folder");
-    if (!fs::is_empty(dir, ec) && !fs::exists(fs::path(dir) / kMarker, ec))
-      throw Usage("--out " + dir + ": folder holds files hcasim sweep did not write; choose another --out or empty it");
-  }
-  for (const char* sub : {"runs", "logs"}) fs::create_directories(fs::path(dir) / sub, ec);
-  if (ec) throw Usage("--out " + dir + ": cannot create: " + ec.message());
-  std::ofstream(fs::path(dir) / kMarker) << "written by hcasim sweep\n";
 }
 
 std::string read_text(const fs::path& p) {
@@ -236,7 +225,10 @@ int sweep(const SweepArgs& a) {
   const SweepSpec spec = parse_sweep(read_json_file(a.file), a.file);
   const std::vector<SweepRun> runs = expand_runs(spec);
   const fs::path dir = a.out.empty() ? fs::path("out/sweeps") / spec.name : fs::path(a.out);
-  prepare_dir(dir.string());
+  claim_output_folder(dir.string(), kMarker, "hcasim sweep");
+  std::error_code made;
+  for (const char* sub : {"runs", "logs"}) fs::create_directories(dir / sub, made);
+  if (made) throw Usage("--out " + dir.string() + ": cannot create: " + made.message());
   std::ofstream(dir / "sweep.json") << read_text(a.file);
   const std::string program = own_program_path();
 
