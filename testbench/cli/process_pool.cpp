@@ -1,6 +1,7 @@
 #include "testbench/cli/process_pool.hpp"
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <fcntl.h>
 #include <map>
@@ -8,7 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
 
 extern char** environ;
 
@@ -19,10 +22,12 @@ namespace {
 volatile std::sig_atomic_t g_stop = 0;
 extern "C" void on_stop_signal(int) { g_stop = 1; }
 
-int exit_code_of(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return -1;
+ChildEnd end_of(int status, std::chrono::steady_clock::time_point started) {
+  ChildEnd e;
+  e.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  e.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : e.signal ? 128 + e.signal : -1;
+  e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return e;
 }
 
 pid_t spawn(const ChildJob& job) {
@@ -43,7 +48,7 @@ pid_t spawn(const ChildJob& job) {
 }  // namespace
 
 bool run_jobs(const std::vector<ChildJob>& jobs, unsigned max_running,
-              const std::function<void(std::size_t, int)>& on_done) {
+              const std::function<void(std::size_t, const ChildEnd&)>& on_done) {
   struct sigaction stop {}, old_int{}, old_term{};
   stop.sa_handler = on_stop_signal;
   sigemptyset(&stop.sa_mask);
@@ -51,14 +56,18 @@ bool run_jobs(const std::vector<ChildJob>& jobs, unsigned max_running,
   g_stop = 0;
   sigaction(SIGINT, &stop, &old_int);
   sigaction(SIGTERM, &stop, &old_term);
-  std::map<pid_t, std::size_t> running;
+  struct Running {
+    std::size_t index;
+    std::chrono::steady_clock::time_point started;
+  };
+  std::map<pid_t, Running> running;
   std::size_t next = 0;
   if (max_running == 0) max_running = 1;
   while (!g_stop && (next < jobs.size() || !running.empty())) {
     while (!g_stop && next < jobs.size() && running.size() < max_running) {
       const pid_t pid = spawn(jobs[next]);
-      if (pid < 0) on_done(next, 127);
-      else running[pid] = next;
+      if (pid < 0) on_done(next, ChildEnd{127, 0, 0.0});
+      else running[pid] = {next, std::chrono::steady_clock::now()};
       ++next;
     }
     if (running.empty()) continue;
@@ -67,13 +76,13 @@ bool run_jobs(const std::vector<ChildJob>& jobs, unsigned max_running,
     if (pid < 0) continue;  // EINTR: a stop signal, looked at above
     const auto it = running.find(pid);
     if (it == running.end()) continue;
-    const std::size_t index = it->second;
+    const Running r = it->second;
     running.erase(it);
-    on_done(index, exit_code_of(status));
+    on_done(r.index, end_of(status, r.started));
   }
   const bool stopped = g_stop != 0;
-  for (const auto& [pid, index] : running) kill(pid, SIGTERM);
-  for (const auto& [pid, index] : running) {
+  for (const auto& [pid, r] : running) kill(pid, SIGTERM);
+  for (const auto& [pid, r] : running) {
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
@@ -81,6 +90,14 @@ bool run_jobs(const std::vector<ChildJob>& jobs, unsigned max_running,
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
   return !stopped;
+}
+
+unsigned parse_jobs(const std::string& text, unsigned max) {
+  char* end = nullptr;
+  const unsigned long n = std::strtoul(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || text[0] == '-' || n < 1 || n > max)
+    throw std::invalid_argument("--jobs '" + text + "': accepted: 1 to " + std::to_string(max));
+  return static_cast<unsigned>(n);
 }
 
 std::string own_program_path() {

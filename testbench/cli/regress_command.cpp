@@ -8,20 +8,16 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 
 #include "testbench/cli/compare_command.hpp"
+#include "testbench/cli/process_pool.hpp"
 #include "testbench/cli/regress_suite.hpp"
-
-extern char** environ;
+#include "testbench/cli/scenario_file.hpp"
 
 namespace hcasim {
 
@@ -60,12 +56,7 @@ RegressArgs parse_regress_args(int argc, char* argv[]) {
     else if (arg == "--junit") a.junit = value();
     else if (arg == "--tol") a.tolerances.push_back(parse_tolerance(value()));
     else if (arg == "--jobs") {
-      const std::string n = value();
-      char* end = nullptr;
-      const unsigned long v = std::strtoul(n.c_str(), &end, 10);
-      if (n.empty() || *end != '\0' || n[0] == '-' || v < 1 || v > 1024)
-        throw std::invalid_argument("--jobs '" + n + "': accepted: 1 to 1024");
-      a.jobs = static_cast<unsigned>(v);
+      a.jobs = parse_jobs(value(), 1024);
     } else if (!arg.empty() && arg[0] != '-' && a.suite.empty()) a.suite = arg;
     else throw std::invalid_argument("regress: unexpected argument '" + arg + "'; accepted: SUITE_DIR [--update] [--junit FILE] [--jobs N] [--tol PATH=REL ...] [--keep]");
   }
@@ -74,71 +65,27 @@ RegressArgs parse_regress_args(int argc, char* argv[]) {
   return a;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// The program itself, to run each scenario with.
-std::string own_path(const char* argv0) {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string(argv0) : self.string();
-}
-
 struct Job {
   const SuiteScenario* scenario = nullptr;
   fs::path out;   // the run's folder
   RunOutcome outcome;
-  std::chrono::steady_clock::time_point started;
 };
 
-pid_t spawn_run(const std::string& self, Job& job, const fs::path& scratch) {
-  const std::string log = (scratch / (job.scenario->name + ".stdout")).string();
-  const std::string err = (scratch / (job.scenario->name + ".stderr")).string();
-  posix_spawn_file_actions_t files;
-  posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&files, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const std::string scenario = job.scenario->scenario.string(), out = job.out.string();
-  std::vector<std::string> args{self, "run", scenario, "--out", out, "--quiet"};
-  std::vector<char*> argv;
-  for (std::string& s : args) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, self.c_str(), &files, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&files);
-  if (rc != 0) throw std::runtime_error("cannot start " + self + ": " + std::strerror(rc));
-  job.started = std::chrono::steady_clock::now();
-  return pid;
-}
-
-// Runs every job, at most `jobs` at a time.
-void run_all(const std::string& self, std::vector<Job>& all, unsigned jobs, const fs::path& scratch) {
-  std::map<pid_t, Job*> running;
-  std::size_t next = 0;
-  while (next < all.size() || !running.empty()) {
-    while (next < all.size() && running.size() < jobs) {
-      Job& j = all[next++];
-      running[spawn_run(self, j, scratch)] = &j;
-    }
-    int status = 0;
-    const pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0) {
-      if (errno == EINTR) continue;
-      throw std::runtime_error(std::string("waiting for the runs: ") + std::strerror(errno));
-    }
-    const auto it = running.find(pid);
-    if (it == running.end()) continue;
-    Job& j = *it->second;
-    running.erase(it);
-    j.outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - j.started).count();
-    j.outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    j.outcome.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    j.outcome.stderr_text = slurp(scratch / (j.scenario->name + ".stderr"));
-  }
+// Runs every job as its own hcasim run, at most `jobs` at a time.
+void run_all(std::vector<Job>& all, unsigned jobs, const fs::path& scratch) {
+  const std::string self = own_program_path();
+  std::vector<ChildJob> children;
+  for (const Job& j : all)
+    children.push_back({{self, "run", j.scenario->scenario.string(), "--out", j.out.string(), "--quiet"},
+                        (scratch / (j.scenario->name + ".stdout")).string(),
+                        (scratch / (j.scenario->name + ".stderr")).string()});
+  run_jobs(children, jobs, [&](std::size_t i, const ChildEnd& end) {
+    RunOutcome& o = all[i].outcome;
+    o.seconds = end.seconds;
+    o.exit_code = end.signal ? -1 : end.exit_code;
+    o.signal = end.signal;
+    o.stderr_text = file_text(children[i].stderr_file);
+  });
 }
 
 void write_text(const fs::path& p, const std::string& text) {
@@ -212,7 +159,7 @@ fs::path make_scratch() {
   return tmpl;
 }
 
-int regress(const RegressArgs& a, const char* argv0) {
+int regress(const RegressArgs& a) {
   if (!a.junit.empty()) check_junit_target(a.junit);
   const std::vector<SuiteScenario> scenarios = suite_scenarios(a.suite);
   std::vector<Tolerance> tolerances = suite_tolerances(a.suite);
@@ -228,7 +175,7 @@ int regress(const RegressArgs& a, const char* argv0) {
                                      : fs::path(a.suite).lexically_normal().filename().string();
   const std::string classname = "regress." + suite_name;
   try {
-    run_all(own_path(argv0), jobs, a.jobs, scratch);
+    run_all(jobs, a.jobs, scratch);
   } catch (...) {
     std::error_code ignored;
     fs::remove_all(scratch, ignored);
@@ -271,7 +218,7 @@ int regress_command(int argc, char* argv[]) {
       std::cout << kRegressUsage;
       return 0;
     }
-    return regress(a, argv[0]);
+    return regress(a);
   } catch (const std::exception& e) {
     std::cerr << "hcasim: " << e.what() << "\n";
     return 2;

@@ -22,6 +22,9 @@ struct ScenarioArgs {
   bool vcd = false;               // outputs.vcd
 };
 
+// A file's text; "" when it cannot be read (a log a run did not write).
+std::string file_text(const std::string& path);
+
 // A JSON file's contents. Throws std::invalid_argument, one line naming the
 // file, when it cannot be opened or is not JSON.
 nlohmann::json read_json_file(const std::string& path);

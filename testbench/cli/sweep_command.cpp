@@ -62,12 +62,7 @@ SweepArgs parse(int argc, char* argv[]) {
     };
     if (arg == "--out") a.out = value();
     else if (arg == "--jobs") {
-      const std::string v = value();
-      char* end = nullptr;
-      const unsigned long n = std::strtoul(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || v[0] == '-' || n < 1 || n > 4096)
-        throw Usage("--jobs: '" + v + "'; accepted: a whole number from 1 to 4096");
-      a.jobs = static_cast<unsigned>(n);
+      a.jobs = parse_jobs(value(), 4096);
     } else if (arg == "--backend") {
       const std::string v = value();
       if (v != "local" && v != "slurm") throw Usage("--backend: '" + v + "'; accepted: local, slurm");
@@ -87,13 +82,6 @@ SweepArgs parse(int argc, char* argv[]) {
   if (slurm_only && !a.slurm) throw Usage("--dry-run, --partition, --time, --account and --sbatch need --backend slurm");
   if (a.slurm) a.slurm_options.max_running = a.jobs;
   return a;
-}
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // What a run would be: its config hash and expected cost (0: cannot tell).
@@ -139,7 +127,7 @@ RunOutcome collect(const SweepSpec& spec, const fs::path& dir, const SweepRun& r
     o.error = "did not finish";
     return o;
   }
-  if (o.exit_code != 0) o.error = error_line(read_text(dir / "logs" / (r.id + ".err")));
+  if (o.exit_code != 0) o.error = error_line(file_text((dir / "logs" / (r.id + ".err")).string()));
   const fs::path stats = dir / "runs" / r.id / "stats.json";
   if ((o.exit_code == 0 || o.exit_code == 1) && fs::exists(stats)) {
     try {
@@ -229,7 +217,7 @@ int sweep(const SweepArgs& a) {
   std::error_code made;
   for (const char* sub : {"runs", "logs"}) fs::create_directories(dir / sub, made);
   if (made) throw Usage("--out " + dir.string() + ": cannot create: " + made.message());
-  std::ofstream(dir / "sweep.json") << read_text(a.file);
+  std::ofstream(dir / "sweep.json") << file_text(a.file);
   const std::string program = own_program_path();
 
   std::vector<Plan> plans;
@@ -310,8 +298,9 @@ int sweep(const SweepArgs& a) {
     std::size_t finished = 0;
     progress.set_running(std::min<std::size_t>(at_once, todo.size()));
     progress.print();
-    complete = run_jobs(jobs, at_once, [&](std::size_t k, int code) {
+    complete = run_jobs(jobs, at_once, [&](std::size_t k, const ChildEnd& end) {
       const SweepRun& r = runs[todo[k]];
+      const int code = end.exit_code;
       std::ofstream(dir / "logs" / (r.id + ".exit")) << code << "\n";
       ++finished;
       progress.set_running(std::min<std::size_t>(at_once, todo.size() - finished));

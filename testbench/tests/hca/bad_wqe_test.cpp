@@ -22,7 +22,6 @@ using transport::WrOpcode;
 
 namespace {
 
-
 config::HcaSettings mmio_doorbells() {
   config::HcaSettings s = ideal_settings();
   s.host.driver.doorbell = host::DoorbellMode::Mmio;  // the HCA reads every WQE from the ring

@@ -209,7 +209,6 @@ class HostPair {
   hca::MemoryRegion ma, mb;
 };
 
-
 // Where the driver wrote send WQE `index` of QP qpn (a QP of `type`): the
 // address in its area (host::kDriverArea) holding exactly the bytes the
 // documented layout gives for wr. Send rings are 4 KiB-aligned with strides

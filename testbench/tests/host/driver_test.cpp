@@ -21,7 +21,6 @@ using transport::WrOpcode;
 
 namespace {
 
-
 transport::SendWr write_wr(HostPair& t, uint64_t id) {
   transport::SendWr w = send_wr(id, WrOpcode::RdmaWrite, kSrc, 8, t.ma.lkey);
   w.remote_addr = kDst;
