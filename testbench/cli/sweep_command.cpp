@@ -119,8 +119,8 @@ bool read_exit(const fs::path& p, int& code) {
   return static_cast<bool>(in >> code);
 }
 
-RunOutcome collect(const SweepSpec& spec, const fs::path& dir, const SweepRun& r, const Plan& p) {
-  RunOutcome o;
+SweepOutcome collect(const SweepSpec& spec, const fs::path& dir, const SweepRun& r, const Plan& p) {
+  SweepOutcome o;
   if (r.seed) o.seed = *r.seed;
   if (!read_exit(dir / "logs" / (r.id + ".exit"), o.exit_code)) {
     o.exit_code = -1;
@@ -202,7 +202,7 @@ class Progress {
 
 void write_results(const SweepSpec& spec, const fs::path& dir, const std::vector<SweepRun>& runs,
                    const std::vector<Plan>& plans) {
-  std::vector<RunOutcome> outcomes;
+  std::vector<SweepOutcome> outcomes;
   for (std::size_t i = 0; i < runs.size(); ++i) outcomes.push_back(collect(spec, dir, runs[i], plans[i]));
   const SweepTable t = make_table(spec, runs, outcomes);
   std::ofstream(dir / "results.csv") << table_csv(t);

@@ -21,13 +21,13 @@ std::string csv_field(const std::string& s) {
 
 }  // namespace
 
-SweepTable make_table(const SweepSpec& spec, const std::vector<SweepRun>& runs, const std::vector<RunOutcome>& outcomes) {
+SweepTable make_table(const SweepSpec& spec, const std::vector<SweepRun>& runs, const std::vector<SweepOutcome>& outcomes) {
   SweepTable t;
   t.columns = {"run", "point", "seed"};
   for (const SweepAxis& a : spec.axes) t.columns.push_back(a.name);
   std::vector<std::string> metric_columns;
   std::set<std::string> seen;
-  for (const RunOutcome& o : outcomes)
+  for (const SweepOutcome& o : outcomes)
     for (const MetricCell& m : o.metrics)
       if (seen.insert(m.column).second) metric_columns.push_back(m.column);
   t.columns.insert(t.columns.end(), metric_columns.begin(), metric_columns.end());
@@ -35,7 +35,7 @@ SweepTable make_table(const SweepSpec& spec, const std::vector<SweepRun>& runs, 
   t.columns.push_back("error");
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const SweepRun& r = runs[i];
-    const RunOutcome& o = outcomes[i];
+    const SweepOutcome& o = outcomes[i];
     nlohmann::json row = nlohmann::json::object();
     row["run"] = r.id;
     row["point"] = r.point;

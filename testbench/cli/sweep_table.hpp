@@ -14,7 +14,7 @@
 
 namespace hcasim {
 
-struct RunOutcome {
+struct SweepOutcome {
   int exit_code = -1;          // the run's; -1: it did not finish
   std::string error;           // its error line, when it failed
   nlohmann::json seed;         // the seed it ran with (null when unknown)
@@ -28,7 +28,7 @@ struct SweepTable {
 
 // Columns: run, point, seed, the axes, every metric column any run has (in
 // run order of first appearance), exit_code, error.
-SweepTable make_table(const SweepSpec& spec, const std::vector<SweepRun>& runs, const std::vector<RunOutcome>& outcomes);
+SweepTable make_table(const SweepSpec& spec, const std::vector<SweepRun>& runs, const std::vector<SweepOutcome>& outcomes);
 
 // RFC 4180: a header line, then one line per row; a field with a comma, a
 // quote or a line break is quoted. Numbers as JSON writes them, strings bare,

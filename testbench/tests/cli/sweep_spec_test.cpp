@@ -120,7 +120,7 @@ TEST_CASE("metric paths: wildcards label columns by name, key or index, and a pa
 TEST_CASE("the results table: axes then metrics then the outcome, in run order, and CSV quotes what needs quoting") {
   const SweepSpec s = parse_sweep(base(), "s.json");
   const std::vector<SweepRun> runs = expand_runs(s);
-  std::vector<RunOutcome> out(runs.size());
+  std::vector<SweepOutcome> out(runs.size());
   out[0] = {0, "", 7, {{"tput[a]", 1.5}}};
   out[1] = {2, "hcasim: link.speed: \"X\", no; accepted: EDR", 9, {}};
   const SweepTable t = make_table(s, runs, out);
