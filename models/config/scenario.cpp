@@ -65,6 +65,22 @@ nlohmann::json format_flow_rate(const FlowRate& r) {
   return "saturate";
 }
 
+Warmup parse_warmup(const nlohmann::json& v, const std::string& path) {
+  Warmup w;
+  if (v.is_string() && v.get<std::string>() == "auto") {
+    w.automatic = true;
+    return w;
+  }
+  if (!v.is_string())
+    throw ConfigError(path, "expected a string; accepted: \"auto\" or a time such as \"20us\"");
+  w.ps = parse_time_ps(v, path);
+  return w;
+}
+
+nlohmann::json format_warmup(const Warmup& w) { return w.automatic ? nlohmann::json("auto") : nlohmann::json(format_time_ps(w.ps)); }
+
+nlohmann::json warmup_schema() { return schema::any_of({{{"const", "auto"}}, schema::time()}); }
+
 std::vector<std::string> parse_string_list(const nlohmann::json& v, const std::string& path) {
   if (!v.is_array()) throw ConfigError(path, "expected a list of names such as [\"hca0.p1\"]");
   std::vector<std::string> out;
@@ -277,6 +293,19 @@ void describe(Io& io, SwitchSettings& c) {
 }
 
 template <class Io>
+void describe(Io& io, SourceSettings& c) {
+  io.choice("arrival", c.arrival,
+            Names<Arrival>{{"deterministic", Arrival::Deterministic},
+                           {"poisson", Arrival::Poisson},
+                           {"on_off", Arrival::OnOff}},
+            "inter-arrival times at the offered rate: deterministic (fixed), poisson (exponential), "
+            "on_off (bursts of geometric length sent back to back at the link's rate, exponential gaps)");
+  io.real("burst", c.burst, 1.0, 1e9, "on_off: mean packets per burst");
+  io.uint64("queue", c.queue, 0, UINT64_MAX,
+            "source queue bound in packets; 0 = unbounded; arrivals finding it full are dropped and counted");
+}
+
+template <class Io>
 void describe(Io& io, FlowConfig& c) {
   io.string("name", c.name, "flow name in stats.json; empty = flow<index>");
   io.string("src", c.src, "source port");
@@ -287,6 +316,7 @@ void describe(Io& io, FlowConfig& c) {
   io.custom("rate", c.rate, parse_flow_rate, format_flow_rate,
             {"\"saturate\", a rate, or \"NN%\" of the link", flow_rate_schema},
             "offered load");
+  io.object("source", c.source, "a rate-limited flow's packet arrivals and source queue (open loop)");
   io.uint64("count", c.count, 0, UINT64_MAX, "packets to send; 0 = until run.duration");
   io.time("start", c.start_ps, 0, UINT64_MAX, "time of the first packet");
 }
@@ -314,6 +344,7 @@ void describe(Io& io, TrafficPatternConfig& c) {
   io.custom("rate", c.rate, parse_flow_rate, format_flow_rate,
             {"\"saturate\", a rate, or \"NN%\" of the link", flow_rate_schema},
             "offered load of each source");
+  io.object("source", c.source, "each rate-limited source's packet arrivals and source queue (open loop)");
   io.uint64("count", c.count, 0, UINT64_MAX, "packets per source; 0 = until run.duration");
   io.time("start", c.start_ps, 0, UINT64_MAX, "time of the first packet");
 }
@@ -335,6 +366,18 @@ void describe(Io& io, RunConfig& c) {
           "parallel simulation: the fabric split in this many parts, run in windows on threads of their own "
           "(hcasim run --threads); changes the order of events at equal times, deterministically; "
           "raw traffic only, no pcap, VCD, time series, RTL blocks or management in band");
+  MeasureSettings& m = c.measure;
+  io.custom("warmup", m.warmup, parse_warmup, format_warmup, {"\"auto\" or a time", warmup_schema},
+            "raw flows: packets made before this time are not measured; auto = until two successive "
+            "warmup_period samples of mean latency and accepted throughput differ by less than warmup_threshold");
+  io.time("measure", m.measure_ps, 0, UINT64_MAX,
+          "raw flows: the measured window after the warm-up; packets made in it are measured, and the run ends "
+          "when they are delivered (drain); 0ns = to the end of the run");
+  io.time("drain_limit", m.drain_limit_ps, 0, UINT64_MAX, "longest drain after the measured window; 0ns = as long as the window");
+  io.time("warmup_period", m.period_ps, 1000, UINT64_MAX, "warmup auto: the sample period");
+  io.real("warmup_threshold", m.threshold, 1e-6, 1.0, "warmup auto: largest relative change between two samples");
+  io.uint("warmup_max_periods", m.max_periods, 2, 1000000,
+          "warmup auto: sample periods after which measuring starts anyway (stats.json: steady_state false)");
 }
 
 template <class Io>
@@ -584,6 +627,7 @@ void check_partitions(const Scenario& s) {
   if (s.outputs.pcap) refuse("outputs.pcap");
   if (s.outputs.vcd) refuse("outputs.vcd");
   if (s.outputs.sample_interval_ps != 0) refuse("outputs.sample_interval");
+  if (s.run.measure.windowed()) refuse("a measured window (run.warmup, run.measure)");
   const auto rtl = [](const link::PortConfig& c) {
     return c.vl_arbiter != link::Implementation::Model || c.credit_manager != link::Implementation::Model;
   };
@@ -649,8 +693,9 @@ Scenario load_scenario(const nlohmann::json& root, const std::string& base_dir) 
   }
 
   const auto check_flow_ends = [&](const std::string& at, uint64_t count) {
-    if (count == 0 && s.run.duration_ps == 0)
-      throw ConfigError(at + ".count", "0 sends forever but run.duration is 0; accepted: a count above 0, or set run.duration");
+    if (count == 0 && s.run.duration_ps == 0 && s.run.measure.measure_ps == 0)
+      throw ConfigError(at + ".count", "0 sends forever but run.duration and run.measure are 0; accepted: a count "
+                                       "above 0, or set run.duration or run.measure (the run ends when the measured packets are in)");
   };
   for (std::size_t i = 0; i < s.workload.flows.size(); ++i) {
     FlowConfig& f = s.workload.flows[i];

@@ -30,6 +30,7 @@
 #include "models/config/fabric_spec.hpp"
 #include "models/config/link_config_io.hpp"
 #include "models/config/management_config.hpp"
+#include "models/config/raw_traffic_settings.hpp"
 #include "models/config/verbs_workload_config.hpp"
 #include "models/routing/routing.hpp"
 #include "models/switch/switch_config.hpp"
@@ -102,6 +103,7 @@ struct FlowConfig {
   bool vl15 = false;           // management packets on VL15 to QP0 (SL ignored)
   uint64_t payload = 4096;     // payload bytes per packet
   FlowRate rate;               // "saturate", a rate, or a percentage of the link
+  SourceSettings source;       // rate-limited: arrivals and source queue
   uint64_t count = 0;          // packets; 0 = until run.duration
   uint64_t start_ps = 0;       // first packet time
 };
@@ -117,6 +119,7 @@ struct TrafficPatternConfig {
   uint32_t sl = 0;
   uint64_t payload = 4096;
   FlowRate rate;                     // per source
+  SourceSettings source;             // rate-limited: arrivals and source queue of each source
   uint64_t count = 0;                // packets per source; 0 = until run.duration
   uint64_t start_ps = 0;
 };
@@ -135,6 +138,7 @@ struct RunConfig {
   uint64_t duration_ps = 0;    // 0 = until every flow is done and the fabric is idle
   uint64_t seed = 1;           // random seed: traffic patterns' destinations, link faults (faults.seed 0)
   uint32_t partitions = 1;     // parallel simulation: parts of the fabric on their own timelines (1 = none)
+  MeasureSettings measure;     // warm-up, measured window, drain
 };
 
 struct OutputConfig {

@@ -23,6 +23,7 @@ Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig
   for (unsigned i = 0; i < ports.size(); ++i) {
     HostPort& h = ports_.emplace_back(*this, i, ports[i], lids.at(i), pool);
     h.port.on_rx_ready([this, i] { drain(i); });
+    h.port.stamp_injections();
     // One pointer: the handler fits std::function's own storage (no heap hop).
     // It reads the record's first line.
     h.port.on_tx_space([host = &h] { host->hca.tx_space(*host); }, &h);

@@ -57,6 +57,8 @@ class alignas(64) Packet {
   uint32_t flow = 0;                 // workload flow index
   uint64_t seq = 0;                  // sequence number within the flow
   uint64_t created_ps = 0;           // when the source made it
+  uint64_t submitted_ps = 0;         // raw traffic: when the source port accepted it
+  uint64_t injected_ps = 0;          // when its first byte went on the wire at an HCA port (stamping ports only)
   // When it was delivered to a switch port that enforces lifetimes (the
   // switch lifetime counts from there; Port::admit), or submitted at a switch
   // (a packet the switch made). Other ports leave it as it was.

@@ -444,6 +444,7 @@ void Port::transmit(ib::Packet* p, uint32_t grant) {
   close_stalls();
   if (trace_ != nullptr) trace_->grant = grant;
   if (p->kind == ib::PacketKind::Data) {
+    if (stamp_injection_) p->injected_ps = now;
     VlStats& s = stats_.vl[p->hdr.lrh.vl];
     s.busy_ps += serialization;
     ++s.tx_packets;

@@ -224,6 +224,9 @@ class Port : public sc_core::sc_module,
   // PortInfo.VLHighLimit) replace the configured ones; the arbiter's turn
   // state starts afresh. A port with an RTL arbiter keeps the RTL's tables.
   void set_sl2vl(const std::array<uint8_t, kSlCount>& table) { sl2vl_ = table; }
+  // A CA port: every data packet it transmits gets Packet::injected_ps (its
+  // first byte on the wire), from which a packet's network latency counts.
+  void stamp_injections() { stamp_injection_ = true; }
   const std::array<uint8_t, kSlCount>& sl2vl() const { return sl2vl_; }
   void set_vlarb(const VlArbConfig& c);
   const VlArbConfig& vlarb() const { return vlarb_; }
@@ -417,6 +420,7 @@ class Port : public sc_core::sc_module,
   const void* tx_space_reads_ = nullptr;  // on_tx_space's reads_first
   std::function<void()> on_tx_space_; // the upper layer's handler
   bool peer_cut_through_ = false;
+  bool stamp_injection_ = false;      // stamp_injections()
   bool peer_is_port_ = false;         // tx is bound to peer_'s rx (connect)
   bool lifetimes_on_ = false;
   uint8_t fc_next_ = 0;               // where the round robin over due VLs resumes

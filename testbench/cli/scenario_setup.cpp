@@ -60,9 +60,12 @@ SimulationSetup setup_from(const config::Scenario& s, const std::string& out_dir
     r.credit_loops_checked = true;
   }
   const HcaPorts ports(r.fabric);
-  for (const config::FlowConfig& f : s.workload.flows) {
+  for (std::size_t i = 0; i < s.workload.flows.size(); ++i) {
+    const config::FlowConfig& f = s.workload.flows[i];
     workloads::FlowSpec w;
     w.name = f.name;
+    // A flow's own random draws (arrivals), apart from every pattern's.
+    w.seed = workloads::mix_seed(s.run.seed, 0x666c6f77ull, i);
     const workloads::Endpoint src = ports.by_name.at(f.src), dst = ports.by_name.at(f.dst);
     w.src_node = src.node;
     w.src_port = src.port;
@@ -73,6 +76,7 @@ SimulationSetup setup_from(const config::Scenario& s, const std::string& out_dir
     w.payload = static_cast<uint32_t>(f.payload);
     w.rate_bps = f.rate.bps;
     w.load = f.rate.load;
+    w.source = f.source;
     w.count = f.count;
     w.start_ps = f.start_ps;
     r.flows.push_back(w);
@@ -107,6 +111,7 @@ SimulationSetup setup_from(const config::Scenario& s, const std::string& out_dir
   r.fabric.hosts = !r.transport.perftest.empty() || !r.transport.dma.empty() || !r.transport.verbs.empty();
   r.options.duration_ps = s.run.duration_ps;
   r.options.partitions = s.run.partitions;
+  r.options.measure = s.run.measure;
   r.options.quiet = quiet;
   r.options.out_dir = out_dir;
   r.options.pcap = s.outputs.pcap;

@@ -26,10 +26,39 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct PatternTotals {
-  uint64_t flows = 0, sent = 0, delivered = 0, bytes = 0, payload = 0;
-  uint64_t start_ps = UINT64_MAX, last_ps = 0;
-  trace::Histogram latency;
+  uint64_t flows = 0;
+  uint64_t start_ps = UINT64_MAX, last_ps = 0;  // over its flows' rate spans
+  double link_bps = 0;                          // its sources' links, summed
+  workloads::FlowResult sum;
 };
+double ratio(double part, double whole) { return whole > 0 ? part / whole : 0.0; }
+// The keys flows and patterns share: what the sources made and the fabric
+// delivered, offered against accepted load over `span` ps, and the latency of
+// the measured packets with its parts.
+void add_load_and_latency(nlohmann::json& out, const workloads::FlowResult& r, uint64_t span, double link_bps) {
+  const double offered = trace::bits_per_second(r.offered_bytes, span);
+  const double accepted = trace::bits_per_second(r.accepted_bytes, span);
+  out["packets_created"] = r.created;
+  out["packets_sent"] = r.sent;
+  out["packets_dropped_at_source"] = r.dropped_at_source;
+  out["packets_dropped_source_queue"] = r.dropped_source_queue;
+  out["source_queue_high_water"] = r.source_queue_high_water;
+  out["packets_delivered"] = r.delivered;
+  out["bytes_delivered"] = r.delivered_bytes;
+  out["payload_bytes_delivered"] = r.delivered_payload;
+  out["measured_packets"] = {{"offered", r.offered}, {"delivered", r.measured_delivered}, {"lost_at_source", r.offered_lost}};
+  out["offered_bps"] = offered;
+  out["offered_load"] = ratio(offered, link_bps);
+  out["accepted_bps"] = accepted;
+  out["accepted_load"] = ratio(accepted, link_bps);
+  out["carried"] = ratio(accepted, offered);
+  out["throughput_bps"] = accepted;
+  out["data_throughput_bps"] = trace::bits_per_second(r.accepted_payload, span);
+  out["latency"] = trace::latency_json(r.latency_ps);
+  out["latency_parts"] = {{"source_queue", trace::latency_json(r.source_wait_ps)},
+                          {"port_queue", trace::latency_json(r.port_wait_ps)},
+                          {"network", trace::latency_json(r.network_ps)}};
+}
 std::vector<std::unique_ptr<link::Partition>> make_partitions(unsigned count) {
   std::vector<std::unique_ptr<link::Partition>> parts;
   if (count > 1)
@@ -43,16 +72,6 @@ fabric::FabricPartitions partitioning_for(const config::FabricSpec& spec,
   for (const auto& p : parts) out.parts.push_back(p.get());
   out.of_node = fabric::partition_nodes(spec, static_cast<unsigned>(parts.size()));
   return out;
-}
-// Adds what one partition's recorder saw of a flow to the flow's result.
-void merge_received(workloads::FlowResult& into, const workloads::FlowResult& r) {
-  if (r.delivered == 0) return;
-  if (into.delivered == 0 || r.first_delivery_ps < into.first_delivery_ps) into.first_delivery_ps = r.first_delivery_ps;
-  into.last_delivery_ps = std::max(into.last_delivery_ps, r.last_delivery_ps);
-  into.delivered += r.delivered;
-  into.delivered_bytes += r.delivered_bytes;
-  into.delivered_payload += r.delivered_payload;
-  into.latency_ps.merge(r.latency_ps);
 }
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 uint64_t process_peak_rss_bytes() {
@@ -138,6 +157,14 @@ Simulation::Simulation(const config::FabricSpec& fabric, std::vector<workloads::
     if (d.hca >= fabric_->hca_count()) throw std::invalid_argument("DMA test: no such HCA");
     dma_tests_.push_back(std::make_unique<workloads::DmaTest>(d.config.name.c_str(), d, fabric_->hca(d.hca)));
   }
+  if (options_.measure.windowed()) {
+    std::vector<workloads::FlowRecorder*> recorders;
+    for (const auto& r : recorders_) recorders.push_back(r.get());
+    std::vector<workloads::RawGenerator*> generators;
+    for (const auto& g : generators_) generators.push_back(g.get());
+    measurement_ = std::make_unique<Measurement>(options_.measure, results_, recorders, generators);
+    measurement_->on_done([] { sc_core::sc_stop(); });
+  }
   if (fabric_->spec().management.in_band) hold_workloads_for_sweep();
   for (link::Port* p : fabric_->ports()) {
     const unsigned q = fabric_->partition_of(*p);
@@ -192,6 +219,7 @@ void Simulation::hold_workloads_for_sweep() {
       return;
     }
     for (workloads::FlowSpec& s : flows_) s.start_ps += now;
+    if (measurement_) measurement_->start(now);
     for (auto& g : generators_) g->begin();
     for (std::size_t i = 0; i < perftests_.size(); ++i)
       look_up_path(perftest_ends_[i].first, perftest_ends_[i].second, [this, i, now] { perftests_[i]->begin(now); });
@@ -298,6 +326,7 @@ void Simulation::run_kernel() {
   bool reported = false;
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
   if (series_) series_->start();
+  if (measurement_ && !fabric_->spec().management.in_band) measurement_->start(0);
   // An RTL divergence stops the kernel (sc_stop); the run ends there.
   while (sc_core::sc_pending_activity() && sc_core::sc_get_status() != sc_core::SC_STOPPED) {
     const uint64_t now = sc_core::sc_time_stamp().value();
@@ -364,7 +393,7 @@ void Simulation::run_partitioned() {
   }
   for (const auto& r : recorders_)
     for (std::size_t f = 0; f < flows_.size(); ++f)
-      if (const workloads::FlowResult* got = r->received(f)) merge_received(results_[f], *got);
+      if (const workloads::FlowResult* got = r->received(f)) results_[f].add_deliveries(*got);
   for (const auto& k : part_checkers_) k->finish(end_ps_);
   finish_run(reported);
   for (const auto& k : part_checkers_) checker_.absorb(*k);
@@ -437,9 +466,40 @@ uint64_t Simulation::packet_hops() const {
 }
 
 uint64_t Simulation::measured_until(const workloads::FlowSpec& s, const workloads::FlowResult& r) const {
-  const bool still_on = cut_ && (s.count == 0 || r.sent + r.dropped_at_source < s.count || r.delivered < r.sent);
+  const bool still_on = cut_ && (s.count == 0 || r.created < s.count ||
+                                 r.delivered + r.dropped_at_source + r.dropped_source_queue < r.created);
   if (still_on) return end_ps_;
   return r.delivered > 0 ? r.last_delivery_ps : s.start_ps;
+}
+
+std::pair<uint64_t, uint64_t> Simulation::rate_span(const workloads::FlowSpec& s, const workloads::FlowResult& r) const {
+  if (measurement_) {
+    const uint64_t from = std::max(measurement_->window().start_ps == UINT64_MAX ? end_ps_ : measurement_->window().start_ps,
+                                   s.start_ps);
+    const uint64_t until = std::max(from, measurement_->window_end(end_ps_));
+    return {from, until};
+  }
+  const uint64_t until = measured_until(s, r);
+  return {s.start_ps, std::max(s.start_ps, until)};
+}
+
+std::vector<std::string> Simulation::load_warnings() const {
+  std::vector<std::string> out;
+  for (std::size_t f = 0; f < flows_.size(); ++f) {
+    const workloads::FlowSpec& s = flows_[f];
+    const workloads::FlowResult& r = results_[f];
+    if (s.load == 0 && s.rate_bps == 0) continue;  // a saturating flow is offered what it carries
+    const auto [from, until] = rate_span(s, r);
+    const double offered = trace::bits_per_second(r.offered_bytes, until - from);
+    const double accepted = trace::bits_per_second(r.accepted_bytes, until - from);
+    if (offered > 0 && accepted < kCarriedWarning * offered) {
+      char line[256];
+      std::snprintf(line, sizeof line, "flow %s carried %.1f%% of its offered load (accepted %.3f of %.3f Gb/s)",
+                    s.name.c_str(), 100.0 * accepted / offered, accepted / 1e9, offered / 1e9);
+      out.push_back(line);
+    }
+  }
+  return out;
 }
 
 nlohmann::json Simulation::port_json(const link::Port& p) const { return trace::port_stats_json(p, end_ps_); }
@@ -453,44 +513,33 @@ nlohmann::json Simulation::results_json(bool list_ports) const {
   for (std::size_t f = 0; f < flows_.size(); ++f) {
     const workloads::FlowSpec& s = flows_[f];
     const workloads::FlowResult& r = results_[f];
-    const uint64_t until = measured_until(s, r);
-    const uint64_t span = until > s.start_ps ? until - s.start_ps : 0;
-    flows.push_back({{"name", s.name},
-                     {"src", fabric_->hca(s.src_node).port(s.src_port).name()},
-                     {"dst", destination_text(s)},
-                     {"sl", s.sl},
-                     {"vl15", s.vl15},
-                     {"payload_bytes", s.payload},
-                     {"packets_sent", r.sent},
-                     {"packets_dropped_at_source", r.dropped_at_source},
-                     {"packets_delivered", r.delivered},
-                     {"bytes_delivered", r.delivered_bytes},
-                     {"payload_bytes_delivered", r.delivered_payload},
-                     {"throughput_bps", trace::bits_per_second(r.delivered_bytes, span)},
-                     {"data_throughput_bps", trace::bits_per_second(r.delivered_payload, span)},
-                     {"latency", trace::latency_json(r.latency_ps)}});
+    const auto [from, until] = rate_span(s, r);
+    const double link_bps = fabric_->hca(s.src_node).port(s.src_port).timing().data_rate_bps();
+    nlohmann::json flow = {{"name", s.name},
+                           {"src", fabric_->hca(s.src_node).port(s.src_port).name()},
+                           {"dst", destination_text(s)},
+                           {"sl", s.sl},
+                           {"vl15", s.vl15},
+                           {"payload_bytes", s.payload},
+                           {"saturating", s.load == 0 && s.rate_bps == 0}};
+    add_load_and_latency(flow, r, until - from, link_bps);
+    flows.push_back(std::move(flow));
     if (s.pattern.empty()) continue;
     PatternTotals& t = patterns[s.pattern];
     ++t.flows;
-    t.start_ps = std::min(t.start_ps, s.start_ps);
+    t.start_ps = std::min(t.start_ps, from);
     t.last_ps = std::max(t.last_ps, until);
-    t.sent += r.sent;
-    t.delivered += r.delivered;
-    t.bytes += r.delivered_bytes;
-    t.payload += r.delivered_payload;
-    t.latency.merge(r.latency_ps);
+    t.link_bps += link_bps;
+    t.sum.add_sources(r);
+    t.sum.add_deliveries(r);
   }
   nlohmann::json pattern_list = nlohmann::json::array();
   for (const auto& [name, t] : patterns) {
     const uint64_t span = t.last_ps > t.start_ps ? t.last_ps - t.start_ps : 0;
-    pattern_list.push_back({{"name", name},
-                            {"flows", t.flows},
-                            {"packets_sent", t.sent},
-                            {"packets_delivered", t.delivered},
-                            {"bytes_delivered", t.bytes},
-                            {"throughput_bps", trace::bits_per_second(t.bytes, span)},
-                            {"data_throughput_bps", trace::bits_per_second(t.payload, span)},
-                            {"latency", trace::latency_json(t.latency)}});
+    nlohmann::json pattern = {{"name", name}, {"flows", t.flows}};
+    // Offered and accepted load as shares of the sources' links together.
+    add_load_and_latency(pattern, t.sum, span, t.link_bps);
+    pattern_list.push_back(std::move(pattern));
   }
   nlohmann::json switches = nlohmann::json::array();
   for (unsigned i = 0; i < fabric_->switch_count(); ++i) {

@@ -34,6 +34,7 @@
 #include "models/trace/time_series.hpp"
 #include "models/trace/waves.hpp"
 #include "testbench/checkers/link_checker.hpp"
+#include "testbench/cli/measurement.hpp"
 #include "testbench/rtl/cosim.hpp"
 #include "testbench/workloads/flow_recorder.hpp"
 #include "testbench/workloads/dma_test.hpp"
@@ -60,6 +61,7 @@ struct RunOptions {
   // events at equal times), deterministically.
   unsigned partitions = 1;
   unsigned threads = 0;
+  config::MeasureSettings measure;        // raw flows: warm-up, measured window, drain (measurement.hpp)
 };
 
 struct TransportWorkloads {
@@ -130,6 +132,15 @@ class Simulation {
   // had packets not delivered; then the run's end, so that a starved flow
   // reads as slow rather than as its few packets over a short span.
   uint64_t measured_until(const workloads::FlowSpec& s, const workloads::FlowResult& r) const;
+  // The span a flow's rates are taken over: its measured window (from its
+  // start) with run.warmup or run.measure, else from its start to measured_until.
+  std::pair<uint64_t, uint64_t> rate_span(const workloads::FlowSpec& s, const workloads::FlowResult& r) const;
+  // Flows that carried less than kCarriedWarning of the load they were offered
+  // (rate-limited flows only), as one line each for the summary.
+  std::vector<std::string> load_warnings() const;
+  static constexpr double kCarriedWarning = 0.95;
+  // stats.json's run.measurement (measurement.hpp); null without run.warmup or run.measure.
+  nlohmann::json measurement_json() const { return measurement_ ? measurement_->json(end_ps_) : nlohmann::json(); }
 
  private:
   // In band: the workloads start when the SM's sweep is done (their start
@@ -180,6 +191,7 @@ class Simulation {
   std::unique_ptr<trace::WaveTrace> waves_;
   std::unique_ptr<trace::TimeSeries> series_;
   std::unique_ptr<rtl::Cosim> cosim_;
+  std::unique_ptr<Measurement> measurement_;  // with run.warmup or run.measure
   uint64_t end_ps_ = 0;
   bool cut_ = false;  // the run ended at its duration, not because nothing was left to do
   double wall_s_ = 0;

@@ -71,7 +71,9 @@ nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta, Po
                 {"cut_links", sim.cut_links()},
                 {"window_ps", sim.window_ps()},
                 {"partition_wakeups", sim.partition_wakeups()},
-                {"workload_failures", sim.workload_failures()}};
+                {"workload_failures", sim.workload_failures()},
+                {"load_warnings", sim.load_warnings()}};
+  if (const nlohmann::json m = sim.measurement_json(); !m.is_null()) doc["run"]["measurement"] = m;
   doc["management"] = management_json(sim.fabric());
   if (sim.fabric().subnet_manager() != nullptr) doc["management"]["path_record_lookups"] = sim.path_lookups();
   const double wall = sim.wall_seconds();
@@ -180,30 +182,47 @@ std::string human_summary(const nlohmann::json& s, const PortDigest& ports) {
                   static_cast<unsigned long long>(ports.drops));
     o << line;
   }
+  if (s["run"].contains("measurement")) {
+    const auto& m = s["run"]["measurement"];
+    std::snprintf(line, sizeof line, "  measured %.3f us to %.3f us (warm-up %s%s)%s\n",
+                  m["window_start_ps"].get<double>() / 1e6, m["window_end_ps"].get<double>() / 1e6,
+                  m["warmup"].get<std::string>().c_str(),
+                  m.contains("steady_state") ? (m["steady_state"].get<bool>() ? ", steady state reached" : ", steady state NOT reached") : "",
+                  m.contains("drained") ? (m["drained"].get<bool>() ? ", drained" : ", NOT drained") : "");
+    o << line;
+  }
   std::size_t listed = 0;
   for (const auto& f : s["flows"]) {
     if (++listed > kListed) continue;
     const auto& l = f["latency"];
     std::snprintf(line, sizeof line,
-                  "  flow %-10s %llu/%llu delivered, data %.3f Gb/s, latency p50 %.1f ns p99 %.1f ns max %.1f ns\n",
+                  "  flow %-10s %llu/%llu delivered, offered %.3f Gb/s, accepted %.3f Gb/s, latency p50 %.1f ns p99 %.1f ns max %.1f ns (source queue mean %.1f ns)\n",
                   f["name"].get<std::string>().c_str(), static_cast<unsigned long long>(f["packets_delivered"].get<uint64_t>()),
-                  static_cast<unsigned long long>(f["packets_sent"].get<uint64_t>()),
-                  f["data_throughput_bps"].get<double>() / 1e9, l["p50_ns"].get<double>(), l["p99_ns"].get<double>(),
-                  l["max_ns"].get<double>());
+                  static_cast<unsigned long long>(f["packets_created"].get<uint64_t>()),
+                  f["offered_bps"].get<double>() / 1e9, f["accepted_bps"].get<double>() / 1e9, l["p50_ns"].get<double>(),
+                  l["p99_ns"].get<double>(), l["max_ns"].get<double>(),
+                  f["latency_parts"]["source_queue"]["mean_ns"].get<double>());
     o << line;
   }
   if (listed > kListed) o << "  ... " << listed << " flows in all\n";
   for (const auto& p : s["patterns"]) {
     const auto& l = p["latency"];
     std::snprintf(line, sizeof line,
-                  "  pattern %-8s %llu flows, %llu/%llu delivered, data %.3f Gb/s, latency p50 %.1f ns p99 %.1f ns p99.9 %.1f ns max %.1f ns\n",
+                  "  pattern %-8s %llu flows, %llu/%llu delivered, offered %.1f%%, accepted %.1f%% of the sources' links, data %.3f Gb/s, latency p50 %.1f ns p99 %.1f ns p99.9 %.1f ns max %.1f ns\n",
                   p["name"].get<std::string>().c_str(), static_cast<unsigned long long>(p["flows"].get<uint64_t>()),
                   static_cast<unsigned long long>(p["packets_delivered"].get<uint64_t>()),
-                  static_cast<unsigned long long>(p["packets_sent"].get<uint64_t>()),
+                  static_cast<unsigned long long>(p["packets_created"].get<uint64_t>()),
+                  100.0 * p["offered_load"].get<double>(), 100.0 * p["accepted_load"].get<double>(),
                   p["data_throughput_bps"].get<double>() / 1e9, l["p50_ns"].get<double>(), l["p99_ns"].get<double>(),
                   l["p999_ns"].get<double>(), l["max_ns"].get<double>());
     o << line;
   }
+  std::size_t warned = 0;
+  for (const auto& w : s["run"]["load_warnings"]) {
+    if (++warned > kListed) continue;
+    o << "  warning: " << w.get<std::string>() << "\n";
+  }
+  if (warned > kListed) o << "  warning: ... " << warned << " flows in all carried less than they were offered\n";
   o << transport_summary(s);
   o << dma_summary(s);
   const auto& c = s["checker"];

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "models/config/raw_traffic_settings.hpp"
 #include "models/trace/histogram.hpp"
 
 namespace hcasim::workloads {
@@ -41,6 +42,7 @@ struct FlowSpec {
   uint32_t payload = 4096;     // bytes per packet
   double rate_bps = 0;         // offered rate of packet bytes (LRH..VCRC); 0 with load 0 = saturate
   double load = 0;             // offered load as a fraction of the source link; 0 = use rate_bps
+  config::SourceSettings source; // rate-limited: arrival process and source queue bound
   uint64_t count = 0;          // packets to send; 0 = until the run ends
   uint64_t start_ps = 0;
 
@@ -51,15 +53,38 @@ struct FlowSpec {
   std::vector<uint16_t> hot_dlids; // per entry of hot
 };
 
+// Counts of the whole run, counts of the measured window (measure_window.hpp),
+// and the latencies of the measured packets (those made in the window).
 struct FlowResult {
-  uint64_t sent = 0;                 // accepted by the source port
-  uint64_t dropped_at_source = 0;    // refused by the source port (MTU, SL to VL15)
+  // The source, over the whole run.
+  uint64_t created = 0;                  // packets made (offered)
+  uint64_t sent = 0;                     // accepted by the source port
+  uint64_t dropped_at_source = 0;        // refused by the source port (MTU, SL to VL15)
+  uint64_t dropped_source_queue = 0;     // arrivals that found a bounded source queue full
+  uint64_t source_queue_high_water = 0;  // most packets waiting in the source queue
+  // Delivery, over the whole run.
   uint64_t delivered = 0;
   uint64_t delivered_bytes = 0;      // wire bytes
   uint64_t delivered_payload = 0;
   uint64_t first_delivery_ps = 0;
   uint64_t last_delivery_ps = 0;
-  trace::Histogram latency_ps;       // created -> taken by the destination host
+  // The measured window.
+  uint64_t offered = 0;              // packets made in the window
+  uint64_t offered_bytes = 0;        // their wire bytes
+  uint64_t offered_lost = 0;         // of them, dropped at the source (queue full, refused by the port)
+  uint64_t measured_delivered = 0;   // of them, delivered
+  uint64_t accepted_bytes = 0;       // wire bytes delivered in the window (made in it or before)
+  uint64_t accepted_payload = 0;
+  // Latencies of the measured packets, ps: the whole, and its parts.
+  trace::Histogram latency_ps;       // made -> taken by the destination host
+  trace::Histogram source_wait_ps;   // made -> first byte on the source link (source queue and transmit buffer)
+  trace::Histogram port_wait_ps;     // accepted by the source port -> first byte on the source link
+  trace::Histogram network_ps;       // first byte on the source link -> taken by the destination host
+
+  // Adds what another record saw delivered (a partition's recorder).
+  void add_deliveries(const FlowResult& r);
+  // Adds another record's source counts (a pattern's total over its flows).
+  void add_sources(const FlowResult& r);
 };
 
 }  // namespace hcasim::workloads

@@ -5,11 +5,14 @@
 // own (made at a flow's first delivery there: a flow's latency histogram is
 // large) for the caller to merge, so that no two threads write one record.
 
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "models/hca/hca.hpp"
 #include "testbench/workloads/flow.hpp"
+#include "testbench/workloads/measure_window.hpp"
+#include "testbench/workloads/steady_state.hpp"
 
 namespace hcasim::workloads {
 
@@ -23,6 +26,16 @@ class FlowRecorder : public hca::PacketSink {
   uint64_t delivered() const { return delivered_; }
   // Own records: what this recorder saw of a flow (null: nothing delivered).
   const FlowResult* received(std::size_t flow) const { return flow < own_.size() ? own_[flow].get() : nullptr; }
+  // The run's measured window (read at every delivery; the run moves it).
+  void use_window(const MeasureWindow& w) { window_ = w; }
+  // Called after each delivery of a measured packet (the run's drain check).
+  void on_measured(std::function<void()> f) { on_measured_ = std::move(f); }
+  // Deliveries since the last call, and starts a new period.
+  PeriodSample take_period() {
+    const PeriodSample s = period_;
+    period_ = {};
+    return s;
+  }
 
  private:
   FlowResult* record(uint32_t flow);
@@ -30,6 +43,9 @@ class FlowRecorder : public hca::PacketSink {
   std::vector<std::unique_ptr<FlowResult>> own_;
   ib::PacketPool& pool_;
   uint64_t delivered_ = 0;
+  MeasureWindow window_;
+  std::function<void()> on_measured_;
+  PeriodSample period_;
 };
 
 }  // namespace hcasim::workloads

@@ -1,6 +1,8 @@
 #include "testbench/workloads/raw_generator.hpp"
 
+#include <array>
 #include <cmath>
+#include <stdexcept>
 
 #include "models/ib/opcodes.hpp"
 
@@ -9,6 +11,7 @@ namespace hcasim::workloads {
 namespace {
 constexpr uint32_t kGsiQKey = 0x80010000;  // iba-facts 1: DETH Q_Key of the GSI
 constexpr uint64_t kIdStride = uint64_t{1} << 40;  // packet ids: node index in the top bits
+constexpr uint64_t kArrivalSeed = 0x6172726976616cull;  // arrivals draw apart from destinations
 }  // namespace
 
 RawGenerator::RawGenerator(const sc_core::sc_module_name& name, hca::Hca& hca, unsigned port,
@@ -21,9 +24,25 @@ RawGenerator::RawGenerator(const sc_core::sc_module_name& name, hca::Hca& hca, u
       pool_(pool),
       next_id_((flows.empty() ? 0 : specs[flows.front()].src_node + 1) * kIdStride) {
   for (unsigned f : flows) {
+    const FlowSpec& s = specs[f];
     Active a;
     a.index = f;
-    a.rng.seed(specs[f].seed);
+    a.rng.seed(s.seed);
+    // Packet size on the wire does not depend on the sequence number.
+    ib::Packet* probe = make_packet(a, 0);
+    a.wire_bytes = probe->wire_bytes();
+    pool_.release(probe);
+    const double link_ps = static_cast<double>(port_.timing().serialization_ps(a.wire_bytes));
+    if (s.load > 0) a.interval_ps = link_ps / s.load;
+    else if (s.rate_bps > 0) a.interval_ps = 8.0 * a.wire_bytes * 1e12 / s.rate_bps;
+    a.open_loop = a.interval_ps > 0;
+    if (a.open_loop) {
+      try {
+        a.arrivals = ArrivalProcess(s.source, a.interval_ps, link_ps, s.seed ^ kArrivalSeed);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument("flow " + s.name + ": " + e.what());
+      }
+    }
     active_.push_back(std::move(a));
   }
   hca.on_tx_space(port, [this] { run(); });
@@ -35,19 +54,24 @@ void RawGenerator::start_of_simulation() {
 
 void RawGenerator::begin() {
   deferred_ = false;
+  // Lanes by the VL the port maps each flow's SL to (known now: in band the
+  // SM has set the tables).
+  std::array<int, link::kVl15 + 1> lane_of;
+  lane_of.fill(-1);
+  lanes_.clear();
   uint64_t first = UINT64_MAX;
-  for (Active& a : active_) {
+  for (unsigned i = 0; i < active_.size(); ++i) {
+    Active& a = active_[i];
     const FlowSpec& s = specs_[a.index];
-    a.next_ps = s.start_ps;
+    a.vl = s.vl15 ? link::kVl15 : port_.sl2vl()[s.sl & 0xF];
+    int& lane = lane_of[a.vl & 0xF];
+    if (lane < 0) {
+      lane = static_cast<int>(lanes_.size());
+      lanes_.emplace_back();
+    }
+    lanes_[static_cast<std::size_t>(lane)].members.push_back(i);
+    a.next_arrival_ps = s.start_ps;
     first = std::min(first, s.start_ps);
-    // Packet size on the wire does not depend on the sequence number.
-    ib::Packet* probe = make_packet(a, 0);
-    const uint32_t bytes = probe->wire_bytes();
-    pool_.release(probe);
-    if (s.load > 0)
-      a.interval_ps = static_cast<uint64_t>(std::llround(port_.timing().serialization_ps(bytes) / s.load));
-    else if (s.rate_bps > 0)
-      a.interval_ps = static_cast<uint64_t>(std::llround(8.0 * bytes * 1e12 / s.rate_bps));
   }
   if (first != UINT64_MAX) wake_.notify_at(first);
 }
@@ -101,39 +125,99 @@ ib::Packet* RawGenerator::make_packet(const Active& a, uint16_t dlid) {
   return p;
 }
 
-void RawGenerator::warm() const {
-  port_.warm_submit();
-  if (!active_.empty()) __builtin_prefetch(&active_[turn_ % active_.size()]);
+void RawGenerator::count_made(const Active& a, uint64_t at) {
+  FlowResult& r = results_[a.index];
+  ++r.created;
+  if (window_.contains(at)) {
+    ++r.offered;
+    r.offered_bytes += a.wire_bytes;
+  }
 }
+
+void RawGenerator::admit_arrivals(Active& a, uint64_t now) {
+  const FlowSpec& s = specs_[a.index];
+  FlowResult& r = results_[a.index];
+  while (a.next_arrival_ps <= now) {
+    const uint64_t t = a.next_arrival_ps;
+    count_made(a, t);
+    if (s.source.queue != 0 && a.queue.size() >= s.source.queue) {
+      ++r.dropped_source_queue;
+      if (window_.contains(t)) ++r.offered_lost;
+    } else {
+      a.queue.push_back(t);
+      r.source_queue_high_water = std::max<uint64_t>(r.source_queue_high_water, a.queue.size());
+    }
+    a.next_arrival_ps = s.count != 0 && r.created >= s.count ? UINT64_MAX : t + a.arrivals.next_gap();
+  }
+}
+
+bool RawGenerator::has_work(const Active& a, uint64_t now) const {
+  if (a.pending != nullptr) return true;
+  if (a.open_loop) return !a.queue.empty();
+  const FlowSpec& s = specs_[a.index];
+  return s.start_ps <= now && (s.count == 0 || results_[a.index].created < s.count);
+}
+
+bool RawGenerator::submit_one(Active& a, uint64_t now) {
+  ib::Packet* p = a.pending;
+  if (p == nullptr) {
+    p = make_packet(a, pick_dlid(a));
+    if (a.open_loop) p->created_ps = a.queue.front();
+    else count_made(a, now);
+  }
+  p->submitted_ps = now;
+  const uint64_t made = p->created_ps;
+  const link::SubmitResult res = specs_[a.index].vl15 ? port_.submit_on_vl(p, link::kVl15) : port_.submit(p);
+  if (res == link::SubmitResult::Busy) {
+    a.pending = p;
+    return false;
+  }
+  a.pending = nullptr;
+  if (a.open_loop) a.queue.pop_front();
+  FlowResult& r = results_[a.index];
+  if (res == link::SubmitResult::Queued) {
+    ++r.sent;
+  } else {  // dropped (and released) by the port
+    ++r.dropped_at_source;
+    if (window_.contains(made)) ++r.offered_lost;
+  }
+  return true;
+}
+
+void RawGenerator::serve(Lane& lane, uint64_t now) {
+  const std::size_t n = lane.members.size();
+  std::size_t idle = 0;
+  for (std::size_t k = lane.turn; idle < n; k = (k + 1) % n) {
+    Active& a = active_[lane.members[k]];
+    if (!has_work(a, now)) {
+      ++idle;
+      continue;
+    }
+    idle = 0;
+    if (!submit_one(a, now)) {
+      lane.turn = k;  // refused: first when room frees
+      return;
+    }
+    lane.turn = (k + 1) % n;
+  }
+}
+
+void RawGenerator::warm() const { port_.warm_submit(); }
 
 void RawGenerator::run() {
   if (deferred_) return;  // room on the port before the start (management traffic)
   const uint64_t now = link::now_ps();
+  for (Active& a : active_)
+    if (a.open_loop) admit_arrivals(a, now);
+  for (Lane& lane : lanes_) serve(lane, now);
+  // Wake for the next arrival into an empty queue, or a saturating flow's
+  // start; a flow with packets waiting is woken by the port's room.
   uint64_t next_wake = UINT64_MAX;
-  const std::size_t n = active_.size();
-  for (std::size_t k = 0; k < n; ++k) {
-    Active& a = active_[(turn_ + k) % n];
-    const FlowSpec& s = specs_[a.index];
-    FlowResult& r = results_[a.index];
-    while (s.count == 0 || r.sent + r.dropped_at_source < s.count) {
-      if (a.next_ps > now) {
-        next_wake = std::min(next_wake, a.next_ps);
-        break;
-      }
-      ib::Packet* p = a.pending != nullptr ? a.pending : make_packet(a, pick_dlid(a));
-      const link::SubmitResult res = s.vl15 ? port_.submit_on_vl(p, link::kVl15) : port_.submit(p);
-      if (res == link::SubmitResult::Busy) {
-        a.pending = p;
-        break;
-      }
-      a.pending = nullptr;
-      if (res == link::SubmitResult::Queued) ++r.sent;
-      else ++r.dropped_at_source;
-      a.next_ps = a.interval_ps == 0 ? now : a.next_ps + a.interval_ps;
-      if (a.interval_ps == 0 && n > 1) break;  // saturating flows of one port alternate
-    }
+  for (const Active& a : active_) {
+    if (a.pending != nullptr) continue;
+    if (a.open_loop && a.queue.empty()) next_wake = std::min(next_wake, a.next_arrival_ps);
+    if (!a.open_loop && specs_[a.index].start_ps > now) next_wake = std::min(next_wake, specs_[a.index].start_ps);
   }
-  turn_ = n ? (turn_ + 1) % n : 0;
   if (next_wake != UINT64_MAX) wake_.notify_at(next_wake);
 }
 

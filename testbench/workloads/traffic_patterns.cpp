@@ -60,6 +60,7 @@ std::vector<FlowSpec> expand_pattern(const config::TrafficPatternConfig& p, cons
     f.payload = static_cast<uint32_t>(p.payload);
     f.rate_bps = p.rate.bps;
     f.load = p.rate.load;
+    f.source = p.source;
     f.count = p.count;
     f.start_ps = p.start_ps;
     f.seed = mix_seed(run_seed, pattern_index, at);
