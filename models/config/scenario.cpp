@@ -393,6 +393,9 @@ void describe(Io& io, OutputConfig& c) {
           "write timeseries.csv: every interval, per port and data VL bytes sent, credits available, "
           "receive-buffer bytes and credit-stall time, per flow and transport QP bytes delivered "
           "(docs/timeseries.md); 0ns = none; run.partitions 1 only");
+  io.boolean("hop_latency", c.hop_latency,
+             "per switch port in stats.json: hop_latency, each data packet's time from its arrival at the switch "
+             "to its first byte on this port's wire");
 }
 
 template <class Io>

@@ -147,6 +147,7 @@ struct OutputConfig {
   bool vcd = false;                     // write waves.vcd
   bool rtl_vcd = false;                 // write rtl.vcd (ports with RTL blocks)
   uint64_t sample_interval_ps = 0;      // write timeseries.csv, a row set per this interval, ps; 0 = none
+  bool hop_latency = false;             // per switch port: latency from arrival at the switch to departure
 };
 
 struct Scenario {

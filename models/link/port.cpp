@@ -107,7 +107,7 @@ void Port::set_rx_timing(bool cut_through, uint64_t extra_latency_ps) {
 void Port::set_lifetimes(const Lifetimes& lifetimes) {
   lifetimes_ = lifetimes;
   lifetimes_on_ = lifetimes.enabled();
-  stamp_arrivals_ = lifetimes_on_;
+  stamp_arrivals_ = lifetimes_on_ || stamp_for_hops_;
 }
 
 void Port::start_of_simulation() {

@@ -227,6 +227,12 @@ class Port : public sc_core::sc_module,
   // A CA port: every data packet it transmits gets Packet::injected_ps (its
   // first byte on the wire), from which a packet's network latency counts.
   void stamp_injections() { stamp_injection_ = true; }
+  // Every packet this port receives gets Packet::received_ps (its arrival at
+  // this node), from which a switch hop's latency counts (trace/hop_latency.hpp).
+  void stamp_arrival_times() {
+    stamp_for_hops_ = true;
+    stamp_arrivals_ = true;
+  }
   const std::array<uint8_t, kSlCount>& sl2vl() const { return sl2vl_; }
   void set_vlarb(const VlArbConfig& c);
   const VlArbConfig& vlarb() const { return vlarb_; }
@@ -396,7 +402,7 @@ class Port : public sc_core::sc_module,
   uint8_t rx_data_vls_;               // data VLs the state lets in: vls_ from Armed on, else 0
   uint8_t tx_data_vls_;               // data VLs the state lets out: vls_ when Active, else 0
   uint16_t mtu_;                      // at most kMaxMtu
-  bool stamp_arrivals_ = false;       // lifetimes_on_, on the receive line: admit stamps Packet::received_ps
+  bool stamp_arrivals_ = false;       // lifetimes_on_ or stamp_for_hops_, on the receive line: admit stamps Packet::received_ps
   uint8_t arriving_fc_ = 0;           // see arriving_data_
   uint16_t stalled_ = 0;              // bit per VL: a credit stall is open
   uint16_t rx_ready_ = 0;             // bit per VL (15 = VL15): its receive queue has packets
@@ -421,6 +427,7 @@ class Port : public sc_core::sc_module,
   std::function<void()> on_tx_space_; // the upper layer's handler
   bool peer_cut_through_ = false;
   bool stamp_injection_ = false;      // stamp_injections()
+  bool stamp_for_hops_ = false;       // stamp_arrival_times()
   bool peer_is_port_ = false;         // tx is bound to peer_'s rx (connect)
   bool lifetimes_on_ = false;
   uint8_t fc_next_ = 0;               // where the round robin over due VLs resumes

@@ -29,6 +29,7 @@ void Measurement::start(uint64_t now_ps) {
   if (!settings_.windowed()) return;
   if (settings_.warmup.automatic) {
     for (workloads::FlowRecorder* r : recorders_) r->take_period();
+    for (workloads::RawGenerator* g : generators_) g->take_period_offered();
     sampler_.notify_at(now_ps + settings_.period_ps);
     return;
   }
@@ -50,6 +51,7 @@ void Measurement::sample() {
     s.latency_sum_ps += p.latency_sum_ps;
     s.bytes += p.bytes;
   }
+  for (workloads::RawGenerator* g : generators_) s.offered_bytes += g->take_period_offered();
   steady_reached_ = steady_.add(s);
   if (steady_reached_ || steady_.periods() >= settings_.max_periods) {
     open(link::now_ps());

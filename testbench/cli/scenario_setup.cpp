@@ -119,6 +119,7 @@ SimulationSetup setup_from(const config::Scenario& s, const std::string& out_dir
   r.options.vcd = s.outputs.vcd;
   r.options.rtl_vcd = s.outputs.rtl_vcd;
   r.options.sample_interval_ps = s.outputs.sample_interval_ps;
+  r.options.hop_latency = s.outputs.hop_latency;
   return r;
 }
 

@@ -186,6 +186,12 @@ Simulation::Simulation(const config::FabricSpec& fabric, std::vector<workloads::
     for (unsigned i = 0; fabric_->has_hosts() && i < fabric_->hca_count(); ++i) fabric_->host(i).link.trace(waves_->file());
   }
   if (options_.sample_interval_ps != 0 && !options_.out_dir.empty()) make_time_series();
+  if (options_.hop_latency) {
+    std::vector<link::Port*> switch_ports;
+    for (unsigned i = 0; i < fabric_->switch_count(); ++i)
+      for (unsigned n = 1; n <= fabric_->switch_at(i).port_count(); ++n) switch_ports.push_back(&fabric_->switch_at(i).port(n));
+    hops_ = std::make_unique<trace::HopLatency>(switch_ports);
+  }
   if (rtl::wants_rtl(fabric_->ports()))
     cosim_ = std::make_unique<rtl::Cosim>(fabric_->ports(), options_.rtl_blocks,
                                           options_.rtl_vcd ? options_.out_dir + "/rtl.vcd" : "");
@@ -502,7 +508,12 @@ std::vector<std::string> Simulation::load_warnings() const {
   return out;
 }
 
-nlohmann::json Simulation::port_json(const link::Port& p) const { return trace::port_stats_json(p, end_ps_); }
+nlohmann::json Simulation::port_json(const link::Port& p) const {
+  nlohmann::json out = trace::port_stats_json(p, end_ps_);
+  if (hops_ != nullptr)
+    if (const trace::Histogram* h = hops_->of(p)) out["hop_latency"] = trace::latency_json(*h);
+  return out;
+}
 
 nlohmann::json Simulation::results_json(bool list_ports) const {
   nlohmann::json ports = nlohmann::json::array();

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "models/fabric/fabric.hpp"
+#include "models/trace/hop_latency.hpp"
 #include "models/trace/packet_capture.hpp"
 #include "models/trace/time_series.hpp"
 #include "models/trace/waves.hpp"
@@ -62,6 +63,7 @@ struct RunOptions {
   unsigned partitions = 1;
   unsigned threads = 0;
   config::MeasureSettings measure;        // raw flows: warm-up, measured window, drain (measurement.hpp)
+  bool hop_latency = false;               // per switch port latency histograms (trace/hop_latency.hpp)
 };
 
 struct TransportWorkloads {
@@ -192,6 +194,7 @@ class Simulation {
   std::unique_ptr<trace::TimeSeries> series_;
   std::unique_ptr<rtl::Cosim> cosim_;
   std::unique_ptr<Measurement> measurement_;  // with run.warmup or run.measure
+  std::unique_ptr<trace::HopLatency> hops_;   // with outputs.hop_latency
   uint64_t end_ps_ = 0;
   bool cut_ = false;  // the run ended at its duration, not because nothing was left to do
   double wall_s_ = 0;

@@ -128,6 +128,7 @@ ib::Packet* RawGenerator::make_packet(const Active& a, uint16_t dlid) {
 void RawGenerator::count_made(const Active& a, uint64_t at) {
   FlowResult& r = results_[a.index];
   ++r.created;
+  period_offered_bytes_ += a.wire_bytes;
   if (window_.contains(at)) {
     ++r.offered;
     r.offered_bytes += a.wire_bytes;

@@ -33,6 +33,7 @@
 
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "models/hca/hca.hpp"
@@ -61,6 +62,8 @@ class RawGenerator : public sc_core::sc_module {
   void begin();
   // The run's measured window (the run moves it; read as packets are made).
   void use_window(const MeasureWindow& w) { window_ = w; }
+  // Wire bytes made since the last call (the automatic warm-up's periods).
+  uint64_t take_period_offered() { return std::exchange(period_offered_bytes_, 0); }
 
  private:
   struct Active {
@@ -102,6 +105,7 @@ class RawGenerator : public sc_core::sc_module {
   std::vector<Lane> lanes_;
   bool deferred_ = false;
   MeasureWindow window_;
+  uint64_t period_offered_bytes_ = 0;
   const std::vector<FlowSpec>& specs_;
   std::vector<FlowResult>& results_;
   ib::PacketPool& pool_;

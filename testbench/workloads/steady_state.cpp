@@ -13,8 +13,9 @@ bool SteadyStateTest::add(const PeriodSample& s) {
   latency_change_ = relative_change(last_.mean_latency_ps(), s.mean_latency_ps());
   throughput_change_ = relative_change(static_cast<double>(last_.bytes), static_cast<double>(s.bytes));
   const bool had_traffic = s.packets > 0 && last_.packets > 0;
+  const bool carried = static_cast<double>(s.bytes) >= (1 - threshold_) * static_cast<double>(s.offered_bytes);
   last_ = s;
-  return compared && had_traffic && latency_change_ < threshold_ && throughput_change_ < threshold_;
+  return compared && had_traffic && carried && latency_change_ < threshold_ && throughput_change_ < threshold_;
 }
 
 }  // namespace hcasim::workloads

@@ -3,7 +3,10 @@
 // is cut into sample periods; after each, the mean latency of the packets
 // delivered in it and the throughput accepted in it are compared with the
 // period before. When both changed by less than the threshold (relative to
-// the newer value), the network is taken as warmed up.
+// the newer value), and the period carried its offered load (accepted at
+// least 1 - threshold of the bytes the sources made in it), the network is
+// taken as warmed up. Above saturation the source queues grow without end:
+// no steady state, however slowly the latency grows.
 //
 // Rules: a period that delivered nothing is not steady (the network has not
 // filled yet, or is stuck). The first period is compared with nothing.
@@ -16,6 +19,7 @@ struct PeriodSample {
   uint64_t packets = 0;      // delivered in the period
   double latency_sum_ps = 0; // their latencies, summed
   uint64_t bytes = 0;        // their wire bytes
+  uint64_t offered_bytes = 0; // wire bytes the sources made in the period
   double mean_latency_ps() const { return packets ? latency_sum_ps / static_cast<double>(packets) : 0.0; }
 };
 

@@ -210,3 +210,41 @@ TEST_CASE("measurement settings: bad values name their path") {
   nlohmann::json bad = b2b({flow("50%", 10, {{"source", {{"arrival", "bursty"}}}})});
   REQUIRE_THROWS_WITH(config::load_scenario(bad), Catch::Contains("workload.flows.0.source.arrival"));
 }
+
+TEST_CASE("hop latency: queueing at a switch's congested output shows in its hop latency and in the flows' network part alike") {
+  const ScratchDir dir("hops");
+  // Two senders into one receiver through one switch: light (10 % each) and loaded (45 % each).
+  const auto incast = [&](const std::string& load) {
+    const nlohmann::json f = {{"payload", "4KiB"}, {"rate", load}, {"count", 20000}, {"dst", "hca2.p1"},
+                              {"source", {{"arrival", "poisson"}}}};
+    nlohmann::json a = f, b = f;
+    a["src"] = "hca0.p1";
+    b["src"] = "hca1.p1";
+    const nlohmann::json root = {{"name", "hops"},
+                                 {"topology", {{"pattern", "single_switch"}, {"hosts", 3}}},
+                                 {"port", {{"data_vls", 1}, {"mtu", 4096}}},
+                                 {"link", {{"speed", "HDR"}, {"width", "4x"}, {"propagation", "2m"}}},
+                                 {"workload", {{"flows", {a, b}}}},
+                                 {"outputs", {{"hop_latency", true}}}};
+    return run_cli(root, dir, load.substr(0, 2)).stats;
+  };
+  const nlohmann::json light = incast("10%"), loaded = incast("45%");
+  const auto egress = [](const nlohmann::json& stats) {  // the switch port toward hca2
+    for (const auto& p : stats["ports"])
+      if (p.contains("hop_latency") && p["hop_latency"]["count"].get<uint64_t>() == 40000) return p["hop_latency"];
+    FAIL("no switch port forwarded all 40,000 packets");
+    return nlohmann::json();
+  };
+  const double hop_light = egress(light)["mean_ns"].get<double>(), hop_loaded = egress(loaded)["mean_ns"].get<double>();
+  REQUIRE(hop_loaded > hop_light + 50);  // 90 % at the egress: packets queue there
+  // The rest of the network part is the links' time, which load does not
+  // change: over both flows (the hop latency is the egress port's, of both).
+  const auto network = [](const nlohmann::json& stats) {
+    return (stats["flows"][0]["latency_parts"]["network"]["mean_ns"].get<double>() +
+            stats["flows"][1]["latency_parts"]["network"]["mean_ns"].get<double>()) / 2;
+  };
+  REQUIRE(network(loaded) - hop_loaded == Approx(network(light) - hop_light).margin(1.0));
+  // Ports of HCAs carry no hop latency.
+  for (const auto& p : light["ports"])
+    if (p["name"].get<std::string>().rfind("hca", 0) == 0) REQUIRE_FALSE(p.contains("hop_latency"));
+}

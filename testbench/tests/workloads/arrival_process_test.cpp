@@ -88,7 +88,7 @@ TEST_CASE("arrivals are the same for the same seed and differ for another") {
 TEST_CASE("steady state: two periods agreeing within the threshold in latency and throughput, never the first") {
   workloads::SteadyStateTest t(0.05);
   const auto period = [](uint64_t packets, double mean_ps, uint64_t bytes) {
-    return workloads::PeriodSample{packets, mean_ps * static_cast<double>(packets), bytes};
+    return workloads::PeriodSample{packets, mean_ps * static_cast<double>(packets), bytes, bytes};
   };
   REQUIRE_FALSE(t.add(period(100, 1000, 100'000)));  // first: nothing to compare with
   REQUIRE_FALSE(t.add(period(100, 1100, 100'000)));  // latency moved 9.1 %
@@ -97,4 +97,11 @@ TEST_CASE("steady state: two periods agreeing within the threshold in latency an
   REQUIRE(t.add(period(100, 1130, 112'000)));        // 0.9 % and 1.8 %
   REQUIRE(t.periods() == 4);
   REQUIRE_FALSE(t.add(period(0, 0, 0)));             // nothing delivered: not steady
+}
+
+TEST_CASE("steady state: a period that carried less than its offered load is not steady (above saturation)") {
+  workloads::SteadyStateTest t(0.05);
+  REQUIRE_FALSE(t.add({100, 100'000, 100'000, 120'000}));
+  REQUIRE_FALSE(t.add({100, 100'100, 100'000, 120'000}));  // latency and throughput steady, 83 % carried
+  REQUIRE(t.add({100, 100'100, 100'000, 104'000}));         // 96 % carried
 }
