@@ -68,6 +68,24 @@ class PortCheck {
   std::map<std::string, std::string> raw_;
 };
 
+// The RC-only knobs: perftest sets them on RC QPs only; on UC and UD they
+// would be ignored, so a value other than the default is refused.
+void check_rc_knobs(const PerftestConfig& t, const std::string& at) {
+  if (t.qp_type == transport::QpType::Rc) return;
+  const PerftestConfig d;
+  struct Knob {
+    const char* key;
+    uint32_t value, fallback;
+  };
+  for (const Knob& k : {Knob{"timeout", t.timeout, d.timeout}, Knob{"retry_cnt", t.retry_cnt, d.retry_cnt},
+                        Knob{"rnr_retry", t.rnr_retry, d.rnr_retry},
+                        Knob{"min_rnr_timer", t.min_rnr_timer, d.min_rnr_timer}})
+    if (k.value != k.fallback)
+      throw ConfigError(at + "." + k.key, std::string(transport::to_string(t.qp_type)) +
+                                              " QPs have no acknowledgements, timer or retries; accepted: " +
+                                              std::to_string(k.fallback) + " (the default) or qp_type rc");
+}
+
 void check_perftest(PerftestConfig& t, const std::string& at, const PortCheck& ports, std::size_t index) {
   using transport::QpType;
   if (t.name.empty()) t.name = std::string(to_string(t.test)) + std::to_string(index);
@@ -94,16 +112,24 @@ void check_perftest(PerftestConfig& t, const std::string& at, const PortCheck& p
                                                  std::to_string(t.tx_depth) + "; accepted: at most tx_depth");
   if (t.test == PerftestKind::AtomicLat && !(t.sizes.empty() || (t.sizes.size() == 1 && t.sizes[0] == 8)))
     throw ConfigError(at + ".sizes", "atomics move 8 bytes; accepted: [] or [8]");
+  check_rc_knobs(t, at);
+  if (t.report_gbits && !is_bandwidth(t.test))
+    throw ConfigError(at + ".report_gbits", "latency tests report microseconds; accepted: false");
   const uint32_t port_mtu = std::min(ports.mtu(t.client), ports.mtu(t.server));
-  if (t.qp_type != QpType::Ud && t.mtu > port_mtu)
+  if (t.mtu == 0) t.mtu = port_mtu;  // perftest: the port's active MTU
+  if (t.mtu > port_mtu)
     throw ConfigError(at + ".mtu", std::to_string(t.mtu) + " exceeds the ports' MTU " + std::to_string(port_mtu) +
-                                       "; accepted: at most " + std::to_string(port_mtu));
+                                       "; accepted: 0 (the ports' MTU) or 256 to " + std::to_string(port_mtu));
+  const bool ud = t.qp_type == QpType::Ud;
+  // perftest -a over UD runs 2 B up to the MTU (send_bw.c: size_max_pow from the MTU).
+  if (ud && t.sizes == perftest_all_sizes())
+    t.sizes.erase(std::upper_bound(t.sizes.begin(), t.sizes.end(), uint64_t{t.mtu}), t.sizes.end());
   for (std::size_t i = 0; i < t.sizes.size(); ++i) {
-    const uint64_t limit = t.qp_type == QpType::Ud ? port_mtu : uint64_t{1} << 31;
+    const uint64_t limit = ud ? t.mtu : uint64_t{1} << 31;
     if (t.sizes[i] == 0 || t.sizes[i] > limit)
       throw ConfigError(at + ".sizes." + std::to_string(i),
                         format_bytes(t.sizes[i]) + " is out of range; accepted: 1B to " + format_bytes(limit) +
-                            (t.qp_type == QpType::Ud ? " (a UD message fits one packet of the port MTU)" : ""));
+                            (ud ? " (a UD message fits one packet of the test's MTU)" : ""));
   }
 }
 

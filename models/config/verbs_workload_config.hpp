@@ -10,12 +10,17 @@
 //   in powers of two as perftest -a), iterations per size and QP, and the QP
 //   parameters. sizes [] and iterations 0 mean the tool's own defaults
 //   (perftest: 65536 B and 5000 iterations for bandwidth, 2 B and 1000
-//   iterations for latency, 8 B for atomics).
+//   iterations for latency, 8 B for atomics). The QP knobs take perftest's
+//   defaults (docs/perftest.md): timeout 14, retry_cnt 7, rnr_retry 7,
+//   min_rnr_timer 12, SL 0, the ports' MTU (mtu 0).
 // - A verbs connection joins two HCA ports with one QP each ("a", "b") and
 //   lists operations in order, each with the completion status it must end in.
 // - check_verbs_workloads (after the topology is known): ports exist and are
 //   HCA ports, client differs from server, the QP type suits the test, sizes
-//   suit the QP type, and no port is used both by a raw flow / traffic pattern
+//   suit the QP type (UD: at most the MTU; "all" stops at it, as perftest -a),
+//   the MTU suits the ports (0 becomes theirs), the RC-only knobs keep their
+//   defaults on UC and UD, report_gbits only on bandwidth tests, and no port
+//   is used both by a raw flow / traffic pattern
 //   and by a transport workload. Errors name the JSON path.
 
 #include <cstdint>
@@ -46,8 +51,15 @@ struct PerftestConfig {
   uint32_t qps = 1;                    // bandwidth tests: QPs, each doing the iterations
   uint32_t tx_depth = 128;             // bandwidth tests: WRs kept posted per QP
   uint32_t rx_depth = 512;             // send_bw: receive WRs posted ahead per QP
-  uint32_t mtu = 4096;                 // path MTU, bytes
-  uint32_t sl = 0;                     // service level
+  uint32_t mtu = 0;                    // path MTU, bytes; 0 = the smaller MTU of the two ports (perftest -m: the
+                                       // port's active MTU); check_verbs_workloads fills it in
+  uint32_t sl = 0;                     // service level (perftest -S, default 0)
+  // RC QPs (perftest sets them for RC only; src/perftest_resources.c, ctx_modify_qp_to_rts / _rtr):
+  uint32_t timeout = 14;               // Local ACK timeout: Ttr = 4.096 us x 2^timeout, 0 = no timer (-u, default 14)
+  uint32_t retry_cnt = 7;              // transport retries (the tool sets 7; --retry_count only with rdma_cm)
+  uint32_t rnr_retry = 7;              // RNR retries, 7 = infinite (the tool sets 7)
+  uint32_t min_rnr_timer = 12;         // RNR NAK timer code the QPs return as responders (MIN_RNR_TIMER 12: 0.64 ms)
+  bool report_gbits = false;           // bandwidth tests: the table in Gb/sec instead of MiB/sec (--report_gbits)
   transport::QpType qp_type = transport::QpType::Rc;
   AtomicKind atomic = AtomicKind::FetchAdd;  // atomic_lat: the operation
   bool idle = false;                   // create and connect the QPs, send nothing (memory measurements)
@@ -134,10 +146,24 @@ void describe(Io& io, PerftestConfig& c) {
   io.uint("qps", c.qps, 1, 1u << 20, "bandwidth tests: QPs, each doing the iterations");
   io.uint("tx_depth", c.tx_depth, 1, 1u << 16, "bandwidth tests: WRs kept posted per QP");
   io.uint("rx_depth", c.rx_depth, 1, 1u << 16, "send_bw: receive WRs posted ahead per QP");
-  io.uint_of("mtu", c.mtu, {256, 512, 1024, 2048, 4096}, "path MTU, bytes (UD: the port's MTU applies)");
-  io.uint("sl", c.sl, 0, 15, "service level");
+  io.uint_of("mtu", c.mtu, {0, 256, 512, 1024, 2048, 4096},
+             "path MTU, bytes (perftest -m); 0 = the smaller MTU of the two ports, the tool's default (its port's "
+             "active MTU); UD: the largest message");
+  io.uint("sl", c.sl, 0, 15, "service level of the QPs (perftest -S); the ports' sl2vl tables map it to a VL");
+  io.uint("timeout", c.timeout, 0, 31,
+          "rc: Local ACK timeout exponent, Ttr = 4.096us x 2^timeout, 0 = no timer (perftest -u, default 14)");
+  io.uint("retry_cnt", c.retry_cnt, 0, 7,
+          "rc: transport retries after a timeout or a PSN sequence NAK (perftest sets 7)");
+  io.uint("rnr_retry", c.rnr_retry, 0, 7, "rc: retries after an RNR NAK; 7 = infinite (perftest sets 7)");
+  io.uint("min_rnr_timer", c.min_rnr_timer, 0, 31,
+          "rc: RNR NAK timer code the QPs return as responders, IBA table: 1 = 0.01ms ... 12 = 0.64ms ... "
+          "31 = 491.52ms, 0 = 655.36ms (perftest sets 12)");
+  io.boolean("report_gbits", c.report_gbits,
+             "bandwidth tests: the printed table in Gb/sec (10^9 bits) instead of MiB/sec (2^20 bytes), as perftest "
+             "--report_gbits; stats.json has both");
   io.choice("qp_type", c.qp_type, qp_type_names(),
-            "rc; uc for write and send tests; ud for send tests (messages up to the MTU)");
+            "rc; uc for write and send tests; ud for send tests (perftest -c UD: no GRH, no GID; messages up to "
+            "the MTU)");
   io.choice("atomic", c.atomic,
             Names<AtomicKind>{{"fetch_add", AtomicKind::FetchAdd}, {"cmp_swap", AtomicKind::CmpSwap}},
             "atomic_lat: the operation");

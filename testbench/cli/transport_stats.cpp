@@ -9,7 +9,7 @@ namespace hcasim {
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;  // perftest's MB
+constexpr double kMiB = 1024.0 * 1024.0;  // perftest's MiB (its format_factor 0x100000)
 
 nlohmann::json latency_section(const trace::Histogram& h, bool halved) {
   const double k = halved ? 2000.0 : 1000.0;  // ps -> ns, halved for one way
@@ -27,8 +27,35 @@ nlohmann::json naks(const uint64_t (&n)[4]) {
   return {{"psn_seq_err", n[0]}, {"inv_req", n[1]}, {"rem_access", n[2]}, {"rem_op", n[3]}};
 }
 
+nlohmann::json counters_json(const workloads::TransportCounters& c) {
+  return {{"request_packets", c.request_packets},
+          {"resent_packets", c.resent_packets},
+          {"retries", c.retries},
+          {"timeouts", c.timeouts},
+          {"naks_received",
+           {{"psn_seq_err", c.psn_seq_err_naks},
+            {"rnr", c.rnr_naks},
+            {"inv_req", c.inv_req_naks},
+            {"rem_access", c.rem_access_naks},
+            {"rem_op", c.rem_op_naks}}}};
+}
+
 std::string port_text(const fabric::Fabric& f, const workloads::Endpoint& e) {
   return f.hca(e.node).port(e.port).name();
+}
+
+// The transport counters' columns of the perftest tables.
+constexpr const char* kCountersHeader = "#retries  #timeouts  #resent    NAKs seq/rnr/inv/acc/op";
+
+std::string counters_text(const nlohmann::json& c) {
+  const auto n = [&c](const char* key) { return static_cast<unsigned long long>(c[key].get<uint64_t>()); };
+  const auto& k = c["naks_received"];
+  const auto nak = [&k](const char* key) { return static_cast<unsigned long long>(k[key].get<uint64_t>()); };
+  char text[160];
+  std::snprintf(text, sizeof text, "%-9llu %-10llu %-10llu %llu/%llu/%llu/%llu/%llu", n("retries"), n("timeouts"),
+                n("resent_packets"), nak("psn_seq_err"), nak("rnr"), nak("inv_req"), nak("rem_access"),
+                nak("rem_op"));
+  return text;
 }
 
 }  // namespace
@@ -49,10 +76,12 @@ nlohmann::json perftest_json(const workloads::Perftest& t, const fabric::Fabric&
       j["outstanding"] = s.outstanding;
       j["bw_MBps"] = seconds > 0 ? bytes / seconds / kMiB : 0.0;
       j["bw_Gbps"] = seconds > 0 ? bytes * 8 / seconds / 1e9 : 0.0;
+      j["bw_average"] = c.report_gbits ? j["bw_Gbps"] : j["bw_MBps"];  // in bw_unit, as the table prints it
       j["msg_rate_Mpps"] = seconds > 0 ? static_cast<double>(s.messages) / seconds / 1e6 : 0.0;
     } else {
       j["latency"] = latency_section(s.round_trip_ps, r.halved);
     }
+    j["transport"] = counters_json(s.counters);
     sizes.push_back(std::move(j));
   }
   nlohmann::json qps = nlohmann::json::array();
@@ -65,6 +94,12 @@ nlohmann::json perftest_json(const workloads::Perftest& t, const fabric::Fabric&
           {"qps", c.qps},
           {"tx_depth", c.tx_depth},
           {"mtu", c.mtu},
+          {"sl", c.sl},
+          {"timeout", c.timeout},
+          {"retry_cnt", c.retry_cnt},
+          {"rnr_retry", c.rnr_retry},
+          {"min_rnr_timer", c.min_rnr_timer},
+          {"bw_unit", bw ? (c.report_gbits ? "Gb/sec" : "MiB/sec") : ""},
           {"idle", c.idle},
           {"qp_numbers", qps},
           {"ok", r.failures.empty()},
@@ -169,25 +204,29 @@ std::string transport_summary(const nlohmann::json& stats) {
     o << line;
     const bool bw = t["test"].get<std::string>().find("_bw") != std::string::npos;
     if (t["sizes"].empty()) continue;
-    o << (bw ? "   #bytes     #iterations    BW average[MB/sec]    BW average[Gb/sec]    MsgRate[Mpps]\n"
-             : "   #bytes     #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
-               "99% percentile[usec]   99.9% percentile[usec]\n");
+    if (bw)
+      std::snprintf(line, sizeof line, "   #bytes     #iterations    %-22s %-15s ",
+                    ("BW average[" + t["bw_unit"].get<std::string>() + "]").c_str(), "MsgRate[Mpps]");
+    else
+      std::snprintf(line, sizeof line, "   #bytes     #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    "
+                                       "t_avg[usec]    99%% percentile[usec]   99.9%% percentile[usec] ");
+    o << line << kCountersHeader << "\n";
     for (const auto& s : t["sizes"]) {
       if (bw) {
-        std::snprintf(line, sizeof line, "   %-10llu %-14llu %-21.2f %-21.3f %.6f\n",
+        std::snprintf(line, sizeof line, "   %-10llu %-14llu %-22.2f %-15.6f ",
                       static_cast<unsigned long long>(s["bytes"].get<uint64_t>()),
-                      static_cast<unsigned long long>(s["iterations"].get<uint64_t>()), s["bw_MBps"].get<double>(),
-                      s["bw_Gbps"].get<double>(), s["msg_rate_Mpps"].get<double>());
+                      static_cast<unsigned long long>(s["iterations"].get<uint64_t>()), s["bw_average"].get<double>(),
+                      s["msg_rate_Mpps"].get<double>());
       } else {
         const auto& l = s["latency"];
-        std::snprintf(line, sizeof line, "   %-10llu %-14llu %-14.3f %-12.3f %-16.3f %-14.3f %-22.3f %.3f\n",
+        std::snprintf(line, sizeof line, "   %-10llu %-14llu %-14.3f %-12.3f %-16.3f %-14.3f %-22.3f %-24.3f ",
                       static_cast<unsigned long long>(s["bytes"].get<uint64_t>()),
                       static_cast<unsigned long long>(s["iterations"].get<uint64_t>()),
                       l["t_min_ns"].get<double>() / 1e3, l["t_max_ns"].get<double>() / 1e3,
                       l["t_typical_ns"].get<double>() / 1e3, l["t_avg_ns"].get<double>() / 1e3,
                       l["p99_ns"].get<double>() / 1e3, l["p99_9_ns"].get<double>() / 1e3);
       }
-      o << line;
+      o << line << counters_text(s["transport"]) << "\n";
     }
   }
   for (const auto& v : stats["verbs"]) {

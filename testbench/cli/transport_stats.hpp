@@ -5,9 +5,12 @@
 //
 // Rules:
 // - Bandwidth: payload bytes of the completed messages over the size's time
-//   (first post to last completion at the client), in MB/s as perftest
-//   counts them (1 MB = 2^20 bytes) and in Gb/s (10^9 bits); message rate in
-//   Mpps (10^6 messages per second).
+//   (first post to last completion at the client), in MiB/s as perftest
+//   counts them (1 MiB = 2^20 bytes, its format_factor 0x100000) and in Gb/s
+//   (10^9 bits); message rate in Mpps (10^6 messages per second). bw_average
+//   repeats the one the table prints: Gb/s with report_gbits, else MiB/s.
+// - Each size carries its transport counters (perftest_counters.hpp), printed
+//   after perftest's columns.
 // - Latency: t_min, t_max, t_typical (median), t_avg, p99, p99.9 in
 //   nanoseconds; send_lat and write_lat report half the round trip, read_lat
 //   and atomic_lat the full round trip (perftest's conventions).

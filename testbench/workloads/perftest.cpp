@@ -28,13 +28,20 @@ Perftest::Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec
     : sc_module(name), spec_(spec), cfg_(spec_.config) {
   const bool bw = config::is_bandwidth(cfg_.test);
   sizes_ = cfg_.sizes;
-  if (sizes_.empty()) sizes_ = {bw ? 65536u : cfg_.test == PerftestKind::AtomicLat ? 8u : 2u};
+  const bool ud = cfg_.qp_type == transport::QpType::Ud;
+  // perftest's default sizes; over UD a bandwidth test's 64 KiB becomes the MTU, as the tool clamps it.
+  const uint64_t bw_size = ud ? std::min<uint64_t>(65536, cfg_.mtu) : 65536;
+  if (sizes_.empty()) sizes_ = {bw ? bw_size : cfg_.test == PerftestKind::AtomicLat ? 8u : 2u};
   iterations_ = cfg_.iterations != 0 ? cfg_.iterations : bw ? 5000 : 1000;  // perftest's defaults
   result_.halved = cfg_.test == PerftestKind::SendLat || cfg_.test == PerftestKind::WriteLat;
 
   params_.type = cfg_.qp_type;
   params_.mtu = cfg_.mtu;
   params_.sl = static_cast<uint8_t>(cfg_.sl);
+  params_.timeout = static_cast<uint8_t>(cfg_.timeout);
+  params_.retry_cnt = static_cast<uint8_t>(cfg_.retry_cnt);
+  params_.rnr_retry = static_cast<uint8_t>(cfg_.rnr_retry);
+  params_.min_rnr_timer = static_cast<uint8_t>(cfg_.min_rnr_timer);
   params_.max_send_wr = bw ? cfg_.tx_depth : 4;
   params_.max_recv_wr = cfg_.rx_depth;
   const uint64_t cq_depth = uint64_t{cfg_.qps} * (cfg_.tx_depth + cfg_.rx_depth) + 16;
@@ -109,7 +116,22 @@ void Perftest::fail(const std::string& message) {
   running_ = false;
 }
 
+TransportCounters Perftest::counters_now() const {
+  TransportCounters sum;
+  for (const QpRun& q : qps_)
+    for (const auto& [side, qpn] : {std::pair{&client_, q.client_qpn}, std::pair{&server_, q.server_qpn}})
+      if (const transport::Qp* qp = side->driver->hca().transport().find(qpn)) sum += counters_of(qp->stats);
+  return sum;
+}
+
+void Perftest::close_counters() {
+  if (!counting_) return;
+  counting_ = false;
+  result_.sizes.back().counters = counters_now() - size_base_;
+}
+
 void Perftest::finish(bool cut_by_duration) {
+  close_counters();  // a size the run did not finish: its counters up to the end
   if (failed_ || cfg_.idle || cut_by_duration || size_at_ >= sizes_.size()) return;
   const uint64_t done = result_.sizes.empty() ? 0 : result_.sizes.back().messages;
   fail("stopped after " + std::to_string(done) + " of " + std::to_string(iterations_ * cfg_.qps) +
@@ -147,6 +169,8 @@ void Perftest::begin_size() {
   r.outstanding = slots_;
   r.start_ps = now_ps();
   result_.sizes.push_back(std::move(r));
+  size_base_ = counters_now();
+  counting_ = true;
   running_ = true;
   pending_ = iterations_ * cfg_.qps;
   const bool uc_write = cfg_.test == PerftestKind::WriteBw && cfg_.qp_type == transport::QpType::Uc;
@@ -178,6 +202,7 @@ void Perftest::end_size() {
   if (!config::is_bandwidth(cfg_.test)) r.end_ps = now_ps();
   r.done = true;
   running_ = false;
+  close_counters();
   if (cfg_.test == PerftestKind::AtomicLat) {
     const uint64_t word = server_.driver->memory().read_u64(server_.dst);
     if (word != atomic_value_) {

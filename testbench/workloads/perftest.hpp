@@ -41,6 +41,13 @@
 //   duration) a size that never finishes fails the test with a message naming
 //   test, size, QP and WR; a failed test posts nothing more.
 // - idle: the QPs are created and connected; nothing is posted.
+// - The QPs get the test's knobs as perftest sets them: path MTU (-m; over UD
+//   the largest message, and "all" sizes stop at it), SL (-S) in the address
+//   vectors, and on RC the Local ACK timeout (-u), retry_cnt, rnr_retry and
+//   the server's min_rnr_timer. UD address vectors carry no GRH (perftest's
+//   default GID index -1 on an InfiniBand port: no GID needed).
+// - Each size records the transport counters of the test's QPs over its run
+//   (perftest_counters.hpp).
 
 #include <systemc>
 
@@ -55,6 +62,7 @@
 #include "models/trace/histogram.hpp"
 #include "testbench/workloads/connection.hpp"
 #include "testbench/workloads/flow.hpp"
+#include "testbench/workloads/perftest_counters.hpp"
 
 namespace hcasim::workloads {
 
@@ -75,6 +83,7 @@ struct PerftestSizeResult {
   uint64_t end_ps = 0;
   bool done = false;
   trace::Histogram round_trip_ps; // latency tests: one sample per iteration
+  TransportCounters counters;     // the test's QPs, over this size
 };
 
 struct PerftestResult {
@@ -135,6 +144,8 @@ class Perftest : public sc_core::sc_module {
   bool signaled(uint64_t k) const;        // bandwidth tests: WR k makes a completion
   bool check(const std::string& what, Side& dst_side, uint64_t dst, const Side& src_side, uint64_t src, uint64_t len);
   void fail(const std::string& message);
+  TransportCounters counters_now() const;  // summed over the test's QPs, both sides
+  void close_counters();                  // the running size's counters, once
   uint64_t slot_addr(uint64_t area, unsigned q, uint64_t k, uint32_t slots) const;
   std::string where(unsigned q, uint64_t wr) const;
   transport::SendWr wr(uint64_t id, transport::WrOpcode op, uint64_t local, uint32_t len, const Side& s) const;
@@ -156,6 +167,8 @@ class Perftest : public sc_core::sc_module {
   uint64_t posted_ps_ = 0;        // latency tests: when it started
   uint64_t atomic_value_ = 0;     // atomic_lat: what the server's word holds
   bool running_ = false, failed_ = false;
+  TransportCounters size_base_;   // counters_now() when the running size began
+  bool counting_ = false;         // a size's counters are open
   PerftestResult result_;
   std::vector<transport::WorkCompletion> wcs_;
   std::vector<transport::SendWr> list_;   // the WRs of one post

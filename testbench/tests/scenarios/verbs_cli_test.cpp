@@ -23,7 +23,7 @@ TEST_CASE("a perftest scenario runs - every size is reported - and the resolved 
                                       dir);
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find("BW average[MB/sec]") != std::string::npos);  // the perftest-style table
+  CHECK(r.out.find("BW average[MiB/sec]") != std::string::npos);  // the perftest-style table
   const auto stats = nlohmann::json::parse(slurp(dir / "a" / "stats.json"));
   const auto& t = stats["perftest"][0];
   CHECK(t["ok"] == true);
@@ -137,7 +137,8 @@ TEST_CASE("transport workload config mistakes each give one line naming the JSON
        "--set 'workload.perftest.0.sizes=[\"8KiB\"]'",
        "workload.perftest.0.sizes.0"},
       {"path MTU over the port MTU",
-       "--set workload.flows.0.dst=hca1.p1 --set workload.perftest.0.server=hca3.p1", "workload.perftest.0.mtu"},
+       "--set workload.flows.0.dst=hca1.p1 --set workload.perftest.0.server=hca3.p1 --set workload.perftest.0.mtu=4096",
+       "workload.perftest.0.mtu"},
       {"several QPs in a latency test", "--set workload.perftest.0.test=send_lat --set workload.perftest.0.qps=2",
        "workload.perftest.0.qps"},
       {"atomic of 64 bytes", "--set workload.perftest.0.test=atomic_lat --set 'workload.perftest.0.sizes=[64]'",
