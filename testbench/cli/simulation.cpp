@@ -28,7 +28,7 @@ using Clock = std::chrono::steady_clock;
 struct PatternTotals {
   uint64_t flows = 0, sent = 0, delivered = 0, bytes = 0, payload = 0;
   uint64_t start_ps = UINT64_MAX, last_ps = 0;
-  trace::Histogram latency;
+  trace::LatencyRecord latency;
 };
 std::vector<std::unique_ptr<link::Partition>> make_partitions(unsigned count) {
   std::vector<std::unique_ptr<link::Partition>> parts;

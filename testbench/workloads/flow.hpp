@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "models/trace/histogram.hpp"
+#include "models/trace/latency_record.hpp"
 
 namespace hcasim::workloads {
 
@@ -59,7 +59,7 @@ struct FlowResult {
   uint64_t delivered_payload = 0;
   uint64_t first_delivery_ps = 0;
   uint64_t last_delivery_ps = 0;
-  trace::Histogram latency_ps;       // created -> taken by the destination host
+  trace::LatencyRecord latency_ps;       // created -> taken by the destination host
 };
 
 }  // namespace hcasim::workloads

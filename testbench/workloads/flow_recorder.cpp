@@ -18,7 +18,7 @@ void FlowRecorder::deliver(ib::Packet* p, unsigned, uint64_t now_ps) {
     ++r.delivered;
     r.delivered_bytes += p->wire_len;
     r.delivered_payload += p->payload_len;
-    r.latency_ps.add(now_ps - p->created_ps);
+    r.latency_ps.add(now_ps - p->created_ps, now_ps);
   }
   pool_.release(p);
 }
