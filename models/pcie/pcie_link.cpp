@@ -211,7 +211,7 @@ void PcieLink::read(Side side, tlm::tlm_generic_payload& t, sc_core::sc_time& de
   delay = sc_core::sc_time::from_value(done_ps - now);
   if (dma) {
     ++stats_.dma_reads;
-    stats_.dma_read_latency_ps.add(done_ps - issue_ps);
+    stats_.dma_read_latency_ps.add(done_ps - issue_ps, done_ps);
   }
 }
 
@@ -237,7 +237,7 @@ void PcieLink::ideal_read(Side side, tlm::tlm_generic_payload& t, sc_core::sc_ti
   }
   if (dma) {
     ++stats_.dma_reads;
-    stats_.dma_read_latency_ps.add(delay.value() - given);
+    stats_.dma_read_latency_ps.add(delay.value() - given, link::now_ps() + delay.value());
   }
 }
 

@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "models/trace/histogram.hpp"
+#include "models/trace/latency_record.hpp"
 
 namespace hcasim::pcie {
 
@@ -46,7 +46,7 @@ struct PcieStats {
   std::array<std::array<TlpCounts, kTlpKinds>, kDirections> traffic{};  // [direction][kind]
   std::array<uint64_t, kDirections> busy_ps{};  // per direction: time spent sending TLPs, ps
   uint64_t dma_reads = 0;                       // DMA read transactions (b_transport calls)
-  trace::Histogram dma_read_latency_ps;         // per DMA read: issue to the last byte at the device, ps
+  trace::LatencyRecord dma_read_latency_ps;         // per DMA read: issue to the last byte at the device, ps
   uint64_t max_outstanding_reads = 0;           // most DMA read requests outstanding at once
   uint64_t tag_waits = 0;                       // DMA read requests that waited for a free tag
 

@@ -15,10 +15,10 @@ void HopLatency::on_transmit(const link::Port& port, const ib::Packet& p, uint64
   // Every key was made by the constructor: a lookup only (partitions' threads
   // each touch their own ports' histograms).
   const auto it = by_port_.find(&port);
-  if (it != by_port_.end()) it->second.add(now_ps - p.received_ps);
+  if (it != by_port_.end()) it->second.add(now_ps - p.received_ps, now_ps);
 }
 
-const Histogram* HopLatency::of(const link::Port& port) const {
+const LatencyRecord* HopLatency::of(const link::Port& port) const {
   const auto it = by_port_.find(&port);
   return it == by_port_.end() ? nullptr : &it->second;
 }

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "models/link/port.hpp"
-#include "models/trace/histogram.hpp"
+#include "models/trace/latency_record.hpp"
 
 namespace hcasim::trace {
 
@@ -26,10 +26,10 @@ class HopLatency : public link::PortObserver {
   HopLatency& operator=(const HopLatency&) = delete;
   void on_transmit(const link::Port& port, const ib::Packet& p, uint64_t now_ps, uint64_t arrival_ps) override;
   // The port's histogram, ps; null for a port not watched.
-  const Histogram* of(const link::Port& port) const;
+  const LatencyRecord* of(const link::Port& port) const;
 
  private:
-  std::unordered_map<const link::Port*, Histogram> by_port_;
+  std::unordered_map<const link::Port*, LatencyRecord> by_port_;
 };
 
 }  // namespace hcasim::trace

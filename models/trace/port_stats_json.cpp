@@ -1,6 +1,7 @@
 #include "models/trace/port_stats_json.hpp"
 
 #include <cctype>
+#include <cmath>
 #include <string>
 
 namespace hcasim::trace {
@@ -87,15 +88,23 @@ nlohmann::json fault_stats_json(const link::FaultInjector& f) {
           {"rules", rules}};
 }
 
-nlohmann::json latency_json(const Histogram& h) {
+nlohmann::json number_or_null(double x) { return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x); }
+
+nlohmann::json latency_json(const LatencyRecord& r) {
   auto ns = [](uint64_t ps) { return static_cast<double>(ps) / 1000.0; };
-  return {{"count", h.count()},
-          {"p50_ns", ns(h.quantile(0.50))},
-          {"p99_ns", ns(h.quantile(0.99))},
-          {"p999_ns", ns(h.quantile(0.999))},
-          {"max_ns", ns(h.max())},
-          {"min_ns", ns(h.min())},
-          {"mean_ns", h.mean() / 1000.0}};
+  const BatchMeans& b = r.batch_means();
+  return {{"count", r.count()},
+          {"min_ns", ns(r.min())},
+          {"mean_ns", r.mean() / 1000.0},
+          {"mean_ci95_ns", number_or_null(b.ci95_half_width() / 1000.0)},
+          {"batches", b.batches()},
+          {"batch_lag1_autocorrelation", number_or_null(b.lag1_autocorrelation())},
+          {"p50_ns", ns(r.quantile(0.50))},
+          {"p90_ns", ns(r.quantile(0.90))},
+          {"p99_ns", ns(r.quantile(0.99))},
+          {"p999_ns", ns(r.quantile(0.999))},
+          {"p9999_ns", ns(r.quantile(0.9999))},
+          {"max_ns", ns(r.max())}};
 }
 
 }  // namespace hcasim::trace

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "models/pcie/pcie_stats.hpp"
+#include "models/trace/port_stats_json.hpp"
 
 namespace hcasim {
 
@@ -35,10 +36,8 @@ nlohmann::json pcie_json(const pcie::PcieLink& link, uint64_t sim_ps) {
     dir["utilization"] = share(busy, sim_ps);
     out[pcie::to_string(d)] = dir;
   }
-  const trace::Histogram& h = s.dma_read_latency_ps;
   out["dma_reads"] = s.dma_reads;
-  out["dma_read_latency_ps"] = {{"mean", h.mean()}, {"min", h.min()},           {"p50", h.quantile(0.5)},
-                                {"p99", h.quantile(0.99)}, {"max", h.max()}};
+  out["dma_read_latency"] = trace::latency_json(s.dma_read_latency_ps);
   out["max_outstanding_reads"] = s.max_outstanding_reads;
   out["tag_waits"] = s.tag_waits;
   return out;
@@ -129,7 +128,6 @@ nlohmann::json dma_tests_json(const std::vector<std::unique_ptr<workloads::DmaTe
     const workloads::DmaTestResult& r = t->result();
     const uint64_t span = r.last_done_ps > r.first_issue_ps ? r.last_done_ps - r.first_issue_ps : 0;
     const double seconds = static_cast<double>(span) * 1e-12;
-    const trace::Histogram& h = r.latency_ps;
     out.push_back({{"name", c.name},
                    {"hca", f.hca(t->spec().hca).name()},
                    {"op", c.op == config::DmaOp::Read ? "read" : "write"},
@@ -142,9 +140,7 @@ nlohmann::json dma_tests_json(const std::vector<std::unique_ptr<workloads::DmaTe
                    {"time_ps", span},
                    {"bandwidth_bps", seconds > 0 ? static_cast<double>(r.bytes) * 8 / seconds : 0.0},
                    {"transfers_per_s", seconds > 0 ? static_cast<double>(r.completed) / seconds : 0.0},
-                   {"latency_ps",
-                    {{"mean", h.mean()}, {"min", h.min()}, {"p50", h.quantile(0.5)}, {"p99", h.quantile(0.99)},
-                     {"max", h.max()}}}});
+                   {"latency", trace::latency_json(r.latency_ps)}});
   }
   return out;
 }
@@ -161,7 +157,7 @@ std::string dma_summary(const nlohmann::json& stats) {
                   t["pattern"].get<std::string>().c_str(), t["outstanding"].get<unsigned>(),
                   static_cast<unsigned long long>(t["transfers"].get<uint64_t>()),
                   t["bandwidth_bps"].get<double>() / 1e9, t["transfers_per_s"].get<double>() / 1e6,
-                  t["latency_ps"]["p50"].get<double>() / 1e3, t["latency_ps"]["p99"].get<double>() / 1e3);
+                  t["latency"]["p50_ns"].get<double>(), t["latency"]["p99_ns"].get<double>());
     o += line;
   }
   return o;

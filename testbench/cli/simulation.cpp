@@ -511,7 +511,7 @@ std::vector<std::string> Simulation::load_warnings() const {
 nlohmann::json Simulation::port_json(const link::Port& p) const {
   nlohmann::json out = trace::port_stats_json(p, end_ps_);
   if (hops_ != nullptr)
-    if (const trace::Histogram* h = hops_->of(p)) out["hop_latency"] = trace::latency_json(*h);
+    if (const trace::LatencyRecord* h = hops_->of(p)) out["hop_latency"] = trace::latency_json(*h);
   return out;
 }
 

@@ -11,7 +11,7 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;  // perftest's MiB (its format_factor 0x100000)
 
-nlohmann::json latency_section(const trace::Histogram& h, bool halved) {
+nlohmann::json latency_section(const trace::LatencyRecord& h, bool halved) {
   const double k = halved ? 2000.0 : 1000.0;  // ps -> ns, halved for one way
   return {{"reported", halved ? "half_round_trip" : "round_trip"},
           {"samples", h.count()},
@@ -19,8 +19,12 @@ nlohmann::json latency_section(const trace::Histogram& h, bool halved) {
           {"t_max_ns", static_cast<double>(h.max()) / k},
           {"t_typical_ns", static_cast<double>(h.quantile(0.5)) / k},
           {"t_avg_ns", h.mean() / k},
+          {"t_avg_ci95_ns", trace::number_or_null(h.batch_means().ci95_half_width() / k)},
+          {"batches", h.batch_means().batches()},
+          {"p90_ns", static_cast<double>(h.quantile(0.90)) / k},
           {"p99_ns", static_cast<double>(h.quantile(0.99)) / k},
-          {"p99_9_ns", static_cast<double>(h.quantile(0.999)) / k}};
+          {"p99_9_ns", static_cast<double>(h.quantile(0.999)) / k},
+          {"p99_99_ns", static_cast<double>(h.quantile(0.9999)) / k}};
 }
 
 nlohmann::json naks(const uint64_t (&n)[4]) {

@@ -62,7 +62,7 @@ void DmaTest::due() {
     ++result_.completed;
     result_.bytes += c.size;
     result_.last_done_ps = t.done_ps;
-    result_.latency_ps.add(t.done_ps - t.issued_ps);
+    result_.latency_ps.add(t.done_ps - t.issued_ps, t.done_ps);
     if (c.count == 0 || result_.issued < c.count) issue(now);
   }
   if (!in_flight_.empty()) due_.notify_at(in_flight_.top().done_ps);

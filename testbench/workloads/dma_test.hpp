@@ -29,7 +29,7 @@
 #include "models/config/dma_workload_config.hpp"
 #include "models/hca/hca.hpp"
 #include "models/link/timeline.hpp"
-#include "models/trace/histogram.hpp"
+#include "models/trace/latency_record.hpp"
 
 namespace hcasim::workloads {
 
@@ -46,7 +46,7 @@ struct DmaTestResult {
   uint64_t bytes = 0;            // of completed transfers
   uint64_t first_issue_ps = 0;
   uint64_t last_done_ps = 0;
-  trace::Histogram latency_ps;
+  trace::LatencyRecord latency_ps;
 };
 
 class DmaTest : public sc_core::sc_module {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "models/config/raw_traffic_settings.hpp"
-#include "models/trace/histogram.hpp"
+#include "models/trace/latency_record.hpp"
 
 namespace hcasim::workloads {
 
@@ -76,10 +76,10 @@ struct FlowResult {
   uint64_t accepted_bytes = 0;       // wire bytes delivered in the window (made in it or before)
   uint64_t accepted_payload = 0;
   // Latencies of the measured packets, ps: the whole, and its parts.
-  trace::Histogram latency_ps;       // made -> taken by the destination host
-  trace::Histogram source_wait_ps;   // made -> first byte on the source link (source queue and transmit buffer)
-  trace::Histogram port_wait_ps;     // accepted by the source port -> first byte on the source link
-  trace::Histogram network_ps;       // first byte on the source link -> taken by the destination host
+  trace::LatencyRecord latency_ps;       // made -> taken by the destination host
+  trace::LatencyRecord source_wait_ps;   // made -> first byte on the source link (source queue and transmit buffer)
+  trace::LatencyRecord port_wait_ps;     // accepted by the source port -> first byte on the source link
+  trace::LatencyRecord network_ps;       // first byte on the source link -> taken by the destination host
 
   // Adds what another record saw delivered (a partition's recorder).
   void add_deliveries(const FlowResult& r);

@@ -27,10 +27,10 @@ void FlowRecorder::deliver(ib::Packet* p, unsigned, uint64_t now_ps) {
     const uint64_t latency = now_ps - p->created_ps;
     if (window_.contains(p->created_ps)) {
       ++r.measured_delivered;
-      r.latency_ps.add(latency);
-      r.source_wait_ps.add(p->injected_ps - p->created_ps);
-      r.port_wait_ps.add(p->injected_ps - p->submitted_ps);
-      r.network_ps.add(now_ps - p->injected_ps);
+      r.latency_ps.add(latency, now_ps);
+      r.source_wait_ps.add(p->injected_ps - p->created_ps, now_ps);
+      r.port_wait_ps.add(p->injected_ps - p->submitted_ps, now_ps);
+      r.network_ps.add(now_ps - p->injected_ps, now_ps);
       if (on_measured_) on_measured_();
     }
     period_.packets += 1;

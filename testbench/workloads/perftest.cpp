@@ -375,7 +375,7 @@ void Perftest::poll() {
     client_.landed = false;
     if (!check("write " + std::to_string(round_) + " at the client", client_, client_.dst, server_, server_.src, len))
       return;
-    result_.sizes.back().round_trip_ps.add(now_ps() - posted_ps_);
+    result_.sizes.back().round_trip_ps.add(now_ps() - posted_ps_, now_ps());
     ++result_.sizes.back().messages;
     if (++round_ < iterations_) ping();
     else end_size();
@@ -438,7 +438,7 @@ void Perftest::on_client(const transport::WorkCompletion& wc) {
       break;
     }
   }
-  r.round_trip_ps.add(now_ps() - posted_ps_);
+  r.round_trip_ps.add(now_ps() - posted_ps_, now_ps());
   ++r.messages;
   if (++round_ < iterations_) ping();
   else end_size();

@@ -59,7 +59,7 @@
 
 #include "models/config/verbs_workload_config.hpp"
 #include "models/link/timeline.hpp"
-#include "models/trace/histogram.hpp"
+#include "models/trace/latency_record.hpp"
 #include "testbench/workloads/connection.hpp"
 #include "testbench/workloads/flow.hpp"
 #include "testbench/workloads/perftest_counters.hpp"
@@ -82,7 +82,7 @@ struct PerftestSizeResult {
   uint64_t start_ps = 0;
   uint64_t end_ps = 0;
   bool done = false;
-  trace::Histogram round_trip_ps; // latency tests: one sample per iteration
+  trace::LatencyRecord round_trip_ps; // latency tests: one sample per iteration
   TransportCounters counters;     // the test's QPs, over this size
 };
 

@@ -133,7 +133,7 @@ TEST_CASE("2-level fat tree - random permutation at full load: aggregate through
   const double link_bound = analytic_bound(run.scenario.link, 4096).data_bps;
   const double bisection_bound = hosts * link_bound;
   double aggregate = 0;
-  trace::Histogram latency;
+  trace::LatencyRecord latency;
   for (const workloads::FlowResult& r : sim.flow_results()) {
     aggregate += steady_bps(r, 4096);
     latency.merge(r.latency_ps);
