@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "models/config/config_schema.hpp"
+#include "models/config/notices.hpp"
 #include "models/config/units.hpp"
 #include "models/ib/mad.hpp"
 #include "models/ib/opcodes.hpp"
@@ -104,7 +105,7 @@ LinkConfig parse_propagation_into(const LinkConfig& base, const nlohmann::json& 
   } catch (const ConfigError&) {
     throw ConfigError(path, json_excerpt(v) +
                                 " is neither a cable length nor a time; accepted: a length such as \"3m\", "
-                                "\"50cm\" or a time such as \"15ns\"");
+                                "\"50cm\", \"1.2km\" or a time such as \"15ns\"");
   }
   return c;
 }
@@ -313,7 +314,26 @@ namespace {
 uint64_t max_packet_bytes(uint32_t mtu) {
   return link::blocks_for(mtu + 126) * link::kCreditBlockBytes;
 }
-std::string vls_text(unsigned n) { return std::to_string(n) + " operational VLs (VL0-" + std::to_string(n - 1) + ")"; }
+std::string vls_text(unsigned n) {
+  return n == 1 ? std::string("1 operational VL (VL0)")
+                : std::to_string(n) + " operational VLs (VL0-" + std::to_string(n - 1) + ")";
+}
+// The VLs at or above `vls` that entries of weight above 0 name, as ranges: "VL4-7",
+// "VL5, VL9"; "" when there are none. (Weight-0 entries are skipped anyway.)
+std::string inoperative_vls(const std::vector<link::VlArbEntry>& table, unsigned vls) {
+  uint32_t named = 0;
+  for (const link::VlArbEntry& e : table)
+    if (e.weight != 0 && e.vl >= vls) named |= 1u << e.vl;
+  std::string out;
+  for (unsigned vl = 0; vl < 16; ++vl) {
+    if (!(named & (1u << vl))) continue;
+    unsigned last = vl;
+    while (last + 1 < 16 && (named & (1u << (last + 1)))) ++last;
+    out += (out.empty() ? "VL" : ", VL") + std::to_string(vl) + (last > vl ? "-" + std::to_string(last) : "");
+    vl = last;
+  }
+  return out;
+}
 }  // namespace
 
 void check_port(const link::PortConfig& c, const std::string& path) {
@@ -331,11 +351,9 @@ void check_port(const link::PortConfig& c, const std::string& path) {
                             "; accepted: a VL below " + std::to_string(vls) + ", or 15 to drop");
   for (const char* table : {"high", "low"}) {
     const auto& t = std::string(table) == "high" ? c.vlarb.high : c.vlarb.low;
-    for (std::size_t i = 0; i < t.size(); ++i)
-      if (t[i].vl >= vls)
-        throw ConfigError(p + "vlarb." + table,
-                          "entry " + std::to_string(i) + " names VL " + std::to_string(t[i].vl) +
-                              " beyond the port's " + vls_text(vls) + "; accepted: VLs below " + std::to_string(vls));
+    const std::string skipped = inoperative_vls(t, vls);
+    if (!skipped.empty())
+      notice(p + "vlarb." + table, "entries for " + skipped + " skipped: the port has " + vls_text(vls));
   }
   if (c.vl_buffers.size() > vls)
     throw ConfigError(p + "vl_buffers", std::to_string(c.vl_buffers.size()) + " sizes for " + vls_text(vls) +

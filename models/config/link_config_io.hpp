@@ -231,8 +231,10 @@ void describe(Io& io, LinkConfig& c) {
 namespace hcasim::config {
 
 // Cross-field rules of a port, after reading: operational VLs within VLCap,
-// SL-to-VL and arbitration entries within the operational VLs, buffers that
-// hold at least one MTU-sized packet. Throws ConfigError at `path`.
+// SL-to-VL entries within the operational VLs, buffers that hold at least one
+// MTU-sized packet. Throws ConfigError at `path`. Arbitration entries for VLs
+// the port does not operate are kept (the arbiter skips them, link::VlArbiter)
+// and reported in one notice per table (notices.hpp).
 void check_port(const link::PortConfig& c, const std::string& path);
 // The port with every default made explicit (SL-to-VL table, arbitration tables, VLs).
 link::PortConfig resolve_port(const link::PortConfig& c);

@@ -15,6 +15,7 @@
 #include "models/config/topology_json.hpp"
 #include "models/config/transport_config_io.hpp"
 #include "models/config/units.hpp"
+#include "models/ib/mad.hpp"
 #include "models/switch/forwarding_table.hpp"
 #include "models/topology/topology_generators.hpp"
 
@@ -311,8 +312,11 @@ void describe(Io& io, FlowConfig& c) {
   io.string("src", c.src, "source port");
   io.string("dst", c.dst, "destination port");
   io.uint("sl", c.sl, 0, 15, "service level");
-  io.boolean("vl15", c.vl15, "send management packets on VL15 to QP0");
-  io.bytes("payload", c.payload, 0, 4096, "payload bytes per packet");
+  io.boolean("vl15", c.vl15,
+             "send management packets on VL15 to QP0, each a 256-byte SMP (LID-routed SubnGet(NodeInfo))");
+  io.bytes("payload", c.payload, 0, 4096, "payload bytes per packet (vl15: 256B, the SMP)");
+  if (c.vl15 && c.payload != ib::kMadBytes)
+    io.fail("payload", format_bytes(c.payload) + " with vl15; accepted: 256B (a VL15 packet carries one 256-byte MAD)");
   io.custom("rate", c.rate, parse_flow_rate, format_flow_rate,
             {"\"saturate\", a rate, or \"NN%\" of the link", flow_rate_schema},
             "offered load");
@@ -495,11 +499,25 @@ struct PortDirectory {
   }
 };
 
-std::string some_names(const std::vector<std::string>& names) {
+// The first six names, then the count: "sw0, sw1, ..., sw5, ... (20 switches)".
+std::string some_names(const std::vector<std::string>& names, const std::string& noun = "ports") {
   std::string list;
   for (std::size_t i = 0; i < names.size() && i < 6; ++i) list += (list.empty() ? "" : ", ") + names[i];
-  if (names.size() > 6) list += ", ... (" + std::to_string(names.size()) + " ports)";
+  if (names.size() > 6) list += ", ... (" + std::to_string(names.size()) + " " + noun + ")";
   return list;
+}
+
+std::vector<std::string> switch_names(const Topology& t) {
+  std::vector<std::string> names;
+  for (const TopoNode& n : t.nodes)
+    if (n.kind == NodeKind::Switch) names.push_back(n.name);
+  return names;
+}
+
+// "a switch of the topology: sw0, sw1, ..." or, without switches, says so.
+std::string accepted_switches(const Topology& t) {
+  const std::vector<std::string> names = switch_names(t);
+  return names.empty() ? "none: the topology has no switches" : "a switch of the topology: " + some_names(names, "switches");
 }
 
 void require_ports(const Topology& t, const PortDirectory& dir, const std::string& pattern, const std::string& path,
@@ -684,7 +702,7 @@ Scenario load_scenario(const nlohmann::json& root, const std::string& base_dir) 
     const int n = index.find(s.routing.roots[i]);
     if (n < 0 || s.graph.nodes[static_cast<unsigned>(n)].kind != NodeKind::Switch)
       throw ConfigError("routing.roots." + std::to_string(i),
-                        "no switch named '" + s.routing.roots[i] + "'; accepted: a switch of the topology");
+                        "no switch named '" + s.routing.roots[i] + "'; accepted: " + accepted_switches(s.graph));
   }
   for (std::size_t i = 0; i < s.switches.sl2vl.size(); ++i) {
     const Sl2VlRule& r = s.switches.sl2vl[i];
@@ -692,7 +710,8 @@ Scenario load_scenario(const nlohmann::json& root, const std::string& base_dir) 
     for (const TopoNode& n : s.graph.nodes) any = any || (n.kind == NodeKind::Switch && matches(r.switch_name, n.name));
     if (!any)
       throw ConfigError("switch.sl2vl." + std::to_string(i) + ".switch",
-                        "no switch named '" + r.switch_name + "'; accepted: a switch name (wildcards allowed)");
+                        "no switch named '" + r.switch_name + "'; accepted: " + accepted_switches(s.graph) +
+                            " (wildcards allowed)");
   }
 
   const auto check_flow_ends = [&](const std::string& at, uint64_t count) {

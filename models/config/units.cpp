@@ -9,6 +9,7 @@
 
 #include "models/config/config_error.hpp"
 #include "models/config/json_value.hpp"
+#include "models/config/notices.hpp"
 
 namespace hcasim::config {
 namespace {
@@ -167,7 +168,7 @@ struct RealUnit {
 constexpr RealUnit kRateUnits[] = {{"b/s", 0, 1},  {"kb/s", 3, 1},  {"Mb/s", 6, 1},  {"Gb/s", 9, 1},
                                    {"Tb/s", 12, 1}, {"B/s", 0, 8},   {"KB/s", 3, 8},  {"MB/s", 6, 8},
                                    {"GB/s", 9, 8},  {"TB/s", 12, 8}};
-constexpr RealUnit kLengthUnits[] = {{"m", 0, 1}, {"cm", -2, 1}, {"mm", -3, 1}};
+constexpr RealUnit kLengthUnits[] = {{"km", 3, 1}, {"m", 0, 1}, {"cm", -2, 1}, {"mm", -3, 1}};
 
 template <std::size_t N>
 double parse_real(const nlohmann::json& v, const std::string& path, const RealUnit (&units)[N], const char* forms) {
@@ -255,9 +256,41 @@ std::string time_pattern() { return quantity_pattern(kTimeUnits); }
 std::string rate_pattern() { return quantity_pattern(kRateUnits); }
 std::string length_pattern() { return quantity_pattern(kLengthUnits); }
 
+namespace {
+// A size written with a decimal prefix (KB, MB, GB) means powers of 1000, as the unit
+// table says; binary prefixes (KiB, ...) are the usual choice for buffers, so the
+// reading is stated once in a notice: "64KB" read as 64,000 bytes; "64KiB" is 65,536.
+void notice_decimal_prefix(const nlohmann::json& v, const std::string& path, uint64_t bytes) {
+  struct Prefix {
+    const char* decimal;
+    const char* binary;
+    const char* name;
+    uint64_t binary_scale;
+  };
+  constexpr Prefix kPrefixes[] = {{"KB", "KiB", "kilo", 1ull << 10}, {"MB", "MiB", "mega", 1ull << 20},
+                                  {"GB", "GiB", "giga", 1ull << 30}};
+  const std::string& text = v.get_ref<const std::string&>();
+  Decimal number;
+  std::string unit;
+  if (bytes == 0 || !split_quantity(text, number, unit)) return;
+  for (const Prefix& p : kPrefixes) {
+    if (unit != p.decimal) continue;
+    const std::string binary_text = text.substr(0, text.size() - unit.size()) + p.binary;
+    uint64_t binary = 0;
+    const bool whole = to_whole(number, p.binary_scale, binary) == Whole::Ok;
+    notice(path, "\"" + text + "\" read as " + grouped(bytes) + " bytes (decimal " + p.name + "); " +
+                     (whole ? "write \"" + binary_text + "\" for " + grouped(binary)
+                            : std::string(p.binary) + " would be " + grouped(p.binary_scale) + " bytes each"));
+  }
+}
+}  // namespace
+
 uint64_t parse_bytes(const nlohmann::json& v, const std::string& path) {
   if (v.is_number()) return json_unsigned(v, path, kBytesForms);
-  return parse_whole(v, path, kByteUnits, kBytesForms, "bytes", format_bytes(std::numeric_limits<uint64_t>::max()));
+  const uint64_t bytes =
+      parse_whole(v, path, kByteUnits, kBytesForms, "bytes", format_bytes(std::numeric_limits<uint64_t>::max()));
+  notice_decimal_prefix(v, path, bytes);
+  return bytes;
 }
 
 uint64_t parse_time_ps(const nlohmann::json& v, const std::string& path) {
@@ -309,7 +342,7 @@ std::string format_rate_bps(double bps) {
 }
 
 std::string format_length_m(double meters) {
-  constexpr RealUnit kMeters[] = {{"m", 0, 1}, {"cm", -2, 1}, {"mm", -3, 1}};
+  constexpr RealUnit kMeters[] = {{"km", 3, 1}, {"m", 0, 1}, {"cm", -2, 1}, {"mm", -3, 1}};
   return format_real(meters, kMeters, "0m", parse_length_m);
 }
 

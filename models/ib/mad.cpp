@@ -73,6 +73,17 @@ void encode(const MadHeader& h, uint8_t* out) {
   put_be32(out + kOffAttrMod, h.attr_mod);
 }
 
+Smp lid_routed_get(uint16_t attr_id, uint32_t attr_mod, uint64_t tid) {
+  Smp m;
+  m.hdr.mgmt_class = kClassSubnLid;
+  m.hdr.class_version = kSmpClassVersion;
+  m.hdr.method = kMethodGet;
+  m.hdr.tid = tid;
+  m.hdr.attr_id = attr_id;
+  m.hdr.attr_mod = attr_mod;
+  return m;
+}
+
 void encode(const Smp& m, uint8_t* out) {
   encode(m.hdr, out);
   put_be64(out + kOffMKey, m.m_key);

@@ -155,6 +155,11 @@ struct SaMad {
   std::array<uint8_t, kSaDataBytes> data{};
 };
 
+// A LID-routed SubnGet() of one attribute (class 0x01, class version 1, method
+// Get, M_Key 0, empty data; iba-facts 6): the SMP a load generator or a test
+// sends to a port's SMA, e.g. lid_routed_get(kAttrNodeInfo, 0, tid).
+Smp lid_routed_get(uint16_t attr_id, uint32_t attr_mod, uint64_t tid);
+
 // Bytes of a MAD (out must hold kMadBytes). Reserved bytes are zero. A
 // LID-routed SMP writes none of the DR fields (bytes 32-63 and 128-255 stay
 // zero); decoding one leaves the DR fields at their defaults. encode(MadHeader)

@@ -16,7 +16,7 @@ Port::Port(const sc_core::sc_module_name& name, const PortConfig& config, ib::Pa
       pool_(pool),
       tx_buffer_bytes_(static_cast<uint32_t>(std::min(config.tx_buffer_bytes, kMaxVlBufferBytes))),  // larger throws below
       sl2vl_(resolved_sl2vl(config)),
-      arbiter_(resolved_vlarb(config)),
+      arbiter_(resolved_vlarb(config), config.effective_vls()),
       vl15_buffer_bytes_(config.vl15_buffer_bytes),
       config_(config),
       vlarb_(resolved_vlarb(config)) {
@@ -140,7 +140,7 @@ void Port::set_state(PortState s) {
 
 void Port::set_vlarb(const VlArbConfig& c) {
   vlarb_ = c;
-  arbiter_ = VlArbiter(c);
+  arbiter_ = VlArbiter(c, vls_);
 }
 
 SubmitResult Port::submit(ib::Packet* p) {

@@ -81,7 +81,15 @@ int VlArbiter::Table::pick_deficit(const VlCandidates& c) {
   return -1;
 }
 
-VlArbiter::VlArbiter(const VlArbConfig& config)
+VlArbConfig operational_tables(const VlArbConfig& config, unsigned operational_vls) {
+  VlArbConfig out = config;
+  for (auto* table : {&out.high, &out.low})
+    for (VlArbEntry& e : *table)
+      if (e.vl >= std::min(operational_vls, kMaxDataVls)) e.weight = 0;
+  return out;
+}
+
+VlArbiter::VlArbiter(const VlArbConfig& config, unsigned operational_vls)
     : high_budget_reload_(static_cast<int64_t>(config.high_limit) * kHighLimitUnitBlocks),
       high_budget_(high_budget_reload_),
       policy_(config.policy),
@@ -92,8 +100,9 @@ VlArbiter::VlArbiter(const VlArbConfig& config)
   check_size(config.low);
   high_turn_.size = static_cast<uint32_t>(config.high.size());
   low_turn_.size = static_cast<uint32_t>(config.low.size());
-  std::copy(config.high.begin(), config.high.end(), high_entries_.begin());
-  std::copy(config.low.begin(), config.low.end(), low_entries_.begin());
+  const VlArbConfig served = operational_tables(config, operational_vls);  // same sizes, limit and policy
+  std::copy(served.high.begin(), served.high.end(), high_entries_.begin());
+  std::copy(served.low.begin(), served.low.end(), low_entries_.begin());
 }
 
 bool VlArbiter::can_grant(const VlCandidates& c) const {

@@ -6,6 +6,12 @@
 // - Two tables, high and low priority, of up to 64 {VL, weight} entries each.
 //   A weight counts 64-byte blocks per turn (0 = the entry is skipped); a VL may
 //   appear several times and in both tables.
+// - An entry for VL15 or for a VL the port does not operate (at or above its
+//   operational VLs) is skipped like a weight-0 entry: the IBA (7.6.9, as the
+//   OpenSM QoS guide restates it) lets a port skip it or send from any VL for
+//   it, and skipping is what tables written for more VLs than a port has (a
+//   ConnectX-2's VL0-7 on a 4-VL port, OpenSM's default VL0-14) rely on. The
+//   tables as programmed are kept by the port (an SMP reads them back).
 // - Each table is served round robin from its current entry. An entry keeps the
 //   turn while its used count is below its weight and its VL has a packet that
 //   fits the credits; otherwise the turn moves to the next entry that can send.
@@ -53,9 +59,14 @@ struct VlArbConfig {
 // (it has credits), 0 when the VL cannot send.
 using VlCandidates = std::array<uint32_t, kMaxDataVls>;
 
+// The tables as a port of `operational_vls` data VLs serves them: entries for
+// VL15 or a VL at or above operational_vls get weight 0; positions stay.
+VlArbConfig operational_tables(const VlArbConfig& config, unsigned operational_vls);
+
 class VlArbiter {
  public:
-  explicit VlArbiter(const VlArbConfig& config);
+  // Serves operational_tables(config, operational_vls).
+  explicit VlArbiter(const VlArbConfig& config, unsigned operational_vls = kMaxDataVls);
 
   // Picks the VL that sends next and charges the packet to its table entry.
   // Returns -1 when no entry of either table can send.

@@ -101,7 +101,8 @@ class CrossbarAllocator {
   };
 
   static constexpr unsigned kMaxInputs = 4096;  // requester ids fit 16 bits (a switch has at most 254 ports)
-  // One VL arbitration configuration per output (that port's tables).
+  // One VL arbitration configuration per output: that port's tables as it serves
+  // them (link::operational_tables: entries for VLs it does not operate weigh 0).
   CrossbarAllocator(unsigned inputs, const std::vector<link::VlArbConfig>& outputs);
   // New tables for one output (a subnet manager programmed its port); the
   // arbiter's turn state starts afresh.

@@ -28,9 +28,11 @@ std::vector<unsigned> operational_vls(const std::vector<link::PortConfig>& ports
   return vls;
 }
 
+// Each output port's tables as it serves them (the crossbar copies its arbiter).
 std::vector<link::VlArbConfig> arbitration(const std::vector<link::PortConfig>& ports) {
   std::vector<link::VlArbConfig> v;
-  for (const link::PortConfig& c : ports) v.push_back(link::resolved_vlarb(c));
+  for (const link::PortConfig& c : ports)
+    v.push_back(link::operational_tables(link::resolved_vlarb(c), c.effective_vls()));
   return v;
 }
 
@@ -239,7 +241,7 @@ void Switch::set_lft_block(unsigned block, const std::array<uint8_t, kLftBlockEn
 
 void Switch::set_vlarb(unsigned port_number, const link::VlArbConfig& c) {
   port(port_number).set_vlarb(c);
-  impl_->alloc.set_arbitration(port_number - 1, c);
+  impl_->alloc.set_arbitration(port_number - 1, link::operational_tables(c, port(port_number).vl_count()));
 }
 
 void Switch::set_agent(link::ManagementAgent* agent) { impl_->set_agent(agent); }

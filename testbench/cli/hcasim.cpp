@@ -32,6 +32,7 @@
 
 #include "models/config/config_error.hpp"
 #include "models/config/ibnetdiscover.hpp"
+#include "models/config/notices.hpp"
 #include "models/config/scenario.hpp"
 #include "models/config/topology_json.hpp"
 #include "models/fabric/partitioning.hpp"
@@ -220,10 +221,14 @@ Args parse_args(int argc, char* argv[]) {
   return a;
 }
 
+// The scenario; how it was read (config/notices.hpp) goes to stderr, one line each.
 config::Scenario load(const Args& a, nlohmann::json& root) {
   ScenarioArgs sa{a.scenario, a.sets, std::nullopt, a.pcap, a.vcd};
   if (a.seed_given) sa.seed = a.seed;
-  return load_scenario_file(sa, root);
+  const config::NoticeCollector notices;
+  config::Scenario s = load_scenario_file(sa, root);
+  for (const std::string& line : config::notice_lines(notices.notices(), "hcasim: note: ")) std::cerr << line << "\n";
+  return s;
 }
 
 void write_file(const fs::path& p, const std::string& text) {

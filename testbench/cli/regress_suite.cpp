@@ -20,11 +20,13 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-// The first line of text that starts with prefix, or of any kind when prefix is empty.
+// The first line of text that starts with prefix, or of any kind when prefix is empty,
+// leaving out notices ("hcasim: note:", how the scenario was read).
 std::string first_line(const std::string& text, const std::string& prefix = "") {
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);)
-    if (!line.empty() && line.compare(0, prefix.size(), prefix) == 0) return line;
+    if (!line.empty() && line.compare(0, prefix.size(), prefix) == 0 && line.rfind("hcasim: note: ", 0) != 0)
+      return line;
   return "";
 }
 

@@ -36,7 +36,8 @@ PortCosim::PortCosim(const sc_core::sc_module_name& name, link::Port& port, cons
       verdict_(verdict) {
   const link::PortConfig& c = port.config();
   if (arbitration()) {
-    const link::VlArbConfig tables = link::resolved_vlarb(c);
+    // The RTL knows no operational VLs: it gets the tables as the port serves them.
+    const link::VlArbConfig tables = link::operational_tables(link::resolved_vlarb(c), c.effective_vls());
     arbiter_ = std::make_unique<VlArbiterRtl>("vl_arbiter", tables, blocks.arbiter ? blocks.arbiter : verilated_vl_arbiter(),
                                               waves);
     if (c.vl_arbiter == Implementation::RtlCheck) arbiter_ref_ = std::make_unique<link::VlArbiter>(tables);

@@ -38,8 +38,8 @@ struct FlowSpec {
   uint64_t seed = 0;           // Uniform, HotSpot: seed of the flow's random choices
   uint32_t dest_qp = 0;
   uint8_t sl = 0;
-  bool vl15 = false;           // send on VL15 (management) to QP0
-  uint32_t payload = 4096;     // bytes per packet
+  bool vl15 = false;           // send on VL15 (management) to QP0: each packet one 256-byte SMP, SubnGet(NodeInfo)
+  uint32_t payload = 4096;     // bytes per packet (vl15: always 256, the SMP)
   double rate_bps = 0;         // offered rate of packet bytes (LRH..VCRC); 0 with load 0 = saturate
   double load = 0;             // offered load as a fraction of the source link; 0 = use rate_bps
   config::SourceSettings source; // rate-limited: arrival process and source queue bound

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "models/ib/mad.hpp"
 #include "models/ib/opcodes.hpp"
 
 namespace hcasim::workloads {
@@ -117,6 +118,15 @@ ib::Packet* RawGenerator::make_packet(const Active& a, uint16_t dlid) {
   h.deth.q_key = kGsiQKey;
   h.deth.src_qp = s.vl15 ? 0 : s.dest_qp;
   p->payload_len = s.payload;
+  if (s.vl15) {
+    // A well-formed SMP, as an SMA and tshark read it: LID-routed SubnGet(NodeInfo),
+    // 256 bytes, Q_Key 0 (iba-facts 6). The TID's top bit keeps it apart from an SM's.
+    const uint64_t tid = (uint64_t{1} << 63) | (uint64_t{a.index} << 32) | (results_[a.index].sent & 0xFFFFFFFF);
+    h.deth.q_key = ib::kSmiQKey;
+    p->payload.resize(ib::kMadBytes);
+    ib::encode(ib::lid_routed_get(ib::kAttrNodeInfo, 0, tid), p->payload.data());
+    p->payload_len = ib::kMadBytes;
+  }
   p->finalize_lengths();
   p->flow = a.index;
   p->seq = results_[a.index].sent;

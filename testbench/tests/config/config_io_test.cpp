@@ -108,7 +108,8 @@ TEST_CASE("reader: every kind of bad configuration is one exact line at its path
       {R"({"buffer": "32B"})", "buffer", "\"32B\" is out of range; accepted: a size from 64B to 1GiB"},
       {R"({"latency": "2ms"})", "latency", "\"2ms\" is out of range; accepted: a time from 0ns to 1ms"},
       {R"({"rate": "100Tb/s"})", "rate", "\"100Tb/s\" is out of range; accepted: a rate from 1Mb/s to 10Tb/s"},
-      {R"({"length": "2km"})", "length", "\"2km\" has unknown unit 'km'; "},
+      {R"({"length": "2km"})", "length", "\"2km\" is out of range; accepted: a length from 0m to 1km"},
+      {R"({"length": "2mi"})", "length", "\"2mi\" has unknown unit 'mi'; "},
       // not in the allowed set, unknown choice
       {R"({"mtu": 5000})", "mtu", "5000 is not an allowed value; accepted: 256, 512, 1024, 2048, 4096"},
       {R"({"speed": "XDR"})", "speed", "\"XDR\" is not a known name; accepted: SDR, DDR, QDR, FDR, EDR, HDR"},

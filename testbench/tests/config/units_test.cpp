@@ -144,6 +144,12 @@ TEST_CASE("lengths: every unit") {
   CHECK(config::parse_length_m(json("2.5m"), "p") == 2.5);
   CHECK(config::parse_length_m(json("300mm"), "p") == 0.3);
   CHECK(config::parse_length_m(json("0.1m"), "p") == 0.1);
+  CHECK(config::parse_length_m(json("2km"), "p") == 2000.0);
+  CHECK(config::parse_length_m(json("1.2km"), "p") == 1200.0);
+  CHECK(config::parse_length_m(json("0.05km"), "p") == 50.0);
+  CHECK(config::parse_length_m(json("150cm"), "p") == 1.5);
+  CHECK(contains(error_of([] { config::parse_length_m(json("3Km"), "p"); }), "unknown unit 'Km'; accepted: a string"));
+  CHECK(contains(error_of([] { config::parse_length_m(json("3ft"), "p"); }), "unit km, m, cm, mm"));
   CHECK(contains(error_of([] { config::parse_length_m(json(3), "p"); }), "units are required"));
   CHECK(contains(error_of([] { config::parse_length_m(json("3ft"), "p"); }), "unknown unit 'ft'; accepted: a string"));
   CHECK(contains(error_of([] { config::parse_length_m(json("-3m"), "p"); }), "negative"));
@@ -179,6 +185,9 @@ TEST_CASE("formatting gives the exact short form") {
   CHECK(config::format_length_m(0.3) == "30cm");
   CHECK(config::format_length_m(0.001) == "1mm");
   CHECK(config::format_length_m(0.0) == "0m");
+  CHECK(config::format_length_m(1000.0) == "1km");
+  CHECK(config::format_length_m(1500.0) == "1.5km");
+  CHECK(config::format_length_m(999.0) == "999m");
 }
 
 TEST_CASE("sizes and times: parse(format(x)) == x over many values") {

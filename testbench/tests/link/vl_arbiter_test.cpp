@@ -161,3 +161,47 @@ TEST_CASE("a table of 64 entries is accepted and 65 are refused with the limit")
   c.low.push_back(VlArbEntry{0, 1});
   REQUIRE_THROWS_WITH(VlArbiter(c), Catch::Contains("at most 64"));
 }
+
+TEST_CASE("entries for VLs the port does not operate are skipped - even with a candidate on that VL") {
+  // A ConnectX-2's table of VL0-7 on a 4-VL port (as the SM may program it with
+  // VLArbitrationTable SMPs): VL5's entry, weight 100, is skipped like a weight-0
+  // entry, so VL0 and VL1 (weight 1 each, one-block packets) alternate exactly.
+  const VlArbConfig cx2{{}, {{0, 1}, {5, 100}, {1, 1}, {7, 100}}, 0, WeightPolicy::Overshoot};
+  VlArbiter four(cx2, 4);
+  auto got = run(four, {{0, 1}, {1, 1}, {5, 1}, {7, 1}}, 20000);
+  REQUIRE(got.count(5) == 0);
+  REQUIRE(got.count(7) == 0);
+  REQUIRE(got[0] == 10000);
+  REQUIRE(got[1] == 10000);
+  // On an 8-VL port the same table serves VL5 and VL7: 100 blocks each per round of 202.
+  VlArbiter eight(cx2, 8);
+  got = run(eight, {{0, 1}, {1, 1}, {5, 1}, {7, 1}}, 202 * 100);
+  REQUIRE(got[5] == 100 * 100);
+  REQUIRE(got[7] == 100 * 100);
+  REQUIRE(got[0] == 100);
+  // Nothing but skipped entries: nothing is granted, and can_grant agrees.
+  VlArbiter none({{{6, 10}}, {{4, 10}}, 0, WeightPolicy::Overshoot}, 4);
+  VlCandidates c{};
+  c[4] = c[6] = 1;
+  REQUIRE_FALSE(none.can_grant(c));
+  REQUIRE(none.grant(c) == -1);
+}
+
+TEST_CASE("operational_tables keeps every entry in place and zeroes the weights of VLs not operated") {
+  const VlArbConfig c{{{0, 4}, {9, 4}}, {{0, 0}, {1, 4}, {14, 4}, {3, 8}}, 6, WeightPolicy::Deficit};
+  const VlArbConfig t = operational_tables(c, 4);
+  REQUIRE(t.high.size() == 2);
+  REQUIRE(t.low.size() == 4);
+  CHECK(t.high[0].weight == 4);
+  CHECK(t.high[1].vl == 9);
+  CHECK(t.high[1].weight == 0);
+  CHECK(t.low[1].weight == 4);
+  CHECK(t.low[2].weight == 0);
+  CHECK(t.low[3].weight == 8);
+  CHECK(t.high_limit == 6);
+  CHECK(t.policy == WeightPolicy::Deficit);
+  // An entry naming VL15 (a 4-bit VL field written by an SMP) is skipped on any port.
+  const VlArbConfig vl15 = operational_tables({{}, {{15, 10}, {0, 1}}, 0, WeightPolicy::Overshoot}, kMaxDataVls);
+  CHECK(vl15.low[0].weight == 0);
+  CHECK(vl15.low[1].weight == 1);
+}

@@ -37,8 +37,6 @@ TEST_CASE("bad configs each give one clear line naming the JSON path - and exit 
       {"negative size", "--set port.vl_buffer=-64", "port.vl_buffer"},
       {"VL beyond the operational VLs in SL2VL",
        "--set port.data_vls=2 --set 'port.sl2vl=[0,1,5,0,0,0,0,0,0,0,0,0,0,0,0,0]'", "port.sl2vl.2"},
-      {"VL beyond the operational VLs in VLArb", "--set port.data_vls=2 --set port.vlarb.low=0:64,5:64",
-       "port.vlarb.low"},
       {"weight over 255", "--set port.vlarb.low=0:300", "port.vlarb.low"},
       {"MTU not in the set", "--set port.mtu=5000", "port.mtu"},
       {"unknown speed", "--set link.speed=XDR", "link.speed"},
@@ -64,6 +62,9 @@ TEST_CASE("bad configs each give one clear line naming the JSON path - and exit 
       {"SM on a port that is not an HCA's", "--set management.mode=in_band --set management.sm=hca9.p1",
        "management.sm"},
       {"SubnetTimeout beyond 5 bits", "--set management.subnet_timeout=32", "management.subnet_timeout"},
+      {"up/down root that is no switch", "--set routing.algorithm=updown --set 'routing.roots=[\"sw9\"]'",
+       "routing.roots.0"},
+      {"VL15 flow whose payload is not one MAD", "--set workload.flows.1.vl15=true", "workload.flows.1.payload"},
   };
   check_bad_configs(base, cases, dir);
 }
@@ -196,4 +197,26 @@ TEST_CASE("the VCD traces credits - buffer occupancy - queue bytes and grants of
   const auto& grant = v.at("hca0.p1.grant");
   for (uint64_t g : {1, 16, 31}) REQUIRE(std::find(grant.begin(), grant.end(), g) != grant.end());
   REQUIRE(v.at("hca0.p1.vl1.tx_bytes").back() == 0);
+}
+
+TEST_CASE("the VCD's grant value 16 is a flow-control packet: a port that only receives shows 16 and 31 alone") {
+  // hca1 sends no data and no VL15 packet, only flow-control packets for what it receives.
+  const auto dir = scratch("vcd-grant-16");
+  const std::string base = write_file(dir / "base.json", kBase);
+  const CommandResult r = run_command(
+      "run " + base + " --quiet --vcd --set 'workload.flows=[{\"src\":\"hca0.p1\",\"dst\":\"hca1.p1\",\"count\":200}]' --out " +
+          (dir / "a").string(),
+      dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto stats = nlohmann::json::parse(slurp(dir / "a" / "stats.json"));
+  const auto& receiver = stats["ports"][1];
+  REQUIRE(receiver["name"] == "hca1.p1");
+  const uint64_t fc_sent = receiver["fc_packets_sent"];
+  REQUIRE(fc_sent > 0);
+  const auto grant = vcd_values(slurp(dir / "a" / "waves.vcd")).at("hca1.p1.grant");
+  REQUIRE(std::count(grant.begin(), grant.end(), 16) > 0);
+  for (uint64_t g : grant) REQUIRE((g == 16 || g == 31));
+  // A change to 16 starts at least one flow-control packet (two in a row show as one change).
+  REQUIRE(static_cast<uint64_t>(std::count(grant.begin(), grant.end(), 16)) <= fc_sent);
 }

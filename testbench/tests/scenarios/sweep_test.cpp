@@ -127,7 +127,7 @@ TEST_CASE("sweep: killed halfway, run again, it runs only the missing points and
 TEST_CASE("sweep: a point that fails is a row with its exit code and error line, and the others run") {
   const ScratchDir dir("sweep-failed");
   json j = sweep_file();
-  j["axes"][1]["values"] = {"2m", "1km"};  // "1km" is not a length hcasim takes
+  j["axes"][1]["values"] = {"2m", "1mi"};  // "1mi" is not a length hcasim takes
   j["seeds"] = {1};
   const std::string file = write_file(dir / "s.json", j.dump());
   const CommandResult r = run_command("sweep " + file + " --quiet --out " + (dir / "out").string(), dir);
