@@ -248,3 +248,49 @@ TEST_CASE("hop latency: queueing at a switch's congested output shows in its hop
   for (const auto& p : light["ports"])
     if (p["name"].get<std::string>().rfind("hca", 0) == 0) REQUIRE_FALSE(p.contains("hop_latency"));
 }
+
+TEST_CASE("the knee of uniform traffic over two switches joined by one cable is where the bisection puts it, within 5 %") {
+  // h hosts on each of two switches, one cable between them, of a quarter of
+  // a host link's width (1x against 4x). Uniform traffic: a share h / (2h - 1)
+  // of each host's packets crosses, so the cable saturates at a load of
+  // (2h - 1) / h^2 / 4 of a host link per host: 7/64 for h = 4. A host's
+  // packets wait in one FIFO source queue, so above that load every host
+  // drains at 7/64 (its crossing packets hold its local ones): accepted stays
+  // there. (The narrow cable keeps the hosts' links lightly loaded, so that
+  // head-of-line blocking where the cable enters a switch (a packet waiting
+  // for a busy host link stops the cable's queue) costs the cable little:
+  // with a full-width cable it carries 10 % less than the bisection's bound.)
+  constexpr int h = 4;
+  const double knee = (2.0 * h - 1) / (h * h) / 4;
+  nlohmann::json nodes = {{{"name", "sw0"}, {"kind", "switch"}, {"ports", h + 1}},
+                          {{"name", "sw1"}, {"kind", "switch"}, {"ports", h + 1}}};
+  nlohmann::json links = {
+      {{"a", "sw0.p" + std::to_string(h + 1)}, {"b", "sw1.p" + std::to_string(h + 1)}, {"width", "1x"}}};
+  for (int i = 0; i < 2 * h; ++i) {
+    const std::string host = "hca" + std::to_string(i);
+    nodes.push_back({{"name", host}, {"kind", "hca"}});
+    links.push_back({{"a", host + ".p1"}, {"b", "sw" + std::to_string(i / h) + ".p" + std::to_string(i % h + 1)}});
+  }
+  const ScratchDir dir("knee");
+  const auto at = [&](double share_of_knee) {
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "%.4f%%", 100 * knee * share_of_knee);
+    const nlohmann::json root = {
+        {"name", "knee"},
+        {"topology", {{"pattern", "explicit"}, {"graph", {{"nodes", nodes}, {"links", links}}}}},
+        {"port", {{"data_vls", 1}, {"mtu", 4096}}},
+        {"link", {{"speed", "HDR"}, {"width", "4x"}, {"propagation", "2m"}}},
+        {"workload",
+         {{"patterns", {{{"name", "u"}, {"kind", "uniform"}, {"payload", "4KiB"}, {"rate", rate},
+                         {"source", {{"arrival", "poisson"}}}}}}}},
+        {"run", {{"warmup", "200us"}, {"measure", "4ms"}, {"drain_limit", "1ns"}, {"seed", 4}}}};
+    return run_cli(root, dir, std::to_string(static_cast<int>(share_of_knee * 100))).stats["patterns"][0];
+  };
+  const double framing = 4130.0 / 4132.0;  // offered and accepted loads are shares of the data rate
+  const nlohmann::json below = at(0.95), above = at(1.05), far = at(1.3);
+  CAPTURE(below["accepted_load"], above["accepted_load"], far["accepted_load"]);
+  REQUIRE(below["carried"].get<double>() >= 0.98);
+  REQUIRE(above["carried"].get<double>() < 0.97);
+  for (const nlohmann::json* p : {&above, &far})
+    REQUIRE((*p)["accepted_load"].get<double>() == Approx(knee * framing).epsilon(0.03));
+}
