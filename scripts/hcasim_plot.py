@@ -45,6 +45,7 @@ import sys
 import matplotlib
 
 matplotlib.use("Agg")
+import matplotlib.ticker  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 
 
@@ -78,6 +79,12 @@ def number(text):
         return float(text)
     except (TypeError, ValueError):
         return None
+
+
+def axis_number(text):
+    """A number, or a percentage ("40%") as its number: axis values drawn at their values."""
+    m = re.fullmatch(r"\s*([0-9.]+)\s*%\s*", str(text))
+    return float(m.group(1)) if m else number(text)
 
 
 def sort_key(value):
@@ -150,11 +157,11 @@ def plot_sweep(a):
     out_rows = []
     for s in series:
         xs = sorted({x for t, x in groups if t == s}, key=sort_key)
-        # Numbers at their values; quantities with units (8KiB, 100m) evenly
+        # Numbers and percentages at their values; quantities with units (8KiB, 100m) evenly
         # spaced in order, or at their magnitudes on a log axis.
-        numeric = all(number(x) is not None for x in xs)
+        numeric = all(axis_number(x) is not None for x in xs)
         magnitudes = a.logx and all(sort_key(x)[0] == 0 for x in xs)
-        pos = ([number(x) for x in xs] if numeric else [sort_key(x)[1] for x in xs] if magnitudes
+        pos = ([axis_number(x) for x in xs] if numeric else [sort_key(x)[1] for x in xs] if magnitudes
                else list(range(len(xs))))
         mean, lo, hi = [], [], []
         for x in xs:
@@ -175,6 +182,8 @@ def plot_sweep(a):
         if not numeric:
             ax.set_xticks(pos, xs)
             ax.minorticks_off()
+        elif any(str(x).strip().endswith("%") for x in xs):
+            ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter())
     ax.set_xlabel(axis_label(a.x))
     ax.set_ylabel(ylabel)
     if a.logx:
