@@ -294,3 +294,22 @@ TEST_CASE("the knee of uniform traffic over two switches joined by one cable is 
   for (const nlohmann::json* p : {&above, &far})
     REQUIRE((*p)["accepted_load"].get<double>() == Approx(knee * framing).epsilon(0.03));
 }
+
+TEST_CASE("head-of-line blocking: a 16-port switch under uniform traffic saturates between Karol's values for N = 8 and N = infinity") {
+  // Karol, Hluchyj and Morgan (1987): an input-queued switch with saturated
+  // FIFO inputs carries 0.618 of its links for N = 8 and 0.586 as N grows.
+  const nlohmann::json root = {
+      {"name", "hol"},
+      {"topology", {{"pattern", "single_switch"}, {"hosts", 16}}},
+      {"port", {{"data_vls", 1}, {"mtu", 4096}}},
+      {"link", {{"speed", "HDR"}, {"width", "4x"}, {"propagation", "2m"}}},
+      {"workload",
+       {{"patterns", {{{"name", "u"}, {"kind", "uniform"}, {"payload", "4KiB"}, {"rate", "80%"},
+                       {"source", {{"arrival", "poisson"}}}}}}}},
+      {"run", {{"warmup", "50us"}, {"measure", "300us"}, {"drain_limit", "1ns"}, {"seed", 1}}}};
+  const ScenarioRun run = run_json(root);
+  const double accepted = run.sim->results_json(false)["patterns"][0]["accepted_load"].get<double>();
+  CAPTURE(accepted);
+  REQUIRE(accepted > 0.586);
+  REQUIRE(accepted < 0.618);
+}
