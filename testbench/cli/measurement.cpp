@@ -40,6 +40,7 @@ void Measurement::start(uint64_t now_ps) {
 void Measurement::open(uint64_t now_ps) {
   const uint64_t end = settings_.measure_ps != 0 ? now_ps + settings_.measure_ps : UINT64_MAX;
   set_window({now_ps, end});
+  if (opened_) opened_(now_ps);
   if (end != UINT64_MAX) closer_.notify_at(end);
 }
 
@@ -67,6 +68,7 @@ void Measurement::close() {
     return;
   }
   closed_ = true;
+  if (closed_hook_) closed_hook_(now);
   remaining_ = outstanding();
   if (remaining_ == 0) {
     drained_ = true;

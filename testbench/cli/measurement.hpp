@@ -45,6 +45,11 @@ class Measurement {
   const workloads::MeasureWindow& window() const { return window_; }
   // Called once when the run should stop (the drain is over).
   void on_done(std::function<void()> f) { done_ = std::move(f); }
+  // Called when the window opens and when it closes, with the time.
+  void on_window(std::function<void(uint64_t)> opened, std::function<void(uint64_t)> closed) {
+    opened_ = std::move(opened);
+    closed_hook_ = std::move(closed);
+  }
   // The measured window as it ended (end_ps: the close, or the run's end).
   uint64_t window_end(uint64_t run_end_ps) const { return std::min(window_.end_ps, run_end_ps); }
   // stats.json's run.measurement.
@@ -72,6 +77,7 @@ class Measurement {
   uint64_t drain_end_ps_ = 0;
   uint64_t remaining_ = 0;  // measured packets not yet delivered, counted down after the close
   std::function<void()> done_;
+  std::function<void(uint64_t)> opened_, closed_hook_;
   link::Alarm sampler_ = link::Alarm::method<&Measurement::sample>(this);
   link::Alarm closer_ = link::Alarm::method<&Measurement::close>(this);
   link::Alarm drain_limit_ = link::Alarm::method<&Measurement::drain_over>(this);

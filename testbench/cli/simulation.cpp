@@ -164,6 +164,8 @@ Simulation::Simulation(const config::FabricSpec& fabric, std::vector<workloads::
     for (const auto& g : generators_) generators.push_back(g.get());
     measurement_ = std::make_unique<Measurement>(options_.measure, results_, recorders, generators);
     measurement_->on_done([] { sc_core::sc_stop(); });
+    measurement_->on_window([this](uint64_t now) { window_open_ = port_counters(now); },
+                            [this](uint64_t now) { window_close_ = port_counters(now); });
   }
   if (fabric_->spec().management.in_band) hold_workloads_for_sweep();
   for (link::Port* p : fabric_->ports()) {
@@ -405,7 +407,26 @@ void Simulation::run_partitioned() {
   for (const auto& k : part_checkers_) checker_.absorb(*k);
 }
 
+std::vector<Simulation::PortCounters> Simulation::port_counters(uint64_t now_ps) const {
+  std::vector<PortCounters> out;
+  for (const link::Port* p : fabric_->ports()) {
+    PortCounters c;
+    c.at_ps = now_ps;
+    c.busy_ps = p->busy_ps_until(now_ps);
+    for (unsigned vl = 0; vl < p->vl_count(); ++vl) {
+      const link::VlStats& v = p->stats().vl[vl];
+      c.tx_packets += v.tx_packets;
+      c.tx_bytes += v.tx_bytes;
+      c.tx_payload += v.tx_payload_bytes;
+      c.credit_stall_ps += p->credit_stall_ps_until(vl, now_ps);
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
 void Simulation::finish_run(bool reported) {
+  if (!window_open_.empty() && window_close_.empty()) window_close_ = port_counters(end_ps_);
   cut_ = options_.duration_ps != 0 && end_ps_ >= options_.duration_ps;
   for (auto& t : perftests_) t->finish(cut_);
   for (auto& v : scripts_) v->finish();
@@ -510,6 +531,16 @@ std::vector<std::string> Simulation::load_warnings() const {
 
 nlohmann::json Simulation::port_json(const link::Port& p) const {
   nlohmann::json out = trace::port_stats_json(p, end_ps_);
+  if (!window_open_.empty() && window_open_.size() == window_close_.size()) {
+    const PortCounters &a = window_open_.at(p.id()), &b = window_close_.at(p.id());  // id: place in ports()
+    const uint64_t span = b.at_ps - a.at_ps;
+    out["measured"] = {{"tx_packets", b.tx_packets - a.tx_packets},
+                       {"tx_bytes", b.tx_bytes - a.tx_bytes},
+                       {"tx_throughput_bps", trace::bits_per_second(b.tx_bytes - a.tx_bytes, span)},
+                       {"tx_data_throughput_bps", trace::bits_per_second(b.tx_payload - a.tx_payload, span)},
+                       {"utilization", span ? static_cast<double>(b.busy_ps - a.busy_ps) / static_cast<double>(span) : 0.0},
+                       {"credit_stall_ps", b.credit_stall_ps - a.credit_stall_ps}};
+  }
   if (hops_ != nullptr)
     if (const trace::LatencyRecord* h = hops_->of(p)) out["hop_latency"] = trace::latency_json(*h);
   return out;

@@ -195,6 +195,13 @@ class Simulation {
   std::unique_ptr<rtl::Cosim> cosim_;
   std::unique_ptr<Measurement> measurement_;  // with run.warmup or run.measure
   std::unique_ptr<trace::HopLatency> hops_;   // with outputs.hop_latency
+  // With a measured window: every port's transmit counters when it opened and
+  // when it closed (or the run ended), for the ports' "measured" entries.
+  struct PortCounters {
+    uint64_t at_ps = 0, busy_ps = 0, tx_packets = 0, tx_bytes = 0, tx_payload = 0, credit_stall_ps = 0;
+  };
+  std::vector<PortCounters> port_counters(uint64_t now_ps) const;
+  std::vector<PortCounters> window_open_, window_close_;
   uint64_t end_ps_ = 0;
   bool cut_ = false;  // the run ended at its duration, not because nothing was left to do
   double wall_s_ = 0;

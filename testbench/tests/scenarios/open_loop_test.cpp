@@ -162,6 +162,10 @@ TEST_CASE("a fixed warm-up and a measured window: only packets made in the windo
   // Deterministic arrivals at half the link's rate: one packet per 2 service times.
   const double interval = 2 * service_ps(sim);
   REQUIRE(static_cast<double>(r.offered) == Approx(30e6 / interval).margin(1));
+  // The source port's counters over the window: busy half the time, a packet every interval.
+  const nlohmann::json port = sim.port_json(*sim.fabric().ports()[0])["measured"];
+  REQUIRE(port["utilization"].get<double>() == Approx(0.5).margin(0.005));
+  REQUIRE(static_cast<double>(port["tx_packets"].get<uint64_t>()) == Approx(30e6 / interval).margin(1));
   // The run ends once the last measured packet is in: soon after the window, not at an idle fabric (never: count 0).
   REQUIRE(sim.sim_time_ps() < 51'000'000);
   REQUIRE(sim.sim_time_ps() > 50'000'000);
