@@ -48,6 +48,12 @@ void BatchMeans::reach(uint64_t& slot) {
 }
 
 void BatchMeans::add(double value, uint64_t time_ps) {
+  // A batch no shorter than the first value (a latency): batches shorter than
+  // the samples they hold are not independent, and starting there saves the
+  // dozen or so halvings from 1 ps (callgrind: 405 instructions an add on a
+  // 5 us benchmark run, most of them in coarsen()).
+  if (slots_.empty())
+    while (shift_ < kMaxStartShift && static_cast<double>(uint64_t{1} << (shift_ + 1)) <= value) ++shift_;
   uint64_t slot = time_ps >> shift_;
   reach(slot);
   Batch& b = slots_[slot - first_];

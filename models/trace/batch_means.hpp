@@ -5,10 +5,13 @@
 // Rules:
 // - A sample comes with its time (ps). A batch is a slot of width 2^shift ps of
 //   a grid that starts at time 0 (slot = time >> shift); the width starts at
-//   1 ps. Held are the slots from the first sample's to the last's; when they
-//   would be more than kMaxBatches, the width doubles and neighbouring slots
-//   merge in pairs, until they fit: between kMaxBatches / 2 and kMaxBatches
-//   batches over the span of the samples, whatever its length, in bounded
+//   the largest power of two not above the first sample's value (at most
+//   2^kMaxStartShift ps): a batch shorter than a latency holds samples that
+//   are not independent. Held are the slots from the first sample's to the
+//   last's; when they would be more than kMaxBatches, the width doubles and
+//   neighbouring slots merge in pairs, until they fit: between kMaxBatches / 2
+//   and kMaxBatches batches over a span of at least 16 starting widths,
+//   fewer over a shorter span, in bounded
 //   memory (kMaxBatches x 16 bytes, taken at the first sample: no allocation
 //   after it, as the PCIe link's no-allocation-per-transfer test asks). Statistics start with the first sample,
 //   so samples added only after a warm-up batch the measured window alone.
@@ -30,6 +33,7 @@ namespace hcasim::trace {
 class BatchMeans {
  public:
   static constexpr std::size_t kMaxBatches = 32;
+  static constexpr unsigned kMaxStartShift = 30;  // a starting width of at most about 1 ms
 
   void add(double value, uint64_t time_ps);
   void merge(const BatchMeans& other);

@@ -426,6 +426,7 @@ std::vector<Simulation::PortCounters> Simulation::port_counters(uint64_t now_ps)
 }
 
 void Simulation::finish_run(bool reported) {
+  for (auto& g : generators_) g->finish(end_ps_);
   if (!window_open_.empty() && window_close_.empty()) window_close_ = port_counters(end_ps_);
   cut_ = options_.duration_ps != 0 && end_ps_ >= options_.duration_ps;
   for (auto& t : perftests_) t->finish(cut_);

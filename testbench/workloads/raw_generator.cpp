@@ -213,6 +213,12 @@ void RawGenerator::serve(Lane& lane, uint64_t now) {
   }
 }
 
+void RawGenerator::finish(uint64_t end_ps) {
+  if (deferred_ || end_ps == 0) return;
+  for (Active& a : active_)
+    if (a.open_loop) admit_arrivals(a, end_ps - 1);  // made before the end
+}
+
 void RawGenerator::warm() const { port_.warm_submit(); }
 
 void RawGenerator::run() {

@@ -62,6 +62,9 @@ class RawGenerator : public sc_core::sc_module {
   void begin();
   // The run's measured window (the run moves it; read as packets are made).
   void use_window(const MeasureWindow& w) { window_ = w; }
+  // The run ended at end_ps: arrivals up to then join the queues (and the
+  // counts), as if the generator had run then.
+  void finish(uint64_t end_ps);
   // Wire bytes made since the last call (the automatic warm-up's periods).
   uint64_t take_period_offered() { return std::exchange(period_offered_bytes_, 0); }
 

@@ -99,7 +99,8 @@ TEST_CASE("above saturation: accepted stays at the link's bound while offered gr
   // share of the bound (offered_load is a share of the data rate).
   const double wire = 4096 + 34;  // LRH 8, BTH 12, DETH 8, ICRC 4, VCRC 2
   for (const auto& [r, load] : {std::pair{&at120, 0.6}, std::pair{&at160, 0.8}})
-    REQUIRE(r->stats["flows"][0]["offered_load"].get<double>() == Approx(load * wire / (wire + 2)).epsilon(1e-3));
+    // (within one packet of the about 360 each flow is offered in 100 us)
+    REQUIRE(r->stats["flows"][0]["offered_load"].get<double>() == Approx(load * wire / (wire + 2)).epsilon(0.004));
   const auto sum = [](const CliRun& r, const char* key) {
     return r.stats["flows"][0][key].get<double>() + r.stats["flows"][1][key].get<double>();
   };
