@@ -71,9 +71,7 @@ void Measurement::close() {
   if (closed_hook_) closed_hook_(now);
   remaining_ = outstanding();
   if (remaining_ == 0) {
-    drained_ = true;
-    drain_end_ps_ = now;
-    if (done_) done_();
+    end_drain(true);
     return;
   }
   drain_limit_.notify_at(now + (settings_.drain_limit_ps != 0 ? settings_.drain_limit_ps : settings_.measure_ps));
@@ -83,16 +81,15 @@ void Measurement::measured_delivered() {
   if (!closed_ || drained_ || remaining_ == 0) return;
   if (--remaining_ != 0) return;
   remaining_ = outstanding();  // exact: a measured packet may also have been dropped at its source
-  if (remaining_ != 0) return;
-  drained_ = true;
-  drain_end_ps_ = link::now_ps();
-  drain_limit_.cancel();
-  if (done_) done_();
+  if (remaining_ == 0) end_drain(true);
 }
 
-void Measurement::drain_over() {
-  drained_ = outstanding() == 0;
+void Measurement::drain_over() { end_drain(outstanding() == 0); }
+
+void Measurement::end_drain(bool drained) {
+  drained_ = drained;
   drain_end_ps_ = link::now_ps();
+  drain_limit_.cancel();
   if (done_) done_();
 }
 

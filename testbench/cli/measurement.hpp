@@ -60,6 +60,7 @@ class Measurement {
   void sample();
   void close();
   void drain_over();
+  void end_drain(bool drained);  // the run stops now
   void measured_delivered();
   uint64_t outstanding() const;
   void set_window(const workloads::MeasureWindow& w);
@@ -73,7 +74,6 @@ class Measurement {
   bool steady_reached_ = false;
   bool closed_ = false;
   bool drained_ = false;
-  bool done_called_ = false;
   uint64_t drain_end_ps_ = 0;
   uint64_t remaining_ = 0;  // measured packets not yet delivered, counted down after the close
   std::function<void()> done_;
