@@ -354,10 +354,31 @@ void describe(Io& io, TrafficPatternConfig& c) {
 }
 
 template <class Io>
+void describe(Io& io, SwarmConfig& c) {
+  io.string("name", c.name, "swarm name in stats.json; empty = swarm<index>");
+  io.custom("machines", c.machines, parse_string_list, format_string_list,
+            {"a list of HCA port names", string_list_schema}, "the machines' HCA ports; [] = port 1 of every HCA");
+  io.uint("threads", c.threads, 1, 256, "worker threads per machine, each a CPU thread of the host's driver");
+  io.uint("vms", c.vms, 1, 4096,
+          "virtual machines emulated per machine (M): each thread makes a QP per machine per virtual machine");
+  io.choice("op", c.op, Names<SwarmOp>{{"read", SwarmOp::Read}, {"write", SwarmOp::Write}},
+            "RDMA READ or WRITE, every operation signaled");
+  io.bytes("size", c.size, 1, uint64_t{1} << 20, "bytes per operation");
+  io.uint("window", c.window, 1, 1u << 16, "operations a thread keeps outstanding over its QPs");
+  io.bytes("buffer", c.buffer, 4096, uint64_t{1} << 30,
+           "each thread's registered buffer; remote addresses are random 64-byte-aligned offsets in it");
+  io.uint("max_rd_atomic", c.max_rd_atomic, 1, 255, "READs a QP keeps outstanding, and accepts as responder");
+  io.uint("sq_depth", c.sq_depth, 1, 1u << 16, "send queue depth of each QP");
+  io.time("start", c.start_ps, 0, UINT64_MAX, "when the threads start posting");
+  io.time("warmup", c.warmup_ps, 0, UINT64_MAX, "operations completed before start + warmup are not counted");
+}
+
+template <class Io>
 void describe(Io& io, WorkloadConfig& c) {
   io.list("flows", c.flows, "raw-packet flows between named ports");
   io.list("patterns", c.patterns, "raw-packet traffic patterns over many hosts");
   io.list("perftest", c.perftest, "perftest-like tests (ib_write_bw ...) over the verbs API");
+  io.list("swarm", c.swarm, "rdma_bench's rc-swarm: machines doing RDMA to one another over many QPs");
   io.list("verbs", c.verbs, "verbs scripts: connections, their operations and the completions they must end in");
   io.list("dma", c.dma, "DMA tests of an HCA's PCIe link and host memory, as pcie-bench runs them");
 }
@@ -642,7 +663,8 @@ void check_partitions(const Scenario& s) {
   if (s.run.partitions > s.graph.nodes.size())
     throw ConfigError("run.partitions", std::to_string(s.run.partitions) + " for " + std::to_string(s.graph.nodes.size()) +
                                             " nodes; accepted: at most the node count");
-  if (!s.workload.perftest.empty() || !s.workload.verbs.empty()) refuse("transport workloads (perftest, verbs)");
+  if (!s.workload.perftest.empty() || !s.workload.verbs.empty() || !s.workload.swarm.empty())
+    refuse("transport workloads (perftest, swarm, verbs)");
   if (!s.workload.dma.empty()) refuse("DMA tests (workload.dma)");
   if (s.management.mode == ManagementMode::InBand) refuse("management in band");
   if (s.outputs.pcap) refuse("outputs.pcap");

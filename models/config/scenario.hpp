@@ -128,6 +128,7 @@ struct WorkloadConfig {
   std::vector<FlowConfig> flows;
   std::vector<TrafficPatternConfig> patterns;
   std::vector<PerftestConfig> perftest;        // perftest-like tests over the verbs API
+  std::vector<SwarmConfig> swarm;              // rdma_bench's rc-swarm: all-to-all RDMA over many QPs
   std::vector<VerbsConnectionConfig> verbs;    // verbs scripts: connections with operations and expectations
   std::vector<DmaTestConfig> dma;              // DMA tests of an HCA's PCIe link and host memory (pcie-bench)
 };

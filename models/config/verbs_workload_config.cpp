@@ -282,8 +282,37 @@ const char* to_string(VerbsOpKind k) {
   return "?";
 }
 
+void check_swarm(SwarmConfig& w, const std::string& at, const PortCheck& ports, const Scenario& s, std::size_t index) {
+  if (w.name.empty()) w.name = "swarm" + std::to_string(index);
+  if (w.machines.empty())
+    for (const std::string& p : hca_port_names(s))
+      if (p.size() > 3 && p.compare(p.size() - 3, 3, ".p1") == 0) w.machines.push_back(p);
+  for (std::size_t m = 0; m < w.machines.size(); ++m) {
+    ports.require(w.machines[m], at + ".machines." + std::to_string(m));
+    for (std::size_t k = 0; k < m; ++k)
+      if (w.machines[k] == w.machines[m])
+        throw ConfigError(at + ".machines." + std::to_string(m), "'" + w.machines[m] + "' is listed twice; accepted: distinct HCA ports");
+  }
+  if (w.machines.size() < 2)
+    throw ConfigError(at + ".machines", std::to_string(w.machines.size()) + " machine(s); accepted: at least two HCA ports");
+  const uint64_t polling = uint64_t{w.window} * w.size;  // the window's local slots, then room for remote operations
+  if (w.buffer < polling + w.size + 64)
+    throw ConfigError(at + ".buffer", format_bytes(w.buffer) + " cannot hold the window's " + std::to_string(w.window) +
+                                          " slots of " + format_bytes(w.size) + " and a remote operation; accepted: at least " +
+                                          format_bytes(polling + w.size + 64));
+  if (w.window > w.sq_depth)
+    throw ConfigError(at + ".window", std::to_string(w.window) + " exceeds sq_depth " + std::to_string(w.sq_depth) +
+                                          " (every operation may go to one QP); accepted: at most sq_depth");
+  if (s.run.duration_ps == 0)
+    throw ConfigError(at, "a swarm runs until run.duration, which is 0; accepted: set run.duration");
+  if (s.management.mode == ManagementMode::InBand)
+    throw ConfigError(at, "a swarm connects its QPs before the run; accepted: management.mode pre_configured");
+}
+
 void check_verbs_workloads(Scenario& s) {
   const PortCheck ports(s);
+  for (std::size_t i = 0; i < s.workload.swarm.size(); ++i)
+    check_swarm(s.workload.swarm[i], "workload.swarm." + std::to_string(i), ports, s, i);
   for (std::size_t i = 0; i < s.workload.perftest.size(); ++i)
     check_perftest(s.workload.perftest[i], "workload.perftest." + std::to_string(i), ports, i);
   for (std::size_t i = 0; i < s.workload.verbs.size(); ++i)
@@ -298,6 +327,8 @@ void check_verbs_workloads(Scenario& s) {
     unique(s.workload.perftest[i].name, "workload.perftest." + std::to_string(i));
   for (std::size_t i = 0; i < s.workload.verbs.size(); ++i)
     unique(s.workload.verbs[i].name, "workload.verbs." + std::to_string(i));
+  for (std::size_t i = 0; i < s.workload.swarm.size(); ++i)
+    unique(s.workload.swarm[i].name, "workload.swarm." + std::to_string(i));
 }
 
 }  // namespace hcasim::config

@@ -15,13 +15,23 @@
 //   min_rnr_timer 12, SL 0, the ports' MTU (mtu 0).
 // - A verbs connection joins two HCA ports with one QP each ("a", "b") and
 //   lists operations in order, each with the completion status it must end in.
+// - A swarm (workload.swarm) is rdma_bench's rc-swarm (Kalia et al., ATC
+//   2016 and OSDI 2016): machines (HCA ports; [] = port 1 of every HCA), each
+//   with `threads` worker threads; each thread makes one QP per machine per
+//   virtual machine (vms, M), each QP with its own CQ, so each HCA holds
+//   threads x machines x vms QPs (the QPs a machine makes to itself stay
+//   unused, as in rc-swarm), and keeps `window` signaled operations (READ or
+//   WRITE of `size` bytes) outstanding over its QPs to the other machines
+//   (testbench/workloads/swarm.hpp).
 // - check_verbs_workloads (after the topology is known): ports exist and are
 //   HCA ports, client differs from server, the QP type suits the test, sizes
 //   suit the QP type (UD: at most the MTU; "all" stops at it, as perftest -a),
 //   the MTU suits the ports (0 becomes theirs), the RC-only knobs keep their
 //   defaults on UC and UD, report_gbits only on bandwidth tests, and no port
 //   is used both by a raw flow / traffic pattern
-//   and by a transport workload. Errors name the JSON path.
+//   and by a transport workload. A swarm's machines are distinct HCA ports,
+//   at least two; its buffer holds the window and an operation; it needs a
+//   run duration (it runs until the run ends). Errors name the JSON path.
 
 #include <cstdint>
 #include <string>
@@ -103,6 +113,23 @@ struct VerbsConnectionConfig {
   uint32_t max_dest_rd_atomic = 16;
   std::vector<std::string> access{"local_write", "remote_write", "remote_read", "remote_atomic"};  // QP access flags
   std::vector<VerbsOpConfig> ops;
+};
+
+enum class SwarmOp { Read, Write };
+
+struct SwarmConfig {
+  std::string name;                    // "" = "swarm<index>"
+  std::vector<std::string> machines;   // HCA ports; [] = port 1 of every HCA
+  uint32_t threads = 14;               // worker threads per machine (rc-swarm on the Connect-IB cluster: 14)
+  uint32_t vms = 1;                    // virtual machines emulated per machine (M)
+  SwarmOp op = SwarmOp::Read;
+  uint64_t size = 32;                  // bytes per operation
+  uint32_t window = 24;                // operations a thread keeps outstanding
+  uint64_t buffer = 2ull << 20;        // each thread's registered buffer (rc-swarm: 2 MiB)
+  uint32_t max_rd_atomic = 16;         // READs a QP keeps outstanding, and accepts as responder
+  uint32_t sq_depth = 128;             // send queue depth of each QP
+  uint64_t start_ps = 0;               // when the threads start posting
+  uint64_t warmup_ps = 0;              // operations completed before start + warmup are not counted
 };
 
 // The sizes of "all": 2, 4, ... 8 MiB.

@@ -25,6 +25,7 @@ struct Driver::Qp {
   transport::QpInit init;
   QpState state = QpState::Reset;  // as modify_qp last set it (libibverbs keeps the same)
   hca::QpRings rings;
+  unsigned thread = 0;             // its send CQ's CPU thread
   uint32_t sq_posted = 0, sq_done = 0;  // counters: WQEs posted, and completed (their slots free)
   uint32_t rq_posted = 0, rq_done = 0;
   std::vector<uint64_t> sq_wrid, rq_wrid;  // wr_id by ring slot
@@ -35,6 +36,7 @@ struct Driver::Cq {
   void on_due() { driver.cq_due(*this); }
   Driver& driver;
   uint32_t cqn;
+  unsigned thread = 0;
   hca::CqRing ring;
   uint32_t consumed = 0;
   std::deque<uint64_t> visible;  // when each CQE written and not yet polled is visible, in ring order
@@ -96,10 +98,20 @@ uint64_t Driver::allocate(uint64_t bytes, uint64_t align) {
   return at;
 }
 
-uint64_t Driver::cpu(uint64_t cost_ps) {
-  cpu_free_ps_ = std::max(cpu_free_ps_, link::now_ps()) + cost_ps;
+uint64_t Driver::cpu(uint64_t cost_ps, unsigned thread) {
+  uint64_t& free = cpu_free_ps_[thread];
+  free = std::max(free, link::now_ps()) + cost_ps;
   stats_.cpu_busy_ps += cost_ps;
-  return cpu_free_ps_;
+  return free;
+}
+
+void Driver::take_cpu(uint64_t cost_ps, unsigned thread) {
+  // Scheduled to end now when the thread was free; work the thread took on
+  // since then (another CQ's handler posting) pushes it back.
+  uint64_t& free = cpu_free_ps_[thread];
+  const uint64_t now = link::now_ps();
+  free = free + cost_ps > now ? free + cost_ps : now;
+  stats_.cpu_busy_ps += cost_ps;
 }
 
 void Driver::mmio_write(uint64_t offset, const uint8_t* data, unsigned length, uint64_t at_ps) {
@@ -107,7 +119,10 @@ void Driver::mmio_write(uint64_t offset, const uint8_t* data, unsigned length, u
     send_mmio(offset, data, length);
     return;
   }
-  mmio_queue_.push_back({at_ps, offset, std::vector<uint8_t>(data, data + length)});
+  // After every write due no later (another thread's may be due earlier).
+  const auto at = std::upper_bound(mmio_queue_.begin(), mmio_queue_.end(), at_ps,
+                                   [](uint64_t t, const Pending& p) { return t < p.at_ps; });
+  mmio_queue_.insert(at, {at_ps, offset, std::vector<uint8_t>(data, data + length)});
   if (started_) mmio_alarm_.notify_at(mmio_queue_.front().at_ps);
 }
 
@@ -139,7 +154,7 @@ Driver::Qp* Driver::find_qp(uint32_t qpn) {
   return qpn < qps_.size() ? qps_[qpn].get() : nullptr;
 }
 
-uint32_t Driver::create_cq(uint32_t depth) {
+uint32_t Driver::create_cq(uint32_t depth, unsigned thread) {
   hca::CqRing r;
   r.depth = depth;
   r.entries = ring_entries(std::max<uint32_t>(depth, 1));
@@ -152,6 +167,8 @@ uint32_t Driver::create_cq(uint32_t depth) {
   cqs_[cqn] = std::make_unique<Cq>(*this, cqn);
   Cq& cq = *cqs_[cqn];
   cq.ring = r;
+  cq.thread = thread;
+  if (cpu_free_ps_.size() <= thread) cpu_free_ps_.resize(thread + 1, 0);
   if (r.vector < vector_cqs_.size()) {
     if (vector_cqs_[r.vector].empty()) program_vector(r.vector);
     vector_cqs_[r.vector].push_back(cqn);
@@ -186,6 +203,7 @@ uint32_t Driver::create_qp(const transport::QpInit& init) {
   q.qpn = qpn;
   q.init = init;
   q.rings = r;
+  q.thread = init.send_cq < cqs_.size() && cqs_[init.send_cq] != nullptr ? cqs_[init.send_cq]->thread : 0;
   q.sq_wrid.resize(r.sq_entries);
   q.rq_wrid.resize(r.rq_entries);
   return qpn;
@@ -255,21 +273,21 @@ std::string Driver::post_send(uint32_t qpn, const std::vector<transport::SendWr>
     q.sq_wrid[slot] = w.wr_id;
     ++q.sq_posted;
     ++stats_.posts;
-    cpu(config_.post_ps);
+    cpu(config_.post_ps, q.thread);
   }
   uint8_t record[4];
   hca::put_u32(record, q.sq_posted);
   memory().write(r.doorbell_record + 4, record, sizeof record);
   if (config_.doorbell == DoorbellMode::BlueFlame && list.size() == 1 && last_bytes <= hca::kBlueFlameBytes) {
     ++stats_.blueflame_writes;
-    const uint64_t at = cpu(config_.blueflame_ps);
+    const uint64_t at = cpu(config_.blueflame_ps, q.thread);
     mmio_write(uint64_t{r.uar} * hca::kPageBytes + hca::kUarBlueFlame, wqe_.data(), last_bytes, at);
   } else {
     ++stats_.doorbells;
     uint8_t doorbell[8];
     hca::put_u32(doorbell, q.sq_posted);
     hca::put_u32(doorbell + 4, qpn);
-    const uint64_t at = cpu(config_.doorbell_ps);
+    const uint64_t at = cpu(config_.doorbell_ps, q.thread);
     mmio_write(uint64_t{r.uar} * hca::kPageBytes + hca::kUarSendDoorbell, doorbell, sizeof doorbell, at);
   }
   return "";
@@ -294,7 +312,7 @@ std::string Driver::post_recv(uint32_t qpn, const transport::RecvWr& wr) {
   hca::put_u32(record, q.rq_posted);
   memory().write(r.doorbell_record, record, sizeof record);
   ++stats_.recv_posts;
-  cpu(config_.post_ps);
+  cpu(config_.post_ps, q.thread);
   return "";
 }
 
@@ -341,7 +359,7 @@ std::string Driver::req_notify_cq(uint32_t cqn, bool solicited_only) {
   uint8_t doorbell[8];
   hca::put_u32(doorbell, cqn | uint32_t{solicited_only ? hca::kCqArmSolicited : hca::kCqArmNext} << 24);
   hca::put_u32(doorbell + 4, cqs_[cqn]->consumed);
-  const uint64_t at = cpu(config_.doorbell_ps);
+  const uint64_t at = cpu(config_.doorbell_ps, cqs_[cqn]->thread);
   mmio_write(hca::kPageBytes + hca::kUarCqDoorbell, doorbell, sizeof doorbell, at);
   return "";
 }
@@ -373,9 +391,9 @@ void Driver::cqe_visible(Cq& cq, uint64_t visible_ps) {
     if (visible_ps > now) cq.due.notify_at(visible_ps);
     return;
   }
-  const uint64_t at = std::max(visible_ps, cpu_free_ps_) + config_.poll_ps;
+  const uint64_t at = std::max(visible_ps, cpu_free_ps_[cq.thread]) + config_.poll_ps;
   if (at <= now) {
-    cpu(config_.poll_ps);
+    cpu(config_.poll_ps, cq.thread);
     cq.poll_handler();
   } else {
     cq.due.notify_at(at);
@@ -385,27 +403,25 @@ void Driver::cqe_visible(Cq& cq, uint64_t visible_ps) {
 void Driver::cq_due(Cq& cq) {
   const uint64_t now = link::now_ps();
   if (cq.poll_handler) {
-    cpu_free_ps_ = std::max(cpu_free_ps_, now);
-    stats_.cpu_busy_ps += config_.poll_ps;
+    take_cpu(config_.poll_ps, cq.thread);
     cq.poll_handler();
   }
   // The next CQE not yet visible wakes the poller again (the handler may poll later, at this time).
   const auto later = std::find_if(cq.visible.begin(), cq.visible.end(), [now](uint64_t v) { return v > now; });
-  if (later != cq.visible.end()) cq.due.notify_at(std::max(*later, cpu_free_ps_) + config_.poll_ps);
+  if (later != cq.visible.end()) cq.due.notify_at(std::max(*later, cpu_free_ps_[cq.thread]) + config_.poll_ps);
 }
 
 void Driver::interrupt(uint32_t vector, uint64_t visible_ps) {
   if (vector >= vector_cqs_.size() || vector_alarms_[vector] == nullptr) return;
   ++stats_.interrupts;
-  const uint64_t at = std::max(visible_ps, cpu_free_ps_) + config_.interrupt_ps;
+  const uint64_t at = std::max(visible_ps, cpu_free_ps_[0]) + config_.interrupt_ps;
   vector_due_[vector] = at;
   if (at <= link::now_ps()) interrupt_due(vector);
   else vector_alarms_[vector]->notify_at(at);
 }
 
 void Driver::interrupt_due(uint32_t vector) {
-  cpu_free_ps_ = std::max(cpu_free_ps_, link::now_ps());
-  stats_.cpu_busy_ps += config_.interrupt_ps;
+  take_cpu(config_.interrupt_ps, 0);
   for (uint32_t cqn : vector_cqs_[vector])
     if (cqn < cqs_.size() && cqs_[cqn] != nullptr && cqs_[cqn]->interrupt_handler) cqs_[cqn]->interrupt_handler();
 }

@@ -19,14 +19,17 @@
 //   many scatter/gather entries, an opcode the QP type lacks, a QP not yet in
 //   RTS: the text the transport engines use); posting to a QP in ERR posts
 //   (the HCA flushes it).
-// - CPU time: the thread does one thing at a time. A post costs post_ps per
-//   WR, then doorbell_ps or blueflame_ps, and its MMIO write leaves when that
-//   is done (an event at that time, not an annotated delay); later posts
-//   wait for the thread. A completion reaches the code
-//   that polls for it (on_cq_event) poll_ps after its CQE is visible in host
-//   memory and the thread is free; an interrupt reaches its handler
-//   (on_cq_interrupt) interrupt_ps after its MSI-X write lands. With every
-//   cost 0 and a link of no cost, these happen at once, in the HCA's call.
+// - CPU time: each CPU thread does one thing at a time. A CQ belongs to the
+//   thread given at create_cq (0 by default), a QP to its send CQ's thread.
+//   A post costs its QP's thread post_ps per WR, then doorbell_ps or
+//   blueflame_ps, and its MMIO write leaves when that is done (an event at
+//   that time, not an annotated delay); later posts wait for the thread.
+//   MMIO writes of different threads leave in the order of their times. A
+//   completion reaches the code that polls for it (on_cq_event) poll_ps
+//   after its CQE is visible in host memory and its CQ's thread is free; an
+//   interrupt reaches its handler (on_cq_interrupt) interrupt_ps after its
+//   MSI-X write lands, on thread 0. With every cost 0 and a link of no cost,
+//   these happen at once, in the HCA's call.
 // - poll_cq hands out only CQEs already visible in host memory; it maps each
 //   CQE's WQE index back to the wr_id posted, frees the ring slots, and
 //   writes the CQ's consumer counter into its doorbell record.
@@ -90,7 +93,7 @@ struct DriverStats {
   uint64_t arms = 0;               // req_notify_cq calls
   uint64_t interrupts = 0;         // MSI-X messages taken
   uint64_t mmio_errors = 0;        // MMIO writes the HCA answered with an error
-  uint64_t cpu_busy_ps = 0;        // the thread's time on the costs above
+  uint64_t cpu_busy_ps = 0;        // the threads' time on the costs above, summed
 };
 
 // Where the driver keeps what it allocates in host memory (its own region,
@@ -109,7 +112,8 @@ class Driver : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<Driver> mmio{"mmio"};  // to the HCA's BAR0 over the PCIe link
 
   // Verbs (libibverbs' namesakes; errors as a one-line reason, "" = done).
-  uint32_t create_cq(uint32_t depth);
+  // thread: the CPU thread that polls it and posts to the QPs whose send CQ it is.
+  uint32_t create_cq(uint32_t depth, unsigned thread = 0);
   std::string destroy_cq(uint32_t cq);
   // Throws std::invalid_argument as Hca::create_qp does.
   uint32_t create_qp(const transport::QpInit& init);
@@ -145,7 +149,8 @@ class Driver : public sc_core::sc_module {
 
   void start_of_simulation() override;
   uint64_t allocate(uint64_t bytes, uint64_t align);
-  uint64_t cpu(uint64_t cost_ps);  // runs a cost on the thread; returns when it is done
+  uint64_t cpu(uint64_t cost_ps, unsigned thread);  // runs a cost on a thread; returns when it is done
+  void take_cpu(uint64_t cost_ps, unsigned thread);  // a cost whose alarm, set for when it ends, fired now
   void mmio_write(uint64_t offset, const uint8_t* data, unsigned length, uint64_t at_ps);
   void send_mmio(uint64_t offset, const uint8_t* data, unsigned length);
   void cqe_visible(Cq& cq, uint64_t visible_ps);
@@ -160,7 +165,7 @@ class Driver : public sc_core::sc_module {
   hca::Hca& hca_;
   uint64_t next_free_ = kDriverArea;
   uint64_t doorbell_page_ = 0, doorbell_used_ = 0;  // doorbell records, packed
-  uint64_t cpu_free_ps_ = 0;
+  std::vector<uint64_t> cpu_free_ps_ = {0};  // by CPU thread: when it is free
   bool started_ = false;
   struct Pending {
     uint64_t at_ps;

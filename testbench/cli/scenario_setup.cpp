@@ -94,6 +94,11 @@ SimulationSetup setup_from(const config::Scenario& s, const std::string& out_dir
     const config::PerftestConfig& t = s.workload.perftest[i];
     r.transport.perftest.push_back({t, ports.by_name.at(t.client), ports.by_name.at(t.server), i});
   }
+  for (unsigned i = 0; i < s.workload.swarm.size(); ++i) {
+    workloads::SwarmSpec w{s.workload.swarm[i], {}, i, s.run.seed};
+    for (const std::string& m : w.config.machines) w.machines.push_back(ports.by_name.at(m));
+    r.transport.swarm.push_back(std::move(w));
+  }
   for (unsigned i = 0; i < s.workload.dma.size(); ++i) {
     const config::DmaTestConfig& d = s.workload.dma[i];
     unsigned hca = 0;
@@ -108,7 +113,8 @@ SimulationSetup setup_from(const config::Scenario& s, const std::string& out_dir
     const config::VerbsConnectionConfig& c = s.workload.verbs[i];
     r.transport.verbs.push_back({c, ports.by_name.at(c.a), ports.by_name.at(c.b), i});
   }
-  r.fabric.hosts = !r.transport.perftest.empty() || !r.transport.dma.empty() || !r.transport.verbs.empty();
+  r.fabric.hosts = !r.transport.perftest.empty() || !r.transport.dma.empty() || !r.transport.verbs.empty() ||
+                   !r.transport.swarm.empty();
   r.options.duration_ps = s.run.duration_ps;
   r.options.partitions = s.run.partitions;
   r.options.measure = s.run.measure;

@@ -153,6 +153,11 @@ Simulation::Simulation(const config::FabricSpec& fabric, std::vector<workloads::
     scripts_.push_back(std::make_unique<workloads::VerbsScript>(name.c_str(), v, hca_of(v.a), hca_of(v.b)));
     verbs_ends_.emplace_back(v.a, v.b);
   }
+  for (const workloads::SwarmSpec& w : transport.swarm) {
+    std::vector<host::Driver*> drivers;
+    for (const workloads::Endpoint& e : w.machines) drivers.push_back(&hca_of(e));
+    swarms_.push_back(std::make_unique<workloads::Swarm>(w.config.name.c_str(), w, drivers));
+  }
   for (const workloads::DmaTestSpec& d : transport.dma) {
     if (d.hca >= fabric_->hca_count()) throw std::invalid_argument("DMA test: no such HCA");
     dma_tests_.push_back(std::make_unique<workloads::DmaTest>(d.config.name.c_str(), d, fabric_->hca(d.hca)));
@@ -430,6 +435,7 @@ void Simulation::finish_run(bool reported) {
   if (!window_open_.empty() && window_close_.empty()) window_close_ = port_counters(end_ps_);
   cut_ = options_.duration_ps != 0 && end_ps_ >= options_.duration_ps;
   for (auto& t : perftests_) t->finish(cut_);
+  for (auto& w : swarms_) w->finish(end_ps_);
   for (auto& v : scripts_) v->finish();
   checker_.finish(end_ps_);
   wall_s_ = seconds_since(started_);
@@ -476,6 +482,7 @@ std::vector<std::string> Simulation::workload_failures() const {
   std::vector<std::string> out = management_failures();
   for (const auto& t : perftests_) out.insert(out.end(), t->result().failures.begin(), t->result().failures.end());
   for (const auto& v : scripts_) out.insert(out.end(), v->failures().begin(), v->failures().end());
+  for (const auto& w : swarms_) out.insert(out.end(), w->result().failures.begin(), w->result().failures.end());
   return out;
 }
 
@@ -620,6 +627,7 @@ nlohmann::json Simulation::results_json(bool list_ports) const {
   out["patterns"] = std::move(pattern_list);
   out["perftest"] = std::move(perftest);
   out["dma"] = dma_tests_json(dma_tests_, *fabric_);
+  out["swarm"] = swarms_json(swarms_, *fabric_);
   out["verbs"] = std::move(verbs);
   out["qps"] = qps_json(*fabric_, end_ps_, owners);
   out["engines"] = engines_json(*fabric_, end_ps_);

@@ -41,6 +41,7 @@
 #include "testbench/workloads/dma_test.hpp"
 #include "testbench/workloads/perftest.hpp"
 #include "testbench/workloads/raw_generator.hpp"
+#include "testbench/workloads/swarm.hpp"
 #include "testbench/workloads/verbs_script.hpp"
 
 namespace hcasim {
@@ -70,6 +71,7 @@ struct TransportWorkloads {
   std::vector<workloads::PerftestSpec> perftest;
   std::vector<workloads::VerbsScriptSpec> verbs;
   std::vector<workloads::DmaTestSpec> dma;
+  std::vector<workloads::SwarmSpec> swarm;
 };
 
 class Simulation {
@@ -91,6 +93,7 @@ class Simulation {
   const std::vector<std::unique_ptr<workloads::Perftest>>& perftests() const { return perftests_; }
   const std::vector<std::unique_ptr<workloads::VerbsScript>>& verbs_scripts() const { return scripts_; }
   const std::vector<std::unique_ptr<workloads::DmaTest>>& dma_tests() const { return dma_tests_; }
+  const std::vector<std::unique_ptr<workloads::Swarm>>& swarms() const { return swarms_; }
   // What the transport workloads found wrong (empty = every expectation held):
   // the management failures below, then the perftest tests' and verbs scripts'.
   std::vector<std::string> workload_failures() const;
@@ -187,6 +190,7 @@ class Simulation {
   std::vector<std::unique_ptr<workloads::RawGenerator>> generators_;
   std::vector<std::unique_ptr<workloads::Perftest>> perftests_;
   std::vector<std::unique_ptr<workloads::DmaTest>> dma_tests_;
+  std::vector<std::unique_ptr<workloads::Swarm>> swarms_;
   std::vector<std::unique_ptr<workloads::VerbsScript>> scripts_;
   checkers::LinkChecker checker_;
   std::unique_ptr<trace::PacketCapture> capture_;

@@ -195,9 +195,56 @@ nlohmann::json engines_json(const fabric::Fabric& f, uint64_t sim_ps) {
   return out;
 }
 
+nlohmann::json swarms_json(const std::vector<std::unique_ptr<workloads::Swarm>>& swarms, const fabric::Fabric& f) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& w : swarms) {
+    const config::SwarmConfig& c = w->spec().config;
+    const workloads::SwarmResult& r = w->result();
+    const double seconds = static_cast<double>(r.count_to_ps - r.count_from_ps) * 1e-12;
+    nlohmann::json machines = nlohmann::json::array();
+    double sum = 0;
+    for (std::size_t n = 0; n < r.machines.size(); ++n) {
+      const workloads::Endpoint& e = w->spec().machines[n];
+      const workloads::SwarmMachineResult& m = r.machines[n];
+      const double rate = seconds > 0 ? static_cast<double>(m.completed) / seconds : 0.0;
+      sum += rate;
+      machines.push_back({{"port", std::string(f.hca(e.node).name()) + ".p" + std::to_string(e.port + 1)},
+                          {"qps", m.qps},
+                          {"posted", m.posted},
+                          {"completed", m.completed},
+                          {"ops_per_s", rate}});
+    }
+    out.push_back({{"name", c.name},
+                   {"op", c.op == config::SwarmOp::Read ? "read" : "write"},
+                   {"size", c.size},
+                   {"threads", c.threads},
+                   {"vms", c.vms},
+                   {"window", c.window},
+                   {"qps_per_machine", r.machines.empty() ? 0u : r.machines.front().qps},
+                   {"counted_from_ps", r.count_from_ps},
+                   {"counted_to_ps", r.count_to_ps},
+                   {"ops_per_s_per_machine", r.machines.empty() ? 0.0 : sum / static_cast<double>(r.machines.size())},
+                   {"machines", std::move(machines)},
+                   {"latency", trace::latency_json(r.latency_ps)},
+                   {"failures", r.failures}});
+  }
+  return out;
+}
+
 std::string transport_summary(const nlohmann::json& stats) {
   std::ostringstream o;
   char line[256];
+  for (const auto& w : stats["swarm"]) {
+    std::snprintf(line, sizeof line,
+                  "  swarm %s: %zu machines x %u threads, %s of %llu B, window %u, %u QPs per machine: %.2f M ops/s "
+                  "per machine, latency p50 %.0f ns p99 %.0f ns\n",
+                  w["name"].get<std::string>().c_str(), w["machines"].size(), w["threads"].get<unsigned>(),
+                  w["op"].get<std::string>().c_str(), static_cast<unsigned long long>(w["size"].get<uint64_t>()),
+                  w["window"].get<unsigned>(), w["qps_per_machine"].get<unsigned>(),
+                  w["ops_per_s_per_machine"].get<double>() / 1e6, w["latency"]["p50_ns"].get<double>(),
+                  w["latency"]["p99_ns"].get<double>());
+    o << line;
+  }
   for (const auto& t : stats["perftest"]) {
     std::snprintf(line, sizeof line, "  perftest %s: %s %s, %s -> %s, %llu QP%s%s\n",
                   t["name"].get<std::string>().c_str(), t["test"].get<std::string>().c_str(),

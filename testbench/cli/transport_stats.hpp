@@ -28,6 +28,7 @@
 
 #include "models/fabric/fabric.hpp"
 #include "testbench/workloads/perftest.hpp"
+#include "testbench/workloads/swarm.hpp"
 #include "testbench/workloads/verbs_script.hpp"
 
 namespace hcasim {
@@ -37,9 +38,10 @@ using QpOwners = std::map<std::pair<unsigned, uint32_t>, std::string>;
 
 nlohmann::json perftest_json(const workloads::Perftest& t, const fabric::Fabric& f);
 nlohmann::json verbs_script_json(const workloads::VerbsScript& v);
+nlohmann::json swarms_json(const std::vector<std::unique_ptr<workloads::Swarm>>& swarms, const fabric::Fabric& f);
 nlohmann::json qps_json(const fabric::Fabric& f, uint64_t sim_ps, const QpOwners& owners);
 nlohmann::json engines_json(const fabric::Fabric& f, uint64_t sim_ps);
-// perftest-style tables and one line per verbs connection, from a stats document.
+// perftest-style tables, one line per swarm and per verbs connection, from a stats document.
 std::string transport_summary(const nlohmann::json& stats);
 
 }  // namespace hcasim
