@@ -11,11 +11,16 @@ so a script or a test can read back what a picture shows.
   hcasim plot sweep DIR|results.csv --x AXIS --y METRIC [--series AXIS]
                     [--where AXIS=VALUE ...] [--band minmax|std] [--logx] [--logy]
                     [--title TEXT] [--out OUT]
+                    [--reference FILE.csv --reference-x COL --reference-y COL
+                     [--reference-where COL=VALUE ...] [--reference-label TEXT]]
       The metric's mean over seeds (and over any run of the same x and
       series) against an axis, one line per value of the series axis, with the
       min-max range (or one standard deviation) as a band. Other axes that
       vary must be fixed with --where. Failed runs (exit code not 0) are left
-      out and counted in the title.
+      out and counted in the title. --reference draws published points
+      (a CSV with a header; x numeric, y in the metric's units) as black
+      crosses beside the model's lines, filtered by --reference-where; they
+      go in OUT.csv as the series "reference: LABEL" (runs 0).
   hcasim plot run DIR [--out PREFIX]
       From one run's stats.json: PREFIX_throughput (per flow), PREFIX_latency
       (per flow, the CDF through the reported min, percentiles and max; with
@@ -184,6 +189,11 @@ def plot_sweep(a):
             ax.minorticks_off()
         elif any(str(x).strip().endswith("%") for x in xs):
             ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter())
+    if a.reference:
+        points = reference_points(a)
+        out_rows += [[f"reference: {a.reference_label}", x, y, y, y, 0] for x, y in points]
+        ax.plot([p[0] for p in points], [p[1] / scale for p in points], linestyle="none", marker="x", color="black",
+                markersize=8, label=a.reference_label)
     ax.set_xlabel(axis_label(a.x))
     ax.set_ylabel(ylabel)
     if a.logx:
@@ -200,10 +210,41 @@ def plot_sweep(a):
         note += f"; {len(failed)} failed run{'s' if len(failed) > 1 else ''} left out"
     ax.set_title(f"{title}\n{note}", fontsize=10)
     ax.grid(True, alpha=0.3)
-    if a.series or len(series) > 1:
+    if a.series or len(series) > 1 or a.reference:
         ax.legend(fontsize=8)
     out = a.out or os.path.join(os.path.dirname(path), "plots", re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{a.y}_vs_{a.x}"))
     save(fig, out, ["series", "x", "mean", "low", "high", "runs"], out_rows)
+
+
+def reference_points(a):
+    """(x, y) of the reference CSV's rows that pass --reference-where, in file order."""
+    if not (a.reference_x and a.reference_y):
+        raise BadInput("--reference needs --reference-x COL and --reference-y COL")
+    if not os.path.exists(a.reference):
+        raise BadInput(f"--reference {a.reference}: no such file; accepted: a CSV file with a header")
+    with open(a.reference, newline="") as f:
+        rows = list(csv.DictReader(f))
+    columns = list(rows[0].keys()) if rows else []
+    where = {}
+    for w in a.reference_where:
+        if "=" not in w or w.split("=", 1)[0] not in columns:
+            raise BadInput(f"--reference-where {w}: accepted: COL=VALUE with COL one of {', '.join(columns)}")
+        k, v = w.split("=", 1)
+        where[k] = v
+    for flag, col in (("--reference-x", a.reference_x), ("--reference-y", a.reference_y)):
+        if col not in columns:
+            raise BadInput(f"{flag} {col}: not a column of {a.reference}; accepted: {', '.join(columns)}")
+    points = []
+    for r in rows:
+        if any(r[k] != v for k, v in where.items()):
+            continue
+        x, y = axis_number(r[a.reference_x]), number(r[a.reference_y])
+        if x is None or y is None:
+            raise BadInput(f"--reference {a.reference}: row {r}: x and y must be numbers")
+        points.append((x, y))
+    if not points:
+        raise BadInput(f"--reference {a.reference}: no row passes --reference-where")
+    return points
 
 
 # --- one run -----------------------------------------------------------------
@@ -429,6 +470,11 @@ def main(argv):
     sw.add_argument("--logy", action="store_true")
     sw.add_argument("--title")
     sw.add_argument("--out")
+    sw.add_argument("--reference")
+    sw.add_argument("--reference-x")
+    sw.add_argument("--reference-y")
+    sw.add_argument("--reference-where", action="append", default=[])
+    sw.add_argument("--reference-label", default="reference")
     rn = sub.add_parser("run", help="per-flow throughput and latency, switch ports as a heat map")
     rn.add_argument("run")
     rn.add_argument("--out")

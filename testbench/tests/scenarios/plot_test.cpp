@@ -143,3 +143,39 @@ TEST_CASE("plot timeseries: a byte count per interval drawn as Gb/s over that in
   CHECK(count_lines(bad.err) == 1);
   CHECK(bad.err.find("credits_available") != std::string::npos);
 }
+
+TEST_CASE("plot sweep --reference: the published points that pass --reference-where, beside the model's line") {
+  const ScratchDir dir("plot-reference");
+  const CommandResult s = run_command("sweep " + config_path("experiments/qp_scalability.json") + " --quiet --out " +
+                                          (dir / "sweep").string(), dir);
+  REQUIRE(s.exit_code == 0);
+  const std::string reference = (fs::path(HCASIM_SOURCE_DIR) / "docs/experiments/rc_swarm_connectib.csv").string();
+  const CommandResult r = run_command("plot sweep " + (dir / "sweep").string() + " --x vms --y reads_per_s --reference " +
+                                          reference + " --reference-x vms --reference-y reads_per_s " +
+                                          "--reference-where window=24 --reference-label Connect-IB --out " +
+                                          (dir / "qps").string(), dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  check_pictures(dir / "qps");
+  std::map<double, double> expected;  // vms -> reads/s of the reference rows with window 24
+  const auto ref = read_csv(reference);
+  for (std::size_t i = 1; i < ref.size(); ++i)
+    if (ref[i][2] == "24") expected[std::stod(ref[i][0])] = std::stod(ref[i][3]);
+  REQUIRE(expected.size() == 8);
+  std::map<double, double> drawn;
+  std::size_t model = 0;
+  const auto rows = read_csv(dir / "qps.csv");
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    if (rows[i][0] == "reference: Connect-IB") drawn[std::stod(rows[i][1])] = std::stod(rows[i][2]);
+    else ++model;
+  }
+  CHECK(drawn == expected);
+  CHECK(model == 8);
+  // A filter on a column the file lacks is one line naming it.
+  const CommandResult bad = run_command("plot sweep " + (dir / "sweep").string() + " --x vms --y reads_per_s --reference " +
+                                            reference + " --reference-x vms --reference-y reads_per_s --reference-where "
+                                            "threads=14 --out " + (dir / "bad").string(), dir);
+  CHECK(bad.exit_code == 2);
+  CHECK(count_lines(bad.err) == 1);
+  CHECK(bad.err.find("--reference-where threads=14") != std::string::npos);
+}
