@@ -367,6 +367,9 @@ void describe(Io& io, SwarmConfig& c) {
   io.uint("window", c.window, 1, 1u << 16, "operations a thread keeps outstanding over its QPs");
   io.bytes("buffer", c.buffer, 4096, uint64_t{1} << 30,
            "each thread's registered buffer; remote addresses are random 64-byte-aligned offsets in it");
+  io.uint("regions", c.regions, 1, 1u << 20,
+          "memory regions each thread's buffer is registered as (equal parts; a remote address uses the region "
+          "that holds it)");
   io.uint("max_rd_atomic", c.max_rd_atomic, 1, 255, "READs a QP keeps outstanding, and accepts as responder");
   io.uint("sq_depth", c.sq_depth, 1, 1u << 16, "send queue depth of each QP");
   io.time("start", c.start_ps, 0, UINT64_MAX, "when the threads start posting");

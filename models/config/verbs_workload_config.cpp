@@ -282,6 +282,8 @@ const char* to_string(VerbsOpKind k) {
   return "?";
 }
 
+constexpr uint64_t kLineBytes = 64;
+
 void check_swarm(SwarmConfig& w, const std::string& at, const PortCheck& ports, const Scenario& s, std::size_t index) {
   if (w.name.empty()) w.name = "swarm" + std::to_string(index);
   if (w.machines.empty())
@@ -300,6 +302,11 @@ void check_swarm(SwarmConfig& w, const std::string& at, const PortCheck& ports, 
     throw ConfigError(at + ".buffer", format_bytes(w.buffer) + " cannot hold the window's " + std::to_string(w.window) +
                                           " slots of " + format_bytes(w.size) + " and a remote operation; accepted: at least " +
                                           format_bytes(polling + w.size + 64));
+  const uint64_t part = w.buffer / w.regions;
+  if (part < polling + w.size || part % kLineBytes != 0)
+    throw ConfigError(at + ".regions", std::to_string(w.regions) + " regions of " + format_bytes(w.buffer) +
+                                           " are " + format_bytes(part) + " each; accepted: regions of whole 64-byte " +
+                                           "lines that each hold the window's slots and an operation");
   if (w.window > w.sq_depth)
     throw ConfigError(at + ".window", std::to_string(w.window) + " exceeds sq_depth " + std::to_string(w.sq_depth) +
                                           " (every operation may go to one QP); accepted: at most sq_depth");

@@ -126,6 +126,7 @@ struct SwarmConfig {
   uint64_t size = 32;                  // bytes per operation
   uint32_t window = 24;                // operations a thread keeps outstanding
   uint64_t buffer = 2ull << 20;        // each thread's registered buffer (rc-swarm: 2 MiB)
+  uint32_t regions = 1;                // memory regions the buffer is registered as, equal parts
   uint32_t max_rd_atomic = 16;         // READs a QP keeps outstanding, and accepts as responder
   uint32_t sq_depth = 128;             // send queue depth of each QP
   uint64_t start_ps = 0;               // when the threads start posting

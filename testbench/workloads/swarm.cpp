@@ -25,7 +25,7 @@ struct Swarm::Thread {
   host::Driver* driver = nullptr;
   std::vector<uint32_t> qpns, cqs;  // by QP index k
   std::vector<uint32_t> targets;    // the QP indexes that go to other machines
-  hca::MemoryRegion mr;
+  std::vector<hca::MemoryRegion> mrs;  // the buffer's regions, in address order
   uint64_t base = 0;
   std::vector<Slot> slots;
   uint32_t head = 0;                // the window's next slot
@@ -55,8 +55,9 @@ Swarm::Swarm(const sc_core::sc_module_name& name, const SwarmSpec& spec, const s
       th->index = t;
       th->driver = &d;
       th->base = kSwarmArea + (uint64_t{spec_.index} << 38) + t * stride;
-      th->mr = d.reg_mr(th->base, c.buffer,
-                        transport::kLocalWrite | transport::kRemoteWrite | transport::kRemoteRead);
+      for (uint32_t r = 0; r < c.regions; ++r)
+        th->mrs.push_back(d.reg_mr(th->base + r * (c.buffer / c.regions), c.buffer / c.regions,
+                                   transport::kLocalWrite | transport::kRemoteWrite | transport::kRemoteRead));
       th->slots.resize(c.window);
       th->rng.seed(mix_seed(spec_.seed, 0x7377726dull + spec_.index, uint64_t{n} * c.threads + t));
       Thread* self = th.get();
@@ -138,13 +139,16 @@ bool Swarm::post(Thread& t) {
   const Thread& remote = *threads_[(k % machines) * c.threads + t.index];
   // A random line past the remote window's slots, the operation inside the buffer.
   const uint64_t first = (uint64_t{c.window} * c.size + kLine) / kLine * kLine;
-  const uint64_t lines = (c.buffer - c.size - first) / kLine + 1;
+  const uint64_t lines = (c.buffer / c.regions - c.size - first) / kLine + 1;
   transport::SendWr w;
   w.wr_id = t.head;
   w.opcode = c.op == config::SwarmOp::Read ? transport::WrOpcode::RdmaRead : transport::WrOpcode::RdmaWrite;
-  w.sg_list = {{t.base + uint64_t{t.head} * c.size, static_cast<uint32_t>(c.size), t.mr.lkey}};
-  w.remote_addr = remote.base + first + t.rng() % lines * kLine;
-  w.rkey = remote.mr.rkey;
+  w.sg_list = {{t.base + uint64_t{t.head} * c.size, static_cast<uint32_t>(c.size), t.mrs.front().lkey}};
+  // A random line of a random region, past the window's slots and with the operation inside the region.
+  const uint64_t part = c.buffer / c.regions;
+  const uint32_t region = static_cast<uint32_t>(t.rng() % c.regions);
+  w.remote_addr = remote.base + region * part + first + t.rng() % lines * kLine;
+  w.rkey = remote.mrs[region].rkey;
   w.signaled = true;
   const std::string why = t.driver->post_send(t.qpns[k], w);
   if (!why.empty()) {

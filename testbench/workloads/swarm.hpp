@@ -12,9 +12,11 @@
 //   m N + n of thread t on machine k mod N (same thread index, same virtual
 //   machine). QPs a machine makes for itself are created and left in RESET:
 //   they count against the HCA's QPs but carry nothing, as in rc-swarm.
-// - Each thread registers one buffer of `buffer` bytes. Its first window x size
-//   bytes are the window's local slots; remote addresses are random 64-byte
-//   aligned offsets past that region, at most buffer - size.
+// - Each thread registers its buffer of `buffer` bytes as `regions` memory
+//   regions of equal size. The first window x size bytes are the window's
+//   local slots; a remote address is a random region, and in it a random
+//   64-byte line past the first window x size bytes with the operation inside
+//   the region (one region: rc-swarm's random offsets).
 // - A thread keeps `window` operations outstanding. Slot i of the window is
 //   reused in order: the thread posts into the next slot once the operation
 //   in it completed (it polls that operation's QP's CQ, as rc-swarm does), on

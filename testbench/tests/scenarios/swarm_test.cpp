@@ -74,6 +74,7 @@ TEST_CASE("swarm: a wrong swarm is one line naming its path") {
                      {"window beyond the send queue", "--set workload.swarm.0.window=200", "workload.swarm.0.window"},
                      {"buffer too small for the window", "--set workload.swarm.0.buffer=4KiB --set workload.swarm.0.size=1KiB",
                       "workload.swarm.0.buffer"},
+                     {"regions too small", "--set workload.swarm.0.regions=3000", "workload.swarm.0.regions"},
                      {"no duration", "--set run.duration=0ns", "workload.swarm.0"}},
                     dir);
 }
