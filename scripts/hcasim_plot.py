@@ -10,12 +10,13 @@ so a script or a test can read back what a picture shows.
 
   hcasim plot sweep DIR|results.csv --x AXIS --y METRIC [--series AXIS]
                     [--where AXIS=VALUE ...] [--band minmax|std] [--logx] [--logy]
-                    [--title TEXT] [--out OUT]
+                    [--reference CSV [--reference-label TEXT]] [--title TEXT] [--out OUT]
       The metric's mean over seeds (and over any run of the same x and
       series) against an axis, one line per value of the series axis, with the
       min-max range (or one standard deviation) as a band. Other axes that
       vary must be fixed with --where. Failed runs (exit code not 0) are left
-      out and counted in the title.
+      out and counted in the title. --reference draws measured points (a CSV
+      with columns x, an axis value, and y, in the metric's units) as crosses.
   hcasim plot run DIR [--out PREFIX]
       From one run's stats.json: PREFIX_throughput (per flow), PREFIX_latency
       (per flow, the CDF through the reported min, percentiles and max; with
@@ -184,6 +185,25 @@ def plot_sweep(a):
             ax.minorticks_off()
         elif any(str(x).strip().endswith("%") for x in xs):
             ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter())
+    if a.reference:
+        ref_rows = reference_points(a.reference)
+        xs = sorted({x for _, x in groups}, key=sort_key)
+        numeric = all(axis_number(x) is not None for x in xs)
+        magnitudes = a.logx and all(sort_key(x)[0] == 0 for x in xs)
+        pos = []
+        for x, _ in ref_rows:
+            if numeric and axis_number(x) is not None:
+                pos.append(axis_number(x))
+            elif magnitudes and sort_key(x)[0] == 0:
+                pos.append(sort_key(x)[1])
+            elif x in xs:
+                pos.append(xs.index(x))
+            else:
+                raise BadInput(f"--reference {a.reference}: x {x} is not a value of --x {a.x}; "
+                               f"accepted: {', '.join(xs)}")
+        label = a.reference_label or "reference"
+        ax.plot(pos, [y / scale for _, y in ref_rows], linestyle="none", marker="x", color="black", label=label)
+        out_rows += [[f"reference: {label}", x, y, y, y, 0] for x, y in ref_rows]
     ax.set_xlabel(axis_label(a.x))
     ax.set_ylabel(ylabel)
     if a.logx:
@@ -200,10 +220,27 @@ def plot_sweep(a):
         note += f"; {len(failed)} failed run{'s' if len(failed) > 1 else ''} left out"
     ax.set_title(f"{title}\n{note}", fontsize=10)
     ax.grid(True, alpha=0.3)
-    if a.series or len(series) > 1:
+    if a.series or len(series) > 1 or a.reference:
         ax.legend(fontsize=8)
     out = a.out or os.path.join(os.path.dirname(path), "plots", re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{a.y}_vs_{a.x}"))
     save(fig, out, ["series", "x", "mean", "low", "high", "runs"], out_rows)
+
+
+def reference_points(path):
+    """(x, y) pairs of a reference CSV: columns x and y, y in the metric's units; other columns ignored."""
+    if not os.path.exists(path):
+        raise BadInput(f"--reference {path}: no such file; accepted: a CSV with columns x and y")
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(row for row in f if not row.startswith("#")))
+    if not rows or "x" not in rows[0] or "y" not in rows[0]:
+        raise BadInput(f"--reference {path}: accepted: a CSV with columns x and y ('#' lines are comments)")
+    points = []
+    for r in rows:
+        y = number(r["y"])
+        if y is None:
+            raise BadInput(f"--reference {path}: y {r['y']} of x {r['x']} is not a number")
+        points.append((r["x"], y))
+    return points
 
 
 # --- one run -----------------------------------------------------------------
@@ -427,6 +464,8 @@ def main(argv):
     sw.add_argument("--band", choices=["minmax", "std"], default="minmax")
     sw.add_argument("--logx", action="store_true")
     sw.add_argument("--logy", action="store_true")
+    sw.add_argument("--reference")
+    sw.add_argument("--reference-label")
     sw.add_argument("--title")
     sw.add_argument("--out")
     rn = sub.add_parser("run", help="per-flow throughput and latency, switch ports as a heat map")
