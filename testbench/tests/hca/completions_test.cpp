@@ -460,3 +460,28 @@ TEST_CASE("CQE compression: a lone completion is a plain CQE written `wait` late
   CHECK_FALSE(on.hca_a().cq_compressing(forced_off));
   CHECK(on.hca_a().cq_compressing(by_default));
 }
+
+TEST_CASE("CQE compression: an error completion writes the open block at once, then itself alone as a plain CQE") {
+  // Three WRITEs that succeed and a fourth with an R_Key B never gave (remote access error): the three wait in
+  // a block (wait 1 ms, never reached), the error writes them (a title and one array) and then itself: 2 writes
+  // of 2 + 1 entries, long before the wait would have ended.
+  HostPair t(compressing(8, 1'000'000'000));
+  std::vector<transport::SendWr> list = writes(t, 0, 4);
+  list[3].rkey = t.mb.rkey + 0x100;
+  REQUIRE(t.a().post_send(t.qa.qpn, list).empty());
+  std::vector<transport::WorkCompletion> got;
+  HostPair::at(100'000'000, [&] { got = poll_all(t.a(), t.qa.cq); });
+  HostPair::run(kEnd);
+  REQUIRE(got.size() == 4);
+  for (uint64_t i = 0; i < 3; ++i) {
+    CHECK(got[i].wr_id == i);
+    CHECK(got[i].status == WcStatus::Success);
+  }
+  CHECK(got[3].wr_id == 3);
+  CHECK(got[3].status == WcStatus::RemAccessErr);
+  const hca::CompletionStats& s = t.hca_a().completion_stats();
+  CHECK(s.blocks == 1);
+  CHECK(s.mini_cqes == 2);
+  CHECK(s.cqes == 3);
+  CHECK(t.hca_a().dma_stats().of(hca::DmaPurpose::Cqe).writes == 2);
+}
