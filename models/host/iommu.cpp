@@ -33,7 +33,7 @@ uint64_t Iommu::walk(uint64_t page, uint64_t start_ps) {
     const unsigned below = kIoPageTableBits * (config_.walk_levels - 1 - l);
     const uint64_t index = below >= 64 ? 0 : page >> below;
     walk_trans_.set_command(tlm::TLM_READ_COMMAND);
-    walk_trans_.set_address(kIoPageTables + (uint64_t{l} << 40) + index * kIoPageEntryBytes);
+    walk_trans_.set_address(kIoPageTables + (uint64_t{l} << 44) + index * kIoPageEntryBytes);
     walk_trans_.set_data_ptr(entry_);
     walk_trans_.set_data_length(kIoPageEntryBytes);
     walk_trans_.set_streaming_width(kIoPageEntryBytes);

@@ -15,7 +15,7 @@
 //   an 8-byte entry of host memory one after the other, each a b_transport
 //   on `out` (the memory's own latency and bandwidth; not over PCIe: the
 //   IOMMU is in the root complex). Level l of the walk for page p reads the
-//   entry at kIoPageTables + l * 2^40 + (p >> (9 * (walk_levels - 1 - l))) * 8
+//   entry at kIoPageTables + l * 2^44 + (p >> (9 * (walk_levels - 1 - l))) * 8
 //   (512 entries a table, as x86's). walk_levels 0 is the fixed penalty alone.
 // - Mapping: the model maps IOVA = physical address (the driver maps each
 //   buffer at its own address), so translation costs time, not addresses.
