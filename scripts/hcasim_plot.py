@@ -11,16 +11,17 @@ so a script or a test can read back what a picture shows.
   hcasim plot sweep DIR|results.csv --x AXIS --y METRIC [--series AXIS]
                     [--where AXIS=VALUE ...] [--band minmax|std] [--logx] [--logy]
                     [--title TEXT] [--out OUT]
-                    [--reference FILE.csv --reference-x COL --reference-y COL
+                    [--reference FILE.csv [--reference-x COL] [--reference-y COL]
                      [--reference-where COL=VALUE ...] [--reference-label TEXT]]
       The metric's mean over seeds (and over any run of the same x and
       series) against an axis, one line per value of the series axis, with the
       min-max range (or one standard deviation) as a band. Other axes that
       vary must be fixed with --where. Failed runs (exit code not 0) are left
       out and counted in the title. --reference draws published points
-      (a CSV with a header; x numeric, y in the metric's units) as black
-      crosses beside the model's lines, filtered by --reference-where; they
-      go in OUT.csv as the series "reference: LABEL" (runs 0).
+      (a CSV with a header, '#' lines are comments; x an axis value, y in the
+      metric's units; columns x and y unless --reference-x/-y name others) as
+      black crosses beside the model's lines, filtered by --reference-where;
+      they go in OUT.csv as the series "reference: LABEL" (runs 0).
   hcasim plot run DIR [--out PREFIX]
       From one run's stats.json: PREFIX_throughput (per flow), PREFIX_latency
       (per flow, the CDF through the reported min, percentiles and max; with
@@ -191,9 +192,23 @@ def plot_sweep(a):
             ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter())
     if a.reference:
         points = reference_points(a)
+        xs = sorted({x for _, x in groups}, key=sort_key)
+        numeric = all(axis_number(x) is not None for x in xs)
+        magnitudes = a.logx and all(sort_key(x)[0] == 0 for x in xs)
+        pos = []
+        for x, _ in points:
+            if numeric and axis_number(x) is not None:
+                pos.append(axis_number(x))
+            elif magnitudes and sort_key(x)[0] == 0:
+                pos.append(sort_key(x)[1])
+            elif x in xs:
+                pos.append(xs.index(x))
+            else:
+                raise BadInput(f"--reference {a.reference}: x {x} is not a value of --x {a.x}; "
+                               f"accepted: {', '.join(xs)}")
+        ax.plot(pos, [y / scale for _, y in points], linestyle="none", marker="x", color="black", markersize=8,
+                label=a.reference_label)
         out_rows += [[f"reference: {a.reference_label}", x, y, y, y, 0] for x, y in points]
-        ax.plot([p[0] for p in points], [p[1] / scale for p in points], linestyle="none", marker="x", color="black",
-                markersize=8, label=a.reference_label)
     ax.set_xlabel(axis_label(a.x))
     ax.set_ylabel(ylabel)
     if a.logx:
@@ -217,13 +232,11 @@ def plot_sweep(a):
 
 
 def reference_points(a):
-    """(x, y) of the reference CSV's rows that pass --reference-where, in file order."""
-    if not (a.reference_x and a.reference_y):
-        raise BadInput("--reference needs --reference-x COL and --reference-y COL")
+    """(x, y) of the reference CSV's rows that pass --reference-where, in file order; x as written."""
     if not os.path.exists(a.reference):
         raise BadInput(f"--reference {a.reference}: no such file; accepted: a CSV file with a header")
     with open(a.reference, newline="") as f:
-        rows = list(csv.DictReader(f))
+        rows = list(csv.DictReader(row for row in f if not row.startswith("#")))
     columns = list(rows[0].keys()) if rows else []
     where = {}
     for w in a.reference_where:
@@ -238,12 +251,15 @@ def reference_points(a):
     for r in rows:
         if any(r[k] != v for k, v in where.items()):
             continue
-        x, y = axis_number(r[a.reference_x]), number(r[a.reference_y])
-        if x is None or y is None:
-            raise BadInput(f"--reference {a.reference}: row {r}: x and y must be numbers")
-        points.append((x, y))
+        y = number(r[a.reference_y])
+        if y is None:
+            raise BadInput(f"--reference {a.reference}: y {r[a.reference_y]} of x {r[a.reference_x]} is not a number")
+        points.append((r[a.reference_x], y))
     if not points:
         raise BadInput(f"--reference {a.reference}: no row passes --reference-where")
+    return points
+
+
     return points
 
 
@@ -471,8 +487,8 @@ def main(argv):
     sw.add_argument("--title")
     sw.add_argument("--out")
     sw.add_argument("--reference")
-    sw.add_argument("--reference-x")
-    sw.add_argument("--reference-y")
+    sw.add_argument("--reference-x", default="x")
+    sw.add_argument("--reference-y", default="y")
     sw.add_argument("--reference-where", action="append", default=[])
     sw.add_argument("--reference-label", default="reference")
     rn = sub.add_parser("run", help="per-flow throughput and latency, switch ports as a heat map")

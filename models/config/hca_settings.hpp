@@ -23,6 +23,7 @@
 #include "models/host/driver.hpp"
 #include "models/host/host.hpp"
 #include "models/host/host_memory.hpp"
+#include "models/host/iommu.hpp"
 #include "models/pcie/pcie_config.hpp"
 
 namespace hcasim::pcie {
@@ -71,6 +72,37 @@ void describe_cpu(Io& io, DriverConfig& c) {
   io.time("interrupt", c.interrupt_ps, 0, 1'000'000'000, "from an MSI-X message to the completion handler");
 }
 
+// The IOTLB's fields (hca::ContextCacheConfig as the IOMMU uses it).
+struct IotlbObject {
+  hca::ContextCacheConfig cache;
+};
+template <class Io>
+void describe(Io& io, IotlbObject& c) {
+  io.uint("entries", c.cache.entries, 1, 1u << 20, "translations the IOTLB holds");
+  io.uint("ways", c.cache.ways, 0, 1u << 20, "entries per set; 0 = fully associative (ways must divide entries)");
+  io.choice("replacement", c.cache.replacement,
+            config::Names<hca::Replacement>{{"lru", hca::Replacement::Lru}, {"random", hca::Replacement::Random}},
+            "victim in a full set: least recently used, or random (seeded)");
+  io.uint("walks", c.cache.mshrs, 1, 1024, "page walks in flight at once (later misses wait for one to end)");
+  const uint32_t ways = c.cache.ways == 0 ? c.cache.entries : c.cache.ways;
+  if (ways > c.cache.entries || c.cache.entries % ways != 0)
+    io.fail("ways", std::to_string(c.cache.ways) + " does not divide entries " + std::to_string(c.cache.entries) +
+                        "; accepted: 0 or a divisor of entries");
+}
+
+template <class Io>
+void describe(Io& io, IommuConfig& c) {
+  io.boolean("enabled", c.enabled, "an IOMMU between the PCIe link and host memory translates every DMA address");
+  io.bytes("page_size", c.page_bytes, 4096, uint64_t{1} << 21, "I/O page size: 4KiB or 2MiB");
+  if (c.page_bytes != 4096 && c.page_bytes != (uint64_t{1} << 21))
+    io.fail("page_size", std::to_string(c.page_bytes) + "B; accepted: 4KiB or 2MiB");
+  IotlbObject iotlb{c.iotlb};
+  io.object("iotlb", iotlb, "the IOMMU's translation cache");
+  c.iotlb = iotlb.cache;
+  io.uint("walk_levels", c.walk_levels, 0, 6, "page-table reads of host memory per IOTLB miss (0 = miss_penalty only)");
+  io.time("miss_penalty", c.miss_penalty_ps, 0, 1'000'000'000, "fixed cost of an IOTLB miss before its walk reads");
+}
+
 }  // namespace hcasim::host
 
 namespace hcasim::config {
@@ -109,6 +141,21 @@ void describe(Io& io, MsixObject& c) {
           "or this long after the first of them (0ns = no timer)");
 }
 
+// CQE compression's fields as their own object.
+struct CqeCompressionObject {
+  hca::HcaConfig hca;
+};
+template <class Io>
+void describe(Io& io, CqeCompressionObject& c) {
+  io.boolean("enabled", c.hca.cqe_compression,
+             "CQs write completions close together as one compressed block (a title CQE and mini CQEs), unless "
+             "create_cq says otherwise");
+  io.uint("max_block", c.hca.cqe_compression_max, 1, hca::kMaxMiniCqes + 1,
+          "completions a compressed block holds at most (8: a title and one full mini-CQE array)");
+  io.time("wait", c.hca.cqe_compression_wait_ps, 0, 1'000'000'000'000,
+          "a block not yet full is written this long after its first completion");
+}
+
 template <class Io>
 void describe(Io& io, HcaSettings& c) {
   io.choice("preset", c.preset, Names<HcaPreset>{{"realistic", HcaPreset::Realistic}, {"ideal", HcaPreset::Ideal}},
@@ -119,6 +166,7 @@ void describe(Io& io, HcaSettings& c) {
   }
   io.object("pcie", c.host.pcie, "the PCIe link between host and HCA");
   io.object("host_memory", c.host.memory, "host memory as the HCA's DMA sees it");
+  io.object("iommu", c.host.iommu, "an IOMMU with an IOTLB in the root complex (off by default)");
   io.choice("doorbell", c.host.driver.doorbell,
             Names<host::DoorbellMode>{{"mmio", host::DoorbellMode::Mmio}, {"blueflame", host::DoorbellMode::BlueFlame}},
             "how the driver tells the HCA of new WQEs: an MMIO doorbell, or a BlueFlame write carrying the WQE");
@@ -135,6 +183,9 @@ void describe(Io& io, HcaSettings& c) {
   MsixObject msix{c.hca};
   io.object("msix", msix, "MSI-X vectors and interrupt moderation");
   c.hca = msix.hca;
+  CqeCompressionObject compression{c.hca};
+  io.object("cqe_compression", compression, "CQE compression: several completions of a CQ in one CQE write");
+  c.hca = compression.hca;
   io.bytes("rx_buffer", c.hca.rx_buffer_bytes, 1, uint64_t{1} << 32,
            "received data waiting for its host-memory writes before the HCA stops taking packets");
   if (c.host.driver.inline_threshold > c.host.driver.max_inline)

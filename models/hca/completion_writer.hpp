@@ -17,9 +17,27 @@
 //   one) takes effect at its arrival; when CQEs beyond the consumer counter
 //   it names are already written, the interrupt is raised at once. An armed
 //   CQ counts the completions that match (every one, or solicited receive
-//   completions and errors); at msix_moderation_count of them, or
-//   msix_moderation_ps after the first (when set), it raises its vector's
+//   completions and errors); at its moderation count of them, or its
+//   moderation period after the first (when set), it raises its vector's
 //   MSI-X message and disarms. A masked vector raises nothing (counted).
+//   Count and period start as the HCA's msix_moderation_count and
+//   msix_moderation_ps; modify_cq changes them for one CQ (ibv_modify_cq's
+//   cq_count and cq_period; a count of 0 means every completion, as 1).
+// - CQE compression (the CQ's compression, from create_cq or the HCA's
+//   cqe_compression): a completion that can join the CQ's open block
+//   (host_formats.hpp joins_block: same QP, plain success) is held in it; one
+//   that cannot first writes the open block. A block is written as one DMA
+//   write (two when it wraps the ring's end) when it holds
+//   cqe_compression_max completions (at most as many as fit in depth ring
+//   entries), or cqe_compression_wait_ps after its first completion, or when
+//   a completion that cannot join arrives (an error or a completion with
+//   immediate data is then written alone, at once). A block of one
+//   completion is a plain CQE. Without compression every completion is a
+//   block of one, written at once.
+// - Ring entries are what the CQ holds: a block of n completions needs
+//   cqe_block_entries(n) of them; the room check and the overrun above
+//   apply to the block as a whole (an overrun loses all of its completions).
+//   Moderation counts the block's completions when it is written.
 
 #include <cstdint>
 #include <functional>
@@ -33,6 +51,8 @@
 
 namespace hcasim::hca {
 
+constexpr uint32_t kMaxCqModerationCount = 0xFFFF;  // ibv_modify_cq's cq_count is 16 bits
+
 // Where a CQ's ring is (the command interface's create_cq).
 struct CqRing {
   uint64_t addr = 0;              // entries x 64 bytes
@@ -40,6 +60,8 @@ struct CqRing {
   uint32_t depth = 0;             // completions it holds (ibv_create_cq's cqe)
   uint64_t doorbell_record = 0;   // 8 bytes: consumer counter
   uint32_t vector = 0;            // MSI-X vector of its interrupts
+  enum class Compression : uint8_t { Default, On, Off };
+  Compression compression = Compression::Default;  // Default: the HCA's cqe_compression
 };
 
 struct MsixEntry {
@@ -49,7 +71,10 @@ struct MsixEntry {
 };
 
 struct CompletionStats {
-  uint64_t cqes = 0;              // CQEs written
+  uint64_t cqes = 0;              // ring entries written (CQEs and mini-CQE arrays)
+  uint64_t completions = 0;       // completions written (a compressed block holds several)
+  uint64_t blocks = 0;            // compressed blocks written (a title with mini CQEs)
+  uint64_t mini_cqes = 0;         // completions written as mini CQEs
   uint64_t lost = 0;              // completions lost to an overrun
   uint64_t record_reads = 0;      // reads of CQ doorbell records (the CQ looked full)
   uint64_t arms = 0;              // arm doorbells handled
@@ -76,6 +101,9 @@ class CompletionWriter {
   void write(uint32_t cqn, const transport::WorkCompletion& wc, uint32_t wqe_index, bool solicited);
   // A CQ doorbell arriving at at_ps: arm (kCqArmNext / kCqArmSolicited) with the consumer counter.
   void arm(uint32_t cqn, uint8_t command, uint32_t consumer, uint64_t at_ps);
+  // Interrupt moderation of one CQ from now on (count 0 = 1: every completion; period 0 = no timer).
+  void moderate(uint32_t cqn, uint32_t count, uint64_t period_ps);
+  bool compressing(uint32_t cqn) const { return cqs_.at(cqn)->compress; }
 
   const CompletionStats& stats() const { return stats_; }
 
@@ -84,10 +112,21 @@ class CompletionWriter {
     Cq(CompletionWriter& owner, uint32_t cqn) : owner(owner), cqn(cqn) {}
     void on_timer() { owner.raise(*this); }
     void on_arm() { owner.arm_now(*this); }
+    void on_block_due() { owner.flush(*this); }
     CompletionWriter& owner;
     uint32_t cqn;
     CqRing ring;
-    uint32_t produced = 0;        // CQEs written
+    bool compress = false;
+    uint32_t block_max = 1;       // completions a block holds at most
+    uint32_t moderation_count = 1;
+    uint64_t moderation_ps = 0;
+    struct Held {
+      transport::WorkCompletion wc;
+      uint32_t wqe_index;
+      bool solicited;
+    };
+    std::vector<Held> block;      // the open block's completions
+    uint32_t produced = 0;        // ring entries written
     uint32_t consumed = 0;        // consumer counter last read
     bool overrun = false;
     uint8_t armed = 0;            // 0, kCqArmNext or kCqArmSolicited
@@ -96,16 +135,19 @@ class CompletionWriter {
     uint32_t arm_consumer = 0;
     link::Alarm timer = link::Alarm::method<&Cq::on_timer>(this);
     link::Alarm arm_due = link::Alarm::method<&Cq::on_arm>(this);
+    link::Alarm block_due = link::Alarm::method<&Cq::on_block_due>(this);
   };
   void arm_now(Cq& cq);
   void raise(Cq& cq);
+  void flush(Cq& cq);  // writes the open block
+  void count_for_interrupt(Cq& cq, const Cq::Held& h);
 
   HcaConfig config_;
   DmaEngine& dma_;
   const std::vector<MsixEntry>& msix_;
   std::vector<std::unique_ptr<Cq>> cqs_;
   std::function<void(uint32_t)> on_overrun_;
-  uint8_t cqe_[64];
+  std::vector<uint8_t> entries_;  // the block being written
   CompletionStats stats_;
 };
 

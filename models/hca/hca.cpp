@@ -66,6 +66,15 @@ uint32_t Hca::create_cq(const CqRing& ring) {
   return completions_->add(ring);
 }
 
+std::string Hca::modify_cq(uint32_t n, uint32_t count, uint64_t period_ps) {
+  if (!completions_->exists(n)) return "no CQ " + std::to_string(n);
+  if (count > kMaxCqModerationCount)
+    return "modify_cq: cq_count " + std::to_string(count) + "; accepted: 0 to " +
+           std::to_string(kMaxCqModerationCount);
+  completions_->moderate(n, count, period_ps);
+  return "";
+}
+
 std::string Hca::destroy_cq(uint32_t n) {
   if (!completions_->exists(n)) return "no CQ " + std::to_string(n);
   for (const transport::Qp* qp : transport_->qps())

@@ -120,7 +120,12 @@ class Hca : public sc_core::sc_module {
   uint32_t create_cq(const CqRing& ring);
   // "" when done; the reason when CQ n does not exist or a QP still uses it.
   std::string destroy_cq(uint32_t n);
+  // Interrupt moderation of CQ n (ibv_modify_cq's cq_count and cq_period; a
+  // count of 0 is every completion, a period of 0 no timer): "" when done,
+  // the reason when there is no such CQ or count is above kMaxCqModerationCount.
+  std::string modify_cq(uint32_t n, uint32_t count, uint64_t period_ps);
   bool cq_exists(uint32_t n) const { return completions_->exists(n); }
+  bool cq_compressing(uint32_t n) const { return completions_->compressing(n); }
   // A QP over rings in host memory; throws std::invalid_argument when a CQ
   // does not exist, a ring is not a power of two holding the QP's
   // max_send_wr / max_recv_wr, a stride cannot hold max_send_sge /

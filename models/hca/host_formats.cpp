@@ -241,4 +241,34 @@ transport::WorkCompletion decode_cqe(const uint8_t* cqe, uint16_t& wqe_index) {
   return wc;
 }
 
+bool joins_block(const transport::WorkCompletion& title, const transport::WorkCompletion& wc) {
+  const auto plain = [](const transport::WorkCompletion& c) {
+    return c.status == transport::WcStatus::Success && !c.with_imm && !c.with_inv && c.vendor_err == 0;
+  };
+  return plain(title) && plain(wc) && wc.qp_num == title.qp_num && wc.src_qp == title.src_qp &&
+         wc.slid == title.slid && wc.sl == title.sl;
+}
+
+void set_mini_count(uint8_t* title, uint8_t m) { title[36] = m; }
+
+void encode_mini_array(const MiniCqe* minis, uint32_t n, uint32_t ring_index, uint32_t ring_entries, uint8_t* out) {
+  std::memset(out, 0, kCqeBytes);
+  for (uint32_t k = 0; k < n && k < kMiniCqesPerEntry; ++k) {
+    uint8_t* m = out + k * kMiniCqeBytes;
+    put_u16(m, minis[k].wqe_index);
+    m[2] = static_cast<uint8_t>(minis[k].opcode);
+    put_u32(m + 4, minis[k].byte_len);
+  }
+  out[63] = static_cast<uint8_t>((((ring_index / ring_entries) & 1) ^ 1) | kCqeMiniArray);
+}
+
+MiniCqe decode_mini_cqe(const uint8_t* array, uint32_t k) {
+  const uint8_t* m = array + k * kMiniCqeBytes;
+  MiniCqe out;
+  out.wqe_index = get_u16(m);
+  out.opcode = static_cast<transport::WcOpcode>(m[2]);
+  out.byte_len = get_u32(m + 4);
+  return out;
+}
+
 }  // namespace hcasim::hca

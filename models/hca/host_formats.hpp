@@ -58,10 +58,29 @@
 //     32-33  WQE index: the send or receive counter of the completed WQE modulo 2^16
 //     34     opcode (transport::WcOpcode)
 //     35     status (transport::WcStatus, the IBV_WC values)
-//     36-62  0
+//     36     mini CQEs that follow this CQE (a compressed block's title; 0 = a
+//            plain CQE)
+//     37-62  0
 //     63     bit 0: owner. Entry i of a ring of n is valid when its owner bit is
 //            ((i / n) & 1) ^ 1: the HCA writes 1 on the first pass, 0 on the
 //            second, ..., so a ring of zeroed memory holds no valid entry.
+//            bit 1: a mini-CQE array (below), not a CQE.
+//
+// Compressed block (CQE compression, completion_writer.hpp): completions of
+// one QP that succeeded with no immediate or invalidate, made close together,
+// go to the ring as one block written by one DMA write: a title CQE (the
+// first completion, as above, byte 36 = m, the completions that follow),
+// then ceil(m / 7) mini-CQE arrays in the ring entries after it. An array is a
+// ring entry of its own (64 bytes, with its owner bit in byte 63 and bit 1
+// set) holding up to 7 mini CQEs of 8 bytes, in completion order:
+//     0-1    WQE index
+//     2      opcode (transport::WcOpcode)
+//     3      0
+//     4-7    byte count
+//   then 0 up to byte 62. A completion of a mini CQE has the title's fields
+//   (QP number, status, SL, source LID and QP, timestamp) and its own WQE
+//   index, opcode and byte count. A block of n completions takes
+//   1 + ceil((n - 1) / 7) ring entries (cqe_block_entries).
 //
 // BAR0 (MMIO; page = offset >> 12):
 //   page 0, registers: 0x000 device id (read only), 0x008 number of UAR pages
@@ -163,11 +182,33 @@ void encode_recv_wqe(const transport::RecvWr& wr, uint32_t stride, uint8_t* out)
 void decode_recv_wqe(const uint8_t* wqe, uint32_t stride, transport::RecvWr& wr);
 
 // CQEs.
+constexpr uint32_t kMiniCqeBytes = 8;
+constexpr uint32_t kMiniCqesPerEntry = 7;   // 56 bytes; byte 63 keeps the owner bit
+constexpr uint32_t kMaxMiniCqes = 255;      // byte 36 of the title
+constexpr uint8_t kCqeMiniArray = 1u << 1;  // byte 63, bit 1
 void encode_cqe(const transport::WorkCompletion& wc, uint32_t wqe_index, uint32_t ring_index, uint32_t ring_entries,
                 uint8_t* out);
 bool cqe_valid(const uint8_t* cqe, uint32_t ring_index, uint32_t ring_entries);
 // The completion (wr_id left 0) and the WQE index it reports.
 transport::WorkCompletion decode_cqe(const uint8_t* cqe, uint16_t& wqe_index);
+
+// Compressed blocks.
+struct MiniCqe {
+  uint16_t wqe_index = 0;
+  transport::WcOpcode opcode = transport::WcOpcode::Send;
+  uint32_t byte_len = 0;
+};
+// Ring entries a block of n >= 1 completions takes: the title and its arrays.
+constexpr uint32_t cqe_block_entries(uint32_t n) { return 1 + (n - 1 + kMiniCqesPerEntry - 1) / kMiniCqesPerEntry; }
+// Whether wc may follow `title` in a block as a mini CQE (same QP, source and
+// SL; both succeeded with no immediate, no invalidate and no vendor error).
+bool joins_block(const transport::WorkCompletion& title, const transport::WorkCompletion& wc);
+void set_mini_count(uint8_t* title, uint8_t m);
+inline uint8_t mini_count(const uint8_t* cqe) { return cqe[36]; }
+inline bool is_mini_array(const uint8_t* entry) { return (entry[63] & kCqeMiniArray) != 0; }
+// A mini-CQE array at ring entry ring_index: minis[0..n), n <= kMiniCqesPerEntry.
+void encode_mini_array(const MiniCqe* minis, uint32_t n, uint32_t ring_index, uint32_t ring_entries, uint8_t* out);
+MiniCqe decode_mini_cqe(const uint8_t* array, uint32_t k);
 
 // Little-endian access to the fields above.
 inline void put_u16(uint8_t* p, uint16_t v) {

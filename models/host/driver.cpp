@@ -39,7 +39,8 @@ struct Driver::Cq {
   unsigned thread = 0;
   hca::CqRing ring;
   uint32_t consumed = 0;
-  std::deque<uint64_t> visible;  // when each CQE written and not yet polled is visible, in ring order
+  std::deque<uint64_t> visible;  // when each ring entry written and not yet polled is visible, in ring order
+  std::deque<WorkCompletion> expanded;  // completions of a compressed block read, not yet handed out
   std::function<void()> poll_handler, interrupt_handler;
   link::Alarm due = link::Alarm::method<&Cq::on_due>(this);
 };
@@ -154,9 +155,10 @@ Driver::Qp* Driver::find_qp(uint32_t qpn) {
   return qpn < qps_.size() ? qps_[qpn].get() : nullptr;
 }
 
-uint32_t Driver::create_cq(uint32_t depth, unsigned thread) {
+uint32_t Driver::create_cq(uint32_t depth, unsigned thread, hca::CqRing::Compression compression) {
   hca::CqRing r;
   r.depth = depth;
+  r.compression = compression;
   r.entries = ring_entries(std::max<uint32_t>(depth, 1));
   r.addr = allocate(uint64_t{r.entries} * hca::kCqeBytes, kRingAlign);
   r.doorbell_record = allocate(hca::kDoorbellRecordBytes, hca::kDoorbellRecordBytes);
@@ -174,10 +176,16 @@ uint32_t Driver::create_cq(uint32_t depth, unsigned thread) {
     vector_cqs_[r.vector].push_back(cqn);
   }
   memory_.watch_writes(r.addr, r.addr + uint64_t{r.entries} * hca::kCqeBytes,
-                       [this, cqn](uint64_t, uint64_t, uint64_t visible) {
-                         if (cqn < cqs_.size() && cqs_[cqn] != nullptr) cqe_visible(*cqs_[cqn], visible);
+                       [this, cqn](uint64_t, uint64_t length, uint64_t visible) {
+                         if (cqn < cqs_.size() && cqs_[cqn] != nullptr)
+                           cqe_visible(*cqs_[cqn], visible, static_cast<uint32_t>(length / hca::kCqeBytes));
                        });
   return cqn;
+}
+
+std::string Driver::modify_cq(uint32_t cq, uint32_t count, uint64_t period_ps) {
+  if (cq >= cqs_.size() || cqs_[cq] == nullptr) return "no CQ " + std::to_string(cq);
+  return hca_.modify_cq(cq, count, period_ps);
 }
 
 std::string Driver::destroy_cq(uint32_t cq) {
@@ -316,36 +324,66 @@ std::string Driver::post_recv(uint32_t qpn, const transport::RecvWr& wr) {
   return "";
 }
 
+void Driver::resolve(WorkCompletion& wc, uint16_t wqe_index) {
+  wc.wr_id = wqe_index;
+  Qp* q = find_qp(wc.qp_num);
+  if (q == nullptr) return;
+  // The counter this index stands for, and its wr_id.
+  const bool recv = wc.opcode == transport::WcOpcode::Recv || wc.opcode == transport::WcOpcode::RecvRdmaWithImm;
+  uint32_t& done = recv ? q->rq_done : q->sq_done;
+  const uint32_t counter = done + static_cast<uint16_t>(wqe_index - static_cast<uint16_t>(done));
+  const std::vector<uint64_t>& wrid = recv ? q->rq_wrid : q->sq_wrid;
+  wc.wr_id = wrid[counter & (wrid.size() - 1)];
+  done = counter + 1;  // a send completion also frees the unsignaled WQEs before it
+  if (wc.status != transport::WcStatus::Success && q->init.type == transport::QpType::Rc) q->state = QpState::Err;
+}
+
+bool Driver::expand_block(Cq& cq, uint64_t now) {
+  const hca::CqRing& r = cq.ring;
+  const auto entry = [&](uint32_t k) { return r.addr + uint64_t{(cq.consumed + k) & (r.entries - 1)} * hca::kCqeBytes; };
+  uint8_t cqe[hca::kCqeBytes];
+  memory().read(entry(0), cqe, sizeof cqe);
+  if (!hca::cqe_valid(cqe, cq.consumed, r.entries) || hca::is_mini_array(cqe)) return false;
+  const uint32_t minis = hca::mini_count(cqe);
+  const uint32_t need = hca::cqe_block_entries(minis + 1);
+  if (cq.visible.size() < need || cq.visible[need - 1] > now) return false;  // the rest of the block is not there yet
+  uint16_t wqe_index = 0;
+  const WorkCompletion title = hca::decode_cqe(cqe, wqe_index);
+  cq.expanded.push_back(title);
+  resolve(cq.expanded.back(), wqe_index);
+  uint8_t array[hca::kCqeBytes];
+  for (uint32_t i = 0; i < minis; ++i) {
+    const uint32_t e = 1 + i / hca::kMiniCqesPerEntry;
+    if (i % hca::kMiniCqesPerEntry == 0) memory().read(entry(e), array, sizeof array);
+    const hca::MiniCqe m = hca::decode_mini_cqe(array, i % hca::kMiniCqesPerEntry);
+    WorkCompletion wc = title;
+    wc.opcode = m.opcode;
+    wc.byte_len = m.byte_len;
+    resolve(wc, m.wqe_index);
+    cq.expanded.push_back(wc);
+  }
+  for (uint32_t e = 0; e < need; ++e) cq.visible.pop_front();
+  cq.consumed += need;
+  return true;
+}
+
 std::size_t Driver::poll_cq(uint32_t cqn, std::size_t max, std::vector<WorkCompletion>& out) {
   if (cqn >= cqs_.size() || cqs_[cqn] == nullptr) throw std::out_of_range("no CQ " + std::to_string(cqn));
   Cq& cq = *cqs_[cqn];
   const uint64_t now = link::now_ps();
+  const uint32_t consumed_before = cq.consumed;
   std::size_t n = 0;
-  uint8_t cqe[hca::kCqeBytes];
-  while (n < max && !cq.visible.empty() && cq.visible.front() <= now) {
-    const uint32_t index = cq.consumed & (cq.ring.entries - 1);
-    memory().read(cq.ring.addr + uint64_t{index} * hca::kCqeBytes, cqe, sizeof cqe);
-    if (!hca::cqe_valid(cqe, cq.consumed, cq.ring.entries)) break;
-    uint16_t wqe_index = 0;
-    WorkCompletion wc = hca::decode_cqe(cqe, wqe_index);
-    wc.wr_id = wqe_index;
-    if (Qp* q = find_qp(wc.qp_num)) {  // the counter this index stands for, and its wr_id
-      const bool recv = wc.opcode == transport::WcOpcode::Recv || wc.opcode == transport::WcOpcode::RecvRdmaWithImm;
-      uint32_t& done = recv ? q->rq_done : q->sq_done;
-      const uint32_t counter = done + static_cast<uint16_t>(wqe_index - static_cast<uint16_t>(done));
-      const std::vector<uint64_t>& wrid = recv ? q->rq_wrid : q->sq_wrid;
-      wc.wr_id = wrid[counter & (wrid.size() - 1)];
-      done = counter + 1;  // a send completion also frees the unsignaled WQEs before it
-      if (wc.status != transport::WcStatus::Success && q->init.type == transport::QpType::Rc) q->state = QpState::Err;
-    }
-    out.push_back(wc);
-    cq.visible.pop_front();
-    ++cq.consumed;
+  while (n < max) {
+    if (cq.expanded.empty() && (cq.visible.empty() || cq.visible.front() > now || !expand_block(cq, now))) break;
+    out.push_back(cq.expanded.front());
+    cq.expanded.pop_front();
     ++n;
   }
   if (n > 0) {
     ++stats_.cq_polls;
     stats_.cqes += n;
+  }
+  if (cq.consumed != consumed_before) {
     uint8_t record[4];
     hca::put_u32(record, cq.consumed);
     memory().write(cq.ring.doorbell_record, record, sizeof record);
@@ -384,8 +422,8 @@ void Driver::watch_memory(uint64_t begin, uint64_t end, std::function<void(uint6
   });
 }
 
-void Driver::cqe_visible(Cq& cq, uint64_t visible_ps) {
-  cq.visible.push_back(visible_ps);
+void Driver::cqe_visible(Cq& cq, uint64_t visible_ps, uint32_t entries) {
+  cq.visible.insert(cq.visible.end(), entries, visible_ps);
   const uint64_t now = link::now_ps();
   if (!cq.poll_handler) {  // no poller: the run still lasts until the CQE is there to poll
     if (visible_ps > now) cq.due.notify_at(visible_ps);

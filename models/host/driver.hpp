@@ -32,7 +32,10 @@
 //   these happen at once, in the HCA's call.
 // - poll_cq hands out only CQEs already visible in host memory; it maps each
 //   CQE's WQE index back to the wr_id posted, frees the ring slots, and
-//   writes the CQ's consumer counter into its doorbell record.
+//   writes the CQ's consumer counter (ring entries consumed) into its
+//   doorbell record. A compressed block (host_formats.hpp) is read whole once
+//   all its entries are visible and expanded into its completions, title
+//   first; those poll_cq does not hand out yet wait for the next call.
 // - req_notify_cq arms the CQ by its CQ doorbell (MMIO); the CQ's interrupt
 //   comes on its own MSI-X vector, which the driver programs (an MMIO write of
 //   the vector's table entry) when it creates the vector's first CQ.
@@ -113,7 +116,11 @@ class Driver : public sc_core::sc_module {
 
   // Verbs (libibverbs' namesakes; errors as a one-line reason, "" = done).
   // thread: the CPU thread that polls it and posts to the QPs whose send CQ it is.
-  uint32_t create_cq(uint32_t depth, unsigned thread = 0);
+  // compression: the CQ's CQE compression (Default: the HCA's cqe_compression).
+  uint32_t create_cq(uint32_t depth, unsigned thread = 0,
+                     hca::CqRing::Compression compression = hca::CqRing::Compression::Default);
+  // ibv_modify_cq's moderation: an interrupt after count completions or period_ps after the first.
+  std::string modify_cq(uint32_t cq, uint32_t count, uint64_t period_ps);
   std::string destroy_cq(uint32_t cq);
   // Throws std::invalid_argument as Hca::create_qp does.
   uint32_t create_qp(const transport::QpInit& init);
@@ -153,7 +160,12 @@ class Driver : public sc_core::sc_module {
   void take_cpu(uint64_t cost_ps, unsigned thread);  // a cost whose alarm, set for when it ends, fired now
   void mmio_write(uint64_t offset, const uint8_t* data, unsigned length, uint64_t at_ps);
   void send_mmio(uint64_t offset, const uint8_t* data, unsigned length);
-  void cqe_visible(Cq& cq, uint64_t visible_ps);
+  void cqe_visible(Cq& cq, uint64_t visible_ps, uint32_t entries);
+  // Reads the block at the consumer counter into cq.expanded when all of it is
+  // visible by now; false when there is none (yet).
+  bool expand_block(Cq& cq, uint64_t now);
+  // The wr_id of the WQE a completion reports, and the ring slots it frees.
+  void resolve(transport::WorkCompletion& wc, uint16_t wqe_index);
   void cq_due(Cq& cq);
   void program_vector(uint32_t v);
   void interrupt(uint32_t vector, uint64_t visible_ps);

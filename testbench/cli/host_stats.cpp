@@ -57,6 +57,32 @@ nlohmann::json dma_json(const hca::DmaStats& s) {
   return out;
 }
 
+nlohmann::json iommu_json(const host::Iommu& m) {
+  const hca::ContextCacheStats& c = m.iotlb_stats();
+  return {{"page_size", m.config().page_bytes},
+          {"translations", m.stats().translations},
+          {"iotlb",
+           {{"entries", m.iotlb().config().entries},
+            {"lookups", c.lookups},
+            {"hits", c.hits},
+            {"merged", c.merged},
+            {"misses", c.misses},
+            {"evictions", c.evictions},
+            {"hit_rate", c.hit_rate()},
+            {"walk_waits", c.mshr_full_waits},
+            {"miss_latency", trace::latency_json(c.miss_latency)}}},
+          {"walk_reads", m.stats().walk_reads}};
+}
+
+// CQE compression's counts, where a CQ compresses (keys absent otherwise).
+void add_compression(nlohmann::json& front_end, const hca::Hca& h) {
+  const hca::CompletionStats& c = h.completion_stats();
+  if (!h.config().cqe_compression && c.blocks == 0) return;
+  front_end["completions"] = c.completions;
+  front_end["cqe_blocks"] = c.blocks;
+  front_end["mini_cqes"] = c.mini_cqes;
+}
+
 bool active(const hca::Hca& h) {
   const hca::DmaStats& d = h.dma_stats();
   bool dma = d.errors > 0;
@@ -117,6 +143,8 @@ nlohmann::json hosts_json(const fabric::Fabric& f, uint64_t sim_ps) {
            {"bad_wqes", fe.bad_wqes},
            {"mmio_errors", h.mmio_stats().errors}}},
          {"dma", dma_json(h.dma_stats())}});
+    add_compression(out.back()["front_end"], h);
+    if (host.iommu) out.back()["iommu"] = iommu_json(*host.iommu);
   }
   return out;
 }

@@ -217,6 +217,16 @@ void Simulation::make_time_series() {
         visit(std::string(hca.name()) + ".qp" + std::to_string(qp->qpn), qp->stats.bytes_sent);
     }
   });
+  // The IOMMUs' IOTLBs, by their HCA's name (only hosts that have one).
+  const auto iommus = [this](auto count) {
+    return [this, count](const trace::TimeSeries::CounterVisit& visit) {
+      for (unsigned h = 0; fabric_->has_hosts() && h < fabric_->hca_count(); ++h)
+        if (const host::Iommu* m = fabric_->host(h).iommu.get()) visit(fabric_->hca(h).name(), count(*m));
+    };
+  };
+  series_->add_counters("iommu", "iotlb_lookups", iommus([](const host::Iommu& m) { return m.iotlb_stats().lookups; }));
+  series_->add_counters("iommu", "iotlb_misses", iommus([](const host::Iommu& m) { return m.iotlb_stats().misses; }));
+  series_->add_counters("iommu", "walk_reads", iommus([](const host::Iommu& m) { return m.stats().walk_reads; }));
 }
 
 void Simulation::hold_workloads_for_sweep() {

@@ -3,6 +3,7 @@
 // 16-byte units, the owner-bit rule), not taken from the encoder's output.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -504,4 +505,71 @@ TEST_CASE("CQE: the owner bit is ((i / n) & 1) ^ 1 over several passes of the ri
     CHECK(hca::cqe_valid(e, i, n));
     CHECK_FALSE(hca::cqe_valid(e, i + n, n));  // the next pass's reader does not take it
   }
+}
+
+TEST_CASE("compressed block: a title counts its mini CQEs at byte 36, a block of n takes 1 + ceil((n-1)/7) entries") {
+  for (const auto& [n, entries] : std::vector<std::pair<uint32_t, uint32_t>>{
+           {1, 1}, {2, 2}, {8, 2}, {9, 3}, {15, 3}, {16, 4}, {64, 10}, {256, 38}})
+    CHECK(hca::cqe_block_entries(n) == entries);
+  transport::WorkCompletion wc;
+  wc.qp_num = 7;
+  std::vector<uint8_t> title(64, kFill);
+  hca::encode_cqe(wc, 3, 0, 4, title.data());
+  CHECK(hca::mini_count(title.data()) == 0);  // a plain CQE
+  hca::set_mini_count(title.data(), 5);
+  CHECK(title[36] == 5);
+  CHECK(hca::mini_count(title.data()) == 5);
+  CHECK_FALSE(hca::is_mini_array(title.data()));
+}
+
+TEST_CASE("compressed block: a mini-CQE array holds 7 mini CQEs of 8 bytes and the owner bit with bit 1 set") {
+  std::vector<hca::MiniCqe> minis;
+  for (uint16_t k = 0; k < 7; ++k)
+    minis.push_back({static_cast<uint16_t>(0x1200 + k), transport::WcOpcode::RdmaWrite, 0x01020304u * (k + 1)});
+  std::vector<uint8_t> out(64, kFill);
+  hca::encode_mini_array(minis.data(), 7, 5, 4, out.data());  // entry 5 of a ring of 4: second pass, owner 0
+  std::vector<uint8_t> expected;
+  for (uint16_t k = 0; k < 7; ++k) {
+    for (uint8_t b : le(0x1200 + k, 2)) expected.push_back(b);
+    expected.push_back(static_cast<uint8_t>(transport::WcOpcode::RdmaWrite));
+    expected.push_back(0);
+    for (uint8_t b : le(0x01020304ull * (k + 1), 4)) expected.push_back(b);
+  }
+  expected.resize(63, 0);
+  expected.push_back(0x2);  // owner 0 (second pass), bit 1: an array
+  CHECK(out == expected);
+  CHECK(hca::is_mini_array(out.data()));
+  CHECK(hca::cqe_valid(out.data(), 5, 4));
+  CHECK_FALSE(hca::cqe_valid(out.data(), 1, 4));
+  // Fewer than 7: the rest is 0; decode gives each back.
+  hca::encode_mini_array(minis.data(), 2, 0, 4, out.data());
+  CHECK(std::all_of(out.begin() + 16, out.begin() + 63, [](uint8_t b) { return b == 0; }));
+  CHECK(out[63] == 0x3);
+  const hca::MiniCqe m = hca::decode_mini_cqe(out.data(), 1);
+  CHECK(m.wqe_index == 0x1201);
+  CHECK(m.opcode == transport::WcOpcode::RdmaWrite);
+  CHECK(m.byte_len == 0x01020304u * 2);
+}
+
+TEST_CASE("compressed block: only plain successes of one QP, source and SL join a block") {
+  transport::WorkCompletion title;
+  title.qp_num = 9;
+  title.sl = 2;
+  transport::WorkCompletion same = title;
+  same.byte_len = 100;
+  same.opcode = transport::WcOpcode::Recv;
+  CHECK(hca::joins_block(title, same));
+  auto differs = [&](auto change) {
+    transport::WorkCompletion w = title;
+    change(w);
+    return !hca::joins_block(title, w) && !hca::joins_block(w, title);
+  };
+  CHECK(differs([](transport::WorkCompletion& w) { w.qp_num = 10; }));
+  CHECK(differs([](transport::WorkCompletion& w) { w.src_qp = 1; }));
+  CHECK(differs([](transport::WorkCompletion& w) { w.slid = 3; }));
+  CHECK(differs([](transport::WorkCompletion& w) { w.sl = 0; }));
+  CHECK(differs([](transport::WorkCompletion& w) { w.status = transport::WcStatus::RemAccessErr; }));
+  CHECK(differs([](transport::WorkCompletion& w) { w.with_imm = true; }));
+  CHECK(differs([](transport::WorkCompletion& w) { w.with_inv = true; }));
+  CHECK(differs([](transport::WorkCompletion& w) { w.vendor_err = 1; }));
 }
