@@ -64,6 +64,7 @@ struct PerftestConfig {
   uint32_t mtu = 0;                    // path MTU, bytes; 0 = the smaller MTU of the two ports (perftest -m: the
                                        // port's active MTU); check_verbs_workloads fills it in
   uint32_t sl = 0;                     // service level (perftest -S, default 0)
+  uint32_t weight = 1;                 // the QPs' weight for the weighted_round_robin scheduler (weights "qp")
   // RC QPs (perftest sets them for RC only; src/perftest_resources.c, ctx_modify_qp_to_rts / _rtr):
   uint32_t timeout = 14;               // Local ACK timeout: Ttr = 4.096 us x 2^timeout, 0 = no timer (-u, default 14)
   uint32_t retry_cnt = 7;              // transport retries (the tool sets 7; --retry_count only with rdma_cm)
@@ -178,6 +179,8 @@ void describe(Io& io, PerftestConfig& c) {
              "path MTU, bytes (perftest -m); 0 = the smaller MTU of the two ports, the tool's default (its port's "
              "active MTU); UD: the largest message");
   io.uint("sl", c.sl, 0, 15, "service level of the QPs (perftest -S); the ports' sl2vl tables map it to a VL");
+  io.uint("weight", c.weight, 1, 255,
+          "the QPs' packets per turn under transport.scheduler weighted_round_robin with weights \"qp\"");
   io.uint("timeout", c.timeout, 0, 31,
           "rc: Local ACK timeout exponent, Ttr = 4.096us x 2^timeout, 0 = no timer (perftest -u, default 14)");
   io.uint("retry_cnt", c.retry_cnt, 0, 7,

@@ -164,6 +164,10 @@ class Port : public sc_core::sc_module,
     const Lane& l = lanes_[vl];
     return l.txq.empty() || l.txq_bytes + wire_bytes <= tx_buffer_bytes_;
   }
+  // Bytes queued for transmission on a VL, and what a VL's queue holds (an
+  // upper layer that starts packets only while they fit: transport_engine.hpp).
+  uint32_t tx_queued_bytes(unsigned vl) const { return lanes_[vl].txq_bytes; }
+  uint32_t tx_buffer_bytes() const { return tx_buffer_bytes_; }
   // Lifetimes of packets in the transmit queues (switch ports; default off).
   void set_lifetimes(const Lifetimes& lifetimes);
   // Drops a packet the port owns or is given: counts it on `vl`, tells the

@@ -93,7 +93,6 @@ struct Qp {
   QpState state = QpState::Reset;
   unsigned port = 0;           // 0-based port index of the HCA
   uint16_t slid = 0;           // this port's LID plus the path bits
-  bool scheduled = false;      // in the engine's ready queue (the engine's)
 
   // Requester.
   bool rnr_waiting = false;      // resend waits for rnr_until_ps

@@ -48,6 +48,7 @@ bool Requester::has_work(const Qp& qp, const TransportConfig& config) {
   const SendWqe& w = qp.sq[qp.next_wqe];
   if (w.assigned) return true;
   if (qp.state == QpState::Sqd) return false;  // drained: no new WQE starts
+  if (config.max_wqes_in_flight != 0 && qp.next_wqe >= config.max_wqes_in_flight) return false;  // sq[0, next_wqe) started, not completed
   if (qp.type != QpType::Rc) return true;
   if (is_read_or_atomic(w.wr.opcode) && qp.rd_atomic_outstanding >= qp.attr.max_rd_atomic) return false;
   return static_cast<uint32_t>(psn_diff(qp.npsn, qp.una)) < config.max_unacked_psns;

@@ -28,6 +28,12 @@ struct TransportEngine::Entry {
   bool in_engine = false;  // an engine holds a packet of this QP: it waits, so its packets stay in order
   bool leaving = false;    // destroyed; freed when its packets have gone to the port
   uint32_t waiting_data = 0;  // its packets in the data stage (later ones queue behind them)
+  uint32_t waiting_room = 0;  // its packets in a VL's room list: it takes no turn until they have gone
+  bool waiting_vl = false;    // in a VL's list of QPs waiting for room to start a packet
+  uint32_t promise = 0;       // bytes of its VL's room kept for it when that list let it go
+  uint8_t promise_vl = 0;
+  bool on_rx_unit = false;    // a receive unit parses a packet of it (any_free: one at a time)
+  SchedSlot sched;            // its place in the QP scheduler
   ib::RingFifo<ib::Packet*, 1> held;  // requests waiting for the receive-WQE source's fetch
   bool resuming = false;              // resume_requests runs (a fetch done at once calls it again)
   bool recv_flushed = false;          // the source was asked to flush this ERR state's receive WQEs
@@ -37,14 +43,24 @@ struct TransportEngine::Entry {
 };
 
 struct TransportEngine::Engine {
-  Engine(TransportEngine& owner) : owner(owner) {}
+  Engine(TransportEngine& owner, unsigned index) : owner(owner), index(index) {}
   void on_done() { owner.engine_done(*this); }
   TransportEngine& owner;
+  unsigned index;               // qpn_hash: it serves the QPs whose number modulo the units is this
   Entry* entry = nullptr;       // the QP whose packet it builds or holds
   ib::Packet* packet = nullptr;
   uint64_t ready_ps = 0;        // when the packet's host-memory data is at the HCA (0: none read)
-  bool waiting_room = false;    // built, but the port's transmit queue is full
+  Started started;              // the VL room it holds
   link::Alarm done = link::Alarm::method<&Engine::on_done>(this);
+};
+
+struct TransportEngine::RxUnit {
+  RxUnit(TransportEngine& owner, unsigned index) : owner(owner), index(index) {}
+  void on_done() { owner.rx_unit_done(*this); }
+  TransportEngine& owner;
+  unsigned index;
+  ib::Packet* packet = nullptr;  // the packet it parses
+  link::Alarm done = link::Alarm::method<&RxUnit::on_done>(this);
 };
 
 TransportEngine::TransportEngine(const TransportConfig& config, std::vector<PortBinding> ports, HostMemory& memory,
@@ -54,14 +70,27 @@ TransportEngine::TransportEngine(const TransportConfig& config, std::vector<Port
       memory_(memory),
       pool_(pool),
       rx_alarm_(link::Alarm::method<&TransportEngine::rx_due>(this)),
-      data_alarm_(link::Alarm::method<&TransportEngine::data_due>(this)) {
-  for (uint32_t i = 0; i < std::max<uint32_t>(1, config_.engines); ++i)
-    engines_.push_back(std::make_unique<Engine>(*this));
+      data_alarm_(link::Alarm::method<&TransportEngine::data_due>(this)),
+      cqe_alarm_(link::Alarm::method<&TransportEngine::completions_due>(this)) {
+  const bool hash = config_.unit_mapping == UnitMapping::QpnHash;
+  for (uint32_t i = 0; i < std::max<uint32_t>(1, config_.tx_units); ++i)
+    engines_.push_back(std::make_unique<Engine>(*this, i));
+  for (std::size_t i = 0; i < (hash ? engines_.size() : 1); ++i) ready_.emplace_back(config_.scheduler);
+  for (uint32_t i = 0; i < config_.rx_units; ++i) rx_units_.push_back(std::make_unique<RxUnit>(*this, i));
+  rx_waiting_.resize(hash ? rx_units_.size() : 1);
+  lanes_.resize(ports_.size());
 }
 
 TransportEngine::~TransportEngine() {
   for (auto& g : engines_)
     if (g->packet != nullptr) pool_.release(g->packet);
+  for (auto& u : rx_units_)
+    if (u->packet != nullptr) pool_.release(u->packet);
+  for (auto& waiting : rx_waiting_)
+    while (!waiting.empty()) {
+      pool_.release(waiting.front());
+      waiting.pop_front();
+    }
   while (!arrivals_.empty()) {
     pool_.release(arrivals_.front().packet);
     arrivals_.pop_front();
@@ -70,6 +99,12 @@ TransportEngine::~TransportEngine() {
     pool_.release(data_stage_.front().packet);
     data_stage_.pop_front();
   }
+  for (PortLanes& r : lanes_)
+    for (Lane& l : r.vl)
+      while (!l.parked.empty()) {
+        pool_.release(l.parked.front().packet);
+        l.parked.pop_front();
+      }
   for (auto& e : qps_)
     while (e != nullptr && !e->held.empty()) {
       pool_.release(e->held.front());
@@ -91,14 +126,18 @@ Qp& TransportEngine::create_qp(const QpInit& init) {
 bool TransportEngine::destroy_qp(uint32_t qpn) {
   Entry* e = entry(qpn);
   if (e == nullptr) return false;
-  for (std::size_t i = 0; i < ready_.size(); ++i)
-    if (ready_[i] == e) ready_[i] = nullptr;  // skipped by dispatch
+  scheduler_of(*e).forget(e);  // skipped by dispatch
+  drop_promise(*e);
+  if (e->waiting_vl)
+    for (Lane& l : lanes_[e->qp.port].vl)
+      for (std::size_t i = 0; i < l.qps.size(); ++i)
+        if (l.qps[i] == e) l.qps[i] = nullptr;  // skipped when room comes
   std::unique_ptr<Entry> gone = std::move(qps_[qpn]);
   while (!gone->held.empty()) {
     pool_.release(gone->held.front());
     gone->held.pop_front();
   }
-  if (gone->in_engine || gone->waiting_data > 0) {  // freed once its packets have gone to the port
+  if (gone->in_engine || gone->waiting_data > 0 || gone->waiting_room > 0) {  // freed once its packets have gone to the port
     gone->leaving = true;
     gone->timer.cancel();
     gone->rnr.cancel();
@@ -243,7 +282,24 @@ void TransportEngine::post_unusable(uint32_t qpn, const SendWr& wr, uint32_t ven
 }
 
 void TransportEngine::complete(Qp& qp, bool send_queue, const WorkCompletion& wc) {
-  if (on_completion_) on_completion_(qp, send_queue, wc);
+  if (config_.completion_generation_ps == 0) {
+    if (on_completion_) on_completion_(qp, send_queue, wc);
+    return;
+  }
+  const uint64_t due = now_ps() + config_.completion_generation_ps;
+  if (completions_.empty()) cqe_alarm_.notify_at(due);
+  completions_.push_back({due, qp.qpn, send_queue, wc});
+}
+
+void TransportEngine::completions_due() {
+  const uint64_t now = now_ps();
+  while (!completions_.empty() && completions_.front().due_ps <= now) {
+    const Completion c = completions_.front();
+    completions_.pop_front();
+    Entry* e = entry(c.qpn);  // a QP destroyed meanwhile takes its completions with it
+    if (e != nullptr && on_completion_) on_completion_(e->qp, c.send_queue, c.wc);
+  }
+  if (!completions_.empty()) cqe_alarm_.notify_at(completions_.front().due_ps);
 }
 
 void TransportEngine::async_event(Qp& qp, const char* event) {
@@ -277,66 +333,136 @@ void TransportEngine::after(Entry& e) {
 }
 
 void TransportEngine::wake(Entry& e) {
-  if (e.qp.scheduled || e.in_engine || !has_work(e.qp)) return;
-  e.qp.scheduled = true;
-  ready_.push_back(&e);
+  if (e.in_engine || e.waiting_room > 0 || e.waiting_vl) return;
+  const bool strict = config_.scheduler == SchedulerKind::StrictPriority;
+  if (e.sched.queued[1] && !strict) return;  // queued already (strict_priority: perhaps not among responses)
+  if (!has_work(e.qp)) return;
+  scheduler_of(e).push(&e, strict && Responder::has_work(e.qp), weight_of(e.qp));
   dispatch();
 }
 
 void TransportEngine::dispatch() {
+  const bool shared = ready_.size() == 1;  // any_free: one scheduler for every unit
   for (auto& gp : engines_) {
     Engine& g = *gp;
     if (g.entry != nullptr) continue;
-    while (!ready_.empty() && g.entry == nullptr) {
+    QpScheduler<Entry>& ready = ready_[shared ? 0 : g.index];
+    while (!ready.empty() && g.entry == nullptr) {
       if (data_stage_.size() >= config_.tx_dma_packets) return;  // resumes as the data stage drains
-      Entry* e = ready_.front();
-      ready_.pop_front();
+      Entry* e = ready.pop();
       if (e == nullptr) continue;  // destroyed while waiting
-      e->qp.scheduled = false;
-      Qp& qp = e->qp;
-      if (!has_work(qp)) continue;
-      bool first = false;
-      uint64_t ready = 0;
-      ib::Packet* p = Responder::has_work(qp) ? Responder::next_packet(qp, *this, ready)
-                                              : Requester::next_packet(qp, *this, first, ready);
-      if (p == nullptr) {  // the WQE failed locally; its completions are made
-        after(*e);
+      if (e->in_engine || e->waiting_room > 0 || e->waiting_vl || !has_work(e->qp)) {  // woken when it can go
+        if (!e->in_engine) QpScheduler<Entry>::idle(*e);
+        drop_promise(*e);
         continue;
       }
-      p->created_ps = now_ps();
-      p->id = (ports_[qp.port].port->id() + 1) * kIdStride + kTransportIds + next_id_++;
-      const uint64_t latency = config_.tx_packet_latency_ps + (first ? config_.tx_message_latency_ps : 0);
-      g.entry = e;
-      g.packet = p;
-      g.ready_ps = ready;
-      e->in_engine = true;
-      ++stats_.packets_built;
-      stats_.busy_ps += latency;
-      arm(*e);
-      g.done.notify_in(latency);
+      start_packet(g, *e);
     }
-    if (ready_.empty()) return;
+    if (shared && ready.empty()) return;
   }
+}
+
+QpScheduler<TransportEngine::Entry>& TransportEngine::scheduler_of(const Entry& e) {
+  return ready_[ready_.size() == 1 ? 0 : e.qp.qpn % ready_.size()];
+}
+
+uint32_t TransportEngine::weight_of(const Qp& qp) const {
+  if (config_.scheduler != SchedulerKind::WeightedRoundRobin) return 1;
+  if (config_.weights == WeightSource::Qp) return std::max<uint32_t>(1, qp.init.weight);
+  return config_.sl_weights.empty() ? 1 : config_.sl_weights[qp.attr.ah_attr.sl & 0xF];
+}
+
+uint64_t TransportEngine::build_ps(const ib::Packet& p, bool first_of_message) const {
+  const uint64_t stage = p.hdr.bth.opcode == ib::op::kRcAck ? config_.ack_generation_ps : config_.packet_build_ps;
+  return stage + (first_of_message ? config_.wqe_parse_ps : 0);
+}
+
+unsigned TransportEngine::next_vl(const Qp& qp) const {
+  const bool ud_request = qp.type == QpType::Ud && !Responder::has_work(qp);
+  const uint8_t sl = ud_request ? qp.sq[qp.next_wqe].wr.ah.sl : qp.attr.ah_attr.sl;
+  return ports_[qp.port].port->sl2vl()[sl & 0xF];
+}
+
+bool TransportEngine::vl_has_room(unsigned port_index, unsigned vl) const {
+  const link::Port& port = *ports_[port_index].port;
+  const uint64_t queued = port.tx_queued_bytes(vl);
+  const uint64_t started = lanes_[port_index].vl[vl].started_bytes;
+  return (queued == 0 && started == 0) || queued + started < port.tx_buffer_bytes();
+}
+
+void TransportEngine::drop_promise(Entry& e) {
+  if (e.promise == 0) return;
+  lanes_[e.qp.port].vl[e.promise_vl].started_bytes -= e.promise;
+  e.promise = 0;
+}
+
+void TransportEngine::start_packet(Engine& g, Entry& e) {
+  Qp& qp = e.qp;
+  const unsigned vl = next_vl(qp);
+  // Without room kept for it, a QP finding others waiting for its VL's room,
+  // or no room, waits behind them.
+  if (e.promise == 0 && vl < link::kVl15 && (!lanes_[qp.port].vl[vl].qps.empty() || !vl_has_room(qp.port, vl))) {
+    wait_for_room(e, vl);
+    return;
+  }
+  drop_promise(e);
+  bool first = false;
+  uint64_t ready = 0;
+  ib::Packet* p = Responder::has_work(qp) ? Responder::next_packet(qp, *this, ready)
+                                          : Requester::next_packet(qp, *this, first, ready);
+  if (p == nullptr) {  // the WQE failed locally; its completions are made
+    after(e);
+    return;
+  }
+  p->created_ps = now_ps();
+  p->id = (ports_[qp.port].port->id() + 1) * kIdStride + kTransportIds + next_id_++;
+  const uint64_t latency = build_ps(*p, first);
+  QpScheduler<Entry>::served(e);
+  g.entry = &e;
+  g.packet = p;
+  g.ready_ps = ready;
+  g.started = {static_cast<uint8_t>(vl), p->wire_bytes()};
+  if (vl < link::kVl15) lanes_[qp.port].vl[vl].started_bytes += g.started.bytes;
+  e.in_engine = true;
+  ++stats_.packets_built;
+  stats_.busy_ps += latency;
+  arm(e);
+  g.done.notify_in(latency);
+}
+
+void TransportEngine::wait_for_room(Entry& e, unsigned vl) {
+  Lane& l = lanes_[e.qp.port].vl[vl];
+  block(e.qp.port, vl);
+  l.qps.push_back(&e);
+  e.waiting_vl = true;
+  ++stats_.room_waits;
+}
+
+void TransportEngine::block(unsigned port_index, unsigned vl) {
+  uint32_t& blocked = lanes_[port_index].blocked;
+  if (blocked >> vl & 1u) return;
+  blocked |= 1u << vl;
+  if (blocked_lists_++ == 0 && on_room_wanted_) on_room_wanted_(true);
 }
 
 void TransportEngine::engine_done(Engine& g) {
   Entry& e = *g.entry;
+  ib::Packet* p = g.packet;
   const uint64_t now = now_ps();
-  if (g.ready_ps <= now && e.waiting_data == 0) {
-    submit(g);
-    if (!g.waiting_room) dispatch();
-    return;
-  }
-  // Its data is still on the way (or an earlier packet of its QP waits): the
-  // packet waits in the data stage and the engine takes new work.
-  if (data_stage_.empty()) data_alarm_.notify_at(std::max(g.ready_ps, now));
-  data_stage_.push_back({g.ready_ps, now, &e, g.packet});
-  ++stats_.data_waits;
-  ++e.waiting_data;
   e.in_engine = false;
   g.entry = nullptr;
   g.packet = nullptr;
-  if (!e.leaving) wake(e);
+  if (g.ready_ps <= now && e.waiting_data == 0) {
+    to_port(e, p, g.started);
+  } else {
+    // Its data is still on the way (or an earlier packet of its QP waits): the
+    // packet waits in the data stage and the engine takes new work.
+    if (data_stage_.empty()) data_alarm_.notify_at(std::max(g.ready_ps, now));
+    data_stage_.push_back({g.ready_ps, now, &e, p, g.started});
+    ++stats_.data_waits;
+    ++e.waiting_data;
+    if (!e.leaving) wake(e);
+  }
   dispatch();
 }
 
@@ -346,27 +472,36 @@ void TransportEngine::data_due() {
     Waiting& w = data_stage_.front();
     if (w.ready_ps > now) {
       data_alarm_.notify_at(w.ready_ps);
-      return;
-    }
-    if (ports_[w.entry->qp.port].port->submit(w.packet) == link::SubmitResult::Busy) {
-      if (!data_head_blocked_) {
-        ++stats_.port_full_waits;
-        if (waiting_room_++ == 0 && on_room_wanted_) on_room_wanted_(true);
-        data_head_blocked_ = true;
-      }
-      return;
-    }
-    if (data_head_blocked_) {
-      data_head_blocked_ = false;
-      if (--waiting_room_ == 0 && on_room_wanted_) on_room_wanted_(false);
+      break;
     }
     Entry& e = *w.entry;
+    ib::Packet* p = w.packet;
+    const Started started = w.started;
     stats_.data_wait_ps += now - w.since_ps;
     data_stage_.pop_front();
     --e.waiting_data;
-    handed_on(e);
+    to_port(e, p, started);
   }
   dispatch();
+}
+
+void TransportEngine::to_port(Entry& e, ib::Packet* p, Started started) {
+  link::Port& port = *ports_[e.qp.port].port;
+  const unsigned vl = started.vl;
+  PortLanes& r = lanes_[e.qp.port];
+  // Behind packets already waiting for this VL (a QP's packets stay in
+  // order); otherwise the port takes it, drops it, or finds the VL full.
+  if (vl >= link::kVl15 || r.vl[vl].parked.empty()) {
+    if (port.submit(p) != link::SubmitResult::Busy) {
+      if (vl < link::kVl15) r.vl[vl].started_bytes -= started.bytes;
+      handed_on(e);
+      return;
+    }
+  }
+  block(e.qp.port, vl);
+  r.vl[vl].parked.push_back({&e, p, started.bytes});
+  ++e.waiting_room;
+  ++stats_.port_full_waits;
 }
 
 void TransportEngine::handed_on(Entry& e) {
@@ -374,40 +509,86 @@ void TransportEngine::handed_on(Entry& e) {
     wake(e);
     return;
   }
-  if (e.in_engine || e.waiting_data > 0) return;
+  if (e.in_engine || e.waiting_data > 0 || e.waiting_room > 0) return;
   leaving_.erase(std::find_if(leaving_.begin(), leaving_.end(), [&](const auto& l) { return l.get() == &e; }));
 }
 
-void TransportEngine::submit(Engine& g) {
-  Entry& e = *g.entry;
-  if (ports_[e.qp.port].port->submit(g.packet) == link::SubmitResult::Busy) {
-    if (!g.waiting_room) {
-      ++stats_.port_full_waits;
-      if (waiting_room_++ == 0 && on_room_wanted_) on_room_wanted_(true);
-      g.waiting_room = true;
+void TransportEngine::serve_room(unsigned port_index) {
+  PortLanes& r = lanes_[port_index];
+  link::Port& port = *ports_[port_index].port;
+  for (uint32_t left = r.blocked; left != 0; left &= left - 1) {
+    const unsigned vl = static_cast<unsigned>(__builtin_ctz(left));
+    Lane& l = r.vl[vl];
+    while (!l.parked.empty() && port.submit(l.parked.front().packet) != link::SubmitResult::Busy) {
+      Entry& e = *l.parked.front().entry;
+      l.started_bytes -= l.parked.front().bytes;
+      l.parked.pop_front();
+      --e.waiting_room;
+      handed_on(e);
     }
-    return;
+    // The QPs waiting to start a packet go in order, each with a packet's
+    // room kept for it until a unit takes it.
+    while (l.parked.empty() && !l.qps.empty() && vl_has_room(port_index, vl)) {
+      Entry* e = l.qps.front();
+      l.qps.pop_front();
+      if (e == nullptr) continue;  // destroyed while waiting
+      e->waiting_vl = false;
+      e->promise = port.mtu();
+      e->promise_vl = static_cast<uint8_t>(vl);
+      l.started_bytes += e->promise;
+      wake(*e);
+      if (!e->sched.queued[0] && !e->sched.queued[1]) drop_promise(*e);  // taken at once, or nothing to send
+    }
+    if (l.parked.empty() && l.qps.empty()) {
+      r.blocked &= ~(1u << vl);
+      if (--blocked_lists_ == 0 && on_room_wanted_) on_room_wanted_(false);
+    }
   }
-  if (g.waiting_room && --waiting_room_ == 0 && on_room_wanted_) on_room_wanted_(false);
-  g.packet = nullptr;
-  g.waiting_room = false;
-  g.entry = nullptr;
-  e.in_engine = false;
-  handed_on(e);
-}
-
-void TransportEngine::resubmit_waiting(unsigned port_index) {
-  for (auto& g : engines_)
-    if (g->waiting_room && g->entry->qp.port == port_index) submit(*g);
-  if (data_head_blocked_ && data_stage_.front().entry->qp.port == port_index) data_due();
   dispatch();
 }
 
 void TransportEngine::deliver(ib::Packet* p, unsigned) {
   ++stats_.packets_received;
-  const uint64_t due = now_ps() + config_.rx_packet_latency_ps;
-  if (arrivals_.empty()) rx_alarm_.notify_at(due);
-  arrivals_.push_back({due, p});
+  if (rx_units_.empty()) {  // a pipeline: the packet reaches its QP receive_parse from now
+    const uint64_t due = now_ps() + config_.receive_parse_ps;
+    if (arrivals_.empty()) rx_alarm_.notify_at(due);
+    arrivals_.push_back({due, p});
+    return;
+  }
+  const bool hash = rx_waiting_.size() > 1;
+  rx_waiting_[hash ? p->hdr.bth.dest_qp % rx_waiting_.size() : 0].push_back(p);
+  start_rx();
+}
+
+void TransportEngine::start_rx() {
+  const bool hash = rx_waiting_.size() > 1;
+  for (auto& up : rx_units_) {
+    RxUnit& u = *up;
+    if (u.packet != nullptr) continue;
+    auto& waiting = rx_waiting_[hash ? u.index : 0];
+    if (waiting.empty()) {
+      if (hash) continue;
+      return;
+    }
+    ib::Packet* p = waiting.front();
+    Entry* e = entry(p->hdr.bth.dest_qp);
+    if (e != nullptr && e->on_rx_unit) {  // any_free: its QP's earlier packet is on a unit; it waits, in order
+      ++stats_.rx_unit_waits;
+      return;
+    }
+    waiting.pop_front();
+    if (e != nullptr) e->on_rx_unit = true;
+    u.packet = p;
+    u.done.notify_in(config_.receive_parse_ps);
+  }
+}
+
+void TransportEngine::rx_unit_done(RxUnit& u) {
+  ib::Packet* p = u.packet;
+  u.packet = nullptr;
+  if (Entry* e = entry(p->hdr.bth.dest_qp)) e->on_rx_unit = false;
+  received(p);
+  start_rx();
 }
 
 void TransportEngine::rx_due() {
@@ -415,20 +596,24 @@ void TransportEngine::rx_due() {
   while (!arrivals_.empty() && arrivals_.front().due_ps <= now) {
     ib::Packet* p = arrivals_.front().packet;
     arrivals_.pop_front();
-    Entry* found = entry(p->hdr.bth.dest_qp);
-    if (found == nullptr) {
-      ++stats_.unknown_qp_drops;
-    } else if (!is_response(p->hdr.bth.opcode)) {
-      take_request(*found, p);
-      continue;
-    } else {
-      Entry& e = *found;
-      Requester::on_response(e.qp, *this, *p);
-      after(e);
-    }
-    pool_.release(p);
+    received(p);
   }
   if (!arrivals_.empty()) rx_alarm_.notify_at(arrivals_.front().due_ps);
+}
+
+void TransportEngine::received(ib::Packet* p) {
+  Entry* found = entry(p->hdr.bth.dest_qp);
+  if (found == nullptr) {
+    ++stats_.unknown_qp_drops;
+  } else if (!is_response(p->hdr.bth.opcode)) {
+    take_request(*found, p);
+    return;
+  } else {
+    Entry& e = *found;
+    Requester::on_response(e.qp, *this, *p);
+    after(e);
+  }
+  pool_.release(p);
 }
 
 bool TransportEngine::must_wait(Entry& e, const ib::Packet& p) {

@@ -1,31 +1,47 @@
 #pragma once
-// An HCA's transport engines: the QP table, a scheduler that hands QPs with
-// work to a pool of engines, the receive pipeline, and the QPs' timers. The
-// requester and responder logic (requester.hpp, responder.hpp) do the protocol;
-// this class is the SystemC wiring around them.
+// An HCA's transport engine: the QP table, the QP scheduler that hands QPs
+// with work to a pool of transmit units, the receive units, and the QPs'
+// timers (docs/hca-processing.md). The requester and responder logic
+// (requester.hpp, responder.hpp) do the protocol; this class is the SystemC
+// wiring around them.
 //
 // Rules:
 // - QPs are contexts, not processes. A QP with something to send (a response,
-//   a request, a resend) waits in one FIFO ready queue; a free engine takes the
-//   QP at its head, builds one packet (responses before requests), and puts the
-//   QP back at the tail if it has more: QPs share the engines round robin, a
-//   packet at a time. Building takes tx_packet_latency, plus
-//   tx_message_latency for a message's first packet; then the packet goes to
-//   the QP's port. If the port's transmit queue is full, the engine holds the
-//   packet until the port has room.
+//   a request, a resend) waits in the QP scheduler (qp_scheduler.hpp:
+//   round_robin, weighted_round_robin, strict_priority); a free transmit unit
+//   takes the QP whose turn it is and builds one packet (responses before
+//   requests). With unit_mapping any_free every unit serves one scheduler and
+//   a QP is on at most one unit at a time; with qpn_hash unit i has its own
+//   scheduler for the QPs whose number modulo tx_units is i. Building takes
+//   packet_build (ack_generation for an ACK or NAK), plus wqe_parse at a
+//   message's first packet (build_ps: the one place); start_packet is where a
+//   unit starts a QP's packet.
+// - A unit starts a packet for a QP only while the packet's VL has room: its
+//   transmit queue plus the packets started for it and not yet queued hold
+//   less than the port's tx_buffer. Otherwise the QP waits in the VL's list
+//   of QPs (in the order they found it full, behind any QP already there)
+//   and holds no unit; room on the VL (port_has_room) lets them go in that
+//   order, each with a packet's room kept for it. A built packet that finds
+//   its VL's queue full anyway waits in the VL's list of packets, in order;
+//   its QP takes no turn until it has gone. So QPs on one VL take equal
+//   turns of it, and a full VL never blocks another VL or a unit.
 // - A packet whose payload comes from host memory (a gather read, READ
 //   response data, an atomic's original value) leaves no earlier than its
 //   data is at the HCA (host_memory.hpp). If the data is not there when the
-//   engine is done, or an earlier packet of its QP still waits for data, the
+//   unit is done, or an earlier packet of its QP still waits for data, the
 //   packet waits in the data stage (a FIFO; the host link returns reads in
-//   order) and the engine takes new work: a QP's packets stay in order, and
+//   order) and the unit takes new work: a QP's packets stay in order, and
 //   reads of many packets overlap. While tx_dma_packets packets wait there,
 //   no new packet is started.
-// - A packet the HCA takes from a receive buffer reaches its QP
-//   rx_packet_latency later (a pipeline: packets do not wait for each other).
-//   Responses (READ responses, ACKs, NAKs, atomic ACKs) go to the requester,
-//   everything else to the responder. A packet for no QP is dropped and
-//   counted.
+// - A packet the HCA takes from a receive buffer (deliver: where it is
+//   queued) reaches its QP receive_parse later: in a pipeline with rx_units
+//   0 (packets do not wait for each other), else on a receive unit (any free
+//   unit, a QP's packets one at a time and in order; or unit = QP number
+//   modulo rx_units). Responses (READ responses, ACKs, NAKs, atomic ACKs) go
+//   to the requester, everything else to the responder. A packet for no QP
+//   is dropped and counted.
+// - A completion reaches the CQ completion_generation after it is made (at
+//   once by default).
 // - With a receive-WQE source (the HCA's front end), a request that needs a
 //   receive WQE when the QP holds none asks it first; while it fetches, that
 //   request and the QP's later ones wait, in order (responses do not). When
@@ -37,6 +53,7 @@
 
 #include <systemc>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -48,6 +65,7 @@
 #include "models/link/port.hpp"
 #include "models/link/timeline.hpp"
 #include "models/transport/qp.hpp"
+#include "models/transport/qp_scheduler.hpp"
 #include "models/transport/qp_services.hpp"
 #include "models/transport/transport_config.hpp"
 
@@ -72,7 +90,9 @@ struct EngineStats {
   uint64_t packets_built = 0;
   uint64_t packets_received = 0;
   uint64_t unknown_qp_drops = 0;   // packets for a QP that does not exist
-  uint64_t port_full_waits = 0;    // times an engine (or the data stage) held a packet for a full transmit queue
+  uint64_t room_waits = 0;         // times a QP waited for its VL's room before starting a packet
+  uint64_t port_full_waits = 0;    // packets that found their VL's transmit queue full (or others waiting for it) and waited for room
+  uint64_t rx_unit_waits = 0;      // times a received packet waited for its QP's earlier packet on a receive unit
   uint64_t data_waits = 0;         // packets that waited in the data stage for host memory
   uint64_t data_wait_ps = 0;       // their time there, summed
   uint64_t busy_ps = 0;            // engine time spent building packets, summed over engines
@@ -129,7 +149,7 @@ class TransportEngine : public QpServices {
   // The port's "transmit queue may have room" handler is the engine's. Inline
   // and cheap when no engine waits for room (raw traffic on the same port).
   void port_has_room(unsigned port_index) {
-    if (waiting_room_ != 0) resubmit_waiting(port_index);
+    if (lanes_[port_index].blocked != 0) serve_room(port_index);
   }
 
   const EngineStats& stats() const { return stats_; }
@@ -145,17 +165,36 @@ class TransportEngine : public QpServices {
   uint64_t now_ps() const override { return link::now_ps(); }
 
  private:
-  void resubmit_waiting(unsigned port_index);  // port_has_room when an engine waits
+  void serve_room(unsigned port_index);  // port_has_room when packets wait for room on the port
   struct Entry;
   struct Engine;
   Entry* entry(uint32_t qpn) const;  // null when there is no such QP
   void wake(Entry& e);
+  struct RxUnit;
   void dispatch();
+  QpScheduler<Entry>& scheduler_of(const Entry& e);  // the scheduler of e's transmit unit(s)
+  uint32_t weight_of(const Qp& qp) const;            // weighted_round_robin: packets per turn
+  // A transmit unit's time for a packet: the one place it is computed.
+  uint64_t build_ps(const ib::Packet& p, bool first_of_message) const;
   void engine_done(Engine& g);
-  void submit(Engine& g);
   void data_due();               // the data stage's head may go
+  struct Started {  // the VL a packet was started for, and its bytes counted there
+    uint8_t vl;
+    uint32_t bytes;
+  };
+  void start_packet(Engine& g, Entry& e);  // a unit takes e's next packet, or e waits for its VL's room
+  unsigned next_vl(const Qp& qp) const;    // the VL of the QP's next packet
+  bool vl_has_room(unsigned port_index, unsigned vl) const;
+  void wait_for_room(Entry& e, unsigned vl);
+  void block(unsigned port_index, unsigned vl);  // the VL has packets or QPs waiting for room
+  void drop_promise(Entry& e);
+  void to_port(Entry& e, ib::Packet* p, Started started);  // a built packet whose data is there: to its port, or its VL's room list
   void handed_on(Entry& e);      // a packet of e went to its port
-  void rx_due();
+  void rx_due();                 // rx_units 0: the pipeline's packets due now reach their QPs
+  void start_rx();               // free receive units take waiting packets
+  void rx_unit_done(RxUnit& u);
+  void received(ib::Packet* p);  // a parsed packet acts on its QP
+  void completions_due();        // completion_generation: completions due now go to the CQs
   bool must_wait(Entry& e, const ib::Packet& p);  // asks the receive-WQE source
   void take_request(Entry& e, ib::Packet* p);    // a request for e's responder, or held behind a fetch
   void execute(Entry& e, ib::Packet* p);
@@ -172,24 +211,49 @@ class TransportEngine : public QpServices {
   std::vector<std::unique_ptr<Entry>> qps_;  // indexed by QP number; null where none (QP0, QP1, destroyed)
   std::vector<std::unique_ptr<Entry>> leaving_;  // destroyed while an engine holds one of their packets
   uint32_t next_qpn_ = 2;
-  ib::RingFifo<Entry*, 8> ready_;
+  std::vector<QpScheduler<Entry>> ready_;  // any_free: one; qpn_hash: one per transmit unit
   std::vector<std::unique_ptr<Engine>> engines_;
-  unsigned waiting_room_ = 0;  // engines whose packet the port refused (Busy)
+  struct Parked {  // a built packet whose VL's transmit queue was full
+    Entry* entry;
+    ib::Packet* packet;
+    uint32_t bytes;
+  };
+  struct Lane {  // per port and data VL
+    ib::RingFifo<Parked, 2> parked;  // built packets that found the queue full, in order
+    ib::RingFifo<Entry*, 2> qps;     // QPs whose next packet waits for room, in the order they found none
+    uint64_t started_bytes = 0;      // packets started for the VL and not yet in its queue, and room kept
+  };
+  struct PortLanes {
+    uint32_t blocked = 0;  // bit per VL with packets or QPs waiting for room
+    std::array<Lane, link::kVl15> vl;
+  };
+  std::vector<PortLanes> lanes_;  // per port
+  unsigned blocked_lists_ = 0;    // VLs with something waiting for room, over all ports (on_room_wanted)
   struct Arrival {
     uint64_t due_ps;
     ib::Packet* packet;
   };
   ib::RingFifo<Arrival, 8> arrivals_;
   link::Alarm rx_alarm_;
+  std::vector<std::unique_ptr<RxUnit>> rx_units_;           // none: the receive pipeline (arrivals_)
+  std::vector<ib::RingFifo<ib::Packet*, 8>> rx_waiting_;    // packets waiting for a receive unit: any_free one FIFO, qpn_hash one per unit
+  struct Completion {
+    uint64_t due_ps;
+    uint32_t qpn;
+    bool send_queue;
+    WorkCompletion wc;
+  };
+  ib::RingFifo<Completion, 2> completions_;  // completion_generation above 0: completions on their way to the CQs
   struct Waiting {  // a built packet in the data stage
     uint64_t ready_ps;
     uint64_t since_ps;
     Entry* entry;
     ib::Packet* packet;
+    Started started;
   };
   ib::RingFifo<Waiting, 8> data_stage_;
-  bool data_head_blocked_ = false;  // the head's port refused it; it waits for room
   link::Alarm data_alarm_;
+  link::Alarm cqe_alarm_;
   uint64_t next_id_ = 0;
   EngineStats stats_;
   CompletionHandler on_completion_;

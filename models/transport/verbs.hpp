@@ -174,6 +174,7 @@ struct QpInit {
   uint32_t max_recv_wr = 128;
   uint32_t max_send_sge = 4;
   uint32_t max_recv_sge = 4;
+  uint32_t weight = 1;            // model: packets per turn under weighted_round_robin with weights "qp"
 };
 
 // Why a work queue cannot take one more WR ("" when it can): it holds max_wr

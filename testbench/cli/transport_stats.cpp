@@ -179,9 +179,9 @@ nlohmann::json engines_json(const fabric::Fabric& f, uint64_t sim_ps) {
     const std::size_t qps = t.qps().size();
     if (qps == 0) continue;
     const transport::EngineStats& s = t.stats();
-    const double capacity = static_cast<double>(sim_ps) * t.config().engines;
+    const double capacity = static_cast<double>(sim_ps) * t.config().tx_units;
     out.push_back({{"hca", hca.name()},
-                   {"engines", t.config().engines},
+                   {"engines", t.config().tx_units},  // transmit units
                    {"qps", qps},
                    {"packets_built", s.packets_built},
                    {"packets_received", s.packets_received},

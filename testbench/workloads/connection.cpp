@@ -14,6 +14,7 @@ QpEnd create_qp_on(host::Driver& h, unsigned port, uint32_t cq, const Connection
   init.send_cq = init.recv_cq = e.cq;
   init.max_send_wr = p.max_send_wr;
   init.max_recv_wr = p.max_recv_wr;
+  init.weight = p.weight;
   e.qpn = h.create_qp(init);
   return e;
 }

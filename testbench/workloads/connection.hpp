@@ -20,6 +20,7 @@ struct ConnectionParams {
   transport::QpType type = transport::QpType::Rc;
   uint32_t mtu = 4096;                // path MTU, bytes
   uint8_t sl = 0;
+  uint32_t weight = 1;                // weighted_round_robin with weights "qp": packets per turn (QpInit::weight)
   uint32_t psn_a = 0;                 // A's send start PSN (= B's expected PSN)
   uint32_t psn_b = 0;                 // B's send start PSN
   uint8_t timeout = 14;               // Local ACK timeout (Ttr = 4.096 us x 2^timeout; 0 = off)

@@ -38,6 +38,7 @@ Perftest::Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec
   params_.type = cfg_.qp_type;
   params_.mtu = cfg_.mtu;
   params_.sl = static_cast<uint8_t>(cfg_.sl);
+  params_.weight = cfg_.weight;
   params_.timeout = static_cast<uint8_t>(cfg_.timeout);
   params_.retry_cnt = static_cast<uint8_t>(cfg_.retry_cnt);
   params_.rnr_retry = static_cast<uint8_t>(cfg_.rnr_retry);

@@ -189,7 +189,7 @@ TEST_CASE("send_lat: BlueFlame with inline data removes exactly the WQE fetch an
   // Without: the doorbell (8-byte MMIO: 16 + 8 + 8 bytes), a WQE fetch (a 24-byte request, then
   // the 320-byte WQE stride as completions of 256 and 64 bytes, 12 + 8 bytes each) and a gather
   // read of 8 bytes (a 24-byte request and a 28-byte completion) that the packet waits for
-  // instead of the engine's 70 ns (tx_packet_latency 20 + tx_message_latency 50).
+  // instead of the transmit unit's 70 ns (packet_build 20 + wqe_parse 50).
   // With: one BlueFlame MMIO write carrying the 32-byte WQE (control and inline segments: 16 +
   // 32 + 8 bytes), the same CPU cost (blueflame = doorbell = 100 ns).
   const double L = 200, M = 100;
@@ -212,7 +212,7 @@ TEST_CASE("send_lat: BlueFlame with inline data removes exactly the WQE fetch an
 TEST_CASE("doorbell batching: the 32-byte WRITE rate follows min(HCA, 1 / (post + doorbell / post_list)) within 2%") {
   // The driver's thread pays post (40 ns) per WR and doorbell (150 ns) per list; polling is free
   // here and a completion comes every 64 WRs. The HCA serves one QP a packet at a time:
-  // tx_packet_latency + tx_message_latency = 70 ns a message, its own limit. Inline data: no
+  // packet_build + wqe_parse = 70 ns a message, its own limit. Inline data: no
   // gather read.
   const double post = 40e-9, doorbell = 150e-9, hca_limit = 1 / 70e-9;
   const ScratchDir dir("doorbell-batching");

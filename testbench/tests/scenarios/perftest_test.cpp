@@ -93,25 +93,25 @@ void check_send_lat(const char* type) {
   REQUIRE(rtt.count() == 200);
 
   // One way: the sender's engine builds the message's only packet
-  // (tx_message_latency + tx_packet_latency), the idle port serializes it
+  // (wqe_parse + packet_build), the idle port serializes it
   // (LRH 8 + BTH 12 [+ DETH 8 for UD] + 8 + ICRC 4 + VCRC 2 + framing bytes
   // at the link's data rate), the cable delays it (length x ps_per_m), the
   // host takes it from the buffer at once (drain_rate unlimited) and the
-  // receiver's QP acts on it rx_packet_latency later, completing the receive;
+  // receiver's QP acts on it receive_parse later, completing the receive;
   // the host answers at once.
   const transport::TransportConfig& t = s.transport;
   const bool ud = std::string(type) == "ud";
   const double bytes = kLrh + kBth + (ud ? kDeth : 0) + 8 + kIcrc + kVcrc + s.link.framing_bytes;
   const double serialization = bytes * 8 / link::data_rate_bps(s.link.speed, s.link.width) * 1e12;
   const double propagation = s.link.length_m * static_cast<double>(s.link.ps_per_m);
-  const double one_way = static_cast<double>(t.tx_message_latency_ps + t.tx_packet_latency_ps) + serialization +
-                         propagation + static_cast<double>(t.rx_packet_latency_ps);
+  const double one_way = static_cast<double>(t.wqe_parse_ps + t.packet_build_ps) + serialization + propagation +
+                         static_cast<double>(t.receive_parse_ps);
   // RC only: the receiving QP's engine first builds the ACK of the request
   // it just took (responses before requests, one packet of a QP at a time),
-  // so each answer leaves tx_packet_latency later. The first ping has no ACK
-  // ahead of it at the client: its half round trip is half a
-  // tx_packet_latency shorter.
-  const double ack = ud ? 0 : static_cast<double>(t.tx_packet_latency_ps);
+  // so each answer leaves ack_generation later. The first ping has no ACK
+  // ahead of it at the client: its half round trip is half an
+  // ack_generation shorter.
+  const double ack = ud ? 0 : static_cast<double>(t.ack_generation_ps);
   INFO("one way " << one_way / 1e3 << " ns; half round trips " << rtt.min() / 2e3 << " .. " << rtt.max() / 2e3
                   << " ns");
   CHECK(std::abs(rtt.max() / 2.0 - (one_way + ack)) <= 2);

@@ -119,9 +119,12 @@ TEST_CASE("transport workload config mistakes each give one line naming the JSON
   REQUIRE(run_command("validate " + base, dir).exit_code == 0);
   const std::vector<BadCase> cases = {
       {"misspelt transport key", "--set transport.enginez=2", "transport.enginez"},
-      {"no engines", "--set transport.engines=0", "transport.engines"},
+      {"no transmit units", "--set transport.tx_units=0", "transport.tx_units"},
+      {"unknown scheduler", "--set transport.scheduler=fifo", "transport.scheduler"},
+      {"unknown unit mapping", "--set transport.unit_mapping=random", "transport.unit_mapping"},
+      {"sl_weights not 16", "--set transport.sl_weights=[1,2]", "transport.sl_weights"},
       {"unknown AckReq policy", "--set transport.ack_req=sometimes", "transport.ack_req"},
-      {"latency without a unit", "--set transport.tx_packet_latency=20", "transport.tx_packet_latency"},
+      {"latency without a unit", "--set transport.packet_build=20", "transport.packet_build"},
       {"unknown tool", "--set workload.perftest.0.test=write_bandwidth", "workload.perftest.0.test"},
       {"misspelt perftest key", "--set workload.perftest.0.iters=5", "workload.perftest.0.iters"},
       {"unknown client port", "--set workload.perftest.0.client=hca9.p1", "workload.perftest.0.client"},
