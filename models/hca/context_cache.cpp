@@ -1,0 +1,160 @@
+#include "models/hca/context_cache.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace hcasim::hca {
+
+namespace {
+constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;  // splitmix64 increment
+
+uint64_t splitmix64_output(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+}  // namespace
+
+const char* to_string(Replacement r) { return r == Replacement::Lru ? "lru" : "random"; }
+
+ContextCache::ContextCache(const ContextCacheConfig& config, Transfer fill, Transfer write_back)
+    : config_(config), fill_(std::move(fill)), write_back_(std::move(write_back)), rng_state_(config.seed) {
+  if (config_.perfect) return;
+  if (config_.entries == 0) throw std::invalid_argument("context cache: entries must be at least 1");
+  ways_ = config_.ways == 0 ? config_.entries : config_.ways;
+  if (ways_ > config_.entries || config_.entries % ways_ != 0)
+    throw std::invalid_argument("context cache: ways (" + std::to_string(ways_) + ") must divide entries (" +
+                                std::to_string(config_.entries) + ")");
+  if (config_.mshrs == 0) throw std::invalid_argument("context cache: mshrs must be at least 1");
+  sets_ = config_.entries / ways_;
+  lines_.resize(config_.entries);
+  set_lists_.resize(sets_);
+  for (uint32_t s = 0; s < sets_; ++s) {
+    auto& free = set_lists_[s].free;
+    free.reserve(ways_);
+    for (uint32_t w = ways_; w-- > 0;) free.push_back(s * ways_ + w);  // way 0 at the back: used first
+  }
+  index_.reserve(config_.entries);
+  mshr_free_ps_.assign(config_.mshrs, 0);
+}
+
+bool ContextCache::dirty(uint64_t key) const {
+  auto it = index_.find(key);
+  return it != index_.end() && lines_[it->second].dirty;
+}
+
+void ContextCache::unlink(Set& s, uint32_t line) {
+  Line& l = lines_[line];
+  if (l.prev != kNone) lines_[l.prev].next = l.next; else s.head = l.next;
+  if (l.next != kNone) lines_[l.next].prev = l.prev; else s.tail = l.prev;
+  l.prev = l.next = kNone;
+}
+
+void ContextCache::push_front(Set& s, uint32_t line) {
+  Line& l = lines_[line];
+  l.prev = kNone;
+  l.next = s.head;
+  if (s.head != kNone) lines_[s.head].prev = line; else s.tail = line;
+  s.head = line;
+}
+
+void ContextCache::touch(uint32_t line) {
+  Set& s = set_lists_[line / ways_];
+  if (s.head == line) return;
+  unlink(s, line);
+  push_front(s, line);
+}
+
+uint64_t ContextCache::next_random() { return splitmix64_output(rng_state_ += kGolden); }
+
+uint32_t ContextCache::allocate(uint64_t key, uint64_t now_ps) {
+  Set& s = set_lists_[set_of(key)];
+  uint32_t line;
+  if (!s.free.empty()) {
+    line = s.free.back();
+    s.free.pop_back();
+  } else {
+    const uint32_t set_index = set_of(key);
+    line = config_.replacement == Replacement::Lru ? s.tail
+                                                   : set_index * ways_ + static_cast<uint32_t>(next_random() % ways_);
+    Line& victim = lines_[line];
+    ++stats_.evictions;
+    if (victim.dirty) {
+      ++stats_.write_backs;
+      if (write_back_) write_back_(victim.key, now_ps);
+    }
+    index_.erase(victim.key);
+    unlink(s, line);
+  }
+  Line& l = lines_[line];
+  l.key = key;
+  l.valid = true;
+  l.dirty = false;
+  push_front(s, line);
+  index_.emplace(key, line);
+  return line;
+}
+
+uint64_t ContextCache::access(uint64_t key, bool write, uint64_t now_ps) {
+  ++stats_.lookups;
+  if (config_.perfect) {
+    ++stats_.hits;
+    return now_ps;
+  }
+  auto it = index_.find(key);
+  if (it != index_.end()) {
+    Line& l = lines_[it->second];
+    touch(it->second);
+    if (write && config_.write_back) l.dirty = true;
+    if (l.ready_ps <= now_ps) {
+      ++stats_.hits;
+      return now_ps;
+    }
+    ++stats_.merged;
+    return l.ready_ps;
+  }
+  ++stats_.misses;
+  const uint32_t line = allocate(key, now_ps);
+  auto mshr = std::min_element(mshr_free_ps_.begin(), mshr_free_ps_.end());
+  uint64_t start = now_ps;
+  if (*mshr > now_ps) {
+    start = *mshr;
+    ++stats_.mshr_full_waits;
+  }
+  const uint64_t done = fill_ ? std::max(start, fill_(key, start)) : start;
+  *mshr = done;
+  Line& l = lines_[line];
+  l.ready_ps = done;
+  if (write && config_.write_back) l.dirty = true;
+  stats_.miss_latency.add(done - now_ps, now_ps);
+  return done;
+}
+
+void ContextCache::insert(uint64_t key, uint64_t ready_ps) {
+  ++stats_.inserts;
+  if (config_.perfect) return;
+  auto it = index_.find(key);
+  if (it != index_.end()) {
+    touch(it->second);
+    return;
+  }
+  const uint32_t line = allocate(key, ready_ps);
+  lines_[line].ready_ps = ready_ps;
+}
+
+bool ContextCache::invalidate(uint64_t key) {
+  if (config_.perfect) return false;
+  auto it = index_.find(key);
+  if (it == index_.end()) return false;
+  const uint32_t line = it->second;
+  Set& s = set_lists_[line / ways_];
+  unlink(s, line);
+  lines_[line].valid = false;
+  lines_[line].dirty = false;
+  s.free.push_back(line);
+  index_.erase(it);
+  return true;
+}
+
+}  // namespace hcasim::hca

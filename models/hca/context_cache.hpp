@@ -1,0 +1,123 @@
+#pragma once
+// An on-chip cache of contexts that live in host memory (QPC, CQC, MPT, MTT,
+// WQEs; the same class serves an IOTLB): set-associative, with replacement
+// by LRU or a seeded random choice, miss status holding registers (MSHRs)
+// and write-back of dirty lines. Plain C++: timing is what the caller's fill
+// and write-back functions return (a DMA read or write's done time), so a
+// lookup is a function call, never an event.
+//
+// Rules:
+// - A key (QP number, CQ number, MPT index, MTT index, ...) lives in set
+//   key % sets, sets = entries / ways; ways 0 (or = entries) is one set
+//   (fully associative). entries must be a multiple of ways.
+// - access(key, write, now) returns when the entry is on chip:
+//   - hit (the line is present and its fill is done by now): now;
+//   - merged (the line is present but its fill is still under way): the
+//     fill's done time; no second read;
+//   - miss: the line is allocated at once and the fill starts on an MSHR:
+//     at now when one is free, else when the earliest busy one frees
+//     (counted as an mshr_full_wait); fill(key, start) returns the done time
+//     and that MSHR is busy until then. The miss latency (done - now) goes
+//     to the miss_latency record.
+//   lookups = hits + merged + misses.
+// - A write access marks the line dirty (with write_back). A dirty line
+//   evicted calls write_back(key, now) (a posted DMA write; the fill does
+//   not wait for it) and counts a write_back; without write_back lines are
+//   never dirty and evictions cost nothing.
+// - Victim: a set with a free way fills it first (at start the lowest way;
+//   after an invalidate the freed way). A full set evicts its least recently
+//   used line (lru: hits, merges, misses and inserts all count as uses), or
+//   with random the line in way r % ways, r the next output of splitmix64
+//   seeded with `seed` (state += 0x9E3779B97F4A7C15, then the splitmix64
+//   output function of the state); one r per eviction of a full set.
+// - insert(key, ready) puts a line that arrived by other means (a prefetched
+//   WQE) into the cache, on chip from ready; it is no lookup. A key already
+//   present only becomes most recently used.
+// - invalidate(key) drops the line without writing it back (the entry is
+//   gone from host memory too: dereg_mr, destroy); false if absent.
+// - perfect: every access hits at now (the ideal HCA); nothing is held.
+
+#include <cstdint>
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+#include "models/trace/latency_record.hpp"
+
+namespace hcasim::hca {
+
+enum class Replacement : uint8_t { Lru, Random };
+const char* to_string(Replacement r);  // "lru", "random"
+
+struct ContextCacheConfig {
+  uint32_t entries = 1024;                  // lines (contexts) held
+  uint32_t ways = 0;                        // lines per set; 0 or entries = fully associative
+  Replacement replacement = Replacement::Lru;  // victim in a full set
+  uint32_t entry_bytes = 256;               // bytes of one entry in host memory (one fill or write-back)
+  uint32_t mshrs = 8;                       // misses outstanding at once (>= 1)
+  bool write_back = true;                   // dirty lines are written to host memory on eviction
+  uint64_t seed = 1;                        // random replacement's generator seed
+  bool perfect = false;                     // every lookup hits (the ideal preset)
+};
+
+struct ContextCacheStats {
+  uint64_t lookups = 0, hits = 0, misses = 0, merged = 0;
+  uint64_t evictions = 0, write_backs = 0, mshr_full_waits = 0, inserts = 0;
+  trace::LatencyRecord miss_latency;  // ps from the lookup to the line on chip, per miss
+  double hit_rate() const { return lookups ? static_cast<double>(hits) / static_cast<double>(lookups) : 1.0; }
+};
+
+class ContextCache {
+ public:
+  // key, start_ps -> when the transfer is done, ps
+  using Transfer = std::function<uint64_t(uint64_t key, uint64_t start_ps)>;
+
+  // Throws std::invalid_argument for entries 0, ways not dividing entries or mshrs 0 (unless perfect).
+  ContextCache(const ContextCacheConfig& config, Transfer fill, Transfer write_back);
+
+  uint64_t access(uint64_t key, bool write, uint64_t now_ps);
+  void insert(uint64_t key, uint64_t ready_ps);
+  bool invalidate(uint64_t key);
+
+  bool contains(uint64_t key) const { return index_.count(key) != 0; }
+  bool dirty(uint64_t key) const;
+  uint32_t occupancy() const { return static_cast<uint32_t>(index_.size()); }  // valid lines
+  uint32_t sets() const { return sets_; }
+  uint32_t ways() const { return ways_; }
+  const ContextCacheConfig& config() const { return config_; }
+  const ContextCacheStats& stats() const { return stats_; }
+
+ private:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  struct Line {
+    uint64_t key = 0;
+    uint64_t ready_ps = 0;  // on chip from
+    uint32_t prev = kNone, next = kNone;  // the set's recency list (head = most recent)
+    bool valid = false;
+    bool dirty = false;
+  };
+  struct Set {
+    uint32_t head = kNone, tail = kNone;
+    std::vector<uint32_t> free;  // free lines, the next to use at the back
+  };
+
+  uint32_t set_of(uint64_t key) const { return static_cast<uint32_t>(key % sets_); }
+  void unlink(Set& s, uint32_t line);
+  void push_front(Set& s, uint32_t line);
+  void touch(uint32_t line);
+  // A line of key's set for key (evicting when the set is full), made most recent.
+  uint32_t allocate(uint64_t key, uint64_t now_ps);
+  uint64_t next_random();
+
+  ContextCacheConfig config_;
+  Transfer fill_, write_back_;
+  uint32_t sets_ = 1, ways_ = 1;
+  std::vector<Line> lines_;
+  std::vector<Set> set_lists_;
+  std::unordered_map<uint64_t, uint32_t> index_;  // key -> line
+  std::vector<uint64_t> mshr_free_ps_;            // when each MSHR frees
+  uint64_t rng_state_;
+  ContextCacheStats stats_;
+};
+
+}  // namespace hcasim::hca
