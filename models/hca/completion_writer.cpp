@@ -1,5 +1,7 @@
 #include "models/hca/completion_writer.hpp"
 
+#include <algorithm>
+
 #include "models/hca/host_formats.hpp"
 
 namespace hcasim::hca {
@@ -18,11 +20,12 @@ void CompletionWriter::remove(uint32_t cqn) {
   if (exists(cqn)) cqs_[cqn].reset();
 }
 
-void CompletionWriter::write(uint32_t cqn, const transport::WorkCompletion& wc, uint32_t wqe_index, bool solicited) {
+void CompletionWriter::write(uint32_t cqn, const transport::WorkCompletion& wc, uint32_t wqe_index, bool solicited,
+                             uint64_t not_before_ps) {
   if (!exists(cqn)) return;
   Cq& cq = *cqs_[cqn];
   const CqRing& r = cq.ring;
-  uint64_t issue = link::now_ps();
+  uint64_t issue = std::max(link::now_ps(), not_before_ps);
   if (!cq.overrun && cq.produced - cq.consumed >= r.depth) {
     uint8_t record[4];
     issue = dma_.read(r.doorbell_record, record, sizeof record, DmaPurpose::DoorbellRecord, issue);

@@ -313,7 +313,8 @@ void TransportEngine::dispatch() {
       ++stats_.packets_built;
       stats_.busy_ps += latency;
       arm(*e);
-      g.done.notify_in(latency);
+      const uint64_t now = now_ps();  // the engine starts once the QP's context is on chip
+      g.done.notify_at((contexts_ != nullptr ? std::max(now, contexts_->qp_context(qp.qpn, now)) : now) + latency);
     }
     if (ready_.empty()) return;
   }
@@ -405,7 +406,12 @@ void TransportEngine::resubmit_waiting(unsigned port_index) {
 
 void TransportEngine::deliver(ib::Packet* p, unsigned) {
   ++stats_.packets_received;
-  const uint64_t due = now_ps() + config_.rx_packet_latency_ps;
+  const uint64_t now = now_ps();  // the packet reaches its QP once the QPC is on chip, in arrival order
+  uint64_t due = now + config_.rx_packet_latency_ps;
+  if (contexts_ != nullptr && owns(p->hdr.bth.dest_qp)) {
+    due = std::max(due, contexts_->qp_context(p->hdr.bth.dest_qp, now) + config_.rx_packet_latency_ps);
+    if (!arrivals_.empty()) due = std::max(due, arrivals_.back().due_ps);
+  }
   if (arrivals_.empty()) rx_alarm_.notify_at(due);
   arrivals_.push_back({due, p});
 }
