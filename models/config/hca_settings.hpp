@@ -105,6 +105,40 @@ void describe(Io& io, IommuConfig& c) {
 
 }  // namespace hcasim::host
 
+namespace hcasim::hca {
+
+template <class Io>
+void describe(Io& io, ContextCacheConfig& c) {
+  io.uint("entries", c.entries, 1, 1u << 24, "lines (contexts) the cache holds");
+  io.uint("ways", c.ways, 0, 1u << 24, "lines per set; 0 = fully associative (must divide entries)");
+  io.choice("replacement", c.replacement, config::Names<Replacement>{{"lru", Replacement::Lru}, {"random", Replacement::Random}},
+            "victim in a full set: least recently used, or random (splitmix64 of seed)");
+  uint64_t bytes = c.entry_bytes;
+  io.bytes("entry_size", bytes, 8, 4096, "bytes of one entry in host memory: one fill (DMA read) or write-back");
+  c.entry_bytes = static_cast<uint32_t>(bytes);
+  io.uint("mshrs", c.mshrs, 1, 4096, "misses outstanding at once; a further miss starts when the earliest is done");
+  io.boolean("write_back", c.write_back, "a dirty line evicted is written to host memory (a DMA write)");
+  io.uint64("seed", c.seed, 0, UINT64_MAX, "random replacement's generator seed");
+  io.boolean("perfect", c.perfect, "every lookup hits (no DMA): the ideal preset's caches");
+  if (c.ways != 0 && (c.ways > c.entries || c.entries % c.ways != 0))
+    io.fail("ways", std::to_string(c.ways) + " does not divide entries " + std::to_string(c.entries) +
+                        "; accepted: 0 (fully associative) or a divisor of entries");
+}
+
+template <class Io>
+void describe(Io& io, ContextCachesConfig& c) {
+  io.object("qpc", c.qpc, "QP contexts: looked up for every packet sent and received (written)");
+  io.object("cqc", c.cqc, "CQ contexts: looked up for every completion (written)");
+  io.object("mpt", c.mpt, "memory protection entries: looked up for every local and remote memory access");
+  io.object("mtt", c.mtt, "translation entries (8B each, one per page; a line of entry_size holds entry_size / 8): looked up for every page a memory access touches");
+  if (c.mtt.entry_bytes % hca::kMttBytes != 0)
+    io.fail("mtt", "entry_size " + std::to_string(c.mtt.entry_bytes) + "B; accepted: a multiple of 8B (MTT entries per line)");
+  if (c.mpt.entry_bytes < hca::kMptBytes)
+    io.fail("mpt", "entry_size " + std::to_string(c.mpt.entry_bytes) + "B; accepted: at least 64B (host_formats.hpp)");
+}
+
+}  // namespace hcasim::hca
+
 namespace hcasim::config {
 
 enum class HcaPreset { Realistic, Ideal };
@@ -188,6 +222,10 @@ void describe(Io& io, HcaSettings& c) {
   c.hca = compression.hca;
   io.bytes("rx_buffer", c.hca.rx_buffer_bytes, 1, uint64_t{1} << 32,
            "received data waiting for its host-memory writes before the HCA stops taking packets");
+  io.object("caches", c.hca.caches, "the HCA's context caches over its ICM tables in host memory (docs/context-caches.md)");
+  io.bytes("page_size", c.hca.page_bytes, 4096, uint64_t{1} << 30, "memory region page size: one MTT entry per page");
+  if ((c.hca.page_bytes & (c.hca.page_bytes - 1)) != 0)
+    io.fail("page_size", std::to_string(c.hca.page_bytes) + "B is not a power of two; accepted: 4KiB, 8KiB, ... 1GiB");
   if (c.host.driver.inline_threshold > c.host.driver.max_inline)
     io.fail("inline_threshold", std::to_string(c.host.driver.inline_threshold) + " is above max_inline " +
                                     std::to_string(c.host.driver.max_inline) + "; accepted: at most max_inline");

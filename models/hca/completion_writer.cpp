@@ -36,11 +36,13 @@ void CompletionWriter::moderate(uint32_t cqn, uint32_t count, uint64_t period_ps
   cq.moderation_ps = period_ps;
 }
 
-void CompletionWriter::write(uint32_t cqn, const transport::WorkCompletion& wc, uint32_t wqe_index, bool solicited) {
+void CompletionWriter::write(uint32_t cqn, const transport::WorkCompletion& wc, uint32_t wqe_index, bool solicited,
+                             uint64_t not_before_ps) {
   if (!exists(cqn)) return;
   Cq& cq = *cqs_[cqn];
   if (!cq.block.empty() && !joins_block(cq.block.front().wc, wc)) flush(cq);
   cq.block.push_back({wc, wqe_index, solicited});
+  cq.block_not_before_ps = std::max(cq.block_not_before_ps, not_before_ps);  // its CQ context on chip
   if (!cq.compress || cq.block.size() >= cq.block_max || !joins_block(wc, wc)) flush(cq);
   else if (cq.block.size() == 1) cq.block_due.notify_in(config_.cqe_compression_wait_ps);
 }
@@ -51,7 +53,8 @@ void CompletionWriter::flush(Cq& cq) {
   const CqRing& r = cq.ring;
   const auto n = static_cast<uint32_t>(cq.block.size());
   const uint32_t need = cqe_block_entries(n);
-  uint64_t issue = link::now_ps();
+  uint64_t issue = std::max(link::now_ps(), cq.block_not_before_ps);
+  cq.block_not_before_ps = 0;
   if (!cq.overrun && cq.produced + need - cq.consumed > r.depth) {
     uint8_t record[4];
     issue = dma_.read(r.doorbell_record, record, sizeof record, DmaPurpose::DoorbellRecord, issue);

@@ -98,7 +98,9 @@ class CompletionWriter {
   void on_overrun(std::function<void(uint32_t cqn)> f) { on_overrun_ = std::move(f); }
 
   // A completion for CQ cqn; wqe_index is the counter of the WQE it reports.
-  void write(uint32_t cqn, const transport::WorkCompletion& wc, uint32_t wqe_index, bool solicited);
+  // not_before_ps: when the CQ's context is on chip (the CQE write waits for it).
+  void write(uint32_t cqn, const transport::WorkCompletion& wc, uint32_t wqe_index, bool solicited,
+             uint64_t not_before_ps = 0);
   // A CQ doorbell arriving at at_ps: arm (kCqArmNext / kCqArmSolicited) with the consumer counter.
   void arm(uint32_t cqn, uint8_t command, uint32_t consumer, uint64_t at_ps);
   // Interrupt moderation of one CQ from now on (count 0 = 1: every completion; period 0 = no timer).
@@ -126,6 +128,7 @@ class CompletionWriter {
       bool solicited;
     };
     std::vector<Held> block;      // the open block's completions
+    uint64_t block_not_before_ps = 0;  // the block's write waits for this (its CQ context's fill)
     uint32_t produced = 0;        // ring entries written
     uint32_t consumed = 0;        // consumer counter last read
     bool overrun = false;

@@ -157,4 +157,17 @@ bool ContextCache::invalidate(uint64_t key) {
   return true;
 }
 
+uint64_t ContextCache::invalidate_range(uint64_t first, uint64_t count) {
+  uint64_t n = 0;
+  if (count <= index_.size()) {
+    for (uint64_t k = first; k < first + count; ++k) n += invalidate(k) ? 1 : 0;
+    return n;
+  }
+  std::vector<uint64_t> keys;
+  for (const auto& [key, line] : index_)
+    if (key >= first && key - first < count) keys.push_back(key);
+  for (uint64_t k : keys) n += invalidate(k) ? 1 : 0;
+  return n;
+}
+
 }  // namespace hcasim::hca

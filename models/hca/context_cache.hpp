@@ -78,6 +78,8 @@ class ContextCache {
   uint64_t access(uint64_t key, bool write, uint64_t now_ps);
   void insert(uint64_t key, uint64_t ready_ps);
   bool invalidate(uint64_t key);
+  // Invalidates every line whose key is in [first, first + count); returns how many.
+  uint64_t invalidate_range(uint64_t first, uint64_t count);
 
   bool contains(uint64_t key) const { return index_.count(key) != 0; }
   bool dirty(uint64_t key) const;

@@ -15,6 +15,11 @@ const char* to_string(DmaPurpose p) {
     case DmaPurpose::Cqe: return "cqe";
     case DmaPurpose::Msix: return "msix";
     case DmaPurpose::Test: return "test";
+    case DmaPurpose::Qpc: return "qpc";
+    case DmaPurpose::Cqc: return "cqc";
+    case DmaPurpose::Mpt: return "mpt";
+    case DmaPurpose::Mtt: return "mtt";
+    case DmaPurpose::ContextWriteBack: return "context_write_back";
     case DmaPurpose::kCount: break;
   }
   return "unknown";

@@ -24,8 +24,13 @@
 
 namespace hcasim::hca {
 
-enum class DmaPurpose : uint8_t { Wqe, Gather, Scatter, DoorbellRecord, Cqe, Msix, Test, kCount };
-const char* to_string(DmaPurpose p);  // "wqe", "gather", "scatter", "doorbell_record", "cqe", "msix", "test"
+enum class DmaPurpose : uint8_t {
+  Wqe, Gather, Scatter, DoorbellRecord, Cqe, Msix, Test,
+  Qpc, Cqc, Mpt, Mtt, ContextWriteBack,  // context cache fills, and dirty contexts written back
+  kCount
+};
+// "wqe", "gather", "scatter", "doorbell_record", "cqe", "msix", "test", "qpc", "cqc", "mpt", "mtt", "context_write_back"
+const char* to_string(DmaPurpose p);
 
 struct DmaCounts {
   uint64_t reads = 0, read_bytes = 0;

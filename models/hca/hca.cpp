@@ -18,7 +18,8 @@ Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig
   mmio.register_b_transport(this, &Hca::mmio_b_transport);
   mmio.register_transport_dbg(this, &Hca::mmio_transport_dbg);
   dma_ = std::make_unique<DmaEngine>(dma.get_base_port(), requester_id);
-  memory_ = std::make_unique<HostMemoryAccess>(regions_, *dma_);
+  contexts_ = std::make_unique<HcaContexts>(config_, *dma_);
+  memory_ = std::make_unique<HostMemoryAccess>(regions_, *dma_, *contexts_);
   std::vector<transport::TransportEngine::PortBinding> bindings;
   for (unsigned i = 0; i < ports.size(); ++i) {
     HostPort& h = ports_.emplace_back(*this, i, ports[i], lids.at(i), pool);
@@ -32,14 +33,16 @@ Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig
   transport_ = std::make_unique<transport::TransportEngine>(transport, std::move(bindings), *memory_, pool);
   fetcher_ = std::make_unique<WqeFetcher>(config_, *transport_, *dma_);
   transport_->set_recv_source(fetcher_.get());
+  transport_->set_context_lookups(contexts_.get());
   completions_ = std::make_unique<CompletionWriter>(config_, *dma_, msix_);
   completions_->on_overrun([this](uint32_t cqn) { async_events_.emplace_back(cqn, "IBV_EVENT_CQ_ERR"); });
   transport_->on_room_wanted([this](bool wanted) {
     for (HostPort& h : ports_) h.transport_waiting = wanted;
   });
   transport_->on_completion([this](transport::Qp& qp, bool send_queue, const transport::WorkCompletion& wc) {
-    completions_->write(send_queue ? qp.init.send_cq : qp.init.recv_cq, wc, static_cast<uint32_t>(wc.wr_id),
-                        wc.solicited);
+    const uint32_t cqn = send_queue ? qp.init.send_cq : qp.init.recv_cq;
+    completions_->write(cqn, wc, static_cast<uint32_t>(wc.wr_id), wc.solicited,
+                        contexts_->cq_context(cqn, link::now_ps()));
   });
   transport_->on_async_event(
       [this](transport::Qp& qp, const char* event) { async_events_.emplace_back(qp.qpn, event); });
@@ -107,8 +110,30 @@ uint32_t Hca::create_qp(const transport::QpInit& init, const QpRings& rings) {
   return qpn;
 }
 
+MemoryRegion Hca::reg_mr(uint64_t addr, uint64_t length, uint32_t access) {
+  const MemoryRegion mr = regions_.reg_mr(addr, length, access);
+  const auto shift = static_cast<uint8_t>(__builtin_ctzll(config_.page_bytes));
+  const uint64_t pages = length == 0 ? 1 : ((addr + length - 1) >> shift) - (addr >> shift) + 1;
+  if (next_mtt_ + pages > IcmLayout::kMttEntries) {
+    regions_.dereg_mr(mr.lkey);
+    throw std::invalid_argument("reg_mr: " + std::to_string(pages) + " MTT entries needed, " +
+                                std::to_string(IcmLayout::kMttEntries - next_mtt_) + " left; accepted: larger pages");
+  }
+  regions_.set_translation(mr.lkey, next_mtt_, pages, shift);
+  next_mtt_ += pages;
+  return *regions_.find_lkey(mr.lkey);
+}
+
+bool Hca::dereg_mr(uint32_t lkey) {
+  const MemoryRegion* mr = regions_.find_lkey(lkey);
+  if (mr == nullptr) return false;
+  contexts_->forget_mr(*mr);
+  return regions_.dereg_mr(lkey);
+}
+
 std::string Hca::destroy_qp(uint32_t qpn) {
   if (!transport_->destroy_qp(qpn)) return "no QP " + std::to_string(qpn);
+  contexts_->forget_qp(qpn);
   fetcher_->remove(qpn);
   return "";
 }

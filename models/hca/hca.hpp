@@ -51,6 +51,7 @@
 #include "models/hca/completion_writer.hpp"
 #include "models/hca/dma_engine.hpp"
 #include "models/hca/hca_config.hpp"
+#include "models/hca/hca_contexts.hpp"
 #include "models/hca/host_memory_access.hpp"
 #include "models/hca/memory_regions.hpp"
 #include "models/hca/wqe_fetcher.hpp"
@@ -134,8 +135,17 @@ class Hca : public sc_core::sc_module {
   // "" when done; the reason when there is no such QP. Any state; queued WRs go without completions.
   std::string destroy_qp(uint32_t qpn);
   std::string modify_qp(uint32_t qpn, const transport::QpAttr& attr, uint32_t mask);
-  MemoryRegion reg_mr(uint64_t addr, uint64_t length, uint32_t access) { return regions_.reg_mr(addr, length, access); }
-  bool dereg_mr(uint32_t lkey) { return regions_.dereg_mr(lkey); }
+  // reg_mr also gives the region its MTT entries (one per page of
+  // config().page_bytes, from the next free MTT index; throws
+  // std::invalid_argument when the MTT table is full); the driver writes
+  // them and the MPT entry into the ICM (host_formats.hpp).
+  MemoryRegion reg_mr(uint64_t addr, uint64_t length, uint32_t access);
+  bool dereg_mr(uint32_t lkey);
+  // The ICM area (icm_layout.hpp): its size, and its base once the driver
+  // has allocated it (from then on the context caches work).
+  uint64_t icm_bytes() const { return IcmLayout::bytes_for(HcaContexts::entry_bytes(config_)); }
+  void init_icm(uint64_t base) { contexts_->init_icm(base); }
+  const HcaContexts& contexts() const { return *contexts_; }
   MemoryRegions& regions() { return regions_; }
   transport::TransportEngine& transport() { return *transport_; }
   const transport::TransportEngine& transport() const { return *transport_; }
@@ -197,6 +207,8 @@ class Hca : public sc_core::sc_module {
   HcaConfig config_;
   MemoryRegions regions_;
   std::unique_ptr<DmaEngine> dma_;
+  std::unique_ptr<HcaContexts> contexts_;
+  uint64_t next_mtt_ = 0;  // the next free MTT index
   std::unique_ptr<HostMemoryAccess> memory_;
   std::vector<std::pair<uint32_t, std::string>> async_events_;
   std::unique_ptr<transport::TransportEngine> transport_;  // made once the ports exist

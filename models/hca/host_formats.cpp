@@ -271,4 +271,32 @@ MiniCqe decode_mini_cqe(const uint8_t* array, uint32_t k) {
   return out;
 }
 
+void encode_mpt(const MptEntry& e, uint8_t* out) {
+  std::memset(out, 0, kMptBytes);
+  put_u32(out, e.lkey);
+  put_u32(out + 4, e.rkey);
+  put_u32(out + 8, e.access);
+  out[12] = e.page_shift;
+  out[13] = static_cast<uint8_t>((e.valid ? 1 : 0) | (e.rkey_valid ? 2 : 0));
+  put_u64(out + 16, e.start);
+  put_u64(out + 24, e.length);
+  put_u64(out + 32, e.mtt_first);
+  put_u64(out + 40, e.mtt_count);
+}
+
+MptEntry decode_mpt(const uint8_t* in) {
+  MptEntry e;
+  e.lkey = get_u32(in);
+  e.rkey = get_u32(in + 4);
+  e.access = get_u32(in + 8);
+  e.page_shift = in[12];
+  e.valid = (in[13] & 1) != 0;
+  e.rkey_valid = (in[13] & 2) != 0;
+  e.start = get_u64(in + 16);
+  e.length = get_u64(in + 24);
+  e.mtt_first = get_u64(in + 32);
+  e.mtt_count = get_u64(in + 40);
+  return e;
+}
+
 }  // namespace hcasim::hca

@@ -233,4 +233,35 @@ inline uint64_t get_u64(const uint8_t* p) {
   return v;
 }
 
+// Context tables in host memory (ICM, icm_layout.hpp), written by the driver
+// at reg_mr and read by the HCA's MPT and MTT caches.
+//
+// MPT entry (memory protection), 64 bytes, one per memory region, at the
+// region's key index (key >> 8):
+//     0-3    L_Key
+//     4-7    R_Key
+//     8-11   access flags (transport::Access bits: local write, remote write, read, atomic)
+//     12     log2 of the page size (12: 4 KiB, 21: 2 MiB)
+//     13     flags: bit 0 valid (0 after dereg_mr), bit 1 R_Key valid
+//     14-15  0
+//     16-23  start address (the region's first byte)
+//     24-31  length in bytes
+//     32-39  first MTT index
+//     40-47  MTT entries (pages the region touches)
+//     48-63  0
+// MTT entry (translation), 8 bytes, one per page of a region, in page order
+// from the first MTT index:
+//     0-7    the page's physical address, page aligned; bit 0 present (0 after dereg_mr)
+constexpr uint32_t kMptBytes = 64;
+constexpr uint32_t kMttBytes = 8;
+struct MptEntry {
+  uint32_t lkey = 0, rkey = 0, access = 0;
+  uint8_t page_shift = 12;
+  bool valid = false, rkey_valid = false;
+  uint64_t start = 0, length = 0, mtt_first = 0, mtt_count = 0;
+};
+void encode_mpt(const MptEntry& e, uint8_t* out);  // kMptBytes
+MptEntry decode_mpt(const uint8_t* in);
+inline void encode_mtt(uint64_t page_addr, bool present, uint8_t* out) { put_u64(out, page_addr | (present ? 1 : 0)); }
+
 }  // namespace hcasim::hca

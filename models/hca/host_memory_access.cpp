@@ -4,13 +4,20 @@
 
 namespace hcasim::hca {
 
-uint64_t HostMemoryAccess::read(uint64_t addr, uint8_t* out, uint64_t length) {
-  return dma_.read(addr, out, length, DmaPurpose::Gather, link::now_ps());
+uint64_t HostMemoryAccess::translated(uint32_t key, uint64_t addr, uint64_t length, uint64_t now_ps) {
+  if (!contexts_.has_icm()) return now_ps;
+  const MemoryRegion* mr = regions_.find_key(key);
+  return mr != nullptr ? contexts_.translate(*mr, addr, length, now_ps) : now_ps;
 }
 
-uint64_t HostMemoryAccess::write(uint64_t addr, const uint8_t* data, uint64_t length) {
+uint64_t HostMemoryAccess::read(uint32_t key, uint64_t addr, uint8_t* out, uint64_t length) {
   const uint64_t now = link::now_ps();
-  const uint64_t done = dma_.write(addr, data, length, DmaPurpose::Scatter, now);
+  return dma_.read(addr, out, length, DmaPurpose::Gather, translated(key, addr, length, now));
+}
+
+uint64_t HostMemoryAccess::write(uint32_t key, uint64_t addr, const uint8_t* data, uint64_t length) {
+  const uint64_t now = link::now_ps();
+  const uint64_t done = dma_.write(addr, data, length, DmaPurpose::Scatter, translated(key, addr, length, now));
   if (done > now) {
     pending_.push_back({done, length});
     pending_bytes_ += length;

@@ -69,6 +69,19 @@ const MemoryRegion* MemoryRegions::find_lkey(uint32_t lkey) const {
   return s != nullptr && s->mr.lkey == lkey ? &s->mr : nullptr;
 }
 
+const MemoryRegion* MemoryRegions::find_key(uint32_t key) const {
+  const Slot* s = slot_of(key);
+  return s != nullptr && (s->mr.lkey == key || s->mr.rkey == key) ? &s->mr : nullptr;
+}
+
+void MemoryRegions::set_translation(uint32_t lkey, uint64_t mtt_first, uint64_t mtt_count, uint8_t page_shift) {
+  if (find_lkey(lkey) == nullptr) return;
+  MemoryRegion& mr = slots_[(lkey >> 8) - 1].mr;
+  mr.mtt_first = mtt_first;
+  mr.mtt_count = mtt_count;
+  mr.page_shift = page_shift;
+}
+
 bool MemoryRegions::dereg_mr(uint32_t lkey) {
   if (find_lkey(lkey) == nullptr) return false;
   Slot& s = slots_[(lkey >> 8) - 1];

@@ -37,6 +37,11 @@ struct MemoryRegion {
   uint64_t addr = 0;    // first byte
   uint64_t length = 0;  // bytes
   uint32_t access = 0;  // transport::Access bits
+  // Its translation (ICM, icm_layout.hpp; set by Hca::reg_mr): MTT entries
+  // mtt_first .. mtt_first + mtt_count - 1, one per page of 2^page_shift bytes.
+  uint64_t mtt_first = 0;
+  uint64_t mtt_count = 0;
+  uint8_t page_shift = 12;
 };
 
 class MemoryRegions {
@@ -47,6 +52,10 @@ class MemoryRegions {
   bool dereg_mr(uint32_t lkey);
   // The in-use region with that L_Key, or nullptr.
   const MemoryRegion* find_lkey(uint32_t lkey) const;
+  // The in-use region with that L_Key or R_Key (valid or not), or nullptr.
+  const MemoryRegion* find_key(uint32_t key) const;
+  // Sets the in-use region's translation fields (Hca::reg_mr).
+  void set_translation(uint32_t lkey, uint64_t mtt_first, uint64_t mtt_count, uint8_t page_shift);
   size_t regions() const { return in_use_; }
 
   transport::KeyCheck check_local(uint32_t lkey, uint64_t addr, uint64_t length, uint32_t access) const;

@@ -73,6 +73,46 @@ Driver::Driver(const sc_core::sc_module_name& name, const DriverConfig& config, 
                        [this](uint64_t addr, uint64_t, uint64_t visible) {
                          interrupt(static_cast<uint32_t>((addr - kInterruptArea) / 4), visible);
                        });
+  hca_.init_icm(kIcmArea);  // the HCA's context tables (icm_layout.hpp; hca_.icm_bytes() of them)
+}
+
+void Driver::write_translation(const hca::MemoryRegion& mr, bool valid) {
+  const hca::IcmLayout& icm = hca_.contexts().layout();
+  hca::MptEntry e;
+  e.lkey = mr.lkey;
+  e.rkey = mr.rkey;
+  e.access = mr.access;
+  e.page_shift = mr.page_shift;
+  e.valid = valid;
+  e.rkey_valid = valid;
+  e.start = mr.addr;
+  e.length = mr.length;
+  e.mtt_first = mr.mtt_first;
+  e.mtt_count = mr.mtt_count;
+  uint8_t mpt[hca::kMptBytes];
+  hca::encode_mpt(e, mpt);
+  SparseMemory& m = memory_.memory();
+  m.write(icm.mpt(mr.lkey >> 8), mpt, sizeof mpt);
+  if (mr.mtt_count > kMttWriteLimit) return;  // see kMttWriteLimit
+  const uint64_t stride = hca::kMttBytes;
+  std::vector<uint8_t> mtt(mr.mtt_count * stride);
+  const uint64_t first_page = mr.addr >> mr.page_shift << mr.page_shift;
+  for (uint64_t i = 0; i < mr.mtt_count; ++i)
+    hca::encode_mtt(first_page + (i << mr.page_shift), valid, mtt.data() + i * stride);
+  m.write(icm.mtt(mr.mtt_first), mtt.data(), mtt.size());
+}
+
+hca::MemoryRegion Driver::reg_mr(uint64_t addr, uint64_t length, uint32_t access) {
+  const hca::MemoryRegion mr = hca_.reg_mr(addr, length, access);
+  write_translation(mr, true);
+  return mr;
+}
+
+bool Driver::dereg_mr(uint32_t lkey) {
+  const hca::MemoryRegion* mr = hca_.regions().find_lkey(lkey);
+  if (mr == nullptr) return false;
+  write_translation(*mr, false);
+  return hca_.dereg_mr(lkey);
 }
 
 Driver::~Driver() = default;

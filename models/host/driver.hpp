@@ -102,6 +102,12 @@ struct DriverStats {
 // Where the driver keeps what it allocates in host memory (its own region,
 // apart from the application's buffers).
 constexpr uint64_t kDriverArea = 0x7F00'0000'0000ull;
+// A region of more pages than this gets its MPT entry but its MTT entries
+// are not written (they read as 0): the HCA's checks and translation use its
+// own region table, the MTT bytes are only fetched, and the workloads
+// register regions of 2^40 bytes (2^28 pages of 4 KiB).
+constexpr uint64_t kMttWriteLimit = uint64_t{1} << 20;
+constexpr uint64_t kIcmArea = 0x7E00'0000'0000ull;  // the HCA's context tables (icm_layout.hpp), below the driver's area
 constexpr uint64_t kInterruptArea = 0xFEE0'0000ull;  // MSI-X message addresses (x86's interrupt window)
 
 class Driver : public sc_core::sc_module {
@@ -132,8 +138,11 @@ class Driver : public sc_core::sc_module {
   std::string post_recv(uint32_t qpn, const transport::RecvWr& wr);
   std::size_t poll_cq(uint32_t cq, std::size_t max, std::vector<transport::WorkCompletion>& out);
   std::string req_notify_cq(uint32_t cq, bool solicited_only);
-  hca::MemoryRegion reg_mr(uint64_t addr, uint64_t length, uint32_t access) { return hca_.reg_mr(addr, length, access); }
-  bool dereg_mr(uint32_t lkey) { return hca_.dereg_mr(lkey); }
+  // Registers with the HCA, then writes the region's MPT entry and MTT
+  // entries (identity mapping) into the ICM (host_formats.hpp); dereg_mr
+  // marks them invalid there.
+  hca::MemoryRegion reg_mr(uint64_t addr, uint64_t length, uint32_t access);
+  bool dereg_mr(uint32_t lkey);
 
   // A thread busy-polling CQ cq: handler runs when a completion is there to poll.
   void on_cq_event(uint32_t cq, std::function<void()> handler);
@@ -158,6 +167,7 @@ class Driver : public sc_core::sc_module {
   uint64_t allocate(uint64_t bytes, uint64_t align);
   uint64_t cpu(uint64_t cost_ps, unsigned thread);  // runs a cost on a thread; returns when it is done
   void take_cpu(uint64_t cost_ps, unsigned thread);  // a cost whose alarm, set for when it ends, fired now
+  void write_translation(const hca::MemoryRegion& mr, bool valid);
   void mmio_write(uint64_t offset, const uint8_t* data, unsigned length, uint64_t at_ps);
   void send_mmio(uint64_t offset, const uint8_t* data, unsigned length);
   void cqe_visible(Cq& cq, uint64_t visible_ps, uint32_t entries);

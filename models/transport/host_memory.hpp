@@ -30,8 +30,10 @@ class HostMemory {
   virtual ~HostMemory() = default;
   virtual KeyCheck check_local(uint32_t lkey, uint64_t addr, uint64_t length, uint32_t access) const = 0;
   virtual KeyCheck check_remote(uint32_t rkey, uint64_t addr, uint64_t length, uint32_t access) const = 0;
-  virtual uint64_t read(uint64_t addr, uint8_t* out, uint64_t length) = 0;
-  virtual uint64_t write(uint64_t addr, const uint8_t* data, uint64_t length) = 0;
+  // key: the L_Key or R_Key the range was checked with (the HCA looks up its
+  // MPT and MTT entries for the access).
+  virtual uint64_t read(uint32_t key, uint64_t addr, uint8_t* out, uint64_t length) = 0;
+  virtual uint64_t write(uint32_t key, uint64_t addr, const uint8_t* data, uint64_t length) = 0;
   // SEND with invalidate: makes the region's R_Key invalid. False when no
   // region has that R_Key.
   virtual bool invalidate_rkey(uint32_t rkey) = 0;

@@ -29,7 +29,7 @@ void walk(const std::vector<Sge>& sg, uint64_t offset, uint64_t len, F&& f) {
       continue;
     }
     const uint64_t n = std::min<uint64_t>(s.length - offset, len - done);
-    f(s.addr + offset, n, done);
+    f(s.lkey, s.addr + offset, n, done);
     done += n;
     offset = 0;
   }
@@ -83,12 +83,14 @@ KeyCheck check_sg(const HostMemory& m, const std::vector<Sge>& sg, uint32_t acce
 
 uint64_t gather(HostMemory& m, const std::vector<Sge>& sg, uint64_t offset, uint8_t* out, uint64_t len) {
   uint64_t ready = 0;
-  walk(sg, offset, len, [&](uint64_t addr, uint64_t n, uint64_t at) { ready = std::max(ready, m.read(addr, out + at, n)); });
+  walk(sg, offset, len, [&](uint32_t key, uint64_t addr, uint64_t n, uint64_t at) {
+    ready = std::max(ready, m.read(key, addr, out + at, n));
+  });
   return ready;
 }
 
 void scatter(HostMemory& m, const std::vector<Sge>& sg, uint64_t offset, const uint8_t* data, uint64_t len) {
-  walk(sg, offset, len, [&](uint64_t addr, uint64_t n, uint64_t at) { m.write(addr, data + at, n); });
+  walk(sg, offset, len, [&](uint32_t key, uint64_t addr, uint64_t n, uint64_t at) { m.write(key, addr, data + at, n); });
 }
 
 void fill_lrh_bth(ib::Packet& p, uint8_t sl, uint16_t dlid, uint16_t slid, uint8_t opcode, uint32_t dest_qp,

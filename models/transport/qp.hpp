@@ -120,6 +120,7 @@ struct Qp {
   uint64_t recv_offset = 0;      // bytes of the current SEND placed in rq[0], or of the current WRITE written
   uint64_t write_va = 0;         // current multi-packet RDMA WRITE: next address
   uint64_t write_left = 0;       //   and bytes still expected (from the RETH)
+  uint32_t write_rkey = 0;       //   and its R_Key
 
   QpAttr attr;                   // as last set by modify_qp
   QpInit init;

@@ -71,15 +71,15 @@ int free_resource(Qp& qp) {
 }
 
 // The word at va, and (ready_ps) when it is at the HCA.
-uint64_t load_u64(HostMemory& m, uint64_t va, uint64_t& ready_ps) {
+uint64_t load_u64(HostMemory& m, uint32_t rkey, uint64_t va, uint64_t& ready_ps) {
   uint8_t b[8];
-  ready_ps = m.read(va, b, 8);
+  ready_ps = m.read(rkey, va, b, 8);
   return from_le64(b);
 }
-void store_u64(HostMemory& m, uint64_t va, uint64_t v) {
+void store_u64(HostMemory& m, uint32_t rkey, uint64_t va, uint64_t v) {
   uint8_t b[8];
   to_le64(v, b);
-  m.write(va, b, 8);
+  m.write(rkey, va, b, 8);
 }
 
 }  // namespace
@@ -218,12 +218,13 @@ void Responder::on_rc_request(Qp& qp, QpServices& s, const ib::Packet& p) {
           if (c != KeyCheck::Ok) return nak_and_fail(qp, s, psn, kNakRemoteAccess, info.imm, WcStatus::RemAccessErr);
         }
         qp.write_va = r.va;
+        qp.write_rkey = r.r_key;
         qp.write_left = r.dma_len;
         qp.recv_offset = 0;
       }
       if (p.payload_len > qp.write_left || (ends(info.at) && p.payload_len != qp.write_left))
         return invalid(info.imm);
-      s.memory().write(qp.write_va, p.payload.data(), p.payload_len);
+      s.memory().write(qp.write_rkey, qp.write_va, p.payload.data(), p.payload_len);
       qp.write_va += p.payload_len;
       qp.write_left -= p.payload_len;
       qp.recv_offset += p.payload_len;
@@ -268,10 +269,10 @@ void Responder::on_rc_request(Qp& qp, QpServices& s, const ib::Packet& p) {
       const KeyCheck c = s.memory().check_remote(a.r_key, a.va, 8, kRemoteAtomic);
       if (c != KeyCheck::Ok) return nak_and_fail(qp, s, psn, kNakRemoteAccess, false, WcStatus::RemAccessErr);
       uint64_t ready = 0;
-      const uint64_t original = load_u64(s.memory(), a.va, ready);
+      const uint64_t original = load_u64(s.memory(), a.r_key, a.va, ready);
       const bool cmp_swap = (p.hdr.bth.opcode & 0x1F) == ib::op::kRcCmpSwap;
       const uint64_t result = cmp_swap ? (original == a.compare ? a.swap_add : original) : original + a.swap_add;
-      store_u64(s.memory(), a.va, result);
+      store_u64(s.memory(), a.r_key, a.va, result);
       ReadResource& res = qp.resources[static_cast<std::size_t>(slot)];
       res = ReadResource{psn, 1, a.va, a.r_key, 8, original, true, true};
       qp.msn = psn_add(qp.msn, 1);
@@ -375,12 +376,13 @@ void Responder::on_uc_request(Qp& qp, QpServices& s, const ib::Packet& p) {
                     (r.dma_len == 0 || s.memory().check_remote(r.r_key, r.va, r.dma_len, kRemoteWrite) == KeyCheck::Ok);
     if (!ok) return drop_message();
     qp.write_va = r.va;
+    qp.write_rkey = r.r_key;
     qp.write_left = r.dma_len;
     qp.recv_offset = 0;
   }
   if (p.payload_len > qp.write_left || (ends(info.at) && p.payload_len != qp.write_left)) return drop_message();
   if (ends(info.at) && info.imm && qp.rq.empty()) return drop_message();
-  s.memory().write(qp.write_va, p.payload.data(), p.payload_len);
+  s.memory().write(qp.write_rkey, qp.write_va, p.payload.data(), p.payload_len);
   qp.write_va += p.payload_len;
   qp.write_left -= p.payload_len;
   qp.recv_offset += p.payload_len;
@@ -444,7 +446,7 @@ ib::Packet* Responder::next_packet(Qp& qp, QpServices& s, uint64_t& data_ready_p
       fill(read_response_opcode(at), psn);
       if (at != Position::Middle) h.aeth = {credit_ack(), r.msn};
       p->payload.resize(len);
-      data_ready_ps = s.memory().read(res.va + offset, p->payload.data(), len);
+      data_ready_ps = s.memory().read(res.rkey, res.va + offset, p->payload.data(), len);
       p->payload_len = len;
       if (psn == r.last_psn) {
         res.pending = false;

@@ -427,7 +427,8 @@ void TransportEngine::start_packet(Engine& g, Entry& e) {
   ++stats_.packets_built;
   stats_.busy_ps += latency;
   arm(e);
-  g.done.notify_in(latency);
+  const uint64_t now = now_ps();  // the unit starts once the QP's context is on chip
+  g.done.notify_at((contexts_ != nullptr ? std::max(now, contexts_->qp_context(qp.qpn, now)) : now) + latency);
 }
 
 void TransportEngine::wait_for_room(Entry& e, unsigned vl) {
@@ -550,7 +551,12 @@ void TransportEngine::serve_room(unsigned port_index) {
 void TransportEngine::deliver(ib::Packet* p, unsigned) {
   ++stats_.packets_received;
   if (rx_units_.empty()) {  // a pipeline: the packet reaches its QP receive_parse from now
-    const uint64_t due = now_ps() + config_.receive_parse_ps;
+    const uint64_t now = now_ps();  // the packet reaches its QP once its QPC is on chip, in arrival order
+    uint64_t due = now + config_.receive_parse_ps;
+    if (contexts_ != nullptr && owns(p->hdr.bth.dest_qp)) {
+      due = std::max(due, contexts_->qp_context(p->hdr.bth.dest_qp, now) + config_.receive_parse_ps);
+      if (!arrivals_.empty()) due = std::max(due, arrivals_.back().due_ps);
+    }
     if (arrivals_.empty()) rx_alarm_.notify_at(due);
     arrivals_.push_back({due, p});
     return;
@@ -579,7 +585,9 @@ void TransportEngine::start_rx() {
     waiting.pop_front();
     if (e != nullptr) e->on_rx_unit = true;
     u.packet = p;
-    u.done.notify_in(config_.receive_parse_ps);
+    const uint64_t now = now_ps();  // the unit parses once the QP's context is on chip
+    const uint64_t start = contexts_ != nullptr && e != nullptr ? std::max(now, contexts_->qp_context(e->qp.qpn, now)) : now;
+    u.done.notify_at(start + config_.receive_parse_ps);
   }
 }
 

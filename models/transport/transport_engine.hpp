@@ -64,6 +64,7 @@
 #include "models/ib/ring_fifo.hpp"
 #include "models/link/port.hpp"
 #include "models/link/timeline.hpp"
+#include "models/transport/context_lookups.hpp"
 #include "models/transport/qp.hpp"
 #include "models/transport/qp_scheduler.hpp"
 #include "models/transport/qp_services.hpp"
@@ -141,6 +142,8 @@ class TransportEngine : public QpServices {
   // A packet the HCA took from port `port_index`; the engine owns it.
   void deliver(ib::Packet* p, unsigned port_index);
   void set_recv_source(RecvWqeSource* source) { recv_source_ = source; }
+  // The HCA's QPC cache (context_lookups.hpp); null = contexts always on chip.
+  void set_context_lookups(ContextLookups* lookups) { contexts_ = lookups; }
   // The fetch the source started for this QP is done: its waiting requests
   // go on, the first without asking again.
   void resume_requests(uint32_t qpn);
@@ -260,6 +263,7 @@ class TransportEngine : public QpServices {
   AsyncHandler on_async_;
   std::function<void(bool)> on_room_wanted_;
   RecvWqeSource* recv_source_ = nullptr;
+  ContextLookups* contexts_ = nullptr;
 };
 
 }  // namespace hcasim::transport

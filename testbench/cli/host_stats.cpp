@@ -83,6 +83,26 @@ void add_compression(nlohmann::json& front_end, const hca::Hca& h) {
   front_end["mini_cqes"] = c.mini_cqes;
 }
 
+// The context caches (docs/context-caches.md), once the driver gave the ICM.
+nlohmann::json caches_json(const hca::HcaContexts& contexts) {
+  nlohmann::json out = nlohmann::json::object();
+  for (std::size_t k = 0; k < static_cast<std::size_t>(hca::ContextKind::kCount); ++k) {
+    const hca::ContextCache& c = contexts.cache(static_cast<hca::ContextKind>(k));
+    const hca::ContextCacheStats& s = c.stats();
+    out[hca::to_string(static_cast<hca::ContextKind>(k))] = {{"lookups", s.lookups},
+                                                            {"hits", s.hits},
+                                                            {"misses", s.misses},
+                                                            {"merged", s.merged},
+                                                            {"evictions", s.evictions},
+                                                            {"write_backs", s.write_backs},
+                                                            {"mshr_full_waits", s.mshr_full_waits},
+                                                            {"hit_rate", s.hit_rate()},
+                                                            {"occupancy", c.occupancy()},
+                                                            {"miss_latency", trace::latency_json(s.miss_latency)}};
+  }
+  return out;
+}
+
 bool active(const hca::Hca& h) {
   const hca::DmaStats& d = h.dma_stats();
   bool dma = d.errors > 0;
@@ -142,7 +162,8 @@ nlohmann::json hosts_json(const fabric::Fabric& f, uint64_t sim_ps) {
            {"bad_doorbells", fe.bad_doorbells},
            {"bad_wqes", fe.bad_wqes},
            {"mmio_errors", h.mmio_stats().errors}}},
-         {"dma", dma_json(h.dma_stats())}});
+         {"dma", dma_json(h.dma_stats())},
+         {"caches", caches_json(h.contexts())}});
     add_compression(out.back()["front_end"], h);
     if (host.iommu) out.back()["iommu"] = iommu_json(*host.iommu);
   }

@@ -227,6 +227,22 @@ void Simulation::make_time_series() {
   series_->add_counters("iommu", "iotlb_lookups", iommus([](const host::Iommu& m) { return m.iotlb_stats().lookups; }));
   series_->add_counters("iommu", "iotlb_misses", iommus([](const host::Iommu& m) { return m.iotlb_stats().misses; }));
   series_->add_counters("iommu", "walk_reads", iommus([](const host::Iommu& m) { return m.stats().walk_reads; }));
+  // The context caches of HCAs with a host (docs/context-caches.md): lookups, hits, misses per interval.
+  for (const char* metric : {"lookups", "hits", "misses"}) {
+    const std::string m = metric;
+    series_->add_counters("cache", m, [this, m](const trace::TimeSeries::CounterVisit& visit) {
+      for (unsigned h = 0; fabric_->has_hosts() && h < fabric_->hca_count(); ++h) {
+        const hca::HcaContexts& c = fabric_->hca(h).contexts();
+        if (!c.has_icm()) continue;
+        for (std::size_t k = 0; k < static_cast<std::size_t>(hca::ContextKind::kCount); ++k) {
+          const auto kind = static_cast<hca::ContextKind>(k);
+          const hca::ContextCacheStats& s = c.cache(kind).stats();
+          visit(std::string(fabric_->hca(h).name()) + "." + hca::to_string(kind),
+                m == "lookups" ? s.lookups : m == "hits" ? s.hits : s.misses);
+        }
+      }
+    });
+  }
 }
 
 void Simulation::hold_workloads_for_sweep() {

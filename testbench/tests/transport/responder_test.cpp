@@ -29,17 +29,17 @@ class LocalMemory : public HostMemory {
     return regions.check_remote(rkey, addr, length, access);
   }
   bool invalidate_rkey(uint32_t rkey) override { return regions.invalidate_rkey(rkey); }
-  uint64_t read(uint64_t addr, uint8_t* out, uint64_t length) override {
+  uint64_t read(uint32_t, uint64_t addr, uint8_t* out, uint64_t length) override {
     std::copy_n(bytes.begin() + static_cast<std::ptrdiff_t>(addr), length, out);
     return 0;
   }
-  uint64_t write(uint64_t addr, const uint8_t* data, uint64_t length) override {
+  uint64_t write(uint32_t, uint64_t addr, const uint8_t* data, uint64_t length) override {
     std::copy_n(data, length, bytes.begin() + static_cast<std::ptrdiff_t>(addr));
     return 0;
   }
   uint64_t read_u64(uint64_t addr) {
     uint8_t b[8];
-    read(addr, b, 8);
+    read(0, addr, b, 8);
     uint64_t v = 0;
     for (int i = 7; i >= 0; --i) v = v << 8 | b[i];
     return v;
@@ -50,7 +50,7 @@ class LocalMemory : public HostMemory {
       x = static_cast<uint8_t>(v);
       v >>= 8;
     }
-    write(addr, b, 8);
+    write(0, addr, b, 8);
   }
   hca::MemoryRegions regions;
   std::vector<uint8_t> bytes = std::vector<uint8_t>(1 << 20);

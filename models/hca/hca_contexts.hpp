@@ -1,0 +1,73 @@
+#pragma once
+// The HCA's context caches (QPC, CQC, MPT, MTT: context_cache.hpp) over its
+// ICM tables in host memory (icm_layout.hpp): a miss is a DMA read of one
+// entry over the host link, a dirty eviction a DMA write of one entry, each
+// counted by its DmaPurpose (qpc, cqc, mpt, mtt, context_write_back).
+//
+// Rules:
+// - Until the driver gives the ICM's base (init_icm), contexts are always on
+//   chip and nothing is counted: an HCA without a host (raw traffic, a test
+//   rig without a driver) works as before.
+// - qp_context: the QPC of the QP a packet is built or received for,
+//   written (the packet changes the QP's state). cq_context: the CQC of the
+//   CQ a completion goes to, written (its producer counter moves).
+// - translate(key, addr, length, now): the MPT entry of the key's region,
+//   then (once it is on chip: the MPT says where the region's MTT entries
+//   are) the MTT cache line of every page [addr, addr + length) touches
+//   (a line holds entry_bytes / 8 consecutive MTT entries: one fill reads
+//   them all); returns when the last is on chip. A key no region has costs nothing (the check
+//   before it failed).
+// - forget_qp, forget_mr: the entries are gone (destroy_qp, dereg_mr); their
+//   cached lines are invalidated without a write-back.
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "models/hca/context_cache.hpp"
+#include "models/hca/dma_engine.hpp"
+#include "models/hca/hca_config.hpp"
+#include "models/hca/host_formats.hpp"
+#include "models/hca/icm_layout.hpp"
+#include "models/hca/memory_regions.hpp"
+#include "models/transport/context_lookups.hpp"
+
+namespace hcasim::hca {
+
+enum class ContextKind : uint8_t { Qpc, Cqc, Mpt, Mtt, kCount };
+const char* to_string(ContextKind k);  // "qpc", "cqc", "mpt", "mtt"
+
+class HcaContexts : public transport::ContextLookups {
+ public:
+  HcaContexts(const HcaConfig& config, DmaEngine& dma);
+  HcaContexts(const HcaContexts&) = delete;
+  HcaContexts& operator=(const HcaContexts&) = delete;
+
+  void init_icm(uint64_t base);
+  bool has_icm() const { return has_icm_; }
+  const IcmLayout& layout() const { return layout_; }
+  static IcmEntryBytes entry_bytes(const HcaConfig& config);
+
+  uint64_t qp_context(uint32_t qpn, uint64_t now_ps) override;
+  uint64_t cq_context(uint32_t cqn, uint64_t now_ps);
+  uint64_t translate(const MemoryRegion& mr, uint64_t addr, uint64_t length, uint64_t now_ps);
+  void forget_qp(uint32_t qpn);
+  void forget_mr(const MemoryRegion& mr);
+
+  const ContextCache& cache(ContextKind k) const { return *caches_[static_cast<std::size_t>(k)]; }
+
+ private:
+  ContextCache& at(ContextKind k) { return *caches_[static_cast<std::size_t>(k)]; }
+  uint64_t address(ContextKind k, uint64_t key) const;
+
+  DmaEngine& dma_;
+  IcmEntryBytes bytes_;
+  uint64_t mtt_per_line_;  // MTT entries per MTT cache line (its entry_bytes / kMttBytes)
+  IcmLayout layout_;
+  bool has_icm_ = false;
+  std::array<std::unique_ptr<ContextCache>, static_cast<std::size_t>(ContextKind::kCount)> caches_;
+  std::vector<uint8_t> scratch_;  // fills land here (the model keeps the contents in C++); write-backs send zeros
+};
+
+}  // namespace hcasim::hca

@@ -1,0 +1,175 @@
+// Issue 33, "What must be shown" items 2, 3 and 5 (docs/context-caches.md):
+// the QPC cache's message-rate cliff against the analytic cost of a miss (a
+// DMA read of one QPC entry over the PCIe model), the MTT cache's miss count
+// against the pages a sequential and a strided pattern touch, and caches that
+// never miss reproducing the bandwidth of caches that are merely large.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "models/pcie/pcie_config.hpp"
+#include "models/pcie/tlp_math.hpp"
+#include "testbench/tests/scenarios/cli_util.hpp"
+
+using namespace hcasim;
+using namespace hcasim::test;
+
+namespace {
+
+constexpr double kPcieLatencyNs = 1000;   // one way, set below
+constexpr double kMemoryLatencyNs = 100;  // set below
+constexpr uint32_t kQpcBytes = 256;       // the QPC entry size (hca_config.hpp default)
+
+// Back to back, a host link whose latency dominates a context miss, no CPU
+// costs (every QP always has work: the engines serve them round robin).
+nlohmann::json scenario(const nlohmann::json& caches, const nlohmann::json& perftest) {
+  return {{"name", "caches"},
+          {"topology", {{"pattern", "back_to_back"}}},
+          {"port", {{"data_vls", 1}, {"mtu", 4096}, {"vl_buffer", "64KiB"}}},
+          {"link", {{"speed", "HDR"}, {"width", "4x"}, {"propagation", "2m"}}},
+          {"hca",
+           {{"pcie", {{"latency", "1us"}}},
+            {"host_memory", {{"latency", "100ns"}, {"bandwidth", "0b/s"}}},
+            {"cpu", {{"post", "0ns"}, {"doorbell", "0ns"}, {"blueflame", "0ns"}, {"poll", "0ns"}}},
+            {"page_size", "4KiB"},
+            {"caches", caches}}},
+          {"workload", {{"perftest", nlohmann::json::array({perftest})}}}};
+}
+
+nlohmann::json run(const ScratchDir& dir, const std::string& name, const nlohmann::json& s) {
+  const std::string file = write_file(dir / (name + ".json"), s.dump());
+  const CommandResult r = run_command("run " + file + " --quiet --out " + (dir / name).string(), dir);
+  INFO(name << ": " << r.err);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(slurp(dir / name / "stats.json"));
+}
+
+const nlohmann::json& cache(const nlohmann::json& stats, unsigned hca, const char* which) {
+  return stats["hosts"][hca]["caches"][which];
+}
+
+// A DMA read of one entry of `bytes`, on an otherwise idle link: the read
+// request upstream (4 DW header + per-TLP overhead), the link's latency, the
+// memory's, then the completion with the data downstream (3 DW header +
+// overhead + data, one TLP: bytes <= MPS and RCB-aligned) and the latency
+// again. Wire times at the TLP rate of the default link (tlp_math: the
+// spec's symbol rate less DLLPs and SKIPs).
+double entry_read_ns(uint32_t bytes) {
+  const pcie::PcieConfig c;  // the default link (Gen4 x16)
+  const double bytes_per_ns = pcie::tlp_rate_bps(c) / 8e9;
+  const double request = 4 * 4 + c.tlp_overhead_bytes;
+  const double completion = pcie::kCompletionHeader + c.tlp_overhead_bytes + bytes;
+  return request / bytes_per_ns + kPcieLatencyNs + kMemoryLatencyNs + completion / bytes_per_ns + kPcieLatencyNs;
+}
+
+}  // namespace
+
+TEST_CASE("QPC cache of 16 entries: the message rate is flat up to 16 QPs and one QPC read per message beyond") {
+  const ScratchDir dir("qpc-sweep");
+  constexpr unsigned kEntries = 16;
+  const nlohmann::json others = {{"perfect", true}};
+  const auto caches = [&](bool perfect) {
+    return nlohmann::json{{"qpc", {{"entries", kEntries}, {"ways", 0}, {"mshrs", 1}, {"perfect", perfect}}},
+                          {"cqc", others}, {"mpt", others}, {"mtt", others}};
+  };
+  // Analytic: beyond 16 QPs served round robin, LRU keeps none of the next
+  // QP's context, so every request misses; with one MSHR the misses follow
+  // each other, one per entry_read_ns. Up to 16, only the first touch misses.
+  const double miss_rate_mpps = 1e3 / entry_read_ns(kQpcBytes);
+  for (unsigned qps : {4u, 16u, 17u, 32u, 64u}) {
+    INFO(qps << " QPs");
+    const nlohmann::json perftest = {{"test", "write_bw"}, {"client", "hca0.p1"}, {"server", "hca1.p1"},
+                                     {"sizes", {"64B"}}, {"qps", qps}, {"tx_depth", 16},
+                                     {"iterations", 32768 / qps}};
+    const std::string name = "q" + std::to_string(qps);
+    const nlohmann::json real = run(dir, name, scenario(caches(false), perftest));
+    const nlohmann::json size = real["perftest"][0]["sizes"][0];
+    const double rate = size["msg_rate_Mpps"].get<double>();
+    const uint64_t messages = size["messages"].get<uint64_t>();
+    const nlohmann::json& qpc = cache(real, 0, "qpc");
+    if (qps <= kEntries) {
+      const nlohmann::json ideal = run(dir, name + "-perfect", scenario(caches(true), perftest));
+      CHECK(qpc["misses"].get<uint64_t>() == qps);  // the first touch of each
+      CHECK(rate == Approx(ideal["perftest"][0]["sizes"][0]["msg_rate_Mpps"].get<double>()).epsilon(0.05));
+      CHECK(rate > 10 * miss_rate_mpps);
+    } else {
+      CHECK(qpc["misses"].get<uint64_t>() == messages);  // every request's context read
+      CHECK(rate == Approx(miss_rate_mpps).epsilon(0.05));
+      // A miss's latency counts its wait for the MSHR too: never less than the read itself.
+      CHECK(qpc["miss_latency"]["min_ns"].get<double>() >= entry_read_ns(kQpcBytes) * 0.99);
+    }
+    CHECK(real["hosts"][0]["dma"]["qpc"]["reads"].get<uint64_t>() == qpc["misses"].get<uint64_t>());
+  }
+}
+
+TEST_CASE("MTT cache of 16 entries: one translation read per page missed, sequential and strided") {
+  const ScratchDir dir("mtt-count");
+  const nlohmann::json others = {{"perfect", true}};
+  // The client reads its source slots in order, round and round: slot k of
+  // the only QP at k x slot size from a page-aligned base. A message of
+  // `size` bytes in one 4 KiB page needs one MTT entry; LRU with fewer
+  // entries than the pages cycled keeps none of them until their next turn.
+  struct Case {
+    const char* name;
+    uint64_t size;       // bytes per message = the stride between slots
+    unsigned slots;      // tx_depth: slots cycled
+    unsigned entries;    // MTT cache
+    uint64_t iterations;
+    uint64_t expected;   // analytic MTT misses at the client
+  };
+  const Case cases[] = {
+      // 32 pages in turn, 16 entries: every message misses.
+      {"sequential 4 KiB, 32 pages", 4096, 32, 16, 2048, 2048},
+      // 32 pages in turn, 32 entries: each page misses once.
+      {"sequential 4 KiB, 32 pages, cache of 32", 4096, 32, 32, 2048, 32},
+      // 1 KiB stride: 4 messages per page, 32 pages in turn: the first of every page misses.
+      {"strided 1 KiB, 32 pages", 1024, 128, 16, 4096, 4096 / 4},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    const nlohmann::json caches = {{"qpc", others}, {"cqc", others}, {"mpt", others},
+                                   {"mtt", {{"entries", c.entries}, {"ways", 0}, {"entry_size", "8B"}}}};  // a line per page
+    const nlohmann::json perftest = {{"test", "write_bw"}, {"client", "hca0.p1"}, {"server", "hca1.p1"},
+                                     {"sizes", {std::to_string(c.size) + "B"}}, {"qps", 1},
+                                     {"tx_depth", c.slots}, {"iterations", c.iterations}};
+    const nlohmann::json s = run(dir, std::to_string(c.size) + "-" + std::to_string(c.entries), scenario(caches, perftest));
+    const nlohmann::json& mtt = cache(s, 0, "mtt");
+    CHECK(mtt["lookups"].get<uint64_t>() == c.iterations);  // one page per gather read
+    CHECK(mtt["misses"].get<uint64_t>() == c.expected);
+    CHECK(s["hosts"][0]["dma"]["mtt"]["reads"].get<uint64_t>() == c.expected);
+  }
+}
+
+// Large caches still miss once per context and page first touched (here 2
+// QPs x 8 slots x 16 pages of 4 KiB = 256 MTT entries, 32 lines), each miss queued
+// behind the data already on the host link: the run is long enough that those
+// first touches are under 0.5 % of it.
+TEST_CASE("caches that never miss give the bandwidth of large caches within 0.5 percent") {
+  const ScratchDir dir("ideal-vs-large");
+  const nlohmann::json large = {{"entries", 65536}, {"ways", 0}};
+  const nlohmann::json perfect = {{"perfect", true}};
+  for (const char* test : {"write_bw", "read_bw"}) {
+    INFO(test);
+    const nlohmann::json perftest = {{"test", test}, {"client", "hca0.p1"}, {"server", "hca1.p1"},
+                                     {"sizes", {"64KiB"}}, {"qps", 2}, {"tx_depth", 8}, {"iterations", 8000}};
+    const auto with = [&](const nlohmann::json& c) {
+      nlohmann::json s = {{"name", "caches"},
+                          {"topology", {{"pattern", "back_to_back"}}},
+                          {"port", {{"mtu", 4096}, {"vl_buffer", "64KiB"}}},
+                          {"link", {{"speed", "HDR"}, {"width", "4x"}, {"propagation", "2m"}}},
+                          {"hca", {{"page_size", "4KiB"}, {"caches", {{"qpc", c}, {"cqc", c}, {"mpt", c}, {"mtt", c}}}}},
+                          {"workload", {{"perftest", nlohmann::json::array({perftest})}}}};
+      return s;
+    };
+    const nlohmann::json a = run(dir, std::string(test) + "-large", with(large));
+    const nlohmann::json b = run(dir, std::string(test) + "-perfect", with(perfect));
+    const double bw_large = a["perftest"][0]["sizes"][0]["bw_Gbps"].get<double>();
+    const double bw_perfect = b["perftest"][0]["sizes"][0]["bw_Gbps"].get<double>();
+    CHECK(bw_large == Approx(bw_perfect).epsilon(0.005));
+    CHECK(cache(a, 0, "qpc")["misses"].get<uint64_t>() == 2);  // first touches only
+    CHECK(cache(a, 0, "mtt")["misses"].get<uint64_t>() == 2 * 8 * 16 / 8);  // lines of 8 translations
+    CHECK(cache(b, 0, "qpc")["misses"].get<uint64_t>() == 0);
+  }
+}
