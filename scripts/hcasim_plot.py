@@ -121,6 +121,17 @@ def axis_label(name):
 
 # --- sweep -----------------------------------------------------------------
 
+def parse_where(items, columns, flag, name, listed):
+    """{column: value} of NAME=VALUE filters, each naming one of columns."""
+    where = {}
+    for w in items:
+        if "=" not in w or w.split("=", 1)[0] not in columns:
+            raise BadInput(f"{flag} {w}: accepted: {name}=VALUE with {name} one of {', '.join(listed)}")
+        k, v = w.split("=", 1)
+        where[k] = v
+    return where
+
+
 def plot_sweep(a):
     path = os.path.join(a.table, "results.csv") if os.path.isdir(a.table) else a.table
     if not os.path.exists(path):
@@ -135,12 +146,7 @@ def plot_sweep(a):
     for flag, col in (("--x", a.x), ("--y", a.y), ("--series", a.series)):
         if col is not None and col not in columns:
             raise BadInput(f"{flag} {col}: not a column of {path}; accepted: {', '.join(columns)}")
-    where = {}
-    for w in a.where:
-        if "=" not in w or w.split("=", 1)[0] not in columns:
-            raise BadInput(f"--where {w}: accepted: AXIS=VALUE with AXIS one of {', '.join(axes or columns)}")
-        k, v = w.split("=", 1)
-        where[k] = v
+    where = parse_where(a.where, columns, "--where", "AXIS", axes or columns)
     rows = [r for r in rows if all(r[k] == v for k, v in where.items())]
     free = [ax for ax in axes if ax not in (a.x, a.series) and ax not in where and len({r[ax] for r in rows}) > 1]
     if free:
@@ -238,12 +244,7 @@ def reference_points(a):
     with open(a.reference, newline="") as f:
         rows = list(csv.DictReader(row for row in f if not row.startswith("#")))
     columns = list(rows[0].keys()) if rows else []
-    where = {}
-    for w in a.reference_where:
-        if "=" not in w or w.split("=", 1)[0] not in columns:
-            raise BadInput(f"--reference-where {w}: accepted: COL=VALUE with COL one of {', '.join(columns)}")
-        k, v = w.split("=", 1)
-        where[k] = v
+    where = parse_where(a.reference_where, columns, "--reference-where", "COL", columns)
     for flag, col in (("--reference-x", a.reference_x), ("--reference-y", a.reference_y)):
         if col not in columns:
             raise BadInput(f"{flag} {col}: not a column of {a.reference}; accepted: {', '.join(columns)}")
