@@ -73,6 +73,19 @@ void describe_cpu(Io& io, DriverConfig& c) {
 }
 
 // The IOTLB's fields (hca::ContextCacheConfig as the IOMMU uses it).
+// The replacement policies' names, and what is wrong with a cache's sets ("" = nothing).
+inline const config::Names<hca::Replacement>& replacement_names() {
+  static const config::Names<hca::Replacement> names{{"lru", hca::Replacement::Lru},
+                                                     {"random", hca::Replacement::Random}};
+  return names;
+}
+inline std::string sets_problem(const hca::ContextCacheConfig& c) {
+  const uint32_t ways = c.ways == 0 ? c.entries : c.ways;
+  if (ways <= c.entries && c.entries % ways == 0) return "";
+  return std::to_string(c.ways) + " does not divide entries " + std::to_string(c.entries) +
+         "; accepted: 0 (fully associative) or a divisor of entries";
+}
+
 struct IotlbObject {
   hca::ContextCacheConfig cache;
 };
@@ -80,14 +93,10 @@ template <class Io>
 void describe(Io& io, IotlbObject& c) {
   io.uint("entries", c.cache.entries, 1, 1u << 20, "translations the IOTLB holds");
   io.uint("ways", c.cache.ways, 0, 1u << 20, "entries per set; 0 = fully associative (ways must divide entries)");
-  io.choice("replacement", c.cache.replacement,
-            config::Names<hca::Replacement>{{"lru", hca::Replacement::Lru}, {"random", hca::Replacement::Random}},
+  io.choice("replacement", c.cache.replacement, replacement_names(),
             "victim in a full set: least recently used, or random (seeded)");
   io.uint("walks", c.cache.mshrs, 1, 1024, "page walks in flight at once (later misses wait for one to end)");
-  const uint32_t ways = c.cache.ways == 0 ? c.cache.entries : c.cache.ways;
-  if (ways > c.cache.entries || c.cache.entries % ways != 0)
-    io.fail("ways", std::to_string(c.cache.ways) + " does not divide entries " + std::to_string(c.cache.entries) +
-                        "; accepted: 0 or a divisor of entries");
+  if (const std::string why = sets_problem(c.cache); !why.empty()) io.fail("ways", why);
 }
 
 template <class Io>
@@ -111,7 +120,7 @@ template <class Io>
 void describe(Io& io, ContextCacheConfig& c) {
   io.uint("entries", c.entries, 1, 1u << 24, "lines (contexts) the cache holds");
   io.uint("ways", c.ways, 0, 1u << 24, "lines per set; 0 = fully associative (must divide entries)");
-  io.choice("replacement", c.replacement, config::Names<Replacement>{{"lru", Replacement::Lru}, {"random", Replacement::Random}},
+  io.choice("replacement", c.replacement, host::replacement_names(),
             "victim in a full set: least recently used, or random (splitmix64 of seed)");
   uint64_t bytes = c.entry_bytes;
   io.bytes("entry_size", bytes, 8, 4096, "bytes of one entry in host memory: one fill (DMA read) or write-back");
@@ -120,9 +129,7 @@ void describe(Io& io, ContextCacheConfig& c) {
   io.boolean("write_back", c.write_back, "a dirty line evicted is written to host memory (a DMA write)");
   io.uint64("seed", c.seed, 0, UINT64_MAX, "random replacement's generator seed");
   io.boolean("perfect", c.perfect, "every lookup hits (no DMA): the ideal preset's caches");
-  if (c.ways != 0 && (c.ways > c.entries || c.entries % c.ways != 0))
-    io.fail("ways", std::to_string(c.ways) + " does not divide entries " + std::to_string(c.entries) +
-                        "; accepted: 0 (fully associative) or a divisor of entries");
+  if (const std::string why = host::sets_problem(c); !why.empty()) io.fail("ways", why);
 }
 
 template <class Io>

@@ -57,20 +57,20 @@ nlohmann::json dma_json(const hca::DmaStats& s) {
   return out;
 }
 
+// What every cache reports: its lookups and what became of them, and the misses' latency.
+nlohmann::json cache_counts_json(const hca::ContextCacheStats& s) {
+  return {{"lookups", s.lookups},     {"hits", s.hits},          {"misses", s.misses},
+          {"merged", s.merged},       {"evictions", s.evictions}, {"hit_rate", s.hit_rate()},
+          {"miss_latency", trace::latency_json(s.miss_latency)}};
+}
+
 nlohmann::json iommu_json(const host::Iommu& m) {
-  const hca::ContextCacheStats& c = m.iotlb_stats();
+  nlohmann::json iotlb = cache_counts_json(m.iotlb_stats());
+  iotlb["entries"] = m.iotlb().config().entries;
+  iotlb["walk_waits"] = m.iotlb_stats().mshr_full_waits;
   return {{"page_size", m.config().page_bytes},
           {"translations", m.stats().translations},
-          {"iotlb",
-           {{"entries", m.iotlb().config().entries},
-            {"lookups", c.lookups},
-            {"hits", c.hits},
-            {"merged", c.merged},
-            {"misses", c.misses},
-            {"evictions", c.evictions},
-            {"hit_rate", c.hit_rate()},
-            {"walk_waits", c.mshr_full_waits},
-            {"miss_latency", trace::latency_json(c.miss_latency)}}},
+          {"iotlb", std::move(iotlb)},
           {"walk_reads", m.stats().walk_reads}};
 }
 
@@ -88,17 +88,11 @@ nlohmann::json caches_json(const hca::HcaContexts& contexts) {
   nlohmann::json out = nlohmann::json::object();
   for (std::size_t k = 0; k < static_cast<std::size_t>(hca::ContextKind::kCount); ++k) {
     const hca::ContextCache& c = contexts.cache(static_cast<hca::ContextKind>(k));
-    const hca::ContextCacheStats& s = c.stats();
-    out[hca::to_string(static_cast<hca::ContextKind>(k))] = {{"lookups", s.lookups},
-                                                            {"hits", s.hits},
-                                                            {"misses", s.misses},
-                                                            {"merged", s.merged},
-                                                            {"evictions", s.evictions},
-                                                            {"write_backs", s.write_backs},
-                                                            {"mshr_full_waits", s.mshr_full_waits},
-                                                            {"hit_rate", s.hit_rate()},
-                                                            {"occupancy", c.occupancy()},
-                                                            {"miss_latency", trace::latency_json(s.miss_latency)}};
+    nlohmann::json one = cache_counts_json(c.stats());
+    one["write_backs"] = c.stats().write_backs;
+    one["mshr_full_waits"] = c.stats().mshr_full_waits;
+    one["occupancy"] = c.occupancy();
+    out[hca::to_string(static_cast<hca::ContextKind>(k))] = std::move(one);
   }
   return out;
 }
