@@ -76,7 +76,12 @@ TEST_CASE("QPC cache of 16 entries: the message rate is flat up to 16 QPs and on
   };
   // Analytic: beyond 16 QPs served round robin, LRU keeps none of the next
   // QP's context, so every request misses; with one MSHR the misses follow
-  // each other, one per entry_read_ns. Up to 16, only the first touch misses.
+  // each other, one per entry_read_ns. Up to 16, only the first touch misses:
+  // the QPs' first fills follow each other through the one MSHR, and the run
+  // takes that much longer than with a perfect cache. A QP waiting for its
+  // fill holds no transmit unit. Each received ACK looks its QP's context up
+  // too: the first ACK of a QP comes before its next request's lookup and
+  // misses once; later ones merge onto the fill the QP's next request started.
   const double miss_rate_mpps = 1e3 / entry_read_ns(kQpcBytes);
   for (unsigned qps : {4u, 16u, 17u, 32u, 64u}) {
     INFO(qps << " QPs");
@@ -92,10 +97,12 @@ TEST_CASE("QPC cache of 16 entries: the message rate is flat up to 16 QPs and on
     if (qps <= kEntries) {
       const nlohmann::json ideal = run(dir, name + "-perfect", scenario(caches(true), perftest));
       CHECK(qpc["misses"].get<uint64_t>() == qps);  // the first touch of each
-      CHECK(rate == Approx(ideal["perftest"][0]["sizes"][0]["msg_rate_Mpps"].get<double>()).epsilon(0.05));
+      const double ideal_us = static_cast<double>(messages) / ideal["perftest"][0]["sizes"][0]["msg_rate_Mpps"].get<double>();
+      CHECK(rate == Approx(static_cast<double>(messages) / (ideal_us + qps * entry_read_ns(kQpcBytes) / 1e3)).epsilon(0.01));
       CHECK(rate > 10 * miss_rate_mpps);
     } else {
-      CHECK(qpc["misses"].get<uint64_t>() == messages);  // every request's context read
+      CHECK(qpc["misses"].get<uint64_t>() >= messages);  // every request's context read ...
+      CHECK(qpc["misses"].get<uint64_t>() <= messages + qps);  // ... and at most each QP's first ACK's
       CHECK(rate == Approx(miss_rate_mpps).epsilon(0.05));
       // A miss's latency counts its wait for the MSHR too: never less than the read itself.
       CHECK(qpc["miss_latency"]["min_ns"].get<double>() >= entry_read_ns(kQpcBytes) * 0.99);
