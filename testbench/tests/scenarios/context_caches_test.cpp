@@ -9,9 +9,8 @@
 
 #include <string>
 
-#include "models/pcie/pcie_config.hpp"
-#include "models/pcie/tlp_math.hpp"
 #include "testbench/tests/scenarios/cli_util.hpp"
+#include "testbench/tests/scenarios/pcie_analytic.hpp"
 
 using namespace hcasim;
 using namespace hcasim::test;
@@ -50,18 +49,8 @@ const nlohmann::json& cache(const nlohmann::json& stats, unsigned hca, const cha
   return stats["hosts"][hca]["caches"][which];
 }
 
-// A DMA read of one entry of `bytes`, on an otherwise idle link: the read
-// request upstream (4 DW header + per-TLP overhead), the link's latency, the
-// memory's, then the completion with the data downstream (3 DW header +
-// overhead + data, one TLP: bytes <= MPS and RCB-aligned) and the latency
-// again. Wire times at the TLP rate of the default link (tlp_math: the
-// spec's symbol rate less DLLPs and SKIPs).
 double entry_read_ns(uint32_t bytes) {
-  const pcie::PcieConfig c;  // the default link (Gen4 x16)
-  const double bytes_per_ns = pcie::tlp_rate_bps(c) / 8e9;
-  const double request = 4 * 4 + c.tlp_overhead_bytes;
-  const double completion = pcie::kCompletionHeader + c.tlp_overhead_bytes + bytes;
-  return request / bytes_per_ns + kPcieLatencyNs + kMemoryLatencyNs + completion / bytes_per_ns + kPcieLatencyNs;
+  return hcasim::test::entry_read_ns(pcie::PcieConfig{}, bytes, kPcieLatencyNs, kMemoryLatencyNs);  // Gen4 x16
 }
 
 }  // namespace
