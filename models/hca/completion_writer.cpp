@@ -40,11 +40,29 @@ void CompletionWriter::write(uint32_t cqn, const transport::WorkCompletion& wc, 
                              uint64_t not_before_ps) {
   if (!exists(cqn)) return;
   Cq& cq = *cqs_[cqn];
-  if (!cq.block.empty() && !joins_block(cq.block.front().wc, wc)) flush(cq);
-  cq.block.push_back({wc, wqe_index, solicited});
-  cq.block_not_before_ps = std::max(cq.block_not_before_ps, not_before_ps);  // its CQ context on chip
-  if (!cq.compress || cq.block.size() >= cq.block_max || !joins_block(wc, wc)) flush(cq);
+  if (not_before_ps > link::now_ps() || !cq.waiting.empty()) {
+    cq.waiting.push_back({wc, wqe_index, solicited});
+    cq.context_ps = std::max(cq.context_ps, not_before_ps);
+    cq.context_due.notify_at(cq.context_ps);
+    return;
+  }
+  take(cq, {wc, wqe_index, solicited});
+}
+
+void CompletionWriter::take(Cq& cq, const Cq::Held& h) {
+  if (!cq.block.empty() && !joins_block(cq.block.front().wc, h.wc)) flush(cq);
+  cq.block.push_back(h);
+  if (!cq.compress || cq.block.size() >= cq.block_max || !joins_block(h.wc, h.wc)) flush(cq);
   else if (cq.block.size() == 1) cq.block_due.notify_in(config_.cqe_compression_wait_ps);
+}
+
+void CompletionWriter::take_waiting(Cq& cq) {
+  if (link::now_ps() < cq.context_ps) {  // a later completion's fill moved it on
+    cq.context_due.notify_at(cq.context_ps);
+    return;
+  }
+  for (const Cq::Held& h : cq.waiting) take(cq, h);
+  cq.waiting.clear();
 }
 
 void CompletionWriter::flush(Cq& cq) {
@@ -53,8 +71,7 @@ void CompletionWriter::flush(Cq& cq) {
   const CqRing& r = cq.ring;
   const auto n = static_cast<uint32_t>(cq.block.size());
   const uint32_t need = cqe_block_entries(n);
-  uint64_t issue = std::max(link::now_ps(), cq.block_not_before_ps);
-  cq.block_not_before_ps = 0;
+  uint64_t issue = link::now_ps();
   if (!cq.overrun && cq.produced + need - cq.consumed > r.depth) {
     uint8_t record[4];
     issue = dma_.read(r.doorbell_record, record, sizeof record, DmaPurpose::DoorbellRecord, issue);

@@ -98,7 +98,9 @@ class CompletionWriter {
   void on_overrun(std::function<void(uint32_t cqn)> f) { on_overrun_ = std::move(f); }
 
   // A completion for CQ cqn; wqe_index is the counter of the WQE it reports.
-  // not_before_ps: when the CQ's context is on chip (the CQE write waits for it).
+  // not_before_ps: when the CQ's context is on chip. Until then the
+  // completion waits on chip in its CQ's queue (with any that came after it:
+  // a CQ's completions stay in order) and is written when it is.
   void write(uint32_t cqn, const transport::WorkCompletion& wc, uint32_t wqe_index, bool solicited,
              uint64_t not_before_ps = 0);
   // A CQ doorbell arriving at at_ps: arm (kCqArmNext / kCqArmSolicited) with the consumer counter.
@@ -115,6 +117,7 @@ class CompletionWriter {
     void on_timer() { owner.raise(*this); }
     void on_arm() { owner.arm_now(*this); }
     void on_block_due() { owner.flush(*this); }
+    void on_context_due() { owner.take_waiting(*this); }
     CompletionWriter& owner;
     uint32_t cqn;
     CqRing ring;
@@ -128,7 +131,8 @@ class CompletionWriter {
       bool solicited;
     };
     std::vector<Held> block;      // the open block's completions
-    uint64_t block_not_before_ps = 0;  // the block's write waits for this (its CQ context's fill)
+    std::vector<Held> waiting;    // completions waiting for the CQ's context, in order
+    uint64_t context_ps = 0;      // when the CQ's context is on chip for them
     uint32_t produced = 0;        // ring entries written
     uint32_t consumed = 0;        // consumer counter last read
     bool overrun = false;
@@ -139,7 +143,10 @@ class CompletionWriter {
     link::Alarm timer = link::Alarm::method<&Cq::on_timer>(this);
     link::Alarm arm_due = link::Alarm::method<&Cq::on_arm>(this);
     link::Alarm block_due = link::Alarm::method<&Cq::on_block_due>(this);
+    link::Alarm context_due = link::Alarm::method<&Cq::on_context_due>(this);
   };
+  void take(Cq& cq, const Cq::Held& h);  // a completion whose CQ context is on chip
+  void take_waiting(Cq& cq);
   void arm_now(Cq& cq);
   void raise(Cq& cq);
   void flush(Cq& cq);  // writes the open block

@@ -28,15 +28,16 @@ inline ContextCacheConfig cache_defaults(uint32_t entries, uint32_t ways, uint32
 // the rdma_bench QP sweeps imply for Connect-IB / ConnectX-4 (message rate
 // falls beyond a few hundred active QPs, Kalia et al. ATC 2016 / OSDI 2016);
 // entry sizes are mlx4's (QPC 256 B, CQC and MPT 64 B, MTT 8 B). The WQE
-// cache's lines are 64 B, one send WQE basic block (mlx5's WQEBB); its size
-// is calibrated on rc-swarm's window of 32 on Connect-IB
-// (docs/experiments/wqe_window.md); it is read only (no write-back).
+// cache's lines are 64 B, one send WQE basic block (mlx5's WQEBB); it is read
+// only (no write-back). Its 640 lines are an assumption large enough that
+// rc-swarm's 14 threads x 24 READs miss no WQE; Connect-IB's fall at a window
+// of 32 calibrates it to 384 (docs/experiments/wqe_window.md).
 struct ContextCachesConfig {
   ContextCacheConfig qpc = cache_defaults(512, 8, 256, 16, true);   // QP contexts: written by every packet
   ContextCacheConfig cqc = cache_defaults(128, 8, 64, 8, true);     // CQ contexts: written by every completion
   ContextCacheConfig mpt = cache_defaults(256, 8, 64, 8, false);    // memory protection entries (read only)
   ContextCacheConfig mtt = cache_defaults(2048, 8, 64, 16, false);  // lines of 8 translation entries (read only)
-  ContextCacheConfig wqe = cache_defaults(384, 8, 64, 16, false);   // send and receive WQEs (wqe_cache.hpp)
+  ContextCacheConfig wqe = cache_defaults(640, 8, 64, 16, false);   // send and receive WQEs (wqe_cache.hpp)
 };
 
 struct HcaConfig {

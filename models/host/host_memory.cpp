@@ -46,12 +46,15 @@ void HostMemory::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& 
   if (config_.latency_ps != 0 || config_.bandwidth_bps > 0) {
     // Unlimited bandwidth (0): the memory is never busy, so no access waits for another.
     const bool limited = config_.bandwidth_bps > 0;
-    const uint64_t start = limited ? std::max(done, busy_until_ps_) : done;
     const uint64_t transfer =
         limited ? static_cast<uint64_t>(std::llround(static_cast<double>(length) * 8e12 / config_.bandwidth_bps)) : 0;
-    if (limited) busy_until_ps_ = start + transfer;
+    uint64_t end = done;
+    if (limited) {
+      busy_.retire(static_cast<double>(now));
+      end = static_cast<uint64_t>(busy_.book(static_cast<double>(done), static_cast<double>(transfer)));
+    }
     busy_ps_ += transfer;
-    done = start + transfer + config_.latency_ps;
+    done = end + config_.latency_ps;
     delay = sc_core::sc_time::from_value(done - now);
   }
   if (trans.is_read()) {

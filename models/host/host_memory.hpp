@@ -8,8 +8,10 @@
 // - Storage is a SparseMemory: byte-addressable, 64-bit, pages made on first
 //   write; bytes never written read as 0.
 // - Timing (b_transport, loosely timed, never wait()): an access issued at
-//   now + delay starts when the memory is free (one busy-until for reads and
-//   writes), takes length x 8 / bandwidth_bps, and is done latency_ps after
+//   now + delay takes length x 8 / bandwidth_bps of the memory's busy time,
+//   in the first free gap at or after its issue (link/bookings.hpp: reads
+//   and writes share it; one issued for a later time holds up no earlier
+//   one), and is done latency_ps after
 //   that; the returned delay says when (reads: the data is ready; writes: the
 //   data is visible). bandwidth_bps 0 is unlimited; latency 0 and bandwidth 0
 //   cost nothing.
@@ -36,6 +38,7 @@
 #include <vector>
 
 #include "models/host/sparse_memory.hpp"
+#include "models/link/bookings.hpp"
 
 namespace hcasim::host {
 
@@ -90,7 +93,7 @@ class HostMemory : public sc_core::sc_module {
   HostMemoryConfig config_;
   SparseMemory memory_;
   std::vector<Watch> watches_;
-  uint64_t busy_until_ps_ = 0;
+  link::Bookings busy_;
   uint64_t reads_ = 0, writes_ = 0, bytes_read_ = 0, bytes_written_ = 0, busy_ps_ = 0;
 };
 

@@ -96,6 +96,8 @@ bool PcieLink::acceptable(tlm::tlm_generic_payload& t) {
 
 void PcieLink::transport(Side side, tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
   auto& out = side == Side::Device ? host_out : device_out;
+  const double now = static_cast<double>(link::now_ps());
+  for (LinkDirection& d : dirs_) d.retire(now);
   if (t.is_read()) {
     if (!acceptable(t)) return;
     if (config_.ideal) return ideal_read(side, t, delay);
@@ -116,7 +118,7 @@ double PcieLink::send(Direction d, TlpKind kind, TlpType type, uint32_t payload,
   ++c.tlps;
   c.payload_bytes += payload;
   c.wire_bytes += wire;
-  return config_.ideal ? ready_ps : dirs_[index(d)].send(ready_ps, wire);
+  return config_.ideal ? ready_ps : dirs_[index(d)].send(ready_ps, wire, type == TlpType::MemWrite);
 }
 
 void PcieLink::update_busy() {
@@ -130,7 +132,7 @@ void PcieLink::write(Side side, TlpKind kind, tlm::tlm_generic_payload& t, sc_co
   const double issue = static_cast<double>(now + delay.value());
   double last = issue;
   for (Splitter s(t.get_address(), t.get_data_length(), config_.mps); !s.done();)
-    last = send(dir, kind, TlpType::MemWrite, s.next().len, issue);
+    last = send(dir, kind, TlpType::MemWrite, s.next().len, last);  // in order
   if (!config_.ideal) {
     update_busy();
     delay = sc_core::sc_time::from_value(link::round_ps(last + latency_ps_) - now);
@@ -195,7 +197,7 @@ void PcieLink::read(Side side, tlm::tlm_generic_payload& t, sc_core::sc_time& de
       last = send(cpl_dir, cpl_kind, TlpType::Completion, 0, data_ready);  // completion without data
     } else {
       for (Splitter c(r.addr, r.len, config_.mps, config_.rcb); !c.done();)
-        last = send(cpl_dir, cpl_kind, TlpType::Completion, c.next().len, data_ready);
+        last = send(cpl_dir, cpl_kind, TlpType::Completion, c.next().len, last);  // in order
     }
     const double at_device = last + latency_ps_;
     if (dma) free_tag_at(at_device);

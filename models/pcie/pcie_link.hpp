@@ -1,9 +1,8 @@
 #pragma once
 // A PCIe link between a host (root complex, memory) and a device (the HCA),
 // loosely timed: TLM-2.0 base protocol, b_transport with annotated delay. Each
-// direction keeps the time it is busy until and charges each transfer its
-// TLPs' wire time (tlp_math.hpp, link_direction.hpp); the link posts no event
-// and never waits.
+// direction books its TLPs' wire time (tlp_math.hpp, link_direction.hpp); the
+// link posts no event and never waits.
 //
 // Sockets:
 // - host_in (target) -> device_out (initiator): MMIO from the host's CPU to
@@ -43,9 +42,11 @@
 //   targets' invalidate_direct_mem_ptr calls are passed back to the initiators.
 // - ideal: transfers are forwarded with their delay unchanged (no bandwidth,
 //   no latency, no tags) and still counted.
-// - Calls are served in the order they are made, each against the busy-until
-//   times the calls before it left (loosely-timed: an initiator running ahead
-//   of another within its quantum is served first).
+// - Each direction books its TLPs (link_direction.hpp): a TLP goes out in the
+//   first gap at or after its ready time long enough for it, so a transfer
+//   issued for a later time (a DMA waiting for a context fill) does not hold
+//   up one issued after it for an earlier time; posted writes keep the order
+//   they are issued in.
 // - Per transfer no heap allocation and no std::function: the per-TLP work is
 //   arithmetic on the two directions and a tag heap sized at construction.
 

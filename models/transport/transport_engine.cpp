@@ -23,6 +23,7 @@ struct TransportEngine::Entry {
   Entry(TransportEngine& owner) : owner(owner) {}
   void on_timer() { owner.timer_fired(*this); }
   void on_rnr() { owner.rnr_over(*this); }
+  void on_context() { owner.context_on_chip(*this); }
   // The alarms first, next to the QP's hot fields (qp.hpp).
   TransportEngine& owner;
   bool in_engine = false;  // an engine holds a packet of this QP: it waits, so its packets stay in order
@@ -33,12 +34,15 @@ struct TransportEngine::Entry {
   uint32_t promise = 0;       // bytes of its VL's room kept for it when that list let it go
   uint8_t promise_vl = 0;
   bool on_rx_unit = false;    // a receive unit parses a packet of it (any_free: one at a time)
+  bool context_filling = false;  // its QPC is being read for its next packet: it takes no turn meanwhile
+  bool context_held = false;     // its QPC is on chip for its next packet (looked up, or filled)
   SchedSlot sched;            // its place in the QP scheduler
   ib::RingFifo<ib::Packet*, 1> held;  // requests waiting for the receive-WQE source's fetch
   bool resuming = false;              // resume_requests runs (a fetch done at once calls it again)
   bool recv_flushed = false;          // the source was asked to flush this ERR state's receive WQEs
   link::Alarm timer = link::Alarm::method<&Entry::on_timer>(this);
   link::Alarm rnr = link::Alarm::method<&Entry::on_rnr>(this);
+  link::Alarm context = link::Alarm::method<&Entry::on_context>(this);
   Qp qp;
 };
 
@@ -338,7 +342,7 @@ void TransportEngine::after(Entry& e) {
 }
 
 void TransportEngine::wake(Entry& e) {
-  if (e.in_engine || e.waiting_room > 0 || e.waiting_vl) return;
+  if (e.in_engine || e.waiting_room > 0 || e.waiting_vl || e.context_filling) return;
   const bool strict = config_.scheduler == SchedulerKind::StrictPriority;
   if (e.sched.queued[1] && !strict) return;  // queued already (strict_priority: perhaps not among responses)
   if (!has_work(e.qp)) return;
@@ -356,11 +360,13 @@ void TransportEngine::dispatch() {
       if (data_stage_.size() >= config_.tx_dma_packets) return;  // resumes as the data stage drains
       Entry* e = ready.pop();
       if (e == nullptr) continue;  // destroyed while waiting
-      if (e->in_engine || e->waiting_room > 0 || e->waiting_vl || !has_work(e->qp)) {  // woken when it can go
+      if (e->in_engine || e->waiting_room > 0 || e->waiting_vl || e->context_filling ||
+          !has_work(e->qp)) {  // woken when it can go
         if (!e->in_engine) QpScheduler<Entry>::idle(*e);
         drop_promise(*e);
         continue;
       }
+      if (!context_on_chip_now(*e)) continue;  // woken when its QPC is filled
       start_packet(g, *e);
     }
     if (shared && ready.empty()) return;
@@ -439,8 +445,29 @@ void TransportEngine::start_packet(Engine& g, Entry& e) {
   ++stats_.packets_built;
   stats_.busy_ps += latency;
   arm(e);
-  // The unit starts once the QP's context (and the WQE) is on chip.
-  g.done.notify_at((contexts_ != nullptr ? std::max(wqe_ready, contexts_->qp_context(qp.qpn, now)) : now) + latency);
+  e.context_held = false;  // the next packet looks its QPC up again
+  // A send WQE's first packet: the unit is done once the WQE is on chip.
+  g.done.notify_at(std::max(now, wqe_ready) + latency);
+}
+
+bool TransportEngine::context_on_chip_now(Entry& e) {
+  if (contexts_ == nullptr || e.context_held) return true;
+  const uint64_t now = now_ps();
+  const uint64_t on_chip = contexts_->qp_context(e.qp.qpn, now);
+  if (on_chip <= now) {
+    e.context_held = true;
+    return true;
+  }
+  e.context_filling = true;
+  e.context.notify_at(on_chip);
+  ++stats_.context_waits;
+  return false;
+}
+
+void TransportEngine::context_on_chip(Entry& e) {
+  e.context_filling = false;
+  e.context_held = true;
+  wake(e);
 }
 
 void TransportEngine::wait_for_room(Entry& e, unsigned vl) {

@@ -33,9 +33,10 @@
 //   order) and the unit takes new work: a QP's packets stay in order, and
 //   reads of many packets overlap. While tx_dma_packets packets wait there,
 //   no new packet is started.
-// - With the HCA's caches (context_lookups.hpp): a unit builds a packet once
-//   its QP's context is on chip, and the first packet of a send WQE once that
-//   WQE is on chip too (both looked up when the unit starts); a received
+// - With the HCA's caches (context_lookups.hpp): a QP takes a unit once its
+//   context is on chip (context_on_chip_now: it waits off the units while the
+//   QPC fills); the unit building a send WQE's first packet looks the WQE up
+//   when it starts and is done latency after it is on chip; a received
 //   packet reaches its QP once its QP's context is on chip and, for a READ
 //   response or atomic ACK, the send WQE it answers (its scatter list). A
 //   completed WQE is dropped from the WQE cache (wqe_done).
@@ -106,6 +107,7 @@ struct EngineStats {
   uint64_t room_waits = 0;         // times a QP waited for its VL's room before starting a packet
   uint64_t port_full_waits = 0;    // packets that found their VL's transmit queue full (or others waiting for it) and waited for room
   uint64_t rx_unit_waits = 0;      // times a received packet waited for its QP's earlier packet on a receive unit
+  uint64_t context_waits = 0;      // times a QP's next packet waited for its QPC's fill (no unit held)
   uint64_t data_waits = 0;         // packets that waited in the data stage for host memory
   uint64_t data_wait_ps = 0;       // their time there, summed
   uint64_t busy_ps = 0;            // engine time spent building packets, summed over engines
@@ -199,6 +201,10 @@ class TransportEngine : public QpServices {
     uint32_t bytes;
   };
   void start_packet(Engine& g, Entry& e);  // a unit takes e's next packet, or e waits for its VL's room
+  // True when e's QPC is on chip for its next packet; otherwise its fill is
+  // under way and e takes no turn until context_on_chip (no unit waits for it).
+  bool context_on_chip_now(Entry& e);
+  void context_on_chip(Entry& e);
   unsigned next_vl(const Qp& qp) const;    // the VL of the QP's next packet
   bool vl_has_room(unsigned port_index, unsigned vl) const;
   void wait_for_room(Entry& e, unsigned vl);

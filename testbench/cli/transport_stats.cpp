@@ -187,6 +187,7 @@ nlohmann::json engines_json(const fabric::Fabric& f, uint64_t sim_ps) {
                    {"packets_received", s.packets_received},
                    {"unknown_qp_drops", s.unknown_qp_drops},
                    {"port_full_waits", s.port_full_waits},
+                   {"context_waits", s.context_waits},
                    {"data_waits", s.data_waits},
                    {"data_wait_ps", s.data_wait_ps},
                    {"busy_ps", s.busy_ps},

@@ -9,9 +9,8 @@
 
 #include <string>
 
-#include "models/pcie/pcie_config.hpp"
-#include "models/pcie/tlp_math.hpp"
 #include "testbench/tests/scenarios/cli_util.hpp"
+#include "testbench/tests/scenarios/pcie_analytic.hpp"
 
 using namespace hcasim;
 using namespace hcasim::test;
@@ -49,18 +48,8 @@ const nlohmann::json& cache(const nlohmann::json& stats, unsigned hca, const cha
   return stats["hosts"][hca]["caches"][which];
 }
 
-// A DMA read of one entry of `bytes`, on an otherwise idle link: the read
-// request upstream (4 DW header + per-TLP overhead), the link's latency, the
-// memory's, then the completion with the data downstream (3 DW header +
-// overhead + data, one TLP: bytes <= MPS and RCB-aligned) and the latency
-// again. Wire times at the TLP rate of the default link (tlp_math: the
-// spec's symbol rate less DLLPs and SKIPs).
 double entry_read_ns(uint32_t bytes) {
-  const pcie::PcieConfig c;  // the default link (Gen4 x16)
-  const double bytes_per_ns = pcie::tlp_rate_bps(c) / 8e9;
-  const double request = 4 * 4 + c.tlp_overhead_bytes;
-  const double completion = pcie::kCompletionHeader + c.tlp_overhead_bytes + bytes;
-  return request / bytes_per_ns + kPcieLatencyNs + kMemoryLatencyNs + completion / bytes_per_ns + kPcieLatencyNs;
+  return hcasim::test::entry_read_ns(pcie::PcieConfig{}, bytes, kPcieLatencyNs, kMemoryLatencyNs);  // Gen4 x16
 }
 
 }  // namespace
@@ -75,7 +64,12 @@ TEST_CASE("QPC cache of 16 entries: the message rate is flat up to 16 QPs and on
   };
   // Analytic: beyond 16 QPs served round robin, LRU keeps none of the next
   // QP's context, so every request misses; with one MSHR the misses follow
-  // each other, one per entry_read_ns. Up to 16, only the first touch misses.
+  // each other, one per entry_read_ns. Up to 16, only the first touch misses:
+  // the QPs' first fills follow each other through the one MSHR, and the run
+  // takes that much longer than with a perfect cache. A QP waiting for its
+  // fill holds no transmit unit. Each received ACK looks its QP's context up
+  // too: the first ACK of a QP comes before its next request's lookup and
+  // misses once; later ones merge onto the fill the QP's next request started.
   const double miss_rate_mpps = 1e3 / entry_read_ns(kQpcBytes);
   for (unsigned qps : {4u, 16u, 17u, 32u, 64u}) {
     INFO(qps << " QPs");
@@ -91,10 +85,12 @@ TEST_CASE("QPC cache of 16 entries: the message rate is flat up to 16 QPs and on
     if (qps <= kEntries) {
       const nlohmann::json ideal = run(dir, name + "-perfect", scenario(caches(true), perftest));
       CHECK(qpc["misses"].get<uint64_t>() == qps);  // the first touch of each
-      CHECK(rate == Approx(ideal["perftest"][0]["sizes"][0]["msg_rate_Mpps"].get<double>()).epsilon(0.05));
+      const double ideal_us = static_cast<double>(messages) / ideal["perftest"][0]["sizes"][0]["msg_rate_Mpps"].get<double>();
+      CHECK(rate == Approx(static_cast<double>(messages) / (ideal_us + qps * entry_read_ns(kQpcBytes) / 1e3)).epsilon(0.01));
       CHECK(rate > 10 * miss_rate_mpps);
     } else {
-      CHECK(qpc["misses"].get<uint64_t>() == messages);  // every request's context read
+      CHECK(qpc["misses"].get<uint64_t>() >= messages);  // every request's context read ...
+      CHECK(qpc["misses"].get<uint64_t>() <= messages + qps);  // ... and at most each QP's first ACK's
       CHECK(rate == Approx(miss_rate_mpps).epsilon(0.05));
       // A miss's latency counts its wait for the MSHR too: never less than the read itself.
       CHECK(qpc["miss_latency"]["min_ns"].get<double>() >= entry_read_ns(kQpcBytes) * 0.99);

@@ -2,12 +2,15 @@
 // command, its pictures are drawn again, and what its page says holds.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
 
 #include "testbench/tests/scenarios/cli_util.hpp"
+#include "testbench/tests/scenarios/pcie_analytic.hpp"
 #include "testbench/tests/scenarios/scenario_fixture.hpp"
 
 using namespace hcasim::test;
@@ -70,4 +73,150 @@ TEST_CASE("experiment doorbell_methods: BlueFlame removes one WQE fetch at every
       if (!inlined)  // above the inline limit both pictures are the same
         CHECK(bf["latency_ns"].get<double>() == at[{"0B", "blueflame", size}]["latency_ns"].get<double>());
     }
+}
+
+namespace {
+
+// One run of configs/rc_swarm.json with overrides; its stats.json.
+json run_swarm(const ScratchDir& dir, const std::string& name, const std::string& sets) {
+  const CommandResult r =
+      run_command("run " + config_path("rc_swarm.json") + " --quiet --out " + (dir / name).string() + " " + sets, dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(slurp(dir / name / "stats.json"));
+}
+
+double reads_per_s(const json& stats) { return stats["swarm"][0]["ops_per_s_per_machine"].get<double>(); }
+
+}  // namespace
+
+TEST_CASE("experiment qp_scalability: flat while the contexts fit the QPC and CQC, falling past them, M = 1 and 15 "
+          "within 2 and 5 % of Connect-IB") {
+  const ScratchDir dir("exp-qps");
+  const json rows = run_sweep(dir, "qp_scalability");
+  REQUIRE(rows.size() == 8);
+  plot(dir, (dir / "qp_scalability").string() + " --x vms --y reads_per_s --reference " +
+                (std::string(HCASIM_SOURCE_DIR) + "/docs/experiments/rc_swarm_connectib.csv") +
+                " --reference-x vms --reference-y reads_per_s --reference-where window=24",
+       "qp_scalability");
+  constexpr double kConnectIbM1 = 50.25e6;  // rc_swarm_connectib.csv: M = 1, window 24
+  constexpr unsigned kContexts = 768;       // configs/rc_swarm.json: QPC and CQC lines
+  std::map<unsigned, json> at;
+  for (const json& r : rows) at[r["vms"].get<unsigned>()] = r;
+  CHECK(at[1]["reads_per_s"].get<double>() == Approx(kConnectIbM1).epsilon(0.02));      // calibrated here
+  CHECK(at[15]["reads_per_s"].get<double>() == Approx(31.83e6).epsilon(0.05));          // and here
+  double low = 1e18, high = 0;
+  for (const auto& [vms, r] : at) {
+    INFO("M = " << vms);
+    CHECK(r["qps_per_machine"].get<unsigned>() == 84 * vms);  // 14 threads x 6 machines x M
+    if (r["qps_per_machine"].get<unsigned>() > kContexts) continue;
+    CHECK(r["qpc_hit_rate"].get<double>() >= 0.97);  // only first touches miss
+    low = std::min(low, r["reads_per_s"].get<double>());
+    high = std::max(high, r["reads_per_s"].get<double>());
+  }
+  CHECK(high <= low * 1.01);  // flat while the contexts fit
+  CHECK(at[15]["qpc_hit_rate"].get<double>() < 0.85);
+  CHECK(at[15]["reads_per_s"].get<double>() < 0.65 * at[9]["reads_per_s"].get<double>());
+}
+
+TEST_CASE("experiment qp_scalability: its page's calibration: a crossbar without speedup caps M = 1 by head-of-line "
+          "blocking, and below wqe_parse 30 ns the rate no longer moves (CPU-bound)") {
+  const ScratchDir dir("exp-qps-calibration");
+  const json no_speedup = run_swarm(dir, "speedup1", "--set switch.speedup=1");
+  CHECK(reads_per_s(no_speedup) < 0.87 * 50.25e6);                     // under Connect-IB's 50.25 M/s
+  CHECK(no_speedup["ports"][0]["utilization"].get<double>() < 0.70);   // its link under 70 % busy
+  const json at30 = run_swarm(dir, "parse30", "--set transport.wqe_parse=30ns");
+  const json at20 = run_swarm(dir, "parse20", "--set transport.wqe_parse=20ns");
+  CHECK(reads_per_s(at20) == Approx(reads_per_s(at30)).epsilon(0.01));
+  CHECK(at30["hosts"][0]["driver"]["cpu_utilization"].get<double>() > 0.99 * 14);  // 14 threads busy
+  const json at50 = run_swarm(dir, "parse50", "--set transport.wqe_parse=50ns");
+  CHECK(reads_per_s(at50) < 0.9 * 50.25e6);
+  CHECK(at50["engines"][0]["utilization"].get<double>() > 0.99);  // the four units always busy
+  // With the default cache sizes (the CQC misses from 252 QPs on), M = 15 falls below half of Connect-IB's 31.83 M/s.
+  const json small = run_swarm(dir, "small-caches",
+                               "--set workload.swarm.0.vms=15 --set hca.caches.qpc.entries=512 "
+                               "--set hca.caches.cqc.entries=128");
+  CHECK(reads_per_s(small) < 0.5 * 31.83e6);
+}
+
+namespace {
+
+// One entry read by a context cache over the memory_regions scenario's link
+// (Gen3 x16, 250 ns each way, 80 ns of memory), a 64-byte MPT entry or MTT line.
+double entry_read_ns() {
+  hcasim::pcie::PcieConfig c;
+  c.gen = 3;
+  c.lanes = 16;
+  return hcasim::test::entry_read_ns(c, 64, 250, 80);
+}
+
+// Per row of a memory_regions sweep: the rate against the first point while the
+// footprint fits (n <= capacity), the miss ratio against 1 - C/N and the rate
+// against the MSHR bound beyond it.
+void check_footprint(const json& rows, const char* cache, double capacity, unsigned mshrs,
+                     const std::function<double(const json&)>& footprint, double lowest_share_of_bound) {
+  const double flat = rows[0]["writes_per_s"].get<double>();
+  for (const json& r : rows) {
+    const double n = footprint(r);
+    INFO(cache << ": footprint " << n);
+    const double rate = r["writes_per_s"].get<double>();
+    const double ops = r[std::string(cache) + "_lookups"].get<double>() / 2;  // a local and a remote lookup each
+    const double misses_per_op = r[std::string(cache) + "_misses"].get<double>() / ops;
+    if (n <= capacity) {
+      CHECK(rate == Approx(flat).epsilon(0.01));
+      continue;
+    }
+    CHECK(misses_per_op == Approx(1 - capacity / n).margin(0.09));
+    const double bound = mshrs / (entry_read_ns() * 1e-9 * misses_per_op);
+    CHECK(rate <= 1.02 * std::min(bound, flat));
+    CHECK(rate >= lowest_share_of_bound * std::min(bound, flat));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("experiment memory_regions: flat while the MRs and pages fit the MPT and MTT, then misses at 1 - C/N, "
+          "MPT-bound at the MSHR bound") {
+  const ScratchDir dir("exp-mr");
+  CHECK(entry_read_ns() == Approx(588).margin(3));  // the page's 588 ns
+  const json count = run_sweep(dir, "memory_regions_count");
+  REQUIRE(count.size() == 8);
+  plot(dir, (dir / "memory_regions_count").string() + " --x regions --y writes_per_s --logx", "count");
+  // 14 threads' regions per HCA; the MPT holds 256.
+  check_footprint(count, "mpt", 256, 8, [](const json& r) { return 14.0 * r["regions"].get<double>(); }, 0.85);
+  const json span = run_sweep(dir, "memory_regions_span");
+  REQUIRE(span.size() == 8);
+  plot(dir, (dir / "memory_regions_span").string() + " --x buffer --y writes_per_s --logx", "span");
+  // 14 threads' buffers per HCA, an MTT line of 8 entries of 4 KiB pages: 32 KiB; the MTT holds 2,048 lines.
+  check_footprint(span, "mtt", 2048, 16, [](const json& r) {
+    const std::string b = r["buffer"].get<std::string>();
+    return 14.0 * std::stod(b.substr(0, b.size() - 3)) * 32;
+  }, 0.70);
+}
+
+TEST_CASE("experiment wqe_window: the rate falls past a window of 16 as READ responses miss the WQE cache, window 32 "
+          "within 5 % of Connect-IB") {
+  const ScratchDir dir("exp-wqe-window");
+  const json rows = run_sweep(dir, "wqe_window");
+  REQUIRE(rows.size() == 8);
+  plot(dir, (dir / "wqe_window").string() + " --x window --y reads_per_s --reference " +
+                (std::string(HCASIM_SOURCE_DIR) + "/docs/experiments/rc_swarm_connectib.csv") +
+                " --reference-x window --reference-y reads_per_s --reference-where vms=1",
+       "wqe_window");
+  constexpr double kConnectIbW32 = 38.15e6;  // rc_swarm_connectib.csv: M = 1, window 32
+  std::map<unsigned, json> at;
+  for (const json& r : rows) at[r["window"].get<unsigned>()] = r;
+  const auto rate = [&](unsigned w) { return at[w]["reads_per_s"].get<double>(); };
+  CHECK(rate(32) == Approx(kConnectIbW32).epsilon(0.05));  // the calibrated point
+  for (unsigned w : {4u, 8u, 12u}) CHECK(at[w]["wqe_misses"].get<uint64_t>() == 0);
+  CHECK(rate(32) < 0.8 * rate(16));
+  CHECK(at[32]["wqe_hit_rate"].get<double>() < at[16]["wqe_hit_rate"].get<double>());
+  // The page's other claims: fully associative, the same 384 lines miss nothing (fewer WQEs are
+  // outstanding at once), and the default cache (640 lines) almost nothing, at a window of 32.
+  const json full = run_swarm(dir, "full", "--set workload.swarm.0.window=32 --set hca.caches.wqe.entries=384 "
+                                           "--set hca.caches.wqe.ways=0");
+  CHECK(full["hosts"][0]["caches"]["wqe"]["misses"].get<uint64_t>() == 0);
+  const json dflt = run_swarm(dir, "default", "--set workload.swarm.0.window=32");
+  CHECK(dflt["hosts"][0]["caches"]["wqe"]["hit_rate"].get<double>() > 0.999);
+  CHECK(reads_per_s(dflt) > 0.98 * reads_per_s(full));
 }
