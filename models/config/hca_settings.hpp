@@ -138,6 +138,7 @@ void describe(Io& io, ContextCachesConfig& c) {
   io.object("cqc", c.cqc, "CQ contexts: looked up for every completion (written)");
   io.object("mpt", c.mpt, "memory protection entries: looked up for every local and remote memory access");
   io.object("mtt", c.mtt, "translation entries (8B each, one per page; a line of entry_size holds entry_size / 8): looked up for every page a memory access touches");
+  io.object("wqe", c.wqe, "send and receive WQEs (a line: entry_size bytes of one WQE): filled by the WQE fetch, looked up when a send WQE's first packet is built, a READ or atomic response is scattered, a receive WQE takes a SEND; a miss rereads the line from the ring; invalidated at completion, never written back");
   if (c.mtt.entry_bytes % hca::kMttBytes != 0)
     io.fail("mtt", "entry_size " + std::to_string(c.mtt.entry_bytes) + "B; accepted: a multiple of 8B (MTT entries per line)");
   if (c.mpt.entry_bytes < hca::kMptBytes)

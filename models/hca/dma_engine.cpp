@@ -19,6 +19,7 @@ const char* to_string(DmaPurpose p) {
     case DmaPurpose::Cqc: return "cqc";
     case DmaPurpose::Mpt: return "mpt";
     case DmaPurpose::Mtt: return "mtt";
+    case DmaPurpose::WqeRefetch: return "wqe_refetch";
     case DmaPurpose::ContextWriteBack: return "context_write_back";
     case DmaPurpose::kCount: break;
   }

@@ -26,10 +26,11 @@ namespace hcasim::hca {
 
 enum class DmaPurpose : uint8_t {
   Wqe, Gather, Scatter, DoorbellRecord, Cqe, Msix, Test,
-  Qpc, Cqc, Mpt, Mtt, ContextWriteBack,  // context cache fills, and dirty contexts written back
+  Qpc, Cqc, Mpt, Mtt, WqeRefetch, ContextWriteBack,  // context and WQE cache fills, and dirty contexts written back
   kCount
 };
-// "wqe", "gather", "scatter", "doorbell_record", "cqe", "msix", "test", "qpc", "cqc", "mpt", "mtt", "context_write_back"
+// "wqe", "gather", "scatter", "doorbell_record", "cqe", "msix", "test", "qpc", "cqc", "mpt", "mtt", "wqe_refetch",
+// "context_write_back"
 const char* to_string(DmaPurpose p);
 
 struct DmaCounts {

@@ -18,7 +18,9 @@ Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig
   mmio.register_b_transport(this, &Hca::mmio_b_transport);
   mmio.register_transport_dbg(this, &Hca::mmio_transport_dbg);
   dma_ = std::make_unique<DmaEngine>(dma.get_base_port(), requester_id);
-  contexts_ = std::make_unique<HcaContexts>(config_, *dma_);
+  contexts_ = std::make_unique<HcaContexts>(config_, *dma_, [this](uint32_t qpn) {
+    return fetcher_ != nullptr ? fetcher_->rings(qpn) : nullptr;
+  });
   memory_ = std::make_unique<HostMemoryAccess>(regions_, *dma_, *contexts_);
   std::vector<transport::TransportEngine::PortBinding> bindings;
   for (unsigned i = 0; i < ports.size(); ++i) {
@@ -31,7 +33,7 @@ Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig
     bindings.push_back({&h.port, h.lid});
   }
   transport_ = std::make_unique<transport::TransportEngine>(transport, std::move(bindings), *memory_, pool);
-  fetcher_ = std::make_unique<WqeFetcher>(config_, *transport_, *dma_);
+  fetcher_ = std::make_unique<WqeFetcher>(config_, *transport_, *dma_, *contexts_);
   transport_->set_recv_source(fetcher_.get());
   transport_->set_context_lookups(contexts_.get());
   completions_ = std::make_unique<CompletionWriter>(config_, *dma_, msix_);
@@ -141,7 +143,10 @@ std::string Hca::destroy_qp(uint32_t qpn) {
 std::string Hca::modify_qp(uint32_t qpn, const transport::QpAttr& attr, uint32_t mask) {
   std::string why = transport_->modify_qp(qpn, attr, mask);
   if (!why.empty() || !(mask & transport::kAttrState)) return why;
-  if (attr.qp_state == transport::QpState::Reset) fetcher_->reset(qpn);
+  if (attr.qp_state == transport::QpState::Reset) {
+    fetcher_->reset(qpn);
+    contexts_->forget_wqes(qpn);
+  }
   else fetcher_->kick(qpn);  // WQEs posted before RTS go now
   return "";
 }

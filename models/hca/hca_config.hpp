@@ -27,12 +27,17 @@ inline ContextCacheConfig cache_defaults(uint32_t entries, uint32_t ways, uint32
 // tables in host memory (icm_layout.hpp). Sizes are assumptions of the order
 // the rdma_bench QP sweeps imply for Connect-IB / ConnectX-4 (message rate
 // falls beyond a few hundred active QPs, Kalia et al. ATC 2016 / OSDI 2016);
-// entry sizes are mlx4's (QPC 256 B, CQC and MPT 64 B, MTT 8 B).
+// entry sizes are mlx4's (QPC 256 B, CQC and MPT 64 B, MTT 8 B). The WQE
+// cache's lines are 64 B, one send WQE basic block (mlx5's WQEBB); it is read
+// only (no write-back). Its 640 lines are an assumption large enough that
+// rc-swarm's 14 threads x 24 READs miss no WQE; Connect-IB's fall at a window
+// of 32 calibrates it to 384 (docs/experiments/wqe_window.md).
 struct ContextCachesConfig {
   ContextCacheConfig qpc = cache_defaults(512, 8, 256, 16, true);   // QP contexts: written by every packet
   ContextCacheConfig cqc = cache_defaults(128, 8, 64, 8, true);     // CQ contexts: written by every completion
   ContextCacheConfig mpt = cache_defaults(256, 8, 64, 8, false);    // memory protection entries (read only)
   ContextCacheConfig mtt = cache_defaults(2048, 8, 64, 16, false);  // lines of 8 translation entries (read only)
+  ContextCacheConfig wqe = cache_defaults(640, 8, 64, 16, false);   // send and receive WQEs (wqe_cache.hpp)
 };
 
 struct HcaConfig {
@@ -46,7 +51,7 @@ struct HcaConfig {
   uint32_t cqe_compression_max = 8;       // completions a block holds at most (8: a title and one full mini-CQE array)
   uint64_t cqe_compression_wait_ps = 100'000;  // a block not full is written this long after its first completion, ps
   uint64_t rx_buffer_bytes = 256 * 1024;  // received data waiting for its host-memory write before ports stall
-  ContextCachesConfig caches;             // QPC, CQC, MPT and MTT caches
+  ContextCachesConfig caches;             // QPC, CQC, MPT, MTT and WQE caches
   // MR page size: one MTT entry per page (a power of two, 4 KiB to 1 GiB). 2 MiB: buffers in huge
   // pages, as RDMA applications allocate them (an assumption); with 4 KiB a perftest of 1 MiB
   // messages touches 32,768 pages and thrashes the MTT cache.

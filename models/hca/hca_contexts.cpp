@@ -10,6 +10,7 @@ const char* to_string(ContextKind k) {
     case ContextKind::Cqc: return "cqc";
     case ContextKind::Mpt: return "mpt";
     case ContextKind::Mtt: return "mtt";
+    case ContextKind::Wqe: return "wqe";
     case ContextKind::kCount: break;
   }
   return "unknown";
@@ -24,14 +25,19 @@ IcmEntryBytes HcaContexts::entry_bytes(const HcaConfig& config) {
   return b;
 }
 
-HcaContexts::HcaContexts(const HcaConfig& config, DmaEngine& dma)
-    : dma_(dma), bytes_(entry_bytes(config)), mtt_per_line_(std::max<uint32_t>(1, config.caches.mtt.entry_bytes / kMttBytes)) {
+HcaContexts::HcaContexts(const HcaConfig& config, DmaEngine& dma, WqeCache::RingsOf rings_of)
+    : dma_(dma),
+      bytes_(entry_bytes(config)),
+      mtt_per_line_(std::max<uint32_t>(1, config.caches.mtt.entry_bytes / kMttBytes)),
+      wqes_(config.caches.wqe, std::move(rings_of), [this](uint64_t addr, uint32_t bytes, uint64_t start) {
+        return dma_.read(addr, scratch_.data(), bytes, DmaPurpose::WqeRefetch, start);
+      }) {
   const std::array<std::pair<ContextKind, const ContextCacheConfig*>, 4> kinds{
       {{ContextKind::Qpc, &config.caches.qpc},
        {ContextKind::Cqc, &config.caches.cqc},
        {ContextKind::Mpt, &config.caches.mpt},
        {ContextKind::Mtt, &config.caches.mtt}}};
-  uint32_t largest = 0;
+  uint32_t largest = config.caches.wqe.entry_bytes;
   for (const auto& [kind, c] : kinds) {
     largest = std::max(largest, c->entry_bytes);
     const auto purpose = static_cast<DmaPurpose>(static_cast<unsigned>(DmaPurpose::Qpc) + static_cast<unsigned>(kind));
@@ -60,6 +66,7 @@ uint64_t HcaContexts::address(ContextKind k, uint64_t key) const {
     case ContextKind::Cqc: return layout_.cqc(static_cast<uint32_t>(key));
     case ContextKind::Mpt: return layout_.mpt(static_cast<uint32_t>(key));
     case ContextKind::Mtt: return layout_.mtt(key * mtt_per_line_);
+    case ContextKind::Wqe:
     case ContextKind::kCount: break;
   }
   return 0;
@@ -87,7 +94,23 @@ uint64_t HcaContexts::translate(const MemoryRegion& mr, uint64_t addr, uint64_t 
   return ready;
 }
 
-void HcaContexts::forget_qp(uint32_t qpn) { at(ContextKind::Qpc).invalidate(qpn); }
+void HcaContexts::forget_qp(uint32_t qpn) {
+  at(ContextKind::Qpc).invalidate(qpn);
+  wqes_.forget(qpn);
+}
+
+uint64_t HcaContexts::wqe(uint32_t qpn, bool send_queue, uint64_t wr_id, uint64_t now_ps) {
+  if (!has_icm_) return now_ps;
+  return wqes_.lookup(qpn, send_queue ? WqeRing::Send : WqeRing::Receive, static_cast<uint32_t>(wr_id), now_ps);
+}
+
+void HcaContexts::wqe_done(uint32_t qpn, bool send_queue, uint64_t wr_id) {
+  if (has_icm_) wqes_.done(qpn, send_queue ? WqeRing::Send : WqeRing::Receive, static_cast<uint32_t>(wr_id));
+}
+
+void HcaContexts::wqe_fetched(uint32_t qpn, bool send_queue, uint32_t counter, uint32_t bytes, uint64_t ready_ps) {
+  if (has_icm_) wqes_.insert(qpn, send_queue ? WqeRing::Send : WqeRing::Receive, counter, bytes, ready_ps);
+}
 
 void HcaContexts::forget_mr(const MemoryRegion& mr) {
   at(ContextKind::Mpt).invalidate(mr.lkey >> 8);

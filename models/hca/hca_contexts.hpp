@@ -2,7 +2,9 @@
 // The HCA's context caches (QPC, CQC, MPT, MTT: context_cache.hpp) over its
 // ICM tables in host memory (icm_layout.hpp): a miss is a DMA read of one
 // entry over the host link, a dirty eviction a DMA write of one entry, each
-// counted by its DmaPurpose (qpc, cqc, mpt, mtt, context_write_back).
+// counted by its DmaPurpose (qpc, cqc, mpt, mtt, context_write_back); and its
+// WQE cache (wqe_cache.hpp) over the QPs' rings, whose misses are DMA reads of
+// the WQE's lines from its ring (wqe_refetch).
 //
 // Rules:
 // - Until the driver gives the ICM's base (init_icm), contexts are always on
@@ -18,7 +20,11 @@
 //   them all); returns when the last is on chip. A key no region has costs nothing (the check
 //   before it failed).
 // - forget_qp, forget_mr: the entries are gone (destroy_qp, dereg_mr); their
-//   cached lines are invalidated without a write-back.
+//   cached lines are invalidated without a write-back (forget_qp: the QP's
+//   WQE lines too; forget_wqes: those only, when the QP goes to RESET).
+// - wqe(qpn, send, wr_id, now): the WQE the HCA's front end posted with that
+//   wr_id (its counter) is looked up in the WQE cache; wqe_fetched puts one
+//   the fetcher brought in; wqe_done drops a completed one.
 
 #include <array>
 #include <cstdint>
@@ -31,16 +37,18 @@
 #include "models/hca/host_formats.hpp"
 #include "models/hca/icm_layout.hpp"
 #include "models/hca/memory_regions.hpp"
+#include "models/hca/wqe_cache.hpp"
 #include "models/transport/context_lookups.hpp"
 
 namespace hcasim::hca {
 
-enum class ContextKind : uint8_t { Qpc, Cqc, Mpt, Mtt, kCount };
-const char* to_string(ContextKind k);  // "qpc", "cqc", "mpt", "mtt"
+enum class ContextKind : uint8_t { Qpc, Cqc, Mpt, Mtt, Wqe, kCount };
+const char* to_string(ContextKind k);  // "qpc", "cqc", "mpt", "mtt", "wqe"
 
 class HcaContexts : public transport::ContextLookups {
  public:
-  HcaContexts(const HcaConfig& config, DmaEngine& dma);
+  // rings_of: where a QP's rings are (the WQE cache's refetches read them).
+  HcaContexts(const HcaConfig& config, DmaEngine& dma, WqeCache::RingsOf rings_of = nullptr);
   HcaContexts(const HcaContexts&) = delete;
   HcaContexts& operator=(const HcaContexts&) = delete;
 
@@ -53,9 +61,15 @@ class HcaContexts : public transport::ContextLookups {
   uint64_t cq_context(uint32_t cqn, uint64_t now_ps);
   uint64_t translate(const MemoryRegion& mr, uint64_t addr, uint64_t length, uint64_t now_ps);
   void forget_qp(uint32_t qpn);
+  void forget_wqes(uint32_t qpn) { wqes_.forget(qpn); }
   void forget_mr(const MemoryRegion& mr);
+  uint64_t wqe(uint32_t qpn, bool send_queue, uint64_t wr_id, uint64_t now_ps) override;
+  void wqe_done(uint32_t qpn, bool send_queue, uint64_t wr_id) override;
+  void wqe_fetched(uint32_t qpn, bool send_queue, uint32_t counter, uint32_t bytes, uint64_t ready_ps);
 
-  const ContextCache& cache(ContextKind k) const { return *caches_[static_cast<std::size_t>(k)]; }
+  const ContextCache& cache(ContextKind k) const {
+    return k == ContextKind::Wqe ? wqes_.cache() : *caches_[static_cast<std::size_t>(k)];
+  }
 
  private:
   ContextCache& at(ContextKind k) { return *caches_[static_cast<std::size_t>(k)]; }
@@ -66,8 +80,9 @@ class HcaContexts : public transport::ContextLookups {
   uint64_t mtt_per_line_;  // MTT entries per MTT cache line (its entry_bytes / kMttBytes)
   IcmLayout layout_;
   bool has_icm_ = false;
-  std::array<std::unique_ptr<ContextCache>, static_cast<std::size_t>(ContextKind::kCount)> caches_;
+  std::array<std::unique_ptr<ContextCache>, static_cast<std::size_t>(ContextKind::Wqe)> caches_;  // the ICM's
   std::vector<uint8_t> scratch_;  // fills land here (the model keeps the contents in C++); write-backs send zeros
+  WqeCache wqes_;
 };
 
 }  // namespace hcasim::hca

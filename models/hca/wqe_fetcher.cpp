@@ -8,8 +8,9 @@ namespace hcasim::hca {
 
 using transport::QpState;
 
-WqeFetcher::WqeFetcher(const HcaConfig& config, transport::TransportEngine& engine, DmaEngine& dma)
-    : config_(config), engine_(engine), dma_(dma) {}
+WqeFetcher::WqeFetcher(const HcaConfig& config, transport::TransportEngine& engine, DmaEngine& dma,
+                       HcaContexts& contexts)
+    : config_(config), engine_(engine), dma_(dma), contexts_(contexts) {}
 
 void WqeFetcher::add(uint32_t qpn, transport::QpType type, const QpRings& rings) {
   if (qps_.size() <= qpn) qps_.resize(qpn + 1);
@@ -140,12 +141,14 @@ void WqeFetcher::handle(const Event& e) {
           decode_recv_wqe(buffers_[e.buffer].data() + std::size_t{i} * stride, stride, wr);
           wr.wr_id = e.first + i;
           ++stats_.recv_wqes;
+          contexts_.wqe_fetched(e.qpn, false, e.first + i, stride, link::now_ps());
           engine_.post_recv(e.qpn, wr);
           if (find(e.qpn) != q) break;
         }
         if (find(e.qpn) == q && q->rq_reads == 0) recv_reads_done(e.qpn, *q);
         break;
       }
+      case Kind::RecvWqeOnChip: engine_.resume_requests(e.qpn); break;
     }
   }
   if (buffered) free_buffers_.push_back(e.buffer);
@@ -193,8 +196,9 @@ void WqeFetcher::post_send_wqes(const Event& e, QpHost& q) {
 }
 
 void WqeFetcher::post_send_wqe(uint32_t qpn, QpHost& q, const uint8_t* wqe, uint32_t bytes, uint32_t counter) {
-  transport::SendWr wr;
   const SendWqeHeader h = read_send_header(wqe);
+  contexts_.wqe_fetched(qpn, true, counter, std::min<uint32_t>(uint32_t{h.ds} * 16, bytes), link::now_ps());
+  transport::SendWr wr;
   const WqeError err = decode_send_wqe(wqe, bytes, q.type, wr);
   wr.wr_id = counter;
   if (err == WqeError::UnknownOpcode) return fail_wqe(qpn, counter, kBadWqeOpcode);
@@ -219,6 +223,16 @@ bool WqeFetcher::need_recv_wqes(transport::Qp& qp) {
   else read_recv_record(qp.qpn, *q);
   // Fetched at once (a host link of no cost): the WQEs are posted; the request goes on.
   return find(qp.qpn) == q && q->rq_reads > 0;
+}
+
+bool WqeFetcher::recv_wqe_missing(transport::Qp& qp) {
+  const QpHost* q = find(qp.qpn);
+  if (q == nullptr) return false;
+  const uint64_t now = link::now_ps();
+  const uint64_t ready = contexts_.wqe(qp.qpn, false, qp.rq.front().wr.wr_id, now);
+  if (ready <= now) return false;
+  schedule({ready, 0, Kind::RecvWqeOnChip, qp.qpn, 0, 0, 0, q->generation});
+  return true;
 }
 
 void WqeFetcher::flush_recv_wqes(transport::Qp& qp) {

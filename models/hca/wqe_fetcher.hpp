@@ -30,6 +30,10 @@
 //   loc_qp_op_err (vendor_err says which) and the QP goes to its error state
 //   (transport::Requester::queue_unusable). A doorbell whose counter runs
 //   more than a ring ahead is counted and ignored.
+// - Every WQE fetched (and every BlueFlame WQE taken) goes into the WQE cache
+//   (hca_contexts.hpp) as it is posted. A request about to use a receive WQE
+//   the cache no longer holds waits until the cache has read it again
+//   (recv_wqe_missing), then goes on (resume_requests).
 
 #include <cstdint>
 #include <deque>
@@ -39,22 +43,12 @@
 
 #include "models/hca/dma_engine.hpp"
 #include "models/hca/hca_config.hpp"
+#include "models/hca/hca_contexts.hpp"
+#include "models/hca/qp_rings.hpp"
 #include "models/link/timeline.hpp"
 #include "models/transport/transport_engine.hpp"
 
 namespace hcasim::hca {
-
-// Where a QP's rings are (the command interface's create_qp).
-struct QpRings {
-  uint32_t uar = 1;               // the UAR page whose doorbells serve this QP
-  uint64_t sq_addr = 0;           // send ring: sq_entries x sq_stride bytes
-  uint32_t sq_entries = 0;        // a power of two
-  uint32_t sq_stride = 0;         // bytes, a multiple of 64
-  uint64_t rq_addr = 0;           // receive ring
-  uint32_t rq_entries = 0;        // a power of two
-  uint32_t rq_stride = 0;         // bytes, a multiple of 16
-  uint64_t doorbell_record = 0;   // 8 bytes: receive counter, send counter
-};
 
 // vendor_err codes of a bad WQE's completion.
 enum BadWqe : uint32_t { kBadWqeOpcode = 1, kBadWqeSize = 2, kBadWqeHeader = 3, kBadWqeRefused = 4 };
@@ -74,7 +68,7 @@ struct FetchStats {
 
 class WqeFetcher : public transport::RecvWqeSource {
  public:
-  WqeFetcher(const HcaConfig& config, transport::TransportEngine& engine, DmaEngine& dma);
+  WqeFetcher(const HcaConfig& config, transport::TransportEngine& engine, DmaEngine& dma, HcaContexts& contexts);
   WqeFetcher(const WqeFetcher&) = delete;
   WqeFetcher& operator=(const WqeFetcher&) = delete;
 
@@ -92,12 +86,13 @@ class WqeFetcher : public transport::RecvWqeSource {
   void blueflame(uint32_t qpn, const uint8_t* wqe, uint32_t bytes, uint64_t at_ps);
 
   bool need_recv_wqes(transport::Qp& qp) override;
+  bool recv_wqe_missing(transport::Qp& qp) override;
   void flush_recv_wqes(transport::Qp& qp) override;
 
   const FetchStats& stats() const { return stats_; }
 
  private:
-  enum class Kind : uint8_t { Doorbell, BlueFlame, SendWqes, RecvRecord, RecvWqes };
+  enum class Kind : uint8_t { Doorbell, BlueFlame, SendWqes, RecvRecord, RecvWqes, RecvWqeOnChip };
   struct Event {
     uint64_t at_ps;
     uint64_t seq;
@@ -140,6 +135,7 @@ class WqeFetcher : public transport::RecvWqeSource {
   HcaConfig config_;
   transport::TransportEngine& engine_;
   DmaEngine& dma_;
+  HcaContexts& contexts_;
   std::vector<std::unique_ptr<QpHost>> qps_;  // by QP number
   std::vector<std::vector<uint8_t>> buffers_;
   std::vector<uint32_t> free_buffers_;

@@ -1,13 +1,18 @@
 #pragma once
-// What the transport engines ask of their HCA's context caches: when a QP's
-// context is on chip. The HCA implements it (models/hca: a QPC cache backed
-// by host memory); without one, contexts are always on chip.
+// What the transport engines ask of their HCA's caches: when a QP's context
+// or a WQE is on chip. The HCA implements it (models/hca: a QPC cache backed
+// by host memory, a WQE cache backed by the QPs' rings); without one,
+// contexts and WQEs are always on chip.
 //
 // Rules:
 // - qp_context(qpn, now) returns when QP qpn's context is on chip for work
 //   starting at now (now on a hit; a miss's fill done time otherwise). The
 //   work updates the context (a packet sent or received changes its state).
-// - It is a function call: it schedules nothing.
+// - wqe(qpn, send_queue, wr_id, now) returns when the WQE posted with wr_id
+//   to QP qpn's send (or receive) queue is on chip for work starting at now:
+//   a send WQE's first packet, a READ or atomic response scattered by its
+//   WQE's list, a receive WQE taking a SEND. wqe_done says the WQE completed.
+// - They are function calls: they schedule nothing.
 
 #include <cstdint>
 
@@ -17,6 +22,8 @@ class ContextLookups {
  public:
   virtual ~ContextLookups() = default;
   virtual uint64_t qp_context(uint32_t qpn, uint64_t now_ps) = 0;
+  virtual uint64_t wqe(uint32_t qpn, bool send_queue, uint64_t wr_id, uint64_t now_ps) = 0;
+  virtual void wqe_done(uint32_t qpn, bool send_queue, uint64_t wr_id) = 0;
 };
 
 }  // namespace hcasim::transport

@@ -20,6 +20,8 @@ class QpServices {
   virtual ib::Packet* new_packet() = 0;
   // A completion for the QP's send CQ (send_queue) or receive CQ.
   virtual void complete(Qp& qp, bool send_queue, const WorkCompletion& wc) = 0;
+  // A send WQE that completed successfully without a completion (unsignaled).
+  virtual void retired_unsignaled(Qp& /*qp*/, const SendWr& /*wr*/) {}
   // An affiliated asynchronous error of the QP (IBV event name).
   virtual void async_event(Qp& qp, const char* event) = 0;
   virtual uint64_t now_ps() const = 0;

@@ -339,6 +339,15 @@ void Requester::rewind(Qp& qp, uint32_t psn) {
   qp.timer_at_ps = 0;
 }
 
+const SendWqe* Requester::answered_wqe(const Qp& qp, const ib::Packet& p) {
+  const uint8_t op = p.hdr.bth.opcode;
+  const bool read = op == ib::op::kRcReadRespFirst || op == ib::op::kRcReadRespMiddle ||
+                    op == ib::op::kRcReadRespLast || op == ib::op::kRcReadRespOnly;
+  if (!read && op != ib::op::kRcAtomicAck) return nullptr;
+  const int i = wqe_holding(qp, p.hdr.bth.psn);
+  return i < 0 ? nullptr : &qp.sq[static_cast<std::size_t>(i)];
+}
+
 int Requester::wqe_holding(const Qp& qp, uint32_t psn) {
   for (std::size_t i = 0; i < qp.sq.size(); ++i) {
     const SendWqe& w = qp.sq[i];
@@ -358,6 +367,7 @@ void Requester::retire(Qp& qp, QpServices& s) {
     ++qp.stats.messages_sent;
     qp.stats.bytes_sent += w.length;
     if (w.wr.signaled) s.complete(qp, true, send_completion(qp, w, WcStatus::Success, s.now_ps()));
+    else s.retired_unsignaled(qp, w.wr);
   }
 }
 

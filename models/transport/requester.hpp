@@ -64,6 +64,10 @@ class Requester {
   static ib::Packet* next_packet(Qp& qp, QpServices& s, bool& first_of_message, uint64_t& data_ready_ps);
   // A response packet for this QP (RC only). The caller keeps the packet.
   static void on_response(Qp& qp, QpServices& s, const ib::Packet& p);
+  // The send WQE a READ response or atomic ACK carries data for (the one
+  // holding its PSN): its scatter list is needed. Null for other packets, or
+  // when no WQE sent holds the PSN.
+  static const SendWqe* answered_wqe(const Qp& qp, const ib::Packet& p);
   // The transport timer expired (timer_at_ps was due).
   static void on_timeout(Qp& qp, QpServices& s);
   // The RNR wait is over.

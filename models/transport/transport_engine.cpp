@@ -285,7 +285,12 @@ void TransportEngine::post_unusable(uint32_t qpn, const SendWr& wr, uint32_t ven
   after(*e);
 }
 
+void TransportEngine::retired_unsignaled(Qp& qp, const SendWr& wr) {
+  if (contexts_ != nullptr) contexts_->wqe_done(qp.qpn, true, wr.wr_id);
+}
+
 void TransportEngine::complete(Qp& qp, bool send_queue, const WorkCompletion& wc) {
+  if (contexts_ != nullptr) contexts_->wqe_done(qp.qpn, send_queue, wc.wr_id);
   if (config_.completion_generation_ps == 0) {
     if (on_completion_) on_completion_(qp, send_queue, wc);
     return;
@@ -414,8 +419,15 @@ void TransportEngine::start_packet(Engine& g, Entry& e) {
   drop_promise(e);
   bool first = false;
   uint64_t ready = 0;
-  ib::Packet* p = Responder::has_work(qp) ? Responder::next_packet(qp, *this, ready)
-                                          : Requester::next_packet(qp, *this, first, ready);
+  const uint64_t now = now_ps();
+  const bool responding = Responder::has_work(qp);
+  // A send WQE's first packet: the unit reads the WQE (looked up before the
+  // packet is built, which may complete it).
+  uint64_t wqe_ready = now;
+  if (contexts_ != nullptr && !responding && qp.next_packet == 0 && qp.next_wqe < qp.sq.size())
+    wqe_ready = contexts_->wqe(qp.qpn, true, qp.sq[qp.next_wqe].wr.wr_id, now);
+  ib::Packet* p = responding ? Responder::next_packet(qp, *this, ready)
+                             : Requester::next_packet(qp, *this, first, ready);
   if (p == nullptr) {  // the WQE failed locally; its completions are made
     after(e);
     return;
@@ -434,7 +446,8 @@ void TransportEngine::start_packet(Engine& g, Entry& e) {
   stats_.busy_ps += latency;
   arm(e);
   e.context_held = false;  // the next packet looks its QPC up again
-  g.done.notify_at(now_ps() + latency);
+  // A send WQE's first packet: the unit is done once the WQE is on chip.
+  g.done.notify_at(std::max(now, wqe_ready) + latency);
 }
 
 bool TransportEngine::context_on_chip_now(Entry& e) {
@@ -580,7 +593,7 @@ void TransportEngine::deliver(ib::Packet* p, unsigned) {
     const uint64_t now = now_ps();  // the packet reaches its QP once its QPC is on chip, in arrival order
     uint64_t due = now + config_.receive_parse_ps;
     if (contexts_ != nullptr && owns(p->hdr.bth.dest_qp)) {
-      due = std::max(due, contexts_->qp_context(p->hdr.bth.dest_qp, now) + config_.receive_parse_ps);
+      due = std::max(due, on_chip(*entry(p->hdr.bth.dest_qp), *p, now) + config_.receive_parse_ps);
       if (!arrivals_.empty()) due = std::max(due, arrivals_.back().due_ps);
     }
     if (arrivals_.empty()) rx_alarm_.notify_at(due);
@@ -612,9 +625,16 @@ void TransportEngine::start_rx() {
     if (e != nullptr) e->on_rx_unit = true;
     u.packet = p;
     const uint64_t now = now_ps();  // the unit parses once the QP's context is on chip
-    const uint64_t start = contexts_ != nullptr && e != nullptr ? std::max(now, contexts_->qp_context(e->qp.qpn, now)) : now;
+    const uint64_t start = contexts_ != nullptr && e != nullptr ? on_chip(*e, *p, now) : now;
     u.done.notify_at(start + config_.receive_parse_ps);
   }
+}
+
+uint64_t TransportEngine::on_chip(const Entry& e, const ib::Packet& p, uint64_t now) {
+  uint64_t ready = std::max(now, contexts_->qp_context(e.qp.qpn, now));
+  if (const SendWqe* w = Requester::answered_wqe(e.qp, p))
+    ready = std::max(ready, contexts_->wqe(e.qp.qpn, true, w->wr.wr_id, now));
+  return ready;
 }
 
 void TransportEngine::rx_unit_done(RxUnit& u) {
@@ -651,8 +671,8 @@ void TransportEngine::received(ib::Packet* p) {
 }
 
 bool TransportEngine::must_wait(Entry& e, const ib::Packet& p) {
-  return recv_source_ != nullptr && e.qp.rq.empty() && uses_recv_wqe(p.hdr.bth.opcode) &&
-         recv_source_->need_recv_wqes(e.qp);
+  if (recv_source_ == nullptr || !uses_recv_wqe(p.hdr.bth.opcode)) return false;
+  return e.qp.rq.empty() ? recv_source_->need_recv_wqes(e.qp) : recv_source_->recv_wqe_missing(e.qp);
 }
 
 void TransportEngine::take_request(Entry& e, ib::Packet* p) {

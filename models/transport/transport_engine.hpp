@@ -33,6 +33,13 @@
 //   order) and the unit takes new work: a QP's packets stay in order, and
 //   reads of many packets overlap. While tx_dma_packets packets wait there,
 //   no new packet is started.
+// - With the HCA's caches (context_lookups.hpp): a QP takes a unit once its
+//   context is on chip (context_on_chip_now: it waits off the units while the
+//   QPC fills); the unit building a send WQE's first packet looks the WQE up
+//   when it starts and is done latency after it is on chip; a received
+//   packet reaches its QP once its QP's context is on chip and, for a READ
+//   response or atomic ACK, the send WQE it answers (its scatter list). A
+//   completed WQE is dropped from the WQE cache (wqe_done).
 // - A packet the HCA takes from a receive buffer (deliver: where it is
 //   queued) reaches its QP receive_parse later: in a pipeline with rx_units
 //   0 (packets do not wait for each other), else on a receive unit (any free
@@ -43,8 +50,10 @@
 // - A completion reaches the CQ completion_generation after it is made (at
 //   once by default).
 // - With a receive-WQE source (the HCA's front end), a request that needs a
-//   receive WQE when the QP holds none asks it first; while it fetches, that
-//   request and the QP's later ones wait, in order (responses do not). When
+//   receive WQE when the QP holds none asks it first, and one that uses the
+//   QP's oldest receive WQE asks whether it is on chip (the WQE cache); while
+//   it fetches, that request and the QP's later ones wait, in order
+//   (responses do not). When
 //   a QP enters ERR the source is asked to bring every posted receive WQE,
 //   which then completes flushed.
 // - Each QP has a transport timer and an RNR wait (alarms armed from the
@@ -82,6 +91,10 @@ class RecvWqeSource {
   // fetch and returns true: the request then waits, with the QP's later
   // requests, until TransportEngine::resume_requests.
   virtual bool need_recv_wqes(Qp& qp) = 0;
+  // qp is about to take a request that uses its oldest receive WQE (rq[0]).
+  // False when that WQE is on chip now; true when it is not (a WQE cache
+  // miss: it is read again) and the request waits as above.
+  virtual bool recv_wqe_missing(Qp& /*qp*/) { return false; }
   // qp went to ERR: every receive WQE posted is to be fetched and posted, so
   // that it completes flushed (post_recv in ERR).
   virtual void flush_recv_wqes(Qp& qp) = 0;
@@ -143,7 +156,7 @@ class TransportEngine : public QpServices {
   // A packet the HCA took from port `port_index`; the engine owns it.
   void deliver(ib::Packet* p, unsigned port_index);
   void set_recv_source(RecvWqeSource* source) { recv_source_ = source; }
-  // The HCA's QPC cache (context_lookups.hpp); null = contexts always on chip.
+  // The HCA's QPC and WQE caches (context_lookups.hpp); null = always on chip.
   void set_context_lookups(ContextLookups* lookups) { contexts_ = lookups; }
   // The fetch the source started for this QP is done: its waiting requests
   // go on, the first without asking again.
@@ -165,6 +178,7 @@ class TransportEngine : public QpServices {
   HostMemory& memory() override { return memory_; }
   ib::Packet* new_packet() override { return pool_.acquire(); }
   void complete(Qp& qp, bool send_queue, const WorkCompletion& wc) override;
+  void retired_unsignaled(Qp& qp, const SendWr& wr) override;
   void async_event(Qp& qp, const char* event) override;
   uint64_t now_ps() const override { return link::now_ps(); }
 
@@ -202,6 +216,8 @@ class TransportEngine : public QpServices {
   void start_rx();               // free receive units take waiting packets
   void rx_unit_done(RxUnit& u);
   void received(ib::Packet* p);  // a parsed packet acts on its QP
+  // When what a received packet needs is on chip: its QP's context, and the send WQE a response answers.
+  uint64_t on_chip(const Entry& e, const ib::Packet& p, uint64_t now);
   void completions_due();        // completion_generation: completions due now go to the CQs
   bool must_wait(Entry& e, const ib::Packet& p);  // asks the receive-WQE source
   void take_request(Entry& e, ib::Packet* p);    // a request for e's responder, or held behind a fetch

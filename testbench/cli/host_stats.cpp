@@ -91,6 +91,7 @@ nlohmann::json caches_json(const hca::HcaContexts& contexts) {
     nlohmann::json one = cache_counts_json(c.stats());
     one["write_backs"] = c.stats().write_backs;
     one["mshr_full_waits"] = c.stats().mshr_full_waits;
+    one["inserts"] = c.stats().inserts;
     one["occupancy"] = c.occupancy();
     out[hca::to_string(static_cast<hca::ContextKind>(k))] = std::move(one);
   }

@@ -52,6 +52,13 @@ inline std::string write_file(const std::filesystem::path& p, const std::string&
   return p.string();
 }
 
+// Writes a scenario (JSON text) to DIR/NAME.json and runs it: hcasim run ... --quiet --out DIR/NAME.
+inline CommandResult run_scenario_json(const std::filesystem::path& dir, const std::string& name,
+                                       const std::string& scenario) {
+  const std::string file = write_file(dir / (name + ".json"), scenario);
+  return run_command("run " + file + " --quiet --out " + (dir / name).string(), dir);
+}
+
 inline int count_lines(const std::string& s) {
   int n = 0;
   for (char c : s) n += c == '\n';

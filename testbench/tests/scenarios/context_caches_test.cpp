@@ -38,8 +38,7 @@ nlohmann::json scenario(const nlohmann::json& caches, const nlohmann::json& perf
 }
 
 nlohmann::json run(const ScratchDir& dir, const std::string& name, const nlohmann::json& s) {
-  const std::string file = write_file(dir / (name + ".json"), s.dump());
-  const CommandResult r = run_command("run " + file + " --quiet --out " + (dir / name).string(), dir);
+  const CommandResult r = run_scenario_json(dir, name, s.dump());
   INFO(name << ": " << r.err);
   REQUIRE(r.exit_code == 0);
   return nlohmann::json::parse(slurp(dir / name / "stats.json"));

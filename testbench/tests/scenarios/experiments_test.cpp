@@ -193,3 +193,30 @@ TEST_CASE("experiment memory_regions: flat while the MRs and pages fit the MPT a
     return 14.0 * std::stod(b.substr(0, b.size() - 3)) * 32;
   }, 0.70);
 }
+
+TEST_CASE("experiment wqe_window: the rate falls past a window of 16 as READ responses miss the WQE cache, window 32 "
+          "within 5 % of Connect-IB") {
+  const ScratchDir dir("exp-wqe-window");
+  const json rows = run_sweep(dir, "wqe_window");
+  REQUIRE(rows.size() == 8);
+  plot(dir, (dir / "wqe_window").string() + " --x window --y reads_per_s --reference " +
+                (std::string(HCASIM_SOURCE_DIR) + "/docs/experiments/rc_swarm_connectib.csv") +
+                " --reference-x window --reference-y reads_per_s --reference-where vms=1",
+       "wqe_window");
+  constexpr double kConnectIbW32 = 38.15e6;  // rc_swarm_connectib.csv: M = 1, window 32
+  std::map<unsigned, json> at;
+  for (const json& r : rows) at[r["window"].get<unsigned>()] = r;
+  const auto rate = [&](unsigned w) { return at[w]["reads_per_s"].get<double>(); };
+  CHECK(rate(32) == Approx(kConnectIbW32).epsilon(0.05));  // the calibrated point
+  for (unsigned w : {4u, 8u, 12u}) CHECK(at[w]["wqe_misses"].get<uint64_t>() == 0);
+  CHECK(rate(32) < 0.8 * rate(16));
+  CHECK(at[32]["wqe_hit_rate"].get<double>() < at[16]["wqe_hit_rate"].get<double>());
+  // The page's other claims: fully associative, the same 384 lines miss nothing (fewer WQEs are
+  // outstanding at once), and the default cache (640 lines) almost nothing, at a window of 32.
+  const json full = run_swarm(dir, "full", "--set workload.swarm.0.window=32 --set hca.caches.wqe.entries=384 "
+                                           "--set hca.caches.wqe.ways=0");
+  CHECK(full["hosts"][0]["caches"]["wqe"]["misses"].get<uint64_t>() == 0);
+  const json dflt = run_swarm(dir, "default", "--set workload.swarm.0.window=32");
+  CHECK(dflt["hosts"][0]["caches"]["wqe"]["hit_rate"].get<double>() > 0.999);
+  CHECK(reads_per_s(dflt) > 0.98 * reads_per_s(full));
+}
