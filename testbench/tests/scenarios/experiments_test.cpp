@@ -35,6 +35,16 @@ void plot(const ScratchDir& dir, const std::string& args, const std::string& out
   CHECK(slurp(dir / (out + ".png")).rfind("\x89PNG", 0) == 0);
 }
 
+// Draws an rc-swarm sweep's reads_per_s against axis x beside Kalia et al.'s
+// Connect-IB points (docs/experiments/rc_swarm_connectib.csv) that match where.
+void plot_against_connect_ib(const ScratchDir& dir, const std::string& name, const std::string& x,
+                             const std::string& where) {
+  plot(dir, (dir / name).string() + " --x " + x + " --y reads_per_s --reference " + HCASIM_SOURCE_DIR +
+                "/docs/experiments/rc_swarm_connectib.csv --reference-x " + x +
+                " --reference-y reads_per_s --reference-where " + where,
+       name);
+}
+
 }  // namespace
 
 TEST_CASE("experiment doorbell_methods: BlueFlame removes one WQE fetch at every size, inline data the gather read "
@@ -95,10 +105,7 @@ TEST_CASE("experiment qp_scalability: flat while the contexts fit the QPC and CQ
   const ScratchDir dir("exp-qps");
   const json rows = run_sweep(dir, "qp_scalability");
   REQUIRE(rows.size() == 8);
-  plot(dir, (dir / "qp_scalability").string() + " --x vms --y reads_per_s --reference " +
-                (std::string(HCASIM_SOURCE_DIR) + "/docs/experiments/rc_swarm_connectib.csv") +
-                " --reference-x vms --reference-y reads_per_s --reference-where window=24",
-       "qp_scalability");
+  plot_against_connect_ib(dir, "qp_scalability", "vms", "window=24");
   constexpr double kConnectIbM1 = 50.25e6;  // rc_swarm_connectib.csv: M = 1, window 24
   constexpr unsigned kContexts = 768;       // configs/rc_swarm.json: QPC and CQC lines
   std::map<unsigned, json> at;
@@ -199,10 +206,7 @@ TEST_CASE("experiment wqe_window: the rate falls past a window of 16 as READ res
   const ScratchDir dir("exp-wqe-window");
   const json rows = run_sweep(dir, "wqe_window");
   REQUIRE(rows.size() == 8);
-  plot(dir, (dir / "wqe_window").string() + " --x window --y reads_per_s --reference " +
-                (std::string(HCASIM_SOURCE_DIR) + "/docs/experiments/rc_swarm_connectib.csv") +
-                " --reference-x window --reference-y reads_per_s --reference-where vms=1",
-       "wqe_window");
+  plot_against_connect_ib(dir, "wqe_window", "window", "vms=1");
   constexpr double kConnectIbW32 = 38.15e6;  // rc_swarm_connectib.csv: M = 1, window 32
   std::map<unsigned, json> at;
   for (const json& r : rows) at[r["window"].get<unsigned>()] = r;
