@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "models/config/hca_settings.hpp"
+#include "models/link/link_event_config.hpp"
 #include "models/link/link_timing.hpp"
 #include "models/link/port_config.hpp"
 #include "models/mgmt/sa_client.hpp"
@@ -84,6 +85,7 @@ struct FabricSpec {
   std::map<Sl2VlKey, std::array<uint8_t, 16>> sl2vl;
   unsigned lmc = 0;
   ManagementSpec management;
+  std::vector<link::LinkEventConfig> link_events;  // links taken down and up (link/link_events.hpp); none by default
   // Every HCA gets its host side (memory, PCIe link, driver); false: none
   // does, for a scenario that posts no work (raw traffic only), whose HCAs
   // never touch the host: a 1,331-host fabric then builds and starts as

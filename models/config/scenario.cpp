@@ -427,6 +427,19 @@ void describe(Io& io, OutputConfig& c) {
 }
 
 template <class Io>
+void describe(Io& io, link::LinkEventConfig& c) {
+  io.string("link", c.link, "the link, named by the port at either end (no wildcards), e.g. \"sw0.p3\"");
+  io.time("down", c.down_ps, 0, UINT64_MAX, "when the link goes physically down");
+  io.time("up", c.up_ps, 0, UINT64_MAX, "when it is reconnected (training starts); 0ns = never");
+  io.time("training", c.training_ps, 0, UINT64_MAX,
+          "link training, from reconnection to LinkUp with PortState Init (model's choice of default: "
+          "no source gives one)");
+  if (c.up_ps != 0 && c.up_ps <= c.down_ps)
+    io.fail("up", format_time_ps(c.up_ps) + " is not after down (" + format_time_ps(c.down_ps) +
+                      "); accepted: a later time, or 0ns for never");
+}
+
+template <class Io>
 void describe(Io& io, Scenario& c) {
   io.string("name", c.name, "scenario name");
   io.object("topology", c.topology, "topology");
@@ -444,6 +457,8 @@ void describe(Io& io, Scenario& c) {
                      "per-HCA host sides (\"hca\": an HCA name) on top of the hca defaults");
   io.object("workload", c.workload, "traffic");
   io.object("management", c.management, "subnet management: pre-configured or in band");
+  io.list("link_events", c.link_events,
+          "links taken physically down at a time and reconnected later (docs/fabric-events.md); [] = none");
   io.object("run", c.run, "run settings");
   io.object("outputs", c.outputs, "outputs");
 }
@@ -723,6 +738,21 @@ Scenario load_scenario(const nlohmann::json& root, const std::string& base_dir) 
   }
   for (std::size_t i = 0; i < s.link_overrides.size(); ++i)
     require_ports(s.graph, dir, s.link_overrides[i].port, "link_overrides." + std::to_string(i) + ".port", false);
+  for (std::size_t i = 0; i < s.link_events.size(); ++i) {
+    const std::string at = "link_events." + std::to_string(i) + ".link";
+    const std::string& name = s.link_events[i].link;
+    if (name.find_first_of("*?[") != std::string::npos)
+      throw ConfigError(at, "'" + name + "' has a wildcard; accepted: one port name");
+    require_ports(s.graph, dir, name, at, false);
+    const topology::LinkEnd end = dir.ends[dir.match(name).front()];
+    const bool linked = std::any_of(s.graph.links.begin(), s.graph.links.end(), [&](const topology::TopoLink& l) {
+      return (l.a.node == end.node && l.a.port == end.port) || (l.b.node == end.node && l.b.port == end.port);
+    });
+    if (!linked) throw ConfigError(at, "port '" + name + "' has no link; accepted: a port at one end of a link");
+    if (s.run.partitions > 1)
+      throw ConfigError("link_events", "link events with run.partitions " + std::to_string(s.run.partitions) +
+                                           "; accepted: run.partitions 1");
+  }
   for (std::size_t i = 0; i < s.routing.roots.size(); ++i) {
     const int n = index.find(s.routing.roots[i]);
     if (n < 0 || s.graph.nodes[static_cast<unsigned>(n)].kind != NodeKind::Switch)
@@ -818,6 +848,7 @@ RoutedFabric route_fabric(const Scenario& s) {
     r.spec.nodes[n].lft = r.routes.lft[n];
     r.spec.nodes[n].guid = s.graph.nodes[n].guid;
   }
+  r.spec.link_events = s.link_events;
   r.spec.management =
       management_spec(s.management, s.graph, hca_port_names(s),
                       routing::RoutingConfig{s.routing.algorithm, s.routing.roots, s.routing.tie_break});

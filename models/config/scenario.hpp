@@ -165,6 +165,7 @@ struct Scenario {
   std::vector<HcaOverride> hca_overrides;
   WorkloadConfig workload;
   ManagementConfig management;
+  std::vector<link::LinkEventConfig> link_events;  // links taken down and up at times (link/link_events.hpp)
   RunConfig run;
   OutputConfig outputs;
 

@@ -69,10 +69,28 @@ Fabric::Fabric(const config::FabricSpec& spec, ib::PacketPool& pool, const Fabri
     b.cut(partitions->parts[pb]->outbox[pa]);
   }
   if (spec_.management.in_band) build_management(pool);
+  if (!spec_.link_events.empty()) {
+    std::vector<link::LinkEvents::Event> events;
+    for (const link::LinkEventConfig& e : spec_.link_events) {
+      link::Port* p = find_port(e.link);
+      if (p == nullptr || p->peer() == nullptr)
+        throw std::invalid_argument("link event: no linked port named '" + e.link + "'");
+      events.push_back({p, e.down_ps, e.up_ps, e.training_ps});
+    }
+    link_events_ = std::make_unique<link::LinkEvents>(std::move(events));
+    if (spec_.management.in_band)
+      link_events_->on_change([this](link::Port& a, link::Port& b, bool) {
+        for (const link::Port* end : {&a, &b})
+          for (unsigned i = 0; i < spec_.nodes.size(); ++i)
+            for (unsigned p = 0; p < spec_.nodes[i].ports.size(); ++p)
+              if (&node_port(i, p) == end) mad_nodes_[i]->port_state_changed(p + 1);
+      });
+  }
 }
 
 Fabric::~Fabric() {
   // What the members' own order would destroy first, in that order.
+  link_events_.reset();
   sa_agents_.clear();
   link_up_.reset();
   power_on_.reset();
@@ -120,7 +138,7 @@ void Fabric::build_management(ib::PacketPool& pool) {
   // Down to Init (PhysState LinkUp); unlinked ports stay Down.
   link_up_ = std::make_unique<link::Alarm>([this] {
     for (link::Port* p : ports_)
-      if (p->peer() != nullptr) p->set_state(link::PortState::Init);
+      if (p->peer() != nullptr && p->link_trained()) p->set_state(link::PortState::Init);
   });
   link_up_->notify_at(m.link_up_ps);
   // HCA LIDs go to 0 at time zero, before the SM starts: workloads built

@@ -27,6 +27,11 @@
 //   ClassPortInfo); a standby's agent runs an SaServer (MasterSMLID from its
 //   PortInfo) over an empty database with the same tables, and the master's
 //   peer client sends it one SubnAdmConfig Add per non-empty table.
+// - Link events (FabricSpec::link_events; link/link_events.hpp): one
+//   LinkEvents schedule over the named ports, made when the list is not empty.
+//   In band, each change is told to both ends' nodes (MadNode::
+//   port_state_changed: a switch sends Trap 128); a link down at link_up_ps
+//   stays down.
 
 #include <functional>
 #include <memory>
@@ -37,6 +42,7 @@
 #include "models/config/fabric_spec.hpp"
 #include "models/hca/hca.hpp"
 #include "models/host/host.hpp"
+#include "models/link/link_events.hpp"
 #include "models/link/partition.hpp"
 #include "models/mgmt/mad_node.hpp"
 #include "models/mgmt/sa_node.hpp"
@@ -92,6 +98,8 @@ class Fabric {
   // In band: the SM (null when pre-configured); on_sweep_done runs when it has finished.
   const mgmt::SubnetManager* subnet_manager() const;
   void on_sweep_done(std::function<void()> f) { sweep_done_ = std::move(f); }
+  // The link events' schedule (null without events).
+  link::LinkEvents* link_events() const { return link_events_.get(); }
   // In band: an HCA node's SA agent (null for switches and when pre-configured).
   mgmt::SaAgent* sa_agent(unsigned node) const { return node < sa_agents_.size() ? sa_agents_[node].get() : nullptr; }
   // In band: the master SA's Config transactions to the standby (completions so far).
@@ -116,6 +124,7 @@ class Fabric {
   std::unique_ptr<link::Alarm> power_on_;  // in band: clears the HCA LIDs at time zero
   std::unique_ptr<link::Alarm> link_up_;   // in band: linked ports Down -> Init
   std::vector<std::unique_ptr<mgmt::SaAgent>> sa_agents_;  // by node, in band (null for switches)
+  std::unique_ptr<link::LinkEvents> link_events_;          // with link events
   std::vector<mgmt::SaCompletion> sa_sync_;
   std::function<void(const mgmt::SaCompletion&)> sa_sync_cb_;
   void build_management(ib::PacketPool& pool);

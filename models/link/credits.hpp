@@ -69,6 +69,9 @@ class CreditReceiver {
   }
   void on_released(uint32_t blocks) { used_ -= std::min(blocks, used_); }
   void on_flow_control(uint16_t fctbs) { abr_ = fctbs & kCreditMask; }
+  // Link (re-)initialization: ABR restarts at 0 (iba-facts 2); what the
+  // buffer holds stays.
+  void restart() { abr_ = 0; }
 
   uint16_t fccl() const {
     uint32_t free = capacity_ - used_;

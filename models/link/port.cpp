@@ -138,6 +138,54 @@ void Port::set_state(PortState s) {
   tx_data_vls_ = static_cast<uint8_t>(s == PortState::Active ? vls_ : 0);
 }
 
+void Port::take_down(Port& a) {
+  Port& b = *a.peer_;
+  a.drop_link();
+  b.drop_link();
+}
+
+void Port::bring_up(Port& a) {
+  Port& b = *a.peer_;
+  a.restart_link();
+  b.restart_link();
+}
+
+void Port::drop_link() {
+  const uint64_t now = now_ps();
+  notify_observers([&](PortObserver& o) { o.on_link_down(*this, now); });
+  link_down_ = true;
+  set_state(PortState::Down);
+  close_stalls();
+  fc_pending_ = 0;
+  for (unsigned vl = 0; vl < 16; ++vl) {
+    Lane& l = lanes_[vl];
+    while (!l.txq.empty()) discard(l.txq.pop_front(), vl, DropReason::LinkDown);
+    l.txq_bytes = 0;
+    if (trace_ != nullptr) trace_->tx_bytes[vl] = 0;
+  }
+  tx_ready_ = 0;
+  while (!in_flight_.empty()) {
+    ib::Packet* p = in_flight_.pop_front();
+    if (p->kind == ib::PacketKind::FlowControl) pool_.release(p);
+    else discard(p, p->hdr.lrh.vl & 0xFu, DropReason::LinkDown);
+  }
+  arriving_data_ = arriving_fc_ = 0;
+  if (on_tx_space_) on_tx_space_();  // the upper layer learns that its queues are empty
+}
+
+void Port::restart_link() {
+  link_down_ = false;
+  set_state(PortState::Init);
+  for (unsigned vl = 0; vl < vls_; ++vl) {
+    Lane& l = lanes_[vl];
+    l.sender = CreditSender();
+    l.receiver.restart();
+    l.fc_sent_ps = Lane::kNeverSent;
+    if (trace_ != nullptr) trace_->credits[vl] = 0;
+  }
+  for (unsigned vl = 0; vl < vls_; ++vl) consider_flow_control(vl);
+}
+
 void Port::set_vlarb(const VlArbConfig& c) {
   vlarb_ = c;
   arbiter_ = VlArbiter(c, vls_);
@@ -220,6 +268,7 @@ void Port::close_stalls() {
 void Port::finish() { close_stalls(); }
 
 void Port::tx_method() {
+  if (__builtin_expect(link_down_, false)) return;  // bring_up wakes it again
   const uint64_t now = now_ps();
   if (now < tx_free_at_) {
     tx_wakeup_.notify_at(tx_free_at_);

@@ -73,6 +73,17 @@
 //   and transmitted only in Active. A packet the state refuses is dropped and
 //   counted as link_down (on submit or on arrival); packets already queued
 //   still go.
+// - Link events (fabric/link_events.hpp; none by default): take_down takes a
+//   link physically down: both ports go Down (PortInfo PhysState Polling), the
+//   packets in their transmit queues (VL15 included) and those in flight
+//   toward either (sent, not yet received) are dropped and counted as
+//   link_down, flow control stops and nothing is transmitted. bring_up is the
+//   end of link training: both ports go to Init (PhysState LinkUp; Armed and
+//   Active are the SM's to set), and the credit counters restart as at link
+//   initialization (IBA 7.9.4 / iba-facts 2: FCTBS and ABR 0, nothing may be
+//   sent before the peer's first flow-control packet), followed at once by a
+//   flow-control packet per data VL. Packets already in a receive buffer stay
+//   there (their space counts until the upper layer frees it).
 
 #include <systemc>
 #include <tlm>
@@ -224,6 +235,11 @@ class Port : public sc_core::sc_module,
   static constexpr uint32_t kMaxMtu = 4096;  // iba-facts "MTU enum": the largest payload is 4096 bytes
   PortState state() const { return state_; }
   void set_state(PortState s);
+  // Link events (see the rules): `a` and its peer. Both need a peer.
+  static void take_down(Port& a);
+  static void bring_up(Port& a);
+  // False while the link is down (between take_down and bring_up).
+  bool link_trained() const { return !link_down_; }
   // Tables a subnet manager programs (SLtoVLMappingTable, VLArbitrationTable,
   // PortInfo.VLHighLimit) replace the configured ones; the arbiter's turn
   // state starts afresh. A port with an RTL arbiter keeps the RTL's tables.
@@ -245,6 +261,7 @@ class Port : public sc_core::sc_module,
   // The link's configuration (speed, width, ...); defaults when unlinked.
   const LinkConfig& link_config() const { return link_; }
   const Port* peer() const { return peer_; }
+  Port* peer() { return peer_; }
   const PortStats& stats() const { return stats_; }
   // Time the transmitter serialized packets up to `end_ps`: PortStats counts a
   // packet's whole serialization when it starts, so the part of the last one
@@ -321,6 +338,8 @@ class Port : public sc_core::sc_module,
   void warm_rx() const;
   void warm_observers() const;  // PortObserver::warm, from each warm-up
   void fc_timer_method();
+  void drop_link();     // take_down's work on this port
+  void restart_link();  // bring_up's
   void lifetime_method();
 
   // The data VLs whose head packet passes the credit test, with its blocks;
@@ -433,6 +452,7 @@ class Port : public sc_core::sc_module,
   bool stamp_injection_ = false;      // stamp_injections()
   bool stamp_for_hops_ = false;       // stamp_arrival_times()
   bool peer_is_port_ = false;         // tx is bound to peer_'s rx (connect)
+  bool link_down_ = false;            // take_down .. bring_up: nothing is transmitted
   bool lifetimes_on_ = false;
   uint8_t fc_next_ = 0;               // where the round robin over due VLs resumes
   uint32_t tx_buffer_bytes_;          // <= kMaxVlBufferBytes

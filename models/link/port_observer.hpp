@@ -26,6 +26,11 @@ class PortObserver {
   // The upper layer freed a data packet's receive-buffer space (rx_pop or rx_release).
   virtual void on_released(const Port&, unsigned /*vl*/, uint32_t /*blocks*/) {}
   virtual void on_drop(const Port&, const ib::Packet&, DropReason, uint64_t /*now_ps*/) {}
+  // The port's link went physically down (Port::take_down), called before the
+  // port drops the packets in flight toward it and its queued ones (on_drop,
+  // link_down): what was on the wire toward it will never arrive, and both
+  // directions' credit counters restart at the next link up.
+  virtual void on_link_down(const Port&, uint64_t /*now_ps*/) {}
   // One of the port's handlers runs next (called from its warm-up while the
   // handler before it runs; see Alarm): prefetch what the hooks above will
   // read about this port. Prefetches only: nothing may change.

@@ -28,6 +28,10 @@ MadNode::MadNode(hca::Hca& hca, const NodeIdentity& id, ib::PacketPool& pool, ui
         std::vector<ib::Smp> out;
         sm_->start(now_ps(), out);
         sm_step(out);
+      }),
+      trap_alarm_([this] {
+        ++stats_.trap_repeats;
+        send_trap();
       }) {
   hca.set_agent(this);
 }
@@ -35,7 +39,11 @@ MadNode::MadNode(hca::Hca& hca, const NodeIdentity& id, ib::PacketPool& pool, ui
 MadNode::MadNode(sw::Switch& sw, const NodeIdentity& id, ib::PacketPool& pool, uint64_t sma_latency_ps)
     : switch_(&sw), pool_(pool), sma_(sw, id), sma_latency_ps_(sma_latency_ps),
       sma_alarm_([this] { sma_due(); }), out_(sw.port_count() + 1), sm_alarm_([this] { sm_timer(); }),
-      sm_start_([] {}) {
+      sm_start_([] {}),
+      trap_alarm_([this] {
+        ++stats_.trap_repeats;
+        send_trap();
+      }) {
   sw.set_agent(this);
 }
 
@@ -76,6 +84,7 @@ bool MadNode::try_submit(unsigned port, ib::Packet* p) {
 }
 
 void MadNode::send(unsigned port, ib::Packet* p) {
+  if (port == 0 && switch_ != nullptr) port = switch_->forwarding().lookup(p->hdr.lrh.dlid);  // by the LFT
   if (port == 0 || port >= out_.size()) {
     pool_.release(p);
     ++stats_.smps_dropped;
@@ -121,6 +130,15 @@ void MadNode::deliver(ib::Packet* p, unsigned port) {
   if (!smp.directed()) {
     const uint16_t slid = p->hdr.lrh.slid;
     pool_.release(p);
+    if (smp.hdr.method == ib::kMethodTrap) return trap_arrived(smp, port, slid);
+    if (smp.hdr.method == ib::kMethodTrapRepress) {
+      if (trap_pending_ && smp.hdr.tid == trap_tid_) {
+        trap_pending_ = false;
+        trap_alarm_.cancel();
+        ++stats_.represses_in;
+      }
+      return;
+    }
     if ((smp.hdr.method & ib::kMethodResponseBit) != 0) {
       if (sm_ != nullptr) {
         std::vector<ib::Smp> out;
@@ -156,6 +174,48 @@ void MadNode::deliver(ib::Packet* p, unsigned port) {
       pool_.release(p);
       return;
   }
+}
+
+void MadNode::port_state_changed(unsigned) {
+  if (switch_ == nullptr) return;
+  sma_.note_port_state_change();
+  ++trap_tid_;
+  trap_pending_ = true;
+  send_trap();
+}
+
+void MadNode::send_trap() {
+  trap_alarm_.cancel();
+  const uint16_t sm_lid = sma_.master_sm_lid(0);
+  if (!trap_pending_ || sm_lid == 0) {
+    trap_pending_ = false;
+    return;
+  }
+  ib::Smp t;
+  t.hdr.mgmt_class = ib::kClassSubnLid;
+  t.hdr.class_version = ib::kSmpClassVersion;
+  t.hdr.method = ib::kMethodTrap;
+  t.hdr.attr_id = ib::kAttrNotice;
+  t.hdr.tid = trap_tid_;
+  ib::link_state_change_notice(lid(0)).encode_smp(t.data.data());
+  ++stats_.traps_sent;
+  send_smp(t, 0, lid(0), sm_lid);
+  constexpr uint64_t kTimeBasePs = 4'096'000;  // 4.096 us (iba-facts 4: the IBA timer base)
+  trap_alarm_.notify_in(kTimeBasePs << std::min<unsigned>(sma_.subnet_timeout(0), 31));
+}
+
+void MadNode::trap_arrived(const ib::Smp& trap, unsigned port, uint16_t slid) {
+  if (sm_ == nullptr) {
+    ++stats_.smps_dropped;
+    return;
+  }
+  ++stats_.traps_in;
+  ib::Smp repress = trap;
+  repress.hdr.method = ib::kMethodTrapRepress;
+  send_smp(repress, port, lid(port), slid);
+  std::vector<ib::Smp> out;
+  sm_->on_trap(trap, now_ps(), out);
+  sm_step(out);
 }
 
 void MadNode::smp_arrived(ib::Smp& smp, unsigned in, uint16_t slid) {

@@ -17,6 +17,19 @@
 //   FIFO of its own and sends it when the port reports room.
 // - The SM's timer is one alarm at its earliest SMP deadline, removed when
 //   nothing is outstanding, so a finished sweep leaves no event behind.
+// - Trap 128 (a switch's SMA; [SH] Table 29-7 names it a switch's trap, so an
+//   HCA sends none): port_state_changed sets SwitchInfo.PortStateChange and
+//   sends SubnTrap(Notice 128, LIDADDR = the switch's LID) LID-routed through
+//   the switch's own LFT to PortInfo.MasterSMLID of port 0. With no
+//   MasterSMLID (no SM has programmed the switch) no trap goes. Until a
+//   TrapRepress with its TID arrives the trap is sent again every
+//   4.096 us x 2^SubnetTimeout (port 0's PortInfo.SubnetTimeout; the model's
+//   reading: the sources give no repeat rule, and OpenSM programs 0x12, about
+//   1.07 s). A change while a trap is outstanding sends a new one (new TID)
+//   at once.
+// - At the SM's node a LID-routed SubnTrap() goes to the SM (on_trap), and
+//   the node answers it with SubnTrapRepress() (the trap's TID, attribute and
+//   data) to the trap's SLID. A trap at a node without an SM is dropped.
 
 #include <cstdint>
 #include <deque>
@@ -39,6 +52,10 @@ struct MadNodeStats {
   uint64_t smps_dropped = 0;     // refused by the directed-route rules or undecodable
   uint64_t gmps_in = 0;          // QP1 MADs handed to the GMP handler
   uint64_t queued = 0;           // MADs that waited for room on a port
+  uint64_t traps_sent = 0;       // SubnTrap() sent by this SMA, repeats included
+  uint64_t trap_repeats = 0;     // of them, repeats of a trap not yet repressed
+  uint64_t represses_in = 0;     // SubnTrapRepress() that stopped this SMA's trap
+  uint64_t traps_in = 0;         // at the SM's node: SubnTrap() handed to the SM
 };
 
 class MadNode : public link::ManagementAgent {
@@ -52,6 +69,7 @@ class MadNode : public link::ManagementAgent {
   Sma& sma() { return sma_; }
   const Sma& sma() const { return sma_; }
   const MadNodeStats& stats() const { return stats_; }
+  bool trap_pending() const { return trap_pending_; }  // a Trap 128 waits for its TrapRepress
 
   // Runs an SM on HCA port `port` (number), started at `start_ps`; on_done runs
   // when its sweep has programmed the subnet (or given up).
@@ -66,6 +84,10 @@ class MadNode : public link::ManagementAgent {
   // Sends a MAD packet out of port number `port` (queued while the port is full).
   void send(unsigned port, ib::Packet* p);
   uint16_t lid(unsigned port) const;
+
+  // A port of this node changed state on its own (a link event): Trap 128
+  // from a switch (see the rules).
+  void port_state_changed(unsigned port);
 
   void deliver(ib::Packet* p, unsigned port) override;
   void tx_space(unsigned port) override;
@@ -84,6 +106,8 @@ class MadNode : public link::ManagementAgent {
   void sm_step(std::vector<ib::Smp>& out);  // sends what the SM asked, re-arms its timer
   void sm_timer();
   bool try_submit(unsigned port, ib::Packet* p);
+  void send_trap();
+  void trap_arrived(const ib::Smp& trap, unsigned port, uint16_t slid);
 
   hca::Hca* hca_ = nullptr;
   sw::Switch* switch_ = nullptr;
@@ -101,6 +125,9 @@ class MadNode : public link::ManagementAgent {
   link::Alarm sm_start_;
   std::function<void(ib::Packet*, unsigned)> gmp_;
   std::vector<uint8_t> scratch_;
+  bool trap_pending_ = false;       // a Trap 128 not yet repressed
+  uint64_t trap_tid_ = 0;
+  link::Alarm trap_alarm_;          // its repeat
   MadNodeStats stats_;
 };
 

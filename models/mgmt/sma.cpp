@@ -160,6 +160,7 @@ uint16_t Sma::get_attribute(const ib::Smp& req, unsigned in, ib::Smp& resp) {
       const size_t n = switch_->forwarding().lft().size();
       si.linear_fdb_top = static_cast<uint16_t>(n == 0 ? 0 : n - 1);
       si.optimized_sl2vl = 1;
+      si.port_state_change = port_state_change_;
       si.encode(out);
       return ib::kStatusOk;
     }
@@ -236,9 +237,14 @@ uint16_t Sma::set_attribute(const ib::Smp& req, unsigned in) {
       b.decode(data);
       return set_vlarb(mod, in, b);
     }
+    case ib::kAttrSwitchInfo: {
+      ib::SwitchInfo si;
+      si.decode(data);
+      if (is_switch() && si.port_state_change) port_state_change_ = false;  // written 1: cleared
+      return ib::kStatusOk;  // nothing else the model lets an SM change
+    }
     case ib::kAttrNodeInfo:
-    case ib::kAttrNodeDescription:
-    case ib::kAttrSwitchInfo: return ib::kStatusOk;  // nothing the model lets an SM change
+    case ib::kAttrNodeDescription: return ib::kStatusOk;  // nothing the model lets an SM change
     default: return ib::kStatusUnsupportedMethodAttr;
   }
 }

@@ -28,6 +28,10 @@
 //   Get with protect bits >= 2; a Get with protect bits 1 passes with the M_Key
 //   read as 0. A refused SMP gets no answer and counts an M_Key violation.
 // - VLArb blocks map onto the port's tables as vlarb_blocks.hpp says.
+// - SwitchInfo.PortStateChange: set when a port of the switch changes state
+//   on its own (a link going down or training up: note_port_state_change);
+//   a SwitchInfo Set with the bit 1 clears it (model's reading of the bit as
+//   OpenSM's light sweep uses it: it reads the bit and writes it back).
 
 #include <cstdint>
 #include <string>
@@ -80,6 +84,9 @@ class Sma {
   // PortInfo.CapabilityMask bits of a port (the SM's node sets IsSM).
   void add_capability(unsigned port, uint32_t bits) { state(port).capability_mask |= bits; }
   uint16_t master_sm_lid(unsigned port) const { return ports_.at(port).master_sm_lid; }
+  uint8_t subnet_timeout(unsigned port) const { return ports_.at(port).subnet_timeout; }
+  void note_port_state_change() { port_state_change_ = true; }
+  bool port_state_change() const { return port_state_change_; }
   ib::PortInfo port_info(unsigned port) const;
   const SmaStats& stats() const { return stats_; }
 
@@ -115,6 +122,7 @@ class Sma {
   sw::Switch* switch_ = nullptr;
   NodeIdentity id_;
   std::vector<PortState> ports_;  // by port number (a switch's port 0 included)
+  bool port_state_change_ = false;  // SwitchInfo.PortStateChange
   SmaStats stats_;
 };
 

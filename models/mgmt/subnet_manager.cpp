@@ -10,6 +10,8 @@
 
 namespace hcasim::mgmt {
 
+const char* to_string(SweepTrigger t) { return t == SweepTrigger::Trap ? "trap" : "periodic"; }
+
 SubnetManager::SubnetManager(const SmConfig& config, QosPolicy policy, unsigned sm_port)
     : config_(config), policy_(std::move(policy)), sm_port_(sm_port) {}
 
@@ -50,6 +52,7 @@ void SubnetManager::pump(uint64_t now, std::vector<ib::Smp>& out) {
     p.deadline = now + config_.smp_timeout_ps;
     ++stats_.smps_sent;
     ++(phase_ == Phase::Discovering ? stats_.discovery_smps : stats_.programming_smps);
+    if (resweep_) ++resweeps_.back().smps;
     out.push_back(p.smp);
     outstanding_.emplace(p.smp.hdr.tid, p);
   }
@@ -60,8 +63,43 @@ void SubnetManager::pump(uint64_t now, std::vector<ib::Smp>& out) {
   if (outstanding_.empty() && queue_.empty() && phase_ != Phase::Done && phase_ != Phase::Failed &&
       phase_ != Phase::Idle) {
     phase_done(now);  // plans the next phase's SMPs
+    if (phase_ == Phase::Done && resweep_wanted_) return start_resweep(now, out);
     pump(now, out);
   }
+}
+
+void SubnetManager::on_trap(const ib::Smp& trap, uint64_t now, std::vector<ib::Smp>& out) {
+  ++traps_;
+  ib::Notice n;
+  n.decode_smp(trap.data.data());
+  if (trap.hdr.attr_id != ib::kAttrNotice || !n.is_generic || n.trap_or_device != ib::kTrapLinkStateChange) return;
+  if (resweep_wanted_) return;  // one re-sweep after the sweep under way covers it
+  wanted_trigger_ = SweepTrigger::Trap;
+  wanted_ps_ = now;
+  if (phase_ == Phase::Done || phase_ == Phase::Failed) start_resweep(now, out);
+  else if (phase_ != Phase::Idle) resweep_wanted_ = true;
+}
+
+void SubnetManager::start_resweep(uint64_t now, std::vector<ib::Smp>& out) {
+  resweep_wanted_ = false;
+  resweep_ = true;
+  ResweepRecord r;
+  r.trigger = wanted_trigger_;
+  r.requested_ps = wanted_ps_;
+  r.start_ps = now;
+  resweeps_.push_back(r);
+  found_.clear();
+  by_guid_.clear();
+  order_.clear();
+  SubnetView fresh;
+  fresh.path_sl = view_.path_sl;
+  fresh.packet_life = view_.packet_life;
+  view_ = std::move(fresh);
+  failure_.clear();
+  stats_.nodes = stats_.switches = stats_.links = 0;
+  phase_ = Phase::Discovering;
+  request(make_smp(ib::kMethodGet, ib::kAttrNodeInfo, 0, {}), Purpose::NodeInfo, UINT32_MAX, 0);
+  pump(now, out);
 }
 
 uint64_t SubnetManager::deadline_ps() const {
@@ -97,6 +135,7 @@ void SubnetManager::on_timer(uint64_t now, std::vector<ib::Smp>& out) {
     ++p.tries;
     ++stats_.retries;
     ++stats_.smps_sent;
+    if (resweep_) ++resweeps_.back().smps;
     p.deadline = now + config_.smp_timeout_ps;
     out.push_back(p.smp);
     ++it;
@@ -177,13 +216,14 @@ void SubnetManager::link(unsigned a, uint8_t pa, unsigned b, uint8_t pb) {
 void SubnetManager::phase_done(uint64_t now) {
   switch (phase_) {
     case Phase::Discovering:
-      stats_.discovered_ps = now;
+      if (!resweep_) stats_.discovered_ps = now;
       build_view();
       if (phase_ == Phase::Failed) return;
       phase_ = Phase::Configuring;
       plan_configuration();
       break;
     case Phase::Configuring:
+      if (resweep_) resweeps_.back().tables_ps = now;
       phase_ = Phase::Arming;
       plan_states(ib::kPortStateArmed);
       break;
@@ -193,7 +233,7 @@ void SubnetManager::phase_done(uint64_t now) {
       break;
     case Phase::Activating:
       phase_ = Phase::Done;
-      stats_.done_ps = now;
+      (resweep_ ? resweeps_.back().done_ps : stats_.done_ps) = now;
       break;
     default: break;
   }
@@ -248,12 +288,16 @@ void SubnetManager::build_view() {
     }
   }
   try {
-    view_.lids = routing::assign_lids(t, config_.lmc);
+    view_.lids = resweep_ ? kept_lids(t) : routing::assign_lids(t, config_.lmc);
     view_.routes = routing::compute_routes(t, view_.lids, config_.routing);
   } catch (const std::exception& e) {
     failure_ = e.what();
     phase_ = Phase::Failed;
     return;
+  }
+  for (unsigned v = 0; v < order_.size(); ++v) {
+    Found& f = found_[order_[v]];
+    f.is_new = lids_by_guid_.emplace(f.info.node_guid, view_.lids.base[v]).second;
   }
   const unsigned sm_view = view_of[by_guid_.at(found_[0].info.node_guid)];
   sm_lid_ = view_.lids.base[sm_view][sm_port_ - 1];
@@ -272,8 +316,10 @@ void SubnetManager::set_port_info(unsigned v, uint8_t port, const ib::PortInfo& 
 }
 
 void SubnetManager::plan_configuration() {
+  raise_.assign(order_.size(), {});
   for (unsigned v = 0; v < order_.size(); ++v) {
     const Found& f = found_of(v);
+    raise_[v].assign(f.ports.size(), false);
     const bool is_switch = f.info.node_type == ib::kNodeTypeSwitch;
     const auto qos = policy_.find(f.info.node_guid);
     const NodeQos* q = qos == policy_.end() ? nullptr : &qos->second;
@@ -285,9 +331,12 @@ void SubnetManager::plan_configuration() {
       pi.port_state = ib::kPortStateNoChange;
       return pi;
     };
+    const bool all = !resweep_ || f.is_new;  // a re-sweep: only what came up or is new
     const unsigned first = is_switch ? 0 : 1;
     for (unsigned port = first; port < f.ports.size(); ++port) {
       if (!is_switch && !f.reached[port]) continue;  // an HCA port the sweep never reached
+      raise_[v][port] = f.peers[port].node != UINT32_MAX && (all || f.ports[port].port_state == ib::kPortStateInit);
+      if (!all && !raise_[v][port]) continue;
       ib::PortInfo pi = common(f.ports[port]);
       pi.lid = is_switch ? view_.lids.base[v][0] : view_.lids.base[v][port - 1];
       pi.lmc = static_cast<uint8_t>(is_switch ? 0 : config_.lmc);
@@ -296,7 +345,7 @@ void SubnetManager::plan_configuration() {
         pi.vl_high_limit = static_cast<uint8_t>(std::min<uint32_t>(q->vlarb[port].high_limit, 255));
       set_port_info(v, static_cast<uint8_t>(port), pi);
     }
-    if (q != nullptr) {
+    if (q != nullptr && all) {
       // VLArb: all four blocks of every port the policy names.
       for (unsigned port = 1; port < f.ports.size() && port < q->vlarb.size(); ++port) {
         if (!is_switch && !f.reached[port]) continue;
@@ -336,26 +385,73 @@ void SubnetManager::plan_configuration() {
           for (uint8_t in : ins) view_.nodes[v].sl2vl[{in, out}] = table;
       }
     }
-    if (is_switch) {
-      const std::vector<uint8_t>& lft = view_.routes.lft[v];
-      for (size_t block = 0; block * ib::kLftBlockEntries < lft.size(); ++block) {
-        ib::Smp s = make_smp(ib::kMethodSet, ib::kAttrLft, static_cast<uint32_t>(block), f.path);
-        ib::LftBlock b;
-        b.port.fill(routing::kNoPath);
-        for (unsigned i = 0; i < ib::kLftBlockEntries && block * ib::kLftBlockEntries + i < lft.size(); ++i)
-          b.port[i] = lft[block * ib::kLftBlockEntries + i];
-        b.encode(s.data.data());
-        request(s, Purpose::Program, UINT32_MAX, 0);
-      }
+    if (is_switch) plan_lft(v);
+  }
+}
+
+void SubnetManager::plan_lft(unsigned v) {
+  const Found& f = found_of(v);
+  const std::vector<uint8_t>& lft = view_.routes.lft[v];
+  std::vector<ib::LftBlock>& written = lft_by_guid_[f.info.node_guid];
+  for (size_t block = 0; block * ib::kLftBlockEntries < lft.size(); ++block) {
+    ib::LftBlock b;
+    b.port.fill(routing::kNoPath);
+    for (unsigned i = 0; i < ib::kLftBlockEntries && block * ib::kLftBlockEntries + i < lft.size(); ++i)
+      b.port[i] = lft[block * ib::kLftBlockEntries + i];
+    if (resweep_ && block < written.size() && written[block].port == b.port) continue;  // unchanged
+    ib::Smp s = make_smp(ib::kMethodSet, ib::kAttrLft, static_cast<uint32_t>(block), f.path);
+    b.encode(s.data.data());
+    request(s, Purpose::Program, UINT32_MAX, 0);
+    if (written.size() <= block) written.resize(block + 1);
+    written[block] = b;
+    if (resweep_) ++resweeps_.back().lft_blocks;
+  }
+}
+
+routing::Lids SubnetManager::kept_lids(const topology::Topology& t) const {
+  const uint32_t span = 1u << config_.lmc;
+  uint32_t next = 1;  // above every LID handed out so far
+  for (const auto& [guid, bases] : lids_by_guid_)
+    for (uint16_t b : bases) next = std::max(next, uint32_t{b} + span);
+  routing::Lids l;
+  l.lmc = config_.lmc;
+  l.base.resize(t.nodes.size());
+  for (unsigned v = 0; v < t.nodes.size(); ++v) {
+    const bool is_switch = t.nodes[v].kind == topology::NodeKind::Switch;
+    const std::size_t count = is_switch ? 1 : t.nodes[v].ports;
+    const auto it = lids_by_guid_.find(t.nodes[v].guid);
+    if (it != lids_by_guid_.end() && it->second.size() == count) {
+      l.base[v] = it->second;
+      continue;
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      next = (next + span - 1) / span * span;
+      if (next + span - 1 > routing::kMaxUnicastLid)
+        throw std::invalid_argument("re-sweep: no unicast LIDs left for a new node; accepted: at most 0xBFFF LIDs");
+      l.base[v].push_back(static_cast<uint16_t>(next));
+      next += is_switch ? 1 : span;
     }
   }
+  uint32_t top = 0;
+  for (unsigned v = 0; v < t.nodes.size(); ++v)
+    for (uint16_t b : l.base[v]) top = std::max(top, b + (t.nodes[v].kind == topology::NodeKind::Switch ? 0 : span - 1));
+  l.top = static_cast<uint16_t>(top);
+  l.owner.assign(top + 1, topology::LinkEnd{UINT32_MAX, 0});
+  for (unsigned v = 0; v < t.nodes.size(); ++v) {
+    const bool is_switch = t.nodes[v].kind == topology::NodeKind::Switch;
+    for (std::size_t i = 0; i < l.base[v].size(); ++i)
+      for (uint32_t k = 0; k < (is_switch ? 1 : span); ++k)
+        l.owner[l.base[v][i] + k] = topology::LinkEnd{v, is_switch ? 0u : static_cast<unsigned>(i + 1)};
+  }
+  return l;
 }
 
 void SubnetManager::plan_states(uint8_t state) {
   for (unsigned v = 0; v < order_.size(); ++v) {
     const Found& f = found_of(v);
     for (unsigned port = 1; port < f.peers.size(); ++port) {
-      if (f.peers[port].node == UINT32_MAX) continue;
+      if (!raise_[v][port]) continue;
+      if (resweep_ && state == ib::kPortStateArmed) ++resweeps_.back().ports_raised;
       ib::PortInfo pi = view_.nodes[v].port_info[port];
       pi.port_state = state;
       set_port_info(v, static_cast<uint8_t>(port), pi);

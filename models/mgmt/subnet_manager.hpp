@@ -28,6 +28,20 @@
 //   others per (input, output) pair.
 // - QoS: the policy gives each node (by NodeGUID) its tables; a node the
 //   policy does not name keeps the tables it has.
+// - Traps (on_trap): every Trap() is counted; Trap 128 (a switch's link state
+//   change; the node sends the TrapRepress) asks for a re-sweep, which starts
+//   at once when the SM is Done, else when the sweep under way is.
+// - Re-sweep (OpenSM's heavy sweep after a trap; iba-facts 6): discovery
+//   again from scratch, so links whose ports are no longer LinkUp drop out;
+//   routes by the same routing library on what was found. LIDs of nodes known
+//   before are kept (OpenSM keeps LIDs); nodes new since then get LIDs above
+//   the highest one. Programming writes only the LFT blocks that differ from
+//   what the SM wrote last (OpenSM's osm_ucast_mgr does the same) and, for
+//   the ports found in Init (they came up), PortInfo, then Armed, then Active.
+//   A node new since the first sweep also gets its switch port 0 PortInfo and
+//   its QoS tables. The SA's database is not refilled (not modelled yet).
+// - Each re-sweep is recorded (resweeps()): trigger, start, the time its last
+//   LFT block was answered (tables), end, SMPs sent, LFT blocks written.
 
 #include <array>
 #include <cstdint>
@@ -38,6 +52,7 @@
 
 #include "models/ib/mad.hpp"
 #include "models/ib/mad_attributes.hpp"
+#include "models/ib/notice.hpp"
 #include "models/link/vl_arbiter.hpp"
 #include "models/mgmt/sma.hpp"
 #include "models/mgmt/subnet_view.hpp"
@@ -79,6 +94,20 @@ struct SmStats {
   uint64_t start_ps = 0, discovered_ps = 0, done_ps = 0;
 };
 
+enum class SweepTrigger : uint8_t { Trap, Periodic };
+const char* to_string(SweepTrigger t);
+
+struct ResweepRecord {
+  SweepTrigger trigger = SweepTrigger::Trap;
+  uint64_t requested_ps = 0;   // the trap's arrival (or the period's end)
+  uint64_t start_ps = 0;       // discovery started
+  uint64_t tables_ps = 0;      // every LFT block written and answered (0 = not reached)
+  uint64_t done_ps = 0;        // ports armed and activated (0 = not finished)
+  uint64_t smps = 0;           // SMPs sent by this sweep (retries included)
+  uint64_t lft_blocks = 0;     // LFT blocks written
+  uint64_t ports_raised = 0;   // ports found in Init and taken to Active
+};
+
 class SubnetManager {
  public:
   // sm_port: the port number of the SM's HCA port.
@@ -88,10 +117,16 @@ class SubnetManager {
   // An answer (D = 1 delivered at the SM's node).
   void on_response(const ib::Smp& resp, uint64_t now, std::vector<ib::Smp>& out);
   void on_timer(uint64_t now, std::vector<ib::Smp>& out);
+  // A Trap() that arrived (see the rules); out gets a re-sweep's first SMPs.
+  void on_trap(const ib::Smp& trap, uint64_t now, std::vector<ib::Smp>& out);
+  uint64_t traps() const { return traps_; }
+  const std::vector<ResweepRecord>& resweeps() const { return resweeps_; }
   // Earliest SMP timeout; UINT64_MAX when nothing is outstanding.
   uint64_t deadline_ps() const;
 
   bool done() const { return phase_ == Phase::Done; }
+  // True while a re-sweep runs or waits to.
+  bool resweeping() const { return !resweeps_.empty() && (resweeps_.back().done_ps == 0 || resweep_wanted_); }
   const SubnetView& view() const { return view_; }
   const SmStats& stats() const { return stats_; }
   uint16_t sm_lid() const { return sm_lid_; }
@@ -113,6 +148,7 @@ class SubnetManager {
     std::vector<bool> reached;            // HCA: by port number, a path to it is known
     std::vector<ib::PortInfo> ports;      // by port number
     std::vector<Peer> peers;              // by port number
+    bool is_new = false;                  // not known to an earlier sweep
   };
   struct Pending {
     ib::Smp smp;
@@ -135,6 +171,9 @@ class SubnetManager {
   void build_view();
   void plan_configuration();
   void plan_states(uint8_t state);
+  void start_resweep(uint64_t now, std::vector<ib::Smp>& out);
+  routing::Lids kept_lids(const topology::Topology& t) const;
+  void plan_lft(unsigned v);
   void set_port_info(unsigned n, uint8_t port, const ib::PortInfo& pi);
   const Found& found_of(unsigned view_node) const { return found_[order_[view_node]]; }
 
@@ -153,6 +192,16 @@ class SubnetManager {
   SubnetView view_;
   SmStats stats_;
   std::string failure_;
+  // Re-sweeps: what the last sweep assigned and wrote, by NodeGUID.
+  bool resweep_ = false;                  // the sweep under way is a re-sweep
+  bool resweep_wanted_ = false;           // a trap came during a sweep
+  SweepTrigger wanted_trigger_ = SweepTrigger::Trap;
+  uint64_t wanted_ps_ = 0;
+  uint64_t traps_ = 0;
+  std::map<uint64_t, std::vector<uint16_t>> lids_by_guid_;
+  std::map<uint64_t, std::vector<ib::LftBlock>> lft_by_guid_;
+  std::vector<ResweepRecord> resweeps_;
+  std::vector<std::vector<bool>> raise_;  // by view node and port number: arm and activate it
 };
 
 }  // namespace hcasim::mgmt

@@ -58,6 +58,7 @@ void LinkChecker::absorb(const LinkChecker& other) {
   violations_ += other.violations_;
   checked_ += other.checked_;
   announced_ += other.announced_;
+  link_down_ += other.link_down_;
   for (const std::string& m : other.messages_)
     if (messages_.size() < kMaxMessages) messages_.push_back(m);
 }
@@ -163,10 +164,23 @@ void LinkChecker::on_released(const link::Port& port, unsigned vl, uint32_t bloc
 void LinkChecker::on_drop(const link::Port& port, const ib::Packet& p, link::DropReason why, uint64_t now_ps) {
   if (why == link::DropReason::BufferOverflow)
     fail(now_ps, std::string(port.name()) + " dropped " + describe(p) + ": receive buffer full");
+  if (why == link::DropReason::LinkDown && p.kind == ib::PacketKind::Data && port.id() < downed_.size() &&
+      downed_[port.id()]) {
+    ++announced_;
+    ++link_down_;
+  }
   if (why == link::DropReason::FaultDrop || why == link::DropReason::CrcError) {
     if (&port == arrived_port_ && &p == arrived_ && now_ps == arrived_ps_) ++announced_;
     else fail(now_ps, std::string(port.name()) + " dropped " + describe(p) + " as a link fault, but it had not just arrived there");
   }
+}
+
+void LinkChecker::on_link_down(const link::Port& port, uint64_t) {
+  if (downed_.size() <= port.id()) downed_.resize(port.id() + 1, false);
+  downed_[port.id()] = true;
+  DirectionView& in = into(port);
+  in.wire.clear();  // the port drops these next (on_drop, link_down)
+  for (VlView& v : in.vl) v.sent_blocks = v.limit_blocks = v.last_fccl = 0, v.limit_known = false;
 }
 
 void LinkChecker::finish(uint64_t now_ps) {

@@ -16,7 +16,12 @@
 // losses: the packet crossed the link (its arrival is checked as above) and
 // the receiver discarded it on arrival. A fault drop of any packet other than
 // the one arriving at that port at that moment is a violation, so a loss can
-// never hide behind fault injection. Arrival times are the sender's announced delivery times (a
+// never hide behind fault injection. Link events (Port::take_down) are
+// announced too: on_link_down clears the records of what was on the wire
+// toward the port and restarts both directions' credit counts (the link
+// re-initializes them at link up); from then on every link_down drop of a
+// data packet at that port (in flight, queued, or submitted while the link is
+// not Active) is an announced loss. Arrival times are the sender's announced delivery times (a
 // cut-through receiver takes a packet before its tail is in).
 // A link direction is checked when both its ports are watched (a simulation
 // watches every port of its fabric).
@@ -59,13 +64,15 @@ class LinkChecker : public link::PortObserver {
   uint64_t violations() const { return violations_; }
   const std::vector<std::string>& messages() const { return messages_; }  // the first few
   uint64_t packets_checked() const { return checked_; }
-  uint64_t announced_losses() const { return announced_; }  // fault drops seen
+  uint64_t announced_losses() const { return announced_; }  // fault drops and link-down drops seen
+  uint64_t link_down_losses() const { return link_down_; }  // of which link-down drops
 
   void on_transmit(const link::Port&, const ib::Packet&, uint64_t now_ps, uint64_t arrival_ps) override;
   void on_arrival(const link::Port&, const ib::Packet&, uint64_t now_ps) override;
   void on_buffered(const link::Port&, const ib::Packet&, unsigned vl, uint32_t blocks) override;
   void on_released(const link::Port&, unsigned vl, uint32_t blocks) override;
   void on_drop(const link::Port&, const ib::Packet&, link::DropReason, uint64_t now_ps) override;
+  void on_link_down(const link::Port&, uint64_t now_ps) override;
   // Prefetches the views of both directions of the port's link.
   void warm(const link::Port&) const override;
 
@@ -114,6 +121,8 @@ class LinkChecker : public link::PortObserver {
   uint64_t violations_ = 0;
   uint64_t checked_ = 0;
   uint64_t announced_ = 0;
+  uint64_t link_down_ = 0;
+  std::vector<bool> downed_;             // by port id: its link went down at least once
   // The data packet that arrived last: a fault drop must be of it.
   const link::Port* arrived_port_ = nullptr;
   const ib::Packet* arrived_ = nullptr;

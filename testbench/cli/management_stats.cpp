@@ -73,9 +73,13 @@ nlohmann::json management_json(const fabric::Fabric& f) {
                           {"links", s.links},
                           {"sm_lid", sm->sm_lid()}};
   uint64_t gets = 0, sets = 0, errors = 0, m_key = 0, forwarded = 0, dropped = 0, queued = 0;
+  uint64_t traps_sent = 0, trap_repeats = 0, represses = 0;
   for (unsigned n = 0; n < f.spec().nodes.size(); ++n) {
     const mgmt::MadNode* m = f.mad_node(n);
     if (m == nullptr) continue;
+    traps_sent += m->stats().traps_sent;
+    trap_repeats += m->stats().trap_repeats;
+    represses += m->stats().represses_in;
     gets += m->sma().stats().gets;
     sets += m->sma().stats().sets;
     errors += m->sma().stats().errors;
@@ -94,7 +98,26 @@ nlohmann::json management_json(const fabric::Fabric& f) {
     }
   }
   const config::ManagementSpec& m = f.spec().management;
-  return {{"mode", "in_band"},
+  // Link events only (docs/fabric-events.md): absent from a run without traps.
+  nlohmann::json events = nullptr;
+  if (sm->traps() != 0 || traps_sent != 0 || !sm->resweeps().empty()) {
+    nlohmann::json resweeps = nlohmann::json::array();
+    for (const mgmt::ResweepRecord& r : sm->resweeps())
+      resweeps.push_back({{"trigger", mgmt::to_string(r.trigger)},
+                          {"requested_us", us(r.requested_ps)},
+                          {"start_us", us(r.start_ps)},
+                          {"tables_us", us(r.tables_ps)},
+                          {"done_us", us(r.done_ps)},
+                          {"smps", r.smps},
+                          {"lft_blocks", r.lft_blocks},
+                          {"ports_raised", r.ports_raised}});
+    events = {{"traps_sent", traps_sent},
+              {"trap_repeats", trap_repeats},
+              {"traps_at_sm", sm->traps()},
+              {"represses", represses},
+              {"resweeps", resweeps}};
+  }
+  nlohmann::json out = {{"mode", "in_band"},
           {"sweep", sweep},
           {"sa", {{"master", server_json(f, m.sm_node)},
                   {"standby", m.has_standby ? server_json(f, m.standby_node) : nullptr},
@@ -106,6 +129,8 @@ nlohmann::json management_json(const fabric::Fabric& f) {
                     {"dr_forwarded", forwarded},
                     {"dropped", dropped},
                     {"queued_for_room", queued}}}};
+  if (!events.is_null()) out["traps"] = events;
+  return out;
 }
 
 }  // namespace hcasim

@@ -1,0 +1,202 @@
+// Link events in band: a switch whose port changes state sends Trap 128 to the
+// SM, the SM represses it and re-sweeps, and the new LFTs are those the routing
+// library computes offline on the topology without the failed link (with the
+// LIDs kept); the time from the failure to the new tables is within the bound
+// of trap delivery plus the re-sweep's SMPs times the longest SMP round trip;
+// when the link trains back up, a re-sweep arms and activates its ports and
+// the tables return to the original ones. A lost TrapRepress makes the trap
+// repeat after exactly 4.096 us x 2^SubnetTimeout, and the repress stops it.
+
+#include <catch2/catch.hpp>
+
+#include <systemc>
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "models/config/management_config.hpp"
+#include "models/config/scenario.hpp"
+#include "models/fabric/fabric.hpp"
+
+using namespace hcasim;
+
+namespace {
+
+constexpr uint64_t kMadWireBytes = 8 + 12 + 8 + 256 + 4 + 2;  // LRH, BTH, DETH, MAD, ICRC, VCRC (iba-facts 1)
+
+struct Setup {
+  config::Scenario scenario;
+  config::FabricSpec spec;
+};
+
+Setup in_band(nlohmann::json j) {
+  j["management"]["mode"] = "in_band";
+  Setup s{config::load_scenario(j), {}};
+  s.spec = config::route_fabric(s.scenario).spec;
+  return s;
+}
+
+std::string port_name(const config::FabricSpec& spec, unsigned node, unsigned index) {
+  return spec.nodes[node].name + ".p" + std::to_string(index + 1);
+}
+
+// The LFTs (scenario node order) the routing library gives the scenario's
+// topology without link `dead`, LIDs as assigned on the whole fabric.
+std::vector<std::vector<uint8_t>> offline_lfts(const config::Scenario& s, std::size_t dead) {
+  const config::GuidOrdered whole = config::guid_ordered(s.graph);
+  routing::Lids lids = routing::assign_lids(whole.graph, s.routing.lmc);
+  topology::Topology cut = s.graph;
+  cut.links.erase(cut.links.begin() + static_cast<std::ptrdiff_t>(dead));
+  const config::GuidOrdered ordered = config::guid_ordered(cut);
+  REQUIRE(ordered.at == whole.at);  // same nodes, same order: the same LIDs
+  routing::Routes routes = routing::compute_routes(
+      ordered.graph, lids, routing::RoutingConfig{s.routing.algorithm, s.routing.roots, s.routing.tie_break});
+  config::from_guid_order(ordered, lids, routes);
+  return routes.lft;
+}
+
+std::vector<uint8_t> lft_of(const sw::Switch& s, std::size_t size) {
+  std::vector<uint8_t> out;
+  for (std::size_t lid = 0; lid < size; ++lid) out.push_back(s.forwarding().lookup(static_cast<uint16_t>(lid)));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("resweep: a failed spine link is trapped, routed around as offline routing says, and restored", "[mgmt][resweep]") {
+  Setup s = in_band({{"topology", {{"pattern", "fat_tree"}, {"k", 2}, {"levels", 2}}},
+                     {"management", {{"subnet_timeout", 10}}}});
+  config::FabricSpec& spec = s.spec;
+  // A switch-to-switch link away from the SM's node (so no trap has to cross it).
+  const unsigned sm_node = spec.management.sm_node;
+  unsigned sm_leaf = UINT32_MAX;
+  for (const config::LinkSpec& l : spec.links)
+    if (l.node_a == sm_node || l.node_b == sm_node) sm_leaf = l.node_a == sm_node ? l.node_b : l.node_a;
+  std::size_t dead = spec.links.size();
+  for (std::size_t i = 0; i < spec.links.size(); ++i) {
+    const config::LinkSpec& l = spec.links[i];
+    const bool switches = spec.nodes[l.node_a].kind == topology::NodeKind::Switch &&
+                          spec.nodes[l.node_b].kind == topology::NodeKind::Switch;
+    if (switches && l.node_a != sm_leaf && l.node_b != sm_leaf) dead = i;
+  }
+  REQUIRE(dead < spec.links.size());
+  const config::LinkSpec dl = spec.links[dead];
+  const uint64_t down = 500'000'000, up = 1'500'000'000;  // 500 us and 1.5 ms: the first sweep is long done
+  link::LinkEventConfig e;
+  e.link = port_name(spec, dl.node_a, dl.port_a);
+  e.down_ps = down;
+  e.up_ps = up;
+  spec.link_events.push_back(e);
+
+  ib::PacketPool pool;
+  fabric::Fabric f(spec, pool);
+  sc_core::sc_start(sc_core::sc_time::from_value(up));
+  const mgmt::SubnetManager& sm = *f.subnet_manager();
+  INFO(sm.failure());
+  REQUIRE(sm.stats().done_ps != 0);
+  REQUIRE(sm.stats().done_ps < down);
+  REQUIRE(sm.traps() >= 1);
+  REQUIRE(!sm.resweeps().empty());
+  const mgmt::ResweepRecord& r = sm.resweeps().front();
+  CHECK(r.trigger == mgmt::SweepTrigger::Trap);
+  REQUIRE(r.tables_ps != 0);
+  REQUIRE(r.done_ps != 0);
+  CHECK(r.lft_blocks >= 1);
+  CHECK(r.ports_raised == 0);  // nothing came up
+
+  // The new tables: nothing leaves by the dead ports, and every entry is the
+  // offline routing's on the topology without the link.
+  const auto lfts = offline_lfts(s.scenario, dead);
+  unsigned sw_index = 0;
+  for (unsigned n = 0; n < spec.nodes.size(); ++n) {
+    if (spec.nodes[n].kind != topology::NodeKind::Switch) continue;
+    const sw::Switch& sw = f.switch_at(sw_index++);
+    INFO("switch " << spec.nodes[n].name);
+    const std::vector<uint8_t> now = lft_of(sw, lfts[n].size());
+    CHECK(now == lfts[n]);
+    const unsigned dead_port = n == dl.node_a ? dl.port_a + 1 : n == dl.node_b ? dl.port_b + 1 : 0;
+    if (dead_port != 0) CHECK(std::count(now.begin(), now.end(), dead_port) == 0);
+    CHECK((now != spec.nodes[n].lft || dead_port == 0));  // the two ends had to change
+  }
+
+  // Failure to new tables: trap delivery (at most 3 hops to the SM) plus the
+  // re-sweep's SMPs, each within the longest round trip (4 hops out and back,
+  // an SMA queue of max_in_flight SMPs). A hop: a MAD's serialization,
+  // propagation and a switch's forwarding latency.
+  const link::Port& any = *f.ports().front();
+  const uint64_t hop = any.timing().serialization_ps(kMadWireBytes) + any.timing().propagation_ps() +
+                       spec.nodes[dl.node_a].switch_config.latency_ps;
+  const uint64_t sma = spec.management.sma_latency_ps;
+  const uint64_t rtt = 8 * hop + spec.management.sm.max_in_flight * sma;
+  const uint64_t to_tables = r.tables_ps - down;
+  CHECK(r.requested_ps - down <= 3 * hop);
+  CHECK(to_tables <= 3 * hop + r.smps * rtt);
+  CHECK(to_tables >= 2 * sma);  // at least a NodeInfo and an LFT block answered
+  WARN("failure to new tables: " << to_tables / 1e6 << " us, " << r.smps << " SMPs, " << r.lft_blocks
+                                  << " LFT blocks; bound " << (3 * hop + r.smps * rtt) / 1e6 << " us");
+
+  // The link trains back up: a re-sweep raises its two ports, the tables are the original ones.
+  sc_core::sc_start();
+  const mgmt::ResweepRecord& last = sm.resweeps().back();
+  bool raised = false;
+  for (const mgmt::ResweepRecord& x : sm.resweeps()) raised = raised || x.ports_raised == 2;
+  CHECK(raised);
+  CHECK(last.done_ps != 0);
+  sw_index = 0;
+  for (unsigned n = 0; n < spec.nodes.size(); ++n) {
+    if (spec.nodes[n].kind != topology::NodeKind::Switch) continue;
+    INFO("switch " << spec.nodes[n].name);
+    CHECK(lft_of(f.switch_at(sw_index++), spec.nodes[n].lft.size()) == spec.nodes[n].lft);
+  }
+  for (const link::Port* p : f.ports())
+    if (p->peer() != nullptr) CHECK(p->state() == link::PortState::Active);
+  // Every trap was repressed in the end, and LIDs never moved.
+  uint64_t sent = 0, represses = 0;
+  for (unsigned n = 0; n < spec.nodes.size(); ++n) {
+    CHECK(!f.mad_node(n)->trap_pending());
+    sent += f.mad_node(n)->stats().traps_sent;
+    represses += f.mad_node(n)->stats().represses_in;
+  }
+  CHECK(sent >= 4);  // both ends, down and up
+  CHECK(represses == sm.traps());
+  for (unsigned i = 0; i < f.hca_count(); ++i) CHECK(f.hca(i).lid(0) == spec.nodes[f.node_of_hca(i)].lids[0]);
+}
+
+TEST_CASE("resweep: a lost TrapRepress makes Trap 128 repeat after 4.096 us x 2^SubnetTimeout, and the repress stops it", "[mgmt][resweep]") {
+  // hca0 (the SM) and hca1 on one switch; hca1's link fails for good. The
+  // first TrapRepress on the SM's link is dropped by a fault rule.
+  Setup s = in_band(nlohmann::json::parse(R"({
+    "topology": {"pattern": "single_switch", "hosts": 2, "switch_ports": 2},
+    "management": {"subnet_timeout": 8},
+    "link_overrides": [{"port": "hca0.p1", "faults": {"drops": [{"mad_class": "0x01", "mad_method": 7, "nth": 1}]}}]
+  })"));
+  config::FabricSpec& spec = s.spec;
+  link::LinkEventConfig e;
+  e.link = "hca1.p1";
+  e.down_ps = 200'000'000;
+  spec.link_events.push_back(e);
+  ib::PacketPool pool;
+  fabric::Fabric f(spec, pool);
+  sc_core::sc_start();
+  const mgmt::SubnetManager& sm = *f.subnet_manager();
+  unsigned sw_node = 0;
+  while (spec.nodes[sw_node].kind != topology::NodeKind::Switch) ++sw_node;
+  const mgmt::MadNodeStats& st = f.mad_node(sw_node)->stats();
+  CHECK(st.traps_sent == 2);
+  CHECK(st.trap_repeats == 1);
+  CHECK(st.represses_in == 1);
+  CHECK(!f.mad_node(sw_node)->trap_pending());
+  CHECK(sm.traps() == 2);
+  REQUIRE(sm.resweeps().size() == 2);
+  const uint64_t period = uint64_t{4'096'000} << 8;  // 4.096 us x 2^8 = 1.048576 ms
+  CHECK(sm.resweeps()[1].requested_ps - sm.resweeps()[0].requested_ps == period);
+  // hca1 is gone: its LID is unrouted; one LFT block changed, then none.
+  unsigned hca1 = 0;
+  for (unsigned n = 0; n < spec.nodes.size(); ++n)
+    if (spec.nodes[n].name == "hca1") hca1 = n;
+  CHECK(f.switch_at(0).forwarding().lookup(spec.nodes[hca1].lids[0]) == routing::kNoPath);
+  CHECK(sm.resweeps()[0].lft_blocks == 1);
+  CHECK(sm.resweeps()[1].lft_blocks == 0);
+  CHECK(sm.resweeps()[1].smps < sm.resweeps()[0].smps);
+}
