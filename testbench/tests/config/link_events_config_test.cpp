@@ -62,4 +62,13 @@ TEST_CASE("link_events config: mistakes name their JSON path") {
   CHECK(starts_with(load_error(json::parse(R"([{"link": "hca0.p1", "dwon": "5us"}])")), "link_events.0.dwon"));
   // A switch port with no cable.
   CHECK(starts_with(load_error(json::parse(R"([{"link": "sw0.p4", "down": "5us"}])")), "link_events.0.link"));
+  // Parallel simulation has no link events.
+  json p = scenario(json::parse(R"([{"link": "hca0.p1", "down": "5us"}])"));
+  p["run"]["partitions"] = 2;
+  try {
+    config::load_scenario(p);
+    FAIL("no ConfigError with run.partitions 2");
+  } catch (const ConfigError& e) {
+    CHECK(starts_with(e.what(), "link_events"));
+  }
 }

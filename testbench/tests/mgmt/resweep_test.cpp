@@ -200,3 +200,74 @@ TEST_CASE("resweep: a lost TrapRepress makes Trap 128 repeat after 4.096 us x 2^
   CHECK(sm.resweeps()[1].lft_blocks == 0);
   CHECK(sm.resweeps()[1].smps < sm.resweeps()[0].smps);
 }
+
+TEST_CASE("resweep: a change while a trap waits for its repress sends a new trap at once", "[mgmt][resweep]") {
+  // The first TrapRepress is lost and SubnetTimeout 18 would repeat the trap
+  // only after 1.07 s; the link coming back (Init at 500 us) sends a new trap
+  // then, and the SM re-sweeps at once.
+  Setup s = in_band(nlohmann::json::parse(R"({
+    "topology": {"pattern": "single_switch", "hosts": 2, "switch_ports": 2},
+    "link_overrides": [{"port": "hca0.p1", "faults": {"drops": [{"mad_class": "0x01", "mad_method": 7, "nth": 1}]}}]
+  })"));
+  link::LinkEventConfig e;
+  e.link = "hca1.p1";
+  e.down_ps = 200'000'000;
+  e.up_ps = 400'000'000;  // + 100 us training: Init at 500 us
+  s.spec.link_events.push_back(e);
+  ib::PacketPool pool;
+  fabric::Fabric f(s.spec, pool);
+  sc_core::sc_start(sc_core::sc_time::from_value(uint64_t{100'000'000'000}));  // 100 ms, well before a repeat
+  unsigned sw_node = 0;
+  while (s.spec.nodes[sw_node].kind != topology::NodeKind::Switch) ++sw_node;
+  const mgmt::MadNodeStats& st = f.mad_node(sw_node)->stats();
+  CHECK(st.traps_sent == 2);
+  CHECK(st.trap_repeats == 0);
+  CHECK(st.represses_in == 1);
+  CHECK(!f.mad_node(sw_node)->trap_pending());
+  const mgmt::SubnetManager& sm = *f.subnet_manager();
+  REQUIRE(sm.resweeps().size() == 2);
+  const uint64_t init_at = 500'000'000;
+  CHECK(sm.resweeps()[1].requested_ps >= init_at);
+  CHECK(sm.resweeps()[1].requested_ps - init_at < 10'000'000);  // within 10 us: no 1.07 s wait
+  CHECK(sm.resweeps()[1].ports_raised == 2);
+  for (const link::Port* p : f.ports()) CHECK(p->state() == link::PortState::Active);
+}
+
+TEST_CASE("resweep: an HCA whose link was down at the first sweep gets a new LID, its QoS tables and Active", "[mgmt][resweep]") {
+  Setup s = in_band(nlohmann::json::parse(R"({
+    "topology": {"pattern": "single_switch", "hosts": 3, "switch_ports": 3},
+    "port": {"data_vls": 4, "sl2vl": [0, 1, 2, 3, 3, 2, 1, 0, 0, 1, 2, 3, 3, 2, 1, 0],
+             "vlarb": {"high": "3:8", "low": "0:64,1:32,2:16", "high_limit": 4}}
+  })"));
+  link::LinkEventConfig e;
+  e.link = "hca2.p1";
+  e.down_ps = 0;            // down before the first sweep
+  e.up_ps = 300'000'000;    // back (Init) at 400 us
+  s.spec.link_events.push_back(e);
+  ib::PacketPool pool;
+  fabric::Fabric f(s.spec, pool);
+  sc_core::sc_start();
+  const mgmt::SubnetManager& sm = *f.subnet_manager();
+  INFO(sm.failure());
+  REQUIRE(sm.done());
+  CHECK(sm.stats().done_ps < 400'000'000);
+  REQUIRE(sm.resweeps().size() == 1);
+  CHECK(sm.resweeps()[0].ports_raised == 2);
+  unsigned n2 = 0;
+  for (unsigned n = 0; n < s.spec.nodes.size(); ++n)
+    if (s.spec.nodes[n].name == "hca2") n2 = n;
+  const hca::Hca* h2 = nullptr;
+  uint16_t top_other = 0;
+  for (unsigned i = 0; i < f.hca_count(); ++i) {
+    if (f.node_of_hca(i) == n2) h2 = &f.hca(i);
+    else top_other = std::max(top_other, f.hca(i).lid(0));
+  }
+  REQUIRE(h2 != nullptr);
+  CHECK(h2->lid(0) > top_other);  // known LIDs kept; the newcomer gets one above them
+  CHECK(h2->lid(0) > f.switch_at(0).lid());
+  CHECK(f.switch_at(0).forwarding().lookup(h2->lid(0)) != routing::kNoPath);
+  const link::Port& p = h2->port(0);
+  CHECK(p.state() == link::PortState::Active);
+  CHECK(p.sl2vl() == config::sl2vl_table(s.spec, n2, 0, 1));
+  CHECK(p.vlarb().high_limit == 4);
+}
