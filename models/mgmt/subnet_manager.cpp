@@ -261,6 +261,7 @@ void SubnetManager::build_view() {
     node.kind = f.info.node_type == ib::kNodeTypeSwitch ? topology::NodeKind::Switch : topology::NodeKind::Hca;
     node.ports = f.info.num_ports;
     node.guid = f.info.node_guid;
+    node.system_guid = f.info.sys_image_guid;
     node.description = f.description;
     t.nodes.push_back(node);
     stats_.nodes++;
@@ -287,8 +288,9 @@ void SubnetManager::build_view() {
       t.links.push_back(l);
     }
   }
+  const unsigned sm_view = view_of[by_guid_.at(found_[0].info.node_guid)];
   try {
-    view_.lids = resweep_ ? kept_lids(t) : routing::assign_lids(t, config_.lmc);
+    view_.lids = resweep_ ? kept_lids(t) : routing::assign_lids(t, config_.lmc, {sm_view, sm_port_});
     view_.routes = routing::compute_routes(t, view_.lids, config_.routing);
   } catch (const std::exception& e) {
     failure_ = e.what();
@@ -299,7 +301,6 @@ void SubnetManager::build_view() {
     Found& f = found_[order_[v]];
     f.is_new = lids_by_guid_.emplace(f.info.node_guid, view_.lids.base[v]).second;
   }
-  const unsigned sm_view = view_of[by_guid_.at(found_[0].info.node_guid)];
   sm_lid_ = view_.lids.base[sm_view][sm_port_ - 1];
 }
 

@@ -42,18 +42,17 @@ std::string port_name(const config::FabricSpec& spec, unsigned node, unsigned in
 }
 
 // The LFTs (scenario node order) the routing library gives the scenario's
-// topology without link `dead`, LIDs as assigned on the whole fabric.
-std::vector<std::vector<uint8_t>> offline_lfts(const config::Scenario& s, std::size_t dead) {
-  const config::GuidOrdered whole = config::guid_ordered(s.graph);
-  routing::Lids lids = routing::assign_lids(whole.graph, s.routing.lmc);
+// topology without link `dead`, LIDs as the whole fabric's (the SM's port
+// first, as route_fabric assigns them; minhop does not depend on node order).
+std::vector<std::vector<uint8_t>> offline_lfts(const config::Scenario& s, const config::FabricSpec& spec,
+                                               std::size_t dead) {
+  const routing::Lids lids =
+      routing::assign_lids(s.graph, s.routing.lmc, {spec.management.sm_node, spec.management.sm_port});
   topology::Topology cut = s.graph;
   cut.links.erase(cut.links.begin() + static_cast<std::ptrdiff_t>(dead));
-  const config::GuidOrdered ordered = config::guid_ordered(cut);
-  REQUIRE(ordered.at == whole.at);  // same nodes, same order: the same LIDs
-  routing::Routes routes = routing::compute_routes(
-      ordered.graph, lids, routing::RoutingConfig{s.routing.algorithm, s.routing.roots, s.routing.tie_break});
-  config::from_guid_order(ordered, lids, routes);
-  return routes.lft;
+  return routing::compute_routes(cut, lids,
+                                 routing::RoutingConfig{s.routing.algorithm, s.routing.roots, s.routing.tie_break})
+      .lft;
 }
 
 std::vector<uint8_t> lft_of(const sw::Switch& s, std::size_t size) {
@@ -107,7 +106,7 @@ TEST_CASE("resweep: a failed spine link is trapped, routed around as offline rou
 
   // The new tables: nothing leaves by the dead ports, and every entry is the
   // offline routing's on the topology without the link.
-  const auto lfts = offline_lfts(s.scenario, dead);
+  const auto lfts = offline_lfts(s.scenario, spec, dead);
   unsigned sw_index = 0;
   for (unsigned n = 0; n < spec.nodes.size(); ++n) {
     if (spec.nodes[n].kind != topology::NodeKind::Switch) continue;
