@@ -39,14 +39,18 @@ ManagementSpec management_spec(const ManagementConfig& m, const topology::Topolo
   ms.sa_server.keepalives = m.sa_keepalives;
   ms.sa_server.packet_gap_ps = m.sa_packet_gap_ps;
   ms.sa_client.resp_time_value = ms.sa_server.resp_time_value;
-  if (!ms.in_band) return ms;
+  // The SM's port: in band where the SM runs; pre-configured the port
+  // partitions.conf calls SELF.
   const topology::TopologyIndex index(graph);
   const std::string sm = m.sm.empty() && !hca_ports.empty() ? hca_ports.front() : m.sm;
   const auto [node, port] = hca_port(sm, index, hca_ports);
-  if (node < 0)
+  if (node < 0 && (ms.in_band || !m.sm.empty()))
     throw ConfigError("management.sm", "'" + sm + "' is not an HCA port; accepted: an HCA port name such as hca0.p1");
-  ms.sm_node = static_cast<unsigned>(node);
-  ms.sm_port = port;
+  if (node >= 0) {
+    ms.sm_node = static_cast<unsigned>(node);
+    ms.sm_port = port;
+  }
+  if (!ms.in_band) return ms;
   if (!m.standby.empty()) {
     const auto [snode, sport] = hca_port(m.standby, index, hca_ports);
     if (snode < 0 || snode == node)

@@ -17,6 +17,14 @@
 //   FIFO of its own and sends it when the port reports room.
 // - The SM's timer is one alarm at its earliest SMP deadline, removed when
 //   nothing is outstanding, so a finished sweep leaves no event behind.
+// - P_Key traps (ib/pkey_traps.hpp): a packet a port of the node refuses for
+//   its P_Key (link/port.hpp) makes the SMA send SubnTrap(Notice) 257 (an
+//   HCA) or 259 (a switch), LID-routed from the port's LID (a switch: its LID,
+//   out of the LFT's port for the SM) to PortInfo.MasterSMLID. One trap per
+//   port is outstanding until a TrapRepress with its TID arrives; violations
+//   meanwhile are only counted (traps_held). No MasterSMLID yet (the SM has not
+//   programmed the port): no trap. The SM's node records each trap it receives
+//   (traps()) and answers TrapRepress to the sender; other nodes drop traps.
 
 #include <cstdint>
 #include <deque>
@@ -25,6 +33,7 @@
 #include <vector>
 
 #include "models/ib/mad.hpp"
+#include "models/ib/notice.hpp"
 #include "models/ib/packet.hpp"
 #include "models/link/management_agent.hpp"
 #include "models/link/timeline.hpp"
@@ -39,6 +48,17 @@ struct MadNodeStats {
   uint64_t smps_dropped = 0;     // refused by the directed-route rules or undecodable
   uint64_t gmps_in = 0;          // QP1 MADs handed to the GMP handler
   uint64_t queued = 0;           // MADs that waited for room on a port
+  uint64_t traps_sent = 0;       // SubnTrap() SMPs the SMA sent
+  uint64_t traps_held = 0;       // violations with a trap of the port still outstanding (no trap sent)
+  uint64_t traps_in = 0;         // SubnTrap() SMPs received by the SM's node
+  uint64_t represses_in = 0;     // TrapRepress() SMPs received
+};
+
+// A trap the SM's node received.
+struct ReceivedTrap {
+  uint64_t time_ps = 0;
+  uint16_t slid = 0;             // LRH SLID
+  ib::Notice notice;
 };
 
 class MadNode : public link::ManagementAgent {
@@ -67,6 +87,8 @@ class MadNode : public link::ManagementAgent {
   void send(unsigned port, ib::Packet* p);
   uint16_t lid(unsigned port) const;
 
+  const std::vector<ReceivedTrap>& traps() const { return traps_; }
+
   void deliver(ib::Packet* p, unsigned port) override;
   void tx_space(unsigned port) override;
 
@@ -84,6 +106,8 @@ class MadNode : public link::ManagementAgent {
   void sm_step(std::vector<ib::Smp>& out);  // sends what the SM asked, re-arms its timer
   void sm_timer();
   bool try_submit(unsigned port, ib::Packet* p);
+  void pkey_violation(unsigned port, const ib::Packet& p);
+  bool trap_arrived(const ib::Smp& smp, unsigned port, uint16_t slid);  // true when it was a trap or repress
 
   hca::Hca* hca_ = nullptr;
   sw::Switch* switch_ = nullptr;
@@ -102,6 +126,9 @@ class MadNode : public link::ManagementAgent {
   std::function<void(ib::Packet*, unsigned)> gmp_;
   std::vector<uint8_t> scratch_;
   MadNodeStats stats_;
+  std::vector<uint64_t> trap_tid_;            // by port number: the outstanding trap's TID (0 = none)
+  uint64_t next_trap_tid_ = 1;
+  std::vector<ReceivedTrap> traps_;
 };
 
 }  // namespace hcasim::mgmt

@@ -73,6 +73,7 @@ nlohmann::json management_json(const fabric::Fabric& f) {
                           {"links", s.links},
                           {"sm_lid", sm->sm_lid()}};
   uint64_t gets = 0, sets = 0, errors = 0, m_key = 0, forwarded = 0, dropped = 0, queued = 0;
+  uint64_t traps_sent = 0, traps_held = 0, traps_in = 0;
   for (unsigned n = 0; n < f.spec().nodes.size(); ++n) {
     const mgmt::MadNode* m = f.mad_node(n);
     if (m == nullptr) continue;
@@ -83,6 +84,9 @@ nlohmann::json management_json(const fabric::Fabric& f) {
     forwarded += m->stats().smps_forwarded;
     dropped += m->stats().smps_dropped;
     queued += m->stats().queued;
+    traps_sent += m->stats().traps_sent;
+    traps_held += m->stats().traps_held;
+    traps_in += m->stats().traps_in;
   }
   mgmt::SaTotals clients;
   for (unsigned n = 0; n < f.spec().nodes.size(); ++n) {
@@ -94,7 +98,7 @@ nlohmann::json management_json(const fabric::Fabric& f) {
     }
   }
   const config::ManagementSpec& m = f.spec().management;
-  return {{"mode", "in_band"},
+  nlohmann::json out = {{"mode", "in_band"},
           {"sweep", sweep},
           {"sa", {{"master", server_json(f, m.sm_node)},
                   {"standby", m.has_standby ? server_json(f, m.standby_node) : nullptr},
@@ -106,6 +110,10 @@ nlohmann::json management_json(const fabric::Fabric& f) {
                     {"dr_forwarded", forwarded},
                     {"dropped", dropped},
                     {"queued_for_room", queued}}}};
+  // P_Key traps (docs/partitions.md): only when partitions are configured.
+  if (!config::partition_policy(f.spec()).empty())
+    out["traps"] = {{"sent", traps_sent}, {"held_back", traps_held}, {"received_by_sm", traps_in}};
+  return out;
 }
 
 }  // namespace hcasim
