@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libsystemc-dev catch2 nlohmann-json3-dev tshark python3 verilator
-          python3-jsonschema python3-matplotlib munge slurmctld slurmd slurm-client)
+          python3-jsonschema python3-matplotlib munge slurmctld slurmd slurm-client opensm ibsim-utils)
 
 missing=()
 for p in "${packages[@]}"; do

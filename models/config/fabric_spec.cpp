@@ -50,7 +50,7 @@ std::array<uint8_t, 16> sl2vl_table(const FabricSpec& spec, unsigned node, unsig
 
 uint64_t node_guid(const FabricSpec& spec, unsigned node) {
   const uint64_t g = spec.nodes[node].guid;
-  return g != 0 ? g : kGuidBase + node + 1;
+  return g != 0 ? g : topology::derived_guid(node);
 }
 
 mgmt::QosPolicy qos_policy(const FabricSpec& spec) {

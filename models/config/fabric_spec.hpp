@@ -13,8 +13,7 @@
 //   manager sets OperationalVLs to); a port is on at most one link.
 // - A switch's SL-to-VL table for (in, out) is the output port's own table
 //   (PortConfig::sl2vl) for every input, then the spec's per-pair entries on top.
-// - Node GUIDs: the topology's, or (0 = none given) kGuidBase + node index + 1,
-//   so GUID order is node order.
+// - Node GUIDs: the topology's, or (0 = none given) topology::derived_guid(node index).
 
 #include <array>
 #include <cstdint>
@@ -46,10 +45,10 @@ struct NodeSpec {
   std::vector<uint16_t> lids;           // HCA: base LID per port; switch: {its LID}; empty = consecutive
   std::vector<uint8_t> lft;             // switches: output port by DLID
   uint64_t guid = 0;                    // NodeGUID; 0 = derived (see the rules)
+  uint64_t system_guid = 0;             // SystemImageGUID; 0 = the NodeGUID
+  std::string description;              // NodeDescription; "" = the name
   mgmt::NodePartitions partitions;      // P_KeyTables and switch enforcement by port number; empty = all {0xFFFF}
 };
-
-constexpr uint64_t kGuidBase = 0x0002C90300000000ull;  // model: derived GUIDs under one vendor OUI
 
 struct ManagementSpec {
   bool in_band = false;                 // false: tables installed at time zero, no management traffic

@@ -193,6 +193,7 @@ class Reader {
     const auto number = c.hex();
     if (key == "vendid" || key == "devid" || key == "sysimgguid") {
       if (!number) fail("'" + key + "=' needs a hex number; got " + excerpt(text) + "; " + kLineForms);
+      if (key == "sysimgguid") pending_system_guid_ = *number;  // the next node's SystemImageGUID
       return;
     }
     if (key == "rtguid") fail("router nodes (rtguid=, Rt) are not modelled; accepted: Switch and Ca nodes only");
@@ -251,6 +252,8 @@ class Reader {
       n.guid = *id_guid;
     }
     pending_guid_.reset();
+    n.system_guid = pending_system_guid_;
+    pending_system_guid_ = 0;
     nodes_.push_back(std::move(n));
     lines_.push_back(line_);
     seen_.emplace_back(*ports + 1, false);
@@ -336,6 +339,7 @@ class Reader {
   std::vector<PortClaim> claims_;
   int current_ = -1;                          // node whose block we are in
   std::optional<uint64_t> pending_guid_;
+  uint64_t pending_system_guid_ = 0;  // from sysimgguid=, for the next node; 0 = none
   NodeKind pending_kind_ = NodeKind::Hca;
   std::size_t pending_line_ = 0;
 };

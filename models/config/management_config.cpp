@@ -39,18 +39,18 @@ ManagementSpec management_spec(const ManagementConfig& m, const topology::Topolo
   ms.sa_server.keepalives = m.sa_keepalives;
   ms.sa_server.packet_gap_ps = m.sa_packet_gap_ps;
   ms.sa_client.resp_time_value = ms.sa_server.resp_time_value;
-  // The SM's port: in band where the SM runs; pre-configured the port
-  // partitions.conf calls SELF.
+  // The SM's port decides the LIDs (routing.hpp) in either mode.
   const topology::TopologyIndex index(graph);
   const std::string sm = m.sm.empty() && !hca_ports.empty() ? hca_ports.front() : m.sm;
   const auto [node, port] = hca_port(sm, index, hca_ports);
-  if (node < 0 && (ms.in_band || !m.sm.empty()))
+  if (node < 0)
     throw ConfigError("management.sm", "'" + sm + "' is not an HCA port; accepted: an HCA port name such as hca0.p1");
-  if (node >= 0) {
-    ms.sm_node = static_cast<unsigned>(node);
-    ms.sm_port = port;
-  }
+  ms.sm_node = static_cast<unsigned>(node);
+  ms.sm_port = port;
   if (!ms.in_band) return ms;
+  // The SM knows nodes by their NodeDescription (the topology's description, else its name).
+  for (std::string& root : ms.sm.routing.roots)
+    if (const int r = index.find(root); r >= 0) root = topology::node_description(graph, static_cast<unsigned>(r));
   if (!m.standby.empty()) {
     const auto [snode, sport] = hca_port(m.standby, index, hca_ports);
     if (snode < 0 || snode == node)
@@ -65,7 +65,7 @@ ManagementSpec management_spec(const ManagementConfig& m, const topology::Topolo
 }
 
 GuidOrdered guid_ordered(const topology::Topology& t) {
-  const auto guid = [&t](unsigned i) { return t.nodes[i].guid != 0 ? t.nodes[i].guid : kGuidBase + i + 1; };
+  const auto guid = [&t](unsigned i) { return topology::node_guid(t, i); };
   GuidOrdered g;
   g.at.resize(t.nodes.size());
   for (unsigned i = 0; i < g.at.size(); ++i) g.at[i] = i;

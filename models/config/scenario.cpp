@@ -265,10 +265,14 @@ void describe(Io& io, TopologyConfig& c) {
 template <class Io>
 void describe(Io& io, RoutingSettings& c) {
   io.choice("algorithm", c.algorithm,
-            Names<RoutingAlgorithm>{{"minhop", RoutingAlgorithm::MinHop}, {"updown", RoutingAlgorithm::UpDown}},
-            "minhop (min-hop with port balancing) or updown (loop-free up*/down*)");
+            Names<RoutingAlgorithm>{{"minhop", RoutingAlgorithm::MinHop},
+                                   {"updn", RoutingAlgorithm::Updn},
+                                   {"updown", RoutingAlgorithm::UpDown}},
+            "minhop (OpenSM's minhop engine, entry for entry), updn (OpenSM's updn engine: up/down, entry for "
+            "entry; falls back to minhop, as OpenSM does, when no root is found) or updown (hcasim's own "
+            "loop-free up*/down*, not an OpenSM engine)");
   io.custom("roots", c.roots, parse_string_list, format_string_list, {"a list of switch names", string_list_schema},
-            "updown: root switches; [] = chosen automatically");
+            "updn, updown: root switches; [] = chosen automatically");
   io.choice("tie_break", c.tie_break,
             Names<TieBreak>{{"lowest_port", TieBreak::LowestPort}, {"shifted", TieBreak::Shifted}},
             "among equally loaded min-hop ports: lowest_port (OpenSM) or shifted (the search starts at a port "
@@ -415,6 +419,9 @@ void describe(Io& io, OutputConfig& c) {
   io.custom("pcap_ports", c.pcap_ports, parse_string_list, format_string_list, {"a list of port names", string_list_schema},
             "ports whose transmissions go into the pcap; [] = every port");
   io.boolean("vcd", c.vcd, "write waves.vcd (also --vcd)");
+  io.boolean("routing_dump", c.routing_dump,
+             "write the tables the fabric ends the run with in OpenSM's dump formats: opensm-lfts.dump, "
+             "opensm-subnet.lst, opensm-sl2vl.dump (docs/routing.md; also hcasim validate --dump DIR)");
   io.boolean("rtl_vcd", c.rtl_vcd,
              "write rtl.vcd: the internal signals of the RTL blocks of ports with vl_arbiter or credit_manager "
              "\"rtl\" or \"rtl+check\" (open with waveforms/rtl_b2b.gtkw)");
@@ -844,11 +851,20 @@ RoutedFabric route_fabric(const Scenario& s) {
   r.spec = unrouted_spec(s);
   // In band, LIDs and routes are computed as the SM computes them, so that the
   // workloads' LIDs are the ones it assigns and both modes' tables agree.
-  const bool in_band = s.management.mode == ManagementMode::InBand;
-  const GuidOrdered ordered = in_band ? guid_ordered(s.graph) : GuidOrdered{};
-  const Topology& graph = in_band ? ordered.graph : s.graph;
+  // hcasim's own updown breaks GUID ties by node index, and the SM sees the nodes
+  // in GUID order; OpenSM's engines do not depend on the order of the nodes.
+  const bool reorder =
+      s.management.mode == ManagementMode::InBand && s.routing.algorithm == routing::RoutingAlgorithm::UpDown;
+  const GuidOrdered ordered = reorder ? guid_ordered(s.graph) : GuidOrdered{};
+  const Topology& graph = reorder ? ordered.graph : s.graph;
+  r.spec.management =
+      management_spec(s.management, s.graph, hca_port_names(s),
+                      routing::RoutingConfig{s.routing.algorithm, s.routing.roots, s.routing.tie_break});
+  unsigned sm_at = r.spec.management.sm_node;
+  if (reorder)
+    sm_at = static_cast<unsigned>(std::find(ordered.at.begin(), ordered.at.end(), sm_at) - ordered.at.begin());
   try {
-    r.lids = routing::assign_lids(graph, s.routing.lmc);
+    r.lids = routing::assign_lids(graph, s.routing.lmc, {sm_at, r.spec.management.sm_port});
   } catch (const std::invalid_argument& e) {
     throw ConfigError("routing.lmc", e.what());
   }
@@ -858,16 +874,15 @@ RoutedFabric route_fabric(const Scenario& s) {
   } catch (const std::invalid_argument& e) {
     throw ConfigError("routing", e.what());
   }
-  if (in_band) from_guid_order(ordered, r.lids, r.routes);
+  if (reorder) from_guid_order(ordered, r.lids, r.routes);
   static_assert(routing::kNoPath == sw::kNoRoute, "the routing library and the switch agree on an unrouted entry");
   for (unsigned n = 0; n < r.spec.nodes.size(); ++n) {
     r.spec.nodes[n].lids = r.lids.base[n];
     r.spec.nodes[n].lft = r.routes.lft[n];
     r.spec.nodes[n].guid = s.graph.nodes[n].guid;
+    r.spec.nodes[n].system_guid = s.graph.nodes[n].system_guid;
+    r.spec.nodes[n].description = s.graph.nodes[n].description;
   }
-  r.spec.management =
-      management_spec(s.management, s.graph, hca_port_names(s),
-                      routing::RoutingConfig{s.routing.algorithm, s.routing.roots, s.routing.tie_break});
   if (!s.partitions.rules.empty()) {
     std::vector<mgmt::NodePartitions> tables = partition_tables_of(s, fabric_spec_guids(s));
     for (unsigned n = 0; n < r.spec.nodes.size(); ++n) r.spec.nodes[n].partitions = std::move(tables[n]);

@@ -149,6 +149,7 @@ struct OutputConfig {
   bool rtl_vcd = false;                 // write rtl.vcd (ports with RTL blocks)
   uint64_t sample_interval_ps = 0;      // write timeseries.csv, a row set per this interval, ps; 0 = none
   bool hop_latency = false;             // per switch port: latency from arrival at the switch to departure
+  bool routing_dump = false;            // write opensm-lfts.dump, opensm-subnet.lst, opensm-sl2vl.dump
 };
 
 struct Scenario {

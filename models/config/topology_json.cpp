@@ -100,7 +100,7 @@ TopoNode read_node(const nlohmann::json& v, const std::string& path) {
   if (!v.is_object())
     throw ConfigError(path, "expected an object, got " + describe_json_type(v) +
                                 "; accepted: {\"name\": ..., \"kind\": \"switch\" or \"hca\", \"ports\": N}");
-  only_keys(v, path, {"name", "kind", "ports", "guid", "description"});
+  only_keys(v, path, {"name", "kind", "ports", "guid", "description", "system_guid"});
   TopoNode n;
   n.name = string_at(required(v, path, "name", "a non-empty string"), join_path(path, "name"), "a non-empty string");
   if (n.name.empty()) throw ConfigError(join_path(path, "name"), "empty name; accepted: a non-empty string");
@@ -114,6 +114,7 @@ TopoNode read_node(const nlohmann::json& v, const std::string& path) {
     n.ports = static_cast<unsigned>(ports);
   }
   if (v.contains("guid")) n.guid = parse_guid(v["guid"], join_path(path, "guid"));
+  if (v.contains("system_guid")) n.system_guid = parse_guid(v["system_guid"], join_path(path, "system_guid"));
   if (v.contains("description"))
     n.description = string_at(v["description"], join_path(path, "description"), "a string");
   return n;
@@ -154,6 +155,7 @@ nlohmann::json topology_to_json(const Topology& t) {
     nlohmann::json j = {{"name", n.name}, {"kind", n.kind == NodeKind::Switch ? "switch" : "hca"}, {"ports", n.ports}};
     if (n.guid != 0) j["guid"] = format_guid(n.guid);
     if (!n.description.empty()) j["description"] = n.description;
+    if (n.system_guid != 0) j["system_guid"] = format_guid(n.system_guid);
     nodes.push_back(std::move(j));
   }
   nlohmann::json links = nlohmann::json::array();
@@ -181,6 +183,7 @@ nlohmann::json topology_json_schema() {
         {"kind", schema::names({"switch", "hca"})},
         {"ports", schema::integer(1, topology::kMaxPorts)},
         {"guid", schema::pattern("^0[xX][0-9a-fA-F]{1,16}$")},
+        {"system_guid", schema::pattern("^0[xX][0-9a-fA-F]{1,16}$")},
         {"description", {{"type", "string"}}}}}};
   const nlohmann::json link = {{"type", "object"},
                                {"required", {"a", "b"}},

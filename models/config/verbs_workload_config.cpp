@@ -313,7 +313,7 @@ void check_swarm(SwarmConfig& w, const std::string& at, const PortCheck& ports, 
   if (s.run.duration_ps == 0)
     throw ConfigError(at, "a swarm runs until run.duration, which is 0; accepted: set run.duration");
   if (s.management.mode == ManagementMode::InBand)
-    throw ConfigError(at, "a swarm connects its QPs before the run; accepted: management.mode pre_configured");
+    throw ConfigError(at, "a swarm connects its QPs before the run; accepted: management.mode preconfigured");
 }
 
 void check_verbs_workloads(Scenario& s) {

@@ -91,6 +91,22 @@ Fabric::~Fabric() {
   }
 }
 
+config::FabricSpec Fabric::installed_tables() const {
+  config::FabricSpec t = spec_;
+  for (unsigned i = 0; i < t.nodes.size(); ++i) {
+    const auto [is_switch, at] = where_[i];
+    config::NodeSpec& n = t.nodes[i];
+    if (is_switch) {
+      n.lids = {switches_[at]->lid()};
+      n.lft = switches_[at]->lft();
+    } else {
+      n.lids.resize(n.ports.size());
+      for (unsigned p = 0; p < n.ports.size(); ++p) n.lids[p] = hcas_[at]->lid(p);
+    }
+  }
+  return t;
+}
+
 void Fabric::build_management(ib::PacketPool& pool) {
   const config::ManagementSpec& m = spec_.management;
   if (m.sm_node >= spec_.nodes.size() || spec_.nodes[m.sm_node].kind != NodeKind::Hca ||
@@ -99,7 +115,8 @@ void Fabric::build_management(ib::PacketPool& pool) {
   const std::array<uint8_t, 16> power_on{};  // every SL on VL0
   for (unsigned i = 0; i < spec_.nodes.size(); ++i) {
     const NodeSpec& n = spec_.nodes[i];
-    const mgmt::NodeIdentity id{config::node_guid(spec_, i), n.name};
+    mgmt::NodeIdentity id{config::node_guid(spec_, i), n.description.empty() ? n.name : n.description};
+    id.system_guid = n.system_guid;
     const auto [is_switch, at] = where_[i];
     if (is_switch) {
       sw::Switch& s = *switches_[at];

@@ -79,6 +79,9 @@ class Fabric {
   sw::Switch& switch_at(unsigned i) { return *switches_[i]; }
   const sw::Switch& switch_at(unsigned i) const { return *switches_[i]; }
   const config::FabricSpec& spec() const { return spec_; }
+  // The spec with the LIDs and LFTs the nodes hold now (in band: what the SM
+  // programmed), for the routing dumps (config/routing_dump.hpp).
+  config::FabricSpec installed_tables() const;
   // Every port in node order, then port order.
   const std::vector<link::Port*>& ports() const { return ports_; }
   // The partition a port's node is in (0 without partitions).

@@ -139,7 +139,8 @@ uint16_t Sma::get_attribute(const ib::Smp& req, unsigned in, ib::Smp& resp) {
       ib::NodeInfo ni;
       ni.node_type = is_switch() ? ib::kNodeTypeSwitch : ib::kNodeTypeCa;
       ni.num_ports = static_cast<uint8_t>(port_count());
-      ni.sys_image_guid = ni.node_guid = id_.guid;
+      ni.node_guid = id_.guid;
+      ni.sys_image_guid = id_.system_guid != 0 ? id_.system_guid : id_.guid;
       ni.port_guid = is_switch() ? id_.guid : id_.guid + in;
       ni.partition_cap = kPkeyTableEntries;
       ni.device_id = id_.device_id;

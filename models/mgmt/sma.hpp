@@ -65,10 +65,11 @@ constexpr unsigned kPkeyTableEntries = 128;        // model: P_KeyTable size of 
 constexpr uint32_t kSl2VlAllOutputs = 1u << 17;
 
 struct NodeIdentity {
-  uint64_t guid = 0;              // NodeGUID (= SystemImageGUID; an HCA's port n has GUID + n)
+  uint64_t guid = 0;              // NodeGUID (an HCA's port n has GUID + n)
   std::string description;        // NodeDescription
   uint32_t vendor_id = 0x0002C9;  // 24 bits
   uint16_t device_id = 0;
+  uint64_t system_guid = 0;       // SystemImageGUID; 0 = the NodeGUID
 };
 
 struct SmaStats {

@@ -222,6 +222,7 @@ void SubnetManager::build_view() {
     node.kind = f.info.node_type == ib::kNodeTypeSwitch ? topology::NodeKind::Switch : topology::NodeKind::Hca;
     node.ports = f.info.num_ports;
     node.guid = f.info.node_guid;
+    node.system_guid = f.info.sys_image_guid;
     node.description = f.description;
     t.nodes.push_back(node);
     stats_.nodes++;
@@ -248,15 +249,15 @@ void SubnetManager::build_view() {
       t.links.push_back(l);
     }
   }
+  const unsigned sm_view = view_of[by_guid_.at(found_[0].info.node_guid)];
   try {
-    view_.lids = routing::assign_lids(t, config_.lmc);
+    view_.lids = routing::assign_lids(t, config_.lmc, {sm_view, sm_port_});
     view_.routes = routing::compute_routes(t, view_.lids, config_.routing);
   } catch (const std::exception& e) {
     failure_ = e.what();
     phase_ = Phase::Failed;
     return;
   }
-  const unsigned sm_view = view_of[by_guid_.at(found_[0].info.node_guid)];
   sm_lid_ = view_.lids.base[sm_view][sm_port_ - 1];
 }
 

@@ -15,7 +15,8 @@
 //   SMP with no answer within smp_timeout is sent again, at most smp_retries
 //   times, then counted as failed (the node or link behind it is left out).
 // - Then, with nothing outstanding: nodes in ascending NodeGUID order,
-//   LIDs by routing::assign_lids, routes by routing::compute_routes (the
+//   LIDs by routing::assign_lids from the SM's own port (OpenSM's order),
+//   routes by routing::compute_routes (the
 //   routing library the pre-configured mode uses, so equal input gives equal
 //   tables); routing roots are named by NodeDescription.
 // - Programming, each pass once the previous one is answered: (1) PortInfo of

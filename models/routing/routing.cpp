@@ -4,6 +4,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "models/routing/opensm_order.hpp"
 #include "models/routing/routing_graph.hpp"
 
 namespace hcasim::routing {
@@ -141,32 +142,47 @@ class PortChooser {
 
 }  // namespace
 
-Lids assign_lids(const Topology& t, unsigned lmc) {
+LinkEnd default_sm_port(const Topology& t) {
+  const TopologyIndex index(t);
+  std::optional<LinkEnd> first;
+  for (unsigned n = 0; n < t.nodes.size(); ++n) {
+    if (t.nodes[n].kind != NodeKind::Hca) continue;
+    for (unsigned p = 1; p <= t.nodes[n].ports; ++p) {
+      if (index.peer(n, p)) return {n, p};
+      if (!first) first = LinkEnd{n, p};
+    }
+  }
+  return first ? *first : LinkEnd{0, 0};
+}
+
+Lids assign_lids(const Topology& t, unsigned lmc) { return assign_lids(t, lmc, default_sm_port(t)); }
+
+Lids assign_lids(const Topology& t, unsigned lmc, LinkEnd sm_port) {
   if (lmc > kMaxLmc)
     throw std::invalid_argument("LMC " + std::to_string(lmc) + "; accepted: 0 to " + std::to_string(kMaxLmc));
+  if (sm_port.node >= t.nodes.size() || sm_port.port > t.nodes[sm_port.node].ports)
+    throw std::invalid_argument("the SM's port is not a port of the topology");
+  const TopologyIndex index(t);
   const uint32_t block = 1u << lmc;
   Lids lids;
   lids.lmc = lmc;
   lids.base.resize(t.nodes.size());
+  for (unsigned n = 0; n < t.nodes.size(); ++n)
+    lids.base[n].assign(t.nodes[n].kind == NodeKind::Switch ? 1 : t.nodes[n].ports, 0);
   lids.owner.push_back({kNoNode, 0});  // LID 0 is reserved
-  uint32_t next = 1;
-  const auto take = [&](unsigned node, unsigned port, uint32_t count) {
-    const uint32_t base = (next + block - 1) / block * block;  // aligned to 2^LMC
+  uint32_t next = 1;                   // the lowest free LID (osm_lid_mgr.c: one free range on a fresh fabric)
+  for (const LinkEnd& e : discovered_ports(t, index, sm_port)) {
+    const bool is_switch = t.nodes[e.node].kind == NodeKind::Switch;
+    const uint32_t count = is_switch ? 1 : block;
+    const uint32_t base = count > 1 ? (next + block - 1) / block * block : next;
     if (base + count - 1 > kMaxUnicastLid)
       throw std::invalid_argument("the fabric needs more than " + std::to_string(kMaxUnicastLid) +
                                   " unicast LIDs with LMC " + std::to_string(lmc) +
                                   "; accepted: at most 0xBFFF LIDs (fewer ports or a smaller LMC)");
     lids.owner.resize(base, LinkEnd{kNoNode, 0});
-    for (uint32_t i = 0; i < count; ++i) lids.owner.push_back({node, port});
-    lids.base[node].push_back(static_cast<uint16_t>(base));
+    for (uint32_t i = 0; i < count; ++i) lids.owner.push_back(e);
+    lids.base[e.node][is_switch ? 0 : e.port - 1] = static_cast<uint16_t>(base);
     next = base + count;
-  };
-  for (unsigned n = 0; n < t.nodes.size(); ++n) {
-    if (t.nodes[n].kind == NodeKind::Switch) {
-      take(n, 0, 1);
-    } else {
-      for (unsigned p = 1; p <= t.nodes[n].ports; ++p) take(n, p, block);
-    }
   }
   lids.top = static_cast<uint16_t>(lids.owner.size() - 1);
   return lids;
@@ -185,15 +201,27 @@ Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& 
     const unsigned s = static_cast<unsigned>(g.index[node]);
     if (std::find(roots.begin(), roots.end(), s) == roots.end()) roots.push_back(s);
   }
-  const detail::Candidates candidates = config.algorithm == RoutingAlgorithm::UpDown
-                                            ? detail::updown_candidates(t, index, g, roots)
-                                            : detail::minhop_candidates(g);
-  if (config.algorithm == RoutingAlgorithm::UpDown) {
-    for (unsigned s : roots) routes.roots.push_back(g.node[s]);
-    std::sort(routes.roots.begin(), routes.roots.end());
-  }
-
   routes.lft.resize(t.nodes.size());
+  if (config.algorithm != RoutingAlgorithm::UpDown) {
+    if (config.algorithm == RoutingAlgorithm::Updn && roots.empty()) {
+      std::vector<LinkEnd> ports;
+      for (unsigned lid = 1; lid <= lids.top; ++lid)
+        if (lids.owner[lid].node != kNoNode) ports.push_back(lids.owner[lid]);
+      roots = detail::updn_automatic_roots(t, index, g, ports);
+    }
+    const bool updn = config.algorithm == RoutingAlgorithm::Updn && !roots.empty();
+    if (!updn) routes.algorithm = RoutingAlgorithm::MinHop;  // OpenSM falls back to min-hop without roots
+    for (unsigned s : roots)
+      if (updn) routes.roots.push_back(g.node[s]);
+    std::sort(routes.roots.begin(), routes.roots.end());
+    const detail::Candidates candidates = updn ? detail::updn_candidates(t, g, roots) : detail::minhop_candidates(g);
+    detail::opensm_lfts(t, index, g, lids, candidates, config.tie_break == TieBreak::Shifted, routes.lft);
+    return routes;
+  }
+  const detail::Candidates candidates = detail::updown_candidates(t, index, g, roots);
+  for (unsigned s : roots) routes.roots.push_back(g.node[s]);
+  std::sort(routes.roots.begin(), routes.roots.end());
+
   for (unsigned s = 0; s < g.size(); ++s) {
     const unsigned node = g.node[s];
     std::vector<uint8_t>& lft = routes.lft[node];

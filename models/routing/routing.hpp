@@ -4,26 +4,42 @@
 // result at time zero, and the in-band SM of a later stage reuses it.
 //
 // Rules:
-// - LIDs: unicast 0x0001-0xBFFF (iba-facts 4). Each HCA port owns 2^LMC LIDs
-//   from a base aligned to 2^LMC; each switch owns one LID, on port 0, also
-//   aligned. Assigned in node order, HCA ports in port order.
+// - LIDs: unicast 0x0001-0xBFFF (iba-facts 4), assigned as OpenSM 3.3 assigns
+//   them on a fresh fabric (osm_lid_mgr.c): the ports an SM on `sm_port` finds
+//   (opensm_order.hpp), the SM's port first, then in OpenSM's port-table
+//   order, each from the lowest free LID: an HCA port takes 2^LMC LIDs from a
+//   base aligned to 2^LMC (LIDs skipped to align stay unused), a switch one
+//   LID for port 0, not aligned. A port the SM cannot find gets none (base 0).
 // - An LFT maps every LID 0..top to an output port number: 0 = the switch
 //   itself, 1..N = a port, kNoPath = unrouted (OpenSM's OSM_NO_PATH).
-// - minhop: OpenSM's min-hop with port balancing; updown: min-hop paths that
-//   never turn from a down link to an up link, ranks by BFS from the roots
-//   (given by name, or detected automatically); both route each of the 2^LMC
-//   LIDs of a port separately.
-// - Port balancing (iba-facts 7, minhop step 3), per switch, LIDs in ascending
-//   order: among the allowed ports pick the one with the fewest LIDs counted so
-//   far, the lowest port number on a tie. With LMC > 0 a port towards a
-//   neighbour switch that no earlier LID of the same target port uses comes
-//   first. LIDs of switches are routed the same way but not counted (OpenSM's
-//   default port_profile_switch_nodes = FALSE).
-// - A switch's own LID maps to 0; an HCA port's LIDs map, on the switch it is
-//   linked to, to that link's port; on other switches to an allowed port.
-//   Only switches forward. LIDs no switch can reach, and LIDs of an HCA port
-//   that is unlinked or linked to another HCA, are kNoPath everywhere.
-// - minhop allows every port to a switch one hop nearer the target switch.
+// - minhop is OpenSM's min-hop engine, updn its up/down engine, entry for
+//   entry (routing_opensm.cpp; checked against OpenSM running on ibsim):
+//   - Destinations in OpenSM's order (opensm_order.hpp), all LID offset 0
+//     first, then offset 1, ...
+//   - Per switch, LID by LID: a switch's own LID is 0; an HCA port linked to
+//     it, its port; else among the ports whose hop count to the destination's
+//     switch is least, searched round the ring of ports from port 1 (offset
+//     0) or from the port the previous LID took plus one, the first with the
+//     fewest HCA LIDs routed through it so far. With LMC > 0 a port to a
+//     system (SystemImageGUID) that no earlier LID of the same destination
+//     uses comes first, then one to such a node. Routes to switches are not
+//     counted (port_profile_switch_nodes FALSE).
+//   - minhop's hop counts: shortest paths between switches.
+//   - updn's hop counts: per destination switch, OpenSM's breadth-first
+//     search (updn_bfs_by_node) over moves that never go down then up; ranks
+//     are BFS distances from the roots; the move u -> v is up when both are
+//     roots, when v's rank is lower, or at equal rank when u's NodeGUID is the
+//     larger. Roots by name, else automatic: the switches for which exactly
+//     one hop distance holds more than 90% of the HCA ports, and no other
+//     more than 5% (updn_find_root_nodes_by_min_hop). No root: OpenSM falls
+//     back to min-hop, and so does this (Routes::algorithm says MinHop).
+// - updown (hcasim's own, not an OpenSM engine): destinations in LID order;
+//   among the allowed ports the fewest LIDs counted so far, the lowest port on
+//   a tie (tie_break shifted: starting from a port that depends on the
+//   switch); with LMC > 0 a port towards a neighbour switch no earlier LID of
+//   the same port uses comes first. Min-hop paths that never turn from a down
+//   link to an up link, ranks by BFS from the roots (given by name, or
+//   detected automatically).
 // - updown ranks: BFS over switches from all roots (roots 0). The move u -> v
 //   is up when rank(v) < rank(u), or at equal rank when v has the larger GUID,
 //   or the larger node index when the GUIDs are equal (0 = none given).
@@ -40,14 +56,15 @@
 //   several, a root cannot reach another root's LID unless equal-rank links
 //   join them (OpenSM's connect_roots is not modelled): such entries stay
 //   kNoPath.
-// - Automatic roots, per connected component of switches: the switches whose
-//   largest hop distance to any switch with an HCA attached (to any switch,
-//   when none has one) is smallest. Only the first of them when that picks
-//   every switch of the component (a torus, a dragonfly), or when with all of
-//   them some switch with an HCA would lack a legal path to some switch. For a
-//   k-ary n-tree these are its top-level switches; for a mesh, its centre.
-//   OpenSM instead reads a histogram of CA hop distances. A component with
-//   none of the named roots gets automatic ones.
+// - updown's automatic roots, per connected component of switches: the
+//   switches whose largest hop distance to any switch with an HCA attached (to
+//   any switch, when none has one) is smallest. Only the first of them when
+//   that picks every switch of the component (a torus, a dragonfly), or when
+//   with all of them some switch with an HCA would lack a legal path to some
+//   switch. For a k-ary n-tree these are its top-level switches; for a mesh,
+//   its centre. A component with none of the named roots gets automatic ones.
+// - Only switches forward. LIDs no switch can reach, and LIDs of an HCA port
+//   linked to another HCA, are kNoPath everywhere.
 
 #include <array>
 #include <cstdint>
@@ -73,14 +90,21 @@ struct Lids {
   std::vector<topology::LinkEnd> owner;
 };
 
-// Throws std::invalid_argument when the fabric needs more LIDs than exist.
+// Throws std::invalid_argument when the fabric needs more LIDs than exist, or
+// when sm_port is not a port of the topology.
+Lids assign_lids(const topology::Topology& t, unsigned lmc, topology::LinkEnd sm_port);
+// The same with the SM on the default port (default_sm_port).
 Lids assign_lids(const topology::Topology& t, unsigned lmc);
+// Where a scenario's SM is when it names none: the first HCA port with a link,
+// in node and port order; else the first HCA port; else the first switch.
+topology::LinkEnd default_sm_port(const topology::Topology& t);
 
-enum class RoutingAlgorithm { MinHop, UpDown };
+// minhop: OpenSM's minhop; updn: OpenSM's updn; updown: hcasim's up*/down*.
+enum class RoutingAlgorithm { MinHop, UpDown, Updn };
 
 // How a switch breaks ties among equally loaded minimum-hop ports.
-// LowestPort is OpenSM's rule. Shifted starts the search at a port that
-// depends on the switch's position, so switches of one level do not all pick
+// LowestPort is OpenSM's rule (the search starts at port 1). Shifted starts it
+// at a port that depends on the switch's position (its index among switches), so switches of one level do not all pick
 // the same column for a LID; on fat trees of three levels the lowest-port rule
 // sends every LID through one top switch per column, shifting spreads them.
 enum class TieBreak { LowestPort, Shifted };

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/routing/routing.hpp"
 #include "models/topology/topology.hpp"
 
 namespace hcasim::routing::detail {
@@ -63,5 +64,16 @@ Candidates updown_candidates(const topology::Topology& t, const topology::Topolo
 // The automatic up/down roots of one component (switch indices); see routing.hpp.
 std::vector<unsigned> automatic_roots(const topology::Topology& t, const topology::TopologyIndex& index,
                                       const SwitchGraph& g, int component);
+
+// OpenSM's updn (routing_opensm.cpp): the automatic roots (switch indices) for
+// the HCA ports among `ports`, and the candidates from OpenSM's up/down search.
+std::vector<unsigned> updn_automatic_roots(const topology::Topology& t, const topology::TopologyIndex& index,
+                                           const SwitchGraph& g, const std::vector<topology::LinkEnd>& ports);
+Candidates updn_candidates(const topology::Topology& t, const SwitchGraph& g, const std::vector<unsigned>& roots);
+
+// OpenSM's LFTs of every switch from the candidates (routing_opensm.cpp).
+void opensm_lfts(const topology::Topology& t, const topology::TopologyIndex& index, const SwitchGraph& g,
+                 const Lids& lids, const Candidates& candidates, bool shifted,
+                 std::vector<std::vector<uint8_t>>& lft);
 
 }  // namespace hcasim::routing::detail

@@ -246,6 +246,7 @@ const link::Port& Switch::port(unsigned number) const {
 const SwitchStats& Switch::stats() const { return impl_->stats; }
 
 void Switch::set_lft(std::vector<uint8_t> lft) { impl_->table.set_lft(std::move(lft)); }
+const std::vector<uint8_t>& Switch::lft() const { return impl_->table.lft(); }
 
 void Switch::set_sl2vl(unsigned in_port, unsigned out_port, const std::array<uint8_t, 16>& table) {
   impl_->table.set_sl2vl(in_port, out_port, table);

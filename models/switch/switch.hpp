@@ -84,6 +84,7 @@ class Switch : public sc_core::sc_module {
 
   // Forwarding state, installed by the builder at time zero (or later by an SM).
   void set_lft(std::vector<uint8_t> lft);        // output port by DLID
+  const std::vector<uint8_t>& lft() const;       // as installed (blocks written in band included)
   void set_lft_block(unsigned block, const std::array<uint8_t, kLftBlockEntries>& entries);
   void set_lid(uint16_t lid) { lid_ = lid; }
   // A port's VL arbitration tables (the port's and the crossbar's copy).

@@ -6,7 +6,7 @@ namespace hcasim::topology {
 
 bool operator==(const TopoNode& a, const TopoNode& b) {
   return a.name == b.name && a.kind == b.kind && a.ports == b.ports && a.guid == b.guid &&
-         a.description == b.description;
+         a.description == b.description && a.system_guid == b.system_guid;
 }
 
 bool operator==(const LinkParams& a, const LinkParams& b) {
@@ -89,6 +89,28 @@ int TopologyIndex::find(const std::string& name) const {
 std::string port_name(const Topology& t, const LinkEnd& e) {
   const std::string node = e.node < t.nodes.size() ? t.nodes[e.node].name : "node" + std::to_string(e.node);
   return node + ".p" + std::to_string(e.port);
+}
+
+uint64_t derived_guid(unsigned node) { return kDerivedGuidBase + (uint64_t{node} + 1) * 256; }
+
+uint64_t node_guid(const Topology& t, unsigned node) {
+  const uint64_t g = t.nodes[node].guid;
+  return g != 0 ? g : derived_guid(node);
+}
+
+uint64_t system_guid(const Topology& t, unsigned node) {
+  const uint64_t g = t.nodes[node].system_guid;
+  return g != 0 ? g : node_guid(t, node);
+}
+
+const std::string& node_description(const Topology& t, unsigned node) {
+  const TopoNode& n = t.nodes[node];
+  return n.description.empty() ? n.name : n.description;
+}
+
+uint64_t port_guid(const Topology& t, const LinkEnd& e) {
+  const uint64_t g = node_guid(t, e.node);
+  return t.nodes[e.node].kind == NodeKind::Switch ? g : g + e.port;
 }
 
 }  // namespace hcasim::topology

@@ -32,8 +32,9 @@ struct TopoNode {
   std::string name;
   NodeKind kind = NodeKind::Hca;
   unsigned ports = 1;        // physical ports, numbered 1..ports
-  uint64_t guid = 0;         // node GUID; 0 = none given (the builder derives one from the index)
+  uint64_t guid = 0;         // node GUID; 0 = none given (node_guid derives one from the index)
   std::string description;   // NodeDescription, as an imported fabric names it
+  uint64_t system_guid = 0;  // SystemImageGUID; 0 = the node GUID (ibnetdiscover's sysimgguid=)
 };
 
 struct LinkEnd {
@@ -92,5 +93,17 @@ class TopologyIndex {
 
 // "<node name>.p<port>", e.g. "sw1_0.p3".
 std::string port_name(const Topology& t, const LinkEnd& e);
+
+// GUIDs (iba-facts 6: a switch's ports share its port 0's GUID; an HCA port's
+// GUID is its node GUID plus its port number, as the SMA's NodeInfo says).
+constexpr uint64_t kDerivedGuidBase = 0x0002C90300000000ull;  // model: derived GUIDs under one vendor OUI
+// A node's GUID: its own, or (none given) kDerivedGuidBase + (index + 1) * 256,
+// so that no HCA port GUID (node GUID + port) equals another node's GUID.
+uint64_t derived_guid(unsigned node);
+uint64_t node_guid(const Topology& t, unsigned node);
+uint64_t system_guid(const Topology& t, unsigned node);  // its own, or the node GUID
+uint64_t port_guid(const Topology& t, const LinkEnd& e);   // a switch: the node GUID, whatever the port
+// The NodeDescription its SMA answers: the description, else the name.
+const std::string& node_description(const Topology& t, unsigned node);
 
 }  // namespace hcasim::topology

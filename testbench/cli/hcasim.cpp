@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "models/config/routing_dump.hpp"
 #include "models/config/config_error.hpp"
 #include "models/config/ibnetdiscover.hpp"
 #include "models/config/notices.hpp"
@@ -109,13 +110,15 @@ std::string command_help(const std::string& command) {
            kExitCodes;
   if (command == "validate")
     return std::string(
-               "usage: hcasim validate SCENARIO.json [--set path=value ...]\n"
+               "usage: hcasim validate SCENARIO.json [--set path=value ...] [--dump DIR]\n"
                "\n"
                "Checks a scenario without running it: every parameter, the topology, the workload; routes\n"
                "the fabric and checks the routes for credit loops. Prints a one-line summary.\n"
                "\n"
                "options:\n"
                "  --set path=value   change one scenario parameter first (repeatable)\n"
+               "  --dump DIR         write the LFTs, LIDs and SL2VL tables in OpenSM's dump formats\n"
+               "                     (opensm-lfts.dump, opensm-subnet.lst, opensm-sl2vl.dump) into DIR\n"
                "  --help             this text\n"
                "\n"
                "exit codes: 0 valid; 1 the routes have a credit loop; 2 bad input (one line on stderr)\n");
@@ -162,6 +165,7 @@ struct Args {
   bool seed_given = false;
   uint64_t seed = 0;
   bool pcap = false;
+  std::string dump;  // validate --dump DIR
   bool vcd = false;
   bool quiet = false;
   unsigned threads = 0;  // 0 = one per partition, at most the cores
@@ -202,6 +206,7 @@ Args parse_args(int argc, char* argv[]) {
     else if (arg == "--seed" && a.command == "run") { a.seed = parse_count("--seed", value("--seed")); a.seed_given = true; }
     else if (arg == "--set" && (a.command == "run" || a.command == "validate")) a.sets.push_back(value("--set"));
     else if (arg == "--pcap" && a.command == "run") a.pcap = true;
+    else if (arg == "--dump" && a.command == "validate") a.dump = value("--dump");
     else if (arg == "--vcd" && a.command == "run") a.vcd = true;
     else if (arg == "--quiet" && a.command == "run") a.quiet = true;
     else if (arg == "--junit" && a.command == "run") a.junit = value("--junit");
@@ -268,6 +273,7 @@ int run(const Args& a) {
   std::ofstream stats_file(stats_path);
   const PortDigest ports = write_stats(stats_file, stats, sim);
   if (!stats_file.flush()) throw BadInput(stats_path.string() + ": cannot write");
+  if (s.outputs.routing_dump) config::write_opensm_dumps(sim.fabric().installed_tables(), out);
   if (!a.quiet) std::cout << human_summary(stats, ports);
   std::cout << "  results in " << out << "\n";
   bool ok = true;
@@ -288,6 +294,10 @@ int run(const Args& a) {
 }
 
 int validate(const Args& a) {
+  for (const char* name : {"opensm-lfts.dump", "opensm-subnet.lst", "opensm-sl2vl.dump"})
+    if (!a.dump.empty() && fs::exists(fs::path(a.dump) / name))
+      throw BadInput("--dump " + a.dump + ": " + name + " exists; accepted: a folder without OpenSM dumps "
+                     "(hcasim never overwrites them)");
   nlohmann::json root;
   const config::Scenario s = load(a, root);
   const config::RoutedFabric routed = config::route_fabric(s);
@@ -313,6 +323,11 @@ int validate(const Args& a) {
   }
   const routing::CreditLoopReport loops = check_credit_loops(s, routed);
   std::cout << a.scenario << ": " << loops.describe(s.graph) << "\n";
+  if (!a.dump.empty()) {
+    config::write_opensm_dumps(routed.spec, a.dump);
+    std::cout << a.scenario << ": OpenSM dumps (opensm-lfts.dump, opensm-subnet.lst, opensm-sl2vl.dump) in "
+              << a.dump << "\n";
+  }
   return loops.loop ? kExitCheckFailed : kExitOk;
 }
 

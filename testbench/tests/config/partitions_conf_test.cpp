@@ -19,10 +19,10 @@ namespace {
 // hca0 (2 ports), hca1, hca2 on switch s0; NodeGUIDs given.
 topology::Topology graph() {
   topology::Topology t;
-  t.nodes = {{"hca0", topology::NodeKind::Hca, 2, 0x100, ""},
-             {"hca1", topology::NodeKind::Hca, 1, 0x200, ""},
-             {"hca2", topology::NodeKind::Hca, 1, 0x300, ""},
-             {"s0", topology::NodeKind::Switch, 4, 0x900, ""}};
+  t.nodes = {{"hca0", topology::NodeKind::Hca, 2, 0x100, "", 0},
+             {"hca1", topology::NodeKind::Hca, 1, 0x200, "", 0},
+             {"hca2", topology::NodeKind::Hca, 1, 0x300, "", 0},
+             {"s0", topology::NodeKind::Switch, 4, 0x900, "", 0}};
   topology::TopoLink l;
   l.a = {0, 1}, l.b = {3, 1};
   t.links.push_back(l);

@@ -142,7 +142,7 @@ TEST_CASE("the SM resends SMPs lost on the links and still programs every table"
   require_as_preconfigured(f);
 }
 
-TEST_CASE("in band on a fabric whose NodeGUIDs are not in node order: LIDs follow the GUIDs as the SM assigns them", "[mgmt][inband]") {
+TEST_CASE("in band on a fabric whose NodeGUIDs are not in node order: LIDs in OpenSM's order, as the SM assigns them", "[mgmt][inband]") {
   ib::PacketPool pool;
   // The HCAs come first in the file but have the largest GUIDs.
   const nlohmann::json scenario = nlohmann::json::parse(R"({
@@ -157,10 +157,14 @@ TEST_CASE("in band on a fabric whose NodeGUIDs are not in node order: LIDs follo
                 {"a": "s0.p3", "b": "s1.p3"}, {"a": "s0.p4", "b": "s1.p4"}]}}
   })");
   const config::FabricSpec spec = in_band_spec(scenario);
-  // GUID order s1, s0, h2, h1, h0 takes LIDs 1..5 (assign_lids numbers nodes in order).
-  REQUIRE(spec.nodes[4].lids[0] == 1);
-  REQUIRE(spec.nodes[2].lids[0] == 3);
-  REQUIRE(spec.nodes[0].lids[0] == 5);
+  // OpenSM (routing.hpp): the SM's port (h0.p1, the default) LID 1, then the port GUIDs
+  // byte-reversed: the switches' end in 0x00 (s1 0x01.. before s0 0x02..), the HCA ports' in
+  // 0x01 (h2 0x0d.. before h1 0x0e..): s1 2, s0 3, h2 4, h1 5.
+  REQUIRE(spec.nodes[0].lids[0] == 1);
+  REQUIRE(spec.nodes[4].lids[0] == 2);
+  REQUIRE(spec.nodes[3].lids[0] == 3);
+  REQUIRE(spec.nodes[2].lids[0] == 4);
+  REQUIRE(spec.nodes[1].lids[0] == 5);
   fabric::Fabric f(spec, pool);
   sc_core::sc_start();
   const mgmt::SubnetManager& sm = *f.subnet_manager();

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "models/config/ibnetdiscover.hpp"
+#include "models/routing/opensm_order.hpp"
 #include "models/routing/routing.hpp"
 #include "testbench/tests/routing/routing_fixtures.hpp"
 
@@ -186,37 +187,59 @@ std::size_t check_all_paths(const topology::Topology& t, const routing::Lids& li
 
 }  // namespace
 
-TEST_CASE("LIDs: aligned blocks of 2^LMC per HCA port, one per switch, in node order") {
-  for (unsigned lmc : {0u, 1u, 2u, 3u}) {
-    const topology::Topology t = topology::fat_tree_topology(3, 2);  // 9 hosts, then 6 switches
-    const routing::Lids lids = routing::assign_lids(t, lmc);
+TEST_CASE("LIDs: OpenSM's order, the SM's port first, 2^LMC aligned per HCA port, one unaligned per switch") {
+  // fat_tree_topology(3, 2): hosts 0-8, then switches 9-14, derived GUIDs base + (index + 1) * 256.
+  // OpenSM's port table runs in byte-reversed GUID order: a switch's port GUID ends in 0x00,
+  // an HCA port's in 0x01, so the switches come first, then the HCA ports, each in index order.
+  const topology::Topology t = topology::fat_tree_topology(3, 2);
+  REQUIRE(t.nodes[8].kind == topology::NodeKind::Hca);
+  REQUIRE(t.nodes[9].kind == topology::NodeKind::Switch);
+  for (unsigned lmc : {0u, 1u, 2u}) {
+    INFO("LMC " << lmc);
     const unsigned block = 1u << lmc;
-    CHECK(lids.lmc == lmc);
-    std::set<unsigned> used;
-    unsigned previous = 0;
-    for (unsigned n = 0; n < t.nodes.size(); ++n) {
-      const bool sw = t.nodes[n].kind == topology::NodeKind::Switch;
-      REQUIRE(lids.base[n].size() == (sw ? 1u : t.nodes[n].ports));
-      for (unsigned i = 0; i < lids.base[n].size(); ++i) {
-        const unsigned base = lids.base[n][i];
-        CHECK(base % block == 0);
-        CHECK(base > previous);
-        previous = base;
-        for (unsigned l = base; l < base + (sw ? 1 : block); ++l) {
-          CHECK(used.insert(l).second);
-          CHECK(lids.owner[l] == LinkEnd{n, sw ? 0u : i + 1});
-        }
-      }
-    }
-    CHECK(lids.top == *used.rbegin());
-    CHECK(lids.owner.size() == lids.top + 1u);
-    CHECK(lids.owner[0].node == topology::kNoNode);
-    CHECK(lids.base[0][0] == block);  // the first aligned LID above 0
+    const routing::Lids lids = routing::assign_lids(t, lmc, {0, 1});  // the SM on hca 0
+    // The SM's port: the first aligned LID (LMC 1: 2-3, LID 1 stays unused).
+    CHECK(lids.base[0][0] == block);
+    // The 6 switches, one LID each from the next free one, not aligned.
+    for (unsigned sw = 0; sw < 6; ++sw) CHECK(lids.base[9 + sw][0] == 2 * block + sw);
+    // Hosts 1-8: aligned blocks from the first aligned LID after the switches.
+    const unsigned first = (2 * block + 6 + block - 1) / block * block;
+    for (unsigned h = 1; h <= 8; ++h) CHECK(lids.base[h][0] == first + (h - 1) * block);
+    CHECK(lids.top == first + 8 * block - 1);
+    for (unsigned l = lids.base[4][0]; l < lids.base[4][0] + block; ++l) CHECK(lids.owner[l] == LinkEnd{4, 1});
+    CHECK(lids.owner[lids.base[9][0]] == LinkEnd{9, 0});
   }
+  // The SM elsewhere: its port takes LID 1 and the order of the rest does not change.
+  const routing::Lids moved = routing::assign_lids(t, 0, {5, 1});
+  CHECK(moved.base[5][0] == 1);
+  CHECK(moved.base[9][0] == 2);
+  CHECK(moved.base[0][0] == 8);
+  CHECK(moved.base[6][0] == 13);
   const routing::Lids b2b = routing::assign_lids(topology::back_to_back_topology(), 0);
   CHECK(b2b.base[0][0] == 1);
   CHECK(b2b.base[1][0] == 2);
   CHECK(b2b.top == 2);
+}
+
+TEST_CASE("LIDs: ports the SM cannot reach get none") {
+  topology::Topology t = topology::back_to_back_topology();
+  t.nodes[0].ports = 2;  // hca0.p2 is linked to nothing
+  t.nodes.push_back({"lonely", topology::NodeKind::Hca, 1});
+  const routing::Lids lids = routing::assign_lids(t, 0, {0, 1});
+  CHECK(lids.base[0] == std::vector<uint16_t>{1, 0});
+  CHECK(lids.base[1] == std::vector<uint16_t>{2});
+  CHECK(lids.base[2] == std::vector<uint16_t>{0});
+  CHECK(lids.top == 2);
+}
+
+TEST_CASE("OpenSM's table order is the byte-reversed GUID order of a little-endian host") {
+  CHECK(routing::guid_table_less(0x0100, 0x0001));
+  CHECK_FALSE(routing::guid_table_less(0x0001, 0x0100));
+  CHECK(routing::guid_table_less(0x0002c90300a1b000, 0x0002c90300a1c001));
+  // ibsim's net.2sw2path4hca: OpenSM (SM on Switch1, 0x200000) gave Hca1 0x100001 LID 2,
+  // Switch2 0x200001 LID 3, Hca2 0x100004 LID 4: 0x100001 before 0x200001 before 0x100004.
+  CHECK(routing::guid_table_less(0x100001, 0x200001));
+  CHECK(routing::guid_table_less(0x200001, 0x100004));
 }
 
 TEST_CASE("LIDs: LMC above 7 and fabrics beyond 0xBFFF LIDs are refused") {
@@ -427,18 +450,20 @@ TEST_CASE("trace_path reports kNoPath, dead ends, wrong hosts and loops") {
   const routing::Lids lids = routing::assign_lids(t, 0);
   routing::Routes routes = route(t, lids, RoutingAlgorithm::MinHop);
   const unsigned sw = 3;
-  CHECK(routing::trace_path(t, index, lids, routes, {0, 1}, 2).ok);
-  CHECK(routing::trace_path(t, index, lids, routes, {0, 1}, 1).ok);  // own LID
+  const uint16_t dst = lids.base[1][0];  // hca1, on switch port 2
+  REQUIRE(routes.lft[sw][dst] == 2);
+  CHECK(routing::trace_path(t, index, lids, routes, {0, 1}, dst).ok);
+  CHECK(routing::trace_path(t, index, lids, routes, {0, 1}, lids.base[0][0]).ok);  // own LID
   CHECK_FALSE(routing::trace_path(t, index, lids, routes, {0, 1}, 0).ok);
   CHECK_FALSE(routing::trace_path(t, index, lids, routes, {0, 1}, lids.top + 1).ok);
-  routes.lft[sw][2] = routing::kNoPath;
-  CHECK_FALSE(routing::trace_path(t, index, lids, routes, {0, 1}, 2).ok);
-  routes.lft[sw][2] = 4;  // unlinked port
-  CHECK_FALSE(routing::trace_path(t, index, lids, routes, {0, 1}, 2).ok);
-  routes.lft[sw][2] = 3;  // the wrong host
-  CHECK_FALSE(routing::trace_path(t, index, lids, routes, {0, 1}, 2).ok);
-  routes.lft[sw][2] = 0;  // consumed by a switch that does not own the LID
-  CHECK_FALSE(routing::trace_path(t, index, lids, routes, {0, 1}, 2).ok);
+  routes.lft[sw][dst] = routing::kNoPath;
+  CHECK_FALSE(routing::trace_path(t, index, lids, routes, {0, 1}, dst).ok);
+  routes.lft[sw][dst] = 4;  // unlinked port
+  CHECK_FALSE(routing::trace_path(t, index, lids, routes, {0, 1}, dst).ok);
+  routes.lft[sw][dst] = 3;  // the wrong host
+  CHECK_FALSE(routing::trace_path(t, index, lids, routes, {0, 1}, dst).ok);
+  routes.lft[sw][dst] = 0;  // consumed by a switch that does not own the LID
+  CHECK_FALSE(routing::trace_path(t, index, lids, routes, {0, 1}, dst).ok);
 
   const topology::Topology ring = topology::mesh_topology(3, 2, 1, true);
   const routing::Lids ring_lids = routing::assign_lids(ring, 0);

@@ -33,7 +33,7 @@ void time_fat_tree(unsigned k, unsigned levels) {
     for (unsigned sl = 0; sl < 16; ++sl) table[sl] = static_cast<uint8_t>((sl + in + out) % 8);
     return table;
   };
-  for (auto algorithm : {routing::RoutingAlgorithm::MinHop, routing::RoutingAlgorithm::UpDown}) {
+  for (auto algorithm : {routing::RoutingAlgorithm::MinHop, routing::RoutingAlgorithm::Updn, routing::RoutingAlgorithm::UpDown}) {
     routing::RoutingConfig config;
     config.algorithm = algorithm;
     const auto start = std::chrono::steady_clock::now();
@@ -48,7 +48,9 @@ void time_fat_tree(unsigned k, unsigned levels) {
     const routing::CreditLoopReport per_hop = routing::find_credit_loop(t, lids, routes, per_hop_vls);
     const double vl_s = seconds_since(vl_start);
     std::cout << "fat_tree k=" << k << " n=" << levels << " ("
-              << (algorithm == routing::RoutingAlgorithm::MinHop ? "minhop" : "updown") << "): routes " << route_s * 1e3
+              << (algorithm == routing::RoutingAlgorithm::MinHop ? "minhop"
+                  : algorithm == routing::RoutingAlgorithm::Updn ? "updn"
+                                                                  : "updown") << "): routes " << route_s * 1e3
               << " ms, credit-loop check " << check_s * 1e3 << " ms (" << report.dependencies
               << " dependencies), with per-hop VLs " << vl_s * 1e3 << " ms (" << per_hop.dependencies
               << " dependencies)\n";

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""OpenSM as the oracle for hcasim's LIDs and routes (docs/routing.md).
+
+Runs Debian's OpenSM once per case against ibsim (libumad2sim.so preloaded,
+local sockets only) on ibnetdiscover fabrics, and compares its dumps with the
+ones `hcasim validate --dump` writes for the same fabric, SM port, engine and
+LMC: opensm-lfts.dump byte for byte, and every port's LID from
+opensm-subnet.lst. Every process the test starts is ended by its PID.
+
+usage: opensm_oracle_test.py HCASIM SOURCE_DIR
+exit 0 all equal, 1 a difference, 77 OpenSM or ibsim missing (skipped).
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
+
+# (fabric file under configs/fabrics, the SM's HCA node id)
+FABRICS = [
+    ("small_cluster.ibnd", "H-e41d2d0300a1c000"),
+    ("torus3x3_irregular.ibnd", None),
+    ("fat_tree_k4_shuffled.ibnd", None),
+]
+CASES = [(engine, lmc) for engine in ("minhop", "updn") for lmc in (0, 1)]
+
+
+def first_ca(fabric_path):
+    with open(fabric_path) as f:
+        for line in f:
+            m = re.match(r'^Ca\s+\d+\s+"([^"]+)"', line)
+            if m:
+                return m.group(1)
+    raise SystemExit(fabric_path + ": no Ca node")
+
+
+def run_opensm(fabric_path, sm_node, engine, lmc, work):
+    os.makedirs(work)
+    shutil.copy(fabric_path, os.path.join(work, "net"))
+    ibsim = subprocess.Popen(["ibsim", "-s", "-n", "net"], cwd=work, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        env = dict(os.environ, SIM_HOST=sm_node, OSM_TMP_DIR=work, OSM_CACHE_DIR=work, LD_PRELOAD=UMAD2SIM)
+        # -o one sweep then exit; -r assign every LID afresh; -D 0x41 errors + routing dumps
+        osm = subprocess.Popen(["opensm", "-o", "-r", "-R", engine, "-l", str(lmc), "-F", "/dev/null",
+                                "-f", os.path.join(work, "osm.log"), "-D", "0x41"],
+                               cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               stdin=subprocess.DEVNULL)
+        try:
+            osm.wait(timeout=60)
+        finally:
+            if osm.poll() is None:
+                os.kill(osm.pid, signal.SIGKILL)
+                osm.wait()
+    finally:
+        os.kill(ibsim.pid, signal.SIGTERM)
+        try:
+            ibsim.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.kill(ibsim.pid, signal.SIGKILL)
+            ibsim.wait()
+    for name in ("opensm-lfts.dump", "opensm-subnet.lst"):
+        if not os.path.exists(os.path.join(work, name)):
+            raise SystemExit("OpenSM wrote no " + name + " (see " + os.path.join(work, "osm.log") + ")")
+
+
+def run_hcasim(hcasim, fabric_path, sm_node, engine, lmc, work):
+    os.makedirs(work)
+    scenario = {"name": "oracle", "topology": {"pattern": "ibnetdiscover", "file": fabric_path},
+                "routing": {"algorithm": engine, "lmc": lmc}, "management": {"sm": sm_node + ".p1"}}
+    path = os.path.join(work, "scenario.json")
+    with open(path, "w") as f:
+        json.dump(scenario, f)
+    # exit 1: the routes have a credit loop (a torus under min-hop); the dumps are written all the same
+    rc = subprocess.run([hcasim, "validate", path, "--dump", os.path.join(work, "dump")],
+                        stdout=subprocess.DEVNULL).returncode
+    if rc not in (0, 1):
+        raise SystemExit("hcasim validate failed (exit %d) on %s" % (rc, path))
+
+
+def port_lids(subnet_lst):
+    """PortGUID -> LID of every port end named in opensm-subnet.lst."""
+    lids = {}
+    with open(subnet_lst) as f:
+        for m in re.finditer(r"PortGUID:([0-9a-f]{16}) .*? LID:([0-9A-F]{4})", f.read()):
+            lids[m.group(1)] = m.group(2)
+    return lids
+
+
+def main():
+    hcasim, source = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    if not (shutil.which("opensm") and shutil.which("ibsim") and os.path.exists(UMAD2SIM)):
+        print("skipped: OpenSM, ibsim or libumad2sim.so missing (scripts/setup.sh installs them)", file=sys.stderr)
+        return 77
+    failures = 0
+    compared = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for fabric, sm_node in FABRICS:
+            fabric_path = os.path.join(source, "configs", "fabrics", fabric)
+            sm_node = sm_node or first_ca(fabric_path)
+            for engine, lmc in CASES:
+                case = "%s %s lmc %d" % (fabric, engine, lmc)
+                work = os.path.join(tmp, "%s-%s-%d" % (fabric, engine, lmc))
+                run_opensm(fabric_path, sm_node, engine, lmc, os.path.join(work, "opensm"))
+                run_hcasim(hcasim, fabric_path, sm_node, engine, lmc, os.path.join(work, "hcasim"))
+                theirs = open(os.path.join(work, "opensm", "opensm-lfts.dump")).read()
+                ours = open(os.path.join(work, "hcasim", "dump", "opensm-lfts.dump")).read()
+                lines = theirs.count("\n")
+                if theirs != ours:
+                    failures += 1
+                    differ = sum(1 for a, b in zip(theirs.splitlines(), ours.splitlines()) if a != b)
+                    print("FAIL %s: opensm-lfts.dump differs in %d of %d lines" % (case, differ, lines))
+                    subprocess.run(["diff", os.path.join(work, "opensm", "opensm-lfts.dump"),
+                                    os.path.join(work, "hcasim", "dump", "opensm-lfts.dump")])
+                their_lids = port_lids(os.path.join(work, "opensm", "opensm-subnet.lst"))
+                our_lids = port_lids(os.path.join(work, "hcasim", "dump", "opensm-subnet.lst"))
+                if their_lids != our_lids:
+                    failures += 1
+                    print("FAIL %s: LIDs differ: %s" % (case, sorted(set(their_lids.items()) ^ set(our_lids.items()))))
+                if theirs == ours and their_lids == our_lids:
+                    print("ok %s: %d LFT lines and %d port LIDs equal OpenSM's" % (case, lines, len(their_lids)))
+                compared += 1
+    print("%d of %d cases equal OpenSM's" % (compared - failures, compared))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
