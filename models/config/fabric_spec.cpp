@@ -73,4 +73,11 @@ mgmt::QosPolicy qos_policy(const FabricSpec& spec) {
   return policy;
 }
 
+mgmt::PartitionPolicy partition_policy(const FabricSpec& spec) {
+  mgmt::PartitionPolicy policy;
+  for (unsigned i = 0; i < spec.nodes.size(); ++i)
+    if (!spec.nodes[i].partitions.pkeys.empty()) policy[node_guid(spec, i)] = spec.nodes[i].partitions;
+  return policy;
+}
+
 }  // namespace hcasim::config

@@ -27,6 +27,7 @@
 #include "models/link/link_timing.hpp"
 #include "models/link/port_config.hpp"
 #include "models/mgmt/sa_client.hpp"
+#include "models/mgmt/partition_tables.hpp"
 #include "models/mgmt/sa_server.hpp"
 #include "models/mgmt/subnet_manager.hpp"
 #include "models/switch/switch_config.hpp"
@@ -47,6 +48,7 @@ struct NodeSpec {
   uint64_t guid = 0;                    // NodeGUID; 0 = derived (see the rules)
   uint64_t system_guid = 0;             // SystemImageGUID; 0 = the NodeGUID
   std::string description;              // NodeDescription; "" = the name
+  mgmt::NodePartitions partitions;      // P_KeyTables and switch enforcement by port number; empty = all {0xFFFF}
 };
 
 struct ManagementSpec {
@@ -95,6 +97,9 @@ struct FabricSpec {
 uint64_t node_guid(const FabricSpec& spec, unsigned node);
 // The tables the pre-configured mode installs, by NodeGUID: the SM's QoS policy.
 mgmt::QosPolicy qos_policy(const FabricSpec& spec);
+// The P_KeyTables the pre-configured mode installs, by NodeGUID (nodes with
+// partitions only): the SM's partition policy.
+mgmt::PartitionPolicy partition_policy(const FabricSpec& spec);
 
 // Two single-port HCAs, hca0 and hca1, joined by one link.
 FabricSpec back_to_back(const link::PortConfig& a, const link::PortConfig& b, const link::LinkConfig& link);

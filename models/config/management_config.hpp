@@ -10,12 +10,37 @@
 
 #include "models/config/config_io.hpp"
 #include "models/config/fabric_spec.hpp"
+#include "models/mgmt/partition_tables.hpp"
 #include "models/routing/routing.hpp"
 #include "models/topology/topology.hpp"
 
 namespace hcasim::config {
 
 enum class ManagementMode { Preconfigured, InBand };
+
+// Partitions (docs/partitions.md): OpenSM's partitions.conf, from a file or
+// inline; none = partitions off, every port holds 0xFFFF.
+struct PartitionsConfig {
+  std::string file;     // a partitions.conf file, relative to the scenario file; "" = none
+  std::string rules;    // the same syntax inline (rules end with ';'); "" = none
+  mgmt::SwitchEnforcement switch_enforcement = mgmt::SwitchEnforcement::Off;  // enforcement on switch ports facing HCAs
+};
+
+template <class Io>
+void describe(Io& io, PartitionsConfig& c) {
+  io.string("file", c.file,
+            "a partitions.conf in OpenSM's syntax (relative to the scenario file); \"\" = none; not with rules");
+  io.string("rules", c.rules,
+            "partitions inline in the same syntax, e.g. \"Default=0x7fff : ALL=full ; P1=0x8001 : hca0.p1=full, "
+            "hca1.p1 ;\"; \"\" = none; not with file");
+  io.choice("switch_enforcement", c.switch_enforcement,
+            Names<mgmt::SwitchEnforcement>{{"off", mgmt::SwitchEnforcement::Off},
+                                           {"in", mgmt::SwitchEnforcement::In},
+                                           {"out", mgmt::SwitchEnforcement::Out},
+                                           {"both", mgmt::SwitchEnforcement::Both}},
+            "partition enforcement on the switch ports that face HCAs (OpenSM part_enforce): each gets its HCA "
+            "port's P_KeyTable and PortInfo's inbound and/or outbound enforcement bit");
+}
 
 struct ManagementConfig {
   ManagementMode mode = ManagementMode::Preconfigured;  // tables at time zero, or an SM sweep in band
@@ -34,6 +59,7 @@ struct ManagementConfig {
   uint64_t sa_per_record_ps = 1'000;    // and per record of the answer
   bool sa_keepalives = true;            // a slow SA sends KeepAlives
   uint64_t sa_packet_gap_ps = 100'000;  // between the packets of a multi-packet series
+  PartitionsConfig partitions;          // P_Keys as OpenSM's partitions.conf states them
 };
 
 template <class Io>
@@ -60,6 +86,7 @@ void describe(Io& io, ManagementConfig& c) {
   io.time("sa_per_record", c.sa_per_record_ps, 0, UINT64_MAX, "the SA's time per record of an answer");
   io.boolean("sa_keepalives", c.sa_keepalives, "a slow SA sends KeepAlives while the first response is not ready");
   io.time("sa_packet_gap", c.sa_packet_gap_ps, 0, UINT64_MAX, "time between the packets of a multi-packet series");
+  io.object("partitions", c.partitions, "partitions: P_KeyTables as OpenSM's partitions.conf states them (docs/partitions.md)");
 }
 
 // The builder's ManagementSpec. Throws ConfigError naming management.sm or

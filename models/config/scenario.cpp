@@ -11,6 +11,7 @@
 
 #include "models/config/config_schema.hpp"
 #include "models/config/ibnetdiscover.hpp"
+#include "models/config/partitions_conf.hpp"
 #include "models/config/switch_config_io.hpp"
 #include "models/config/topology_json.hpp"
 #include "models/config/transport_config_io.hpp"
@@ -727,6 +728,51 @@ bool plain_name(const std::string& name) {
 constexpr const char* kPlainName = "^[A-Za-z0-9_-][A-Za-z0-9_.-]*$";
 }  // namespace
 
+namespace {
+
+// Every node's NodeGUID as the builder has it (given, or derived).
+std::vector<uint64_t> fabric_spec_guids(const Scenario& s) {
+  FabricSpec spec;
+  spec.nodes.resize(s.graph.nodes.size());
+  std::vector<uint64_t> guids;
+  for (unsigned n = 0; n < spec.nodes.size(); ++n) {
+    spec.nodes[n].guid = s.graph.nodes[n].guid;
+    guids.push_back(node_guid(spec, n));
+  }
+  return guids;
+}
+
+// The partitions' tables by node; SELF is management.sm (its default: the first HCA port).
+std::vector<mgmt::NodePartitions> partition_tables_of(const Scenario& s, const std::vector<uint64_t>& guids) {
+  const ManagementSpec m = management_spec(s.management, s.graph, hca_port_names(s), routing::RoutingConfig{});
+  try {
+    return mgmt::partition_tables(s.partitions, s.graph, guids, m.sm_node, m.sm_port);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError("management.partitions", e.what());
+  }
+}
+
+// management.partitions: the rules parsed, then resolved once so that a
+// member naming no port is an error now (route_fabric resolves them again).
+void read_partitions(Scenario& s, const std::string& base_dir) {
+  const PartitionsConfig& c = s.management.partitions;
+  if (!c.file.empty() && !c.rules.empty())
+    throw ConfigError("management.partitions", "both file and rules are given; accepted: one of them");
+  if (c.file.empty() && c.rules.empty()) return;
+  s.partitions.enforcement = c.switch_enforcement;
+  if (!c.file.empty()) {
+    const std::string file = c.file[0] == '/' || base_dir.empty() ? c.file : base_dir + "/" + c.file;
+    s.partitions.source = c.file;
+    s.partitions.rules = parse_partitions_conf(read_text_file(file, "management.partitions.file"), c.file);
+  } else {
+    s.partitions.source = "management.partitions.rules";
+    s.partitions.rules = parse_partitions_conf(c.rules, s.partitions.source);
+  }
+  (void)partition_tables_of(s, fabric_spec_guids(s));
+}
+
+}  // namespace
+
 Scenario load_scenario(const nlohmann::json& root, const std::string& base_dir) {
   Scenario s = read_config<Scenario>(without_schema_key(root));
   if (!plain_name(s.name))
@@ -815,6 +861,7 @@ Scenario load_scenario(const nlohmann::json& root, const std::string& base_dir) 
   const std::string why = check_fabric(unrouted_spec(s));
   if (!why.empty()) throw ConfigError("port_overrides", why);
   check_partitions(s);
+  read_partitions(s, base_dir);
   return s;
 }
 
@@ -867,6 +914,10 @@ RoutedFabric route_fabric(const Scenario& s) {
     r.spec.nodes[n].description = s.graph.nodes[n].description;
   }
   r.spec.link_events = s.link_events;
+  if (!s.partitions.rules.empty()) {
+    std::vector<mgmt::NodePartitions> tables = partition_tables_of(s, fabric_spec_guids(s));
+    for (unsigned n = 0; n < r.spec.nodes.size(); ++n) r.spec.nodes[n].partitions = std::move(tables[n]);
+  }
   return r;
 }
 

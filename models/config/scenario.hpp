@@ -172,6 +172,7 @@ struct Scenario {
 
   // Derived by load_scenario, not read from the file.
   topology::Topology graph;                       // the topology as a graph
+  mgmt::PartitionsSpec partitions;                // management.partitions, its rules parsed
 };
 
 // Reads and checks a whole scenario. A relative topology.file is taken from

@@ -65,6 +65,7 @@ struct PerftestConfig {
                                        // port's active MTU); check_verbs_workloads fills it in
   uint32_t sl = 0;                     // service level (perftest -S, default 0)
   uint32_t weight = 1;                 // the QPs' weight for the weighted_round_robin scheduler (weights "qp")
+  uint32_t pkey_index = 0;             // the QPs' P_Key: this index of each port's P_KeyTable (perftest --pkey_index)
   // RC QPs (perftest sets them for RC only; src/perftest_resources.c, ctx_modify_qp_to_rts / _rtr):
   uint32_t timeout = 14;               // Local ACK timeout: Ttr = 4.096 us x 2^timeout, 0 = no timer (-u, default 14)
   uint32_t retry_cnt = 7;              // transport retries (the tool sets 7; --retry_count only with rdma_cm)
@@ -110,6 +111,7 @@ struct VerbsConnectionConfig {
   uint32_t retry_cnt = 7;
   uint32_t rnr_retry = 7;              // 7 = infinite
   uint32_t min_rnr_timer = 1;          // RNR NAK timer code each responder returns
+  uint32_t pkey_index = 0;             // both QPs' P_Key: this index of their port's P_KeyTable
   uint32_t max_rd_atomic = 16;
   uint32_t max_dest_rd_atomic = 16;
   std::vector<std::string> access{"local_write", "remote_write", "remote_read", "remote_atomic"};  // QP access flags
@@ -179,6 +181,8 @@ void describe(Io& io, PerftestConfig& c) {
              "path MTU, bytes (perftest -m); 0 = the smaller MTU of the two ports, the tool's default (its port's "
              "active MTU); UD: the largest message");
   io.uint("sl", c.sl, 0, 15, "service level of the QPs (perftest -S); the ports' sl2vl tables map it to a VL");
+  io.uint("pkey_index", c.pkey_index, 0, 127,
+          "the QPs' P_Key: this index of each port's P_KeyTable (perftest --pkey_index; docs/partitions.md)");
   io.uint("weight", c.weight, 1, 255,
           "the QPs' packets per turn under transport.scheduler weighted_round_robin with weights \"qp\"");
   io.uint("timeout", c.timeout, 0, 31,
@@ -239,6 +243,8 @@ void describe(Io& io, VerbsConnectionConfig& c) {
   io.uint("retry_cnt", c.retry_cnt, 0, 7, "transport retries");
   io.uint("rnr_retry", c.rnr_retry, 0, 7, "RNR retries; 7 = infinite");
   io.uint("min_rnr_timer", c.min_rnr_timer, 0, 31, "RNR NAK timer code each responder returns");
+  io.uint("pkey_index", c.pkey_index, 0, 127,
+          "both QPs' P_Key: this index of their port's P_KeyTable (docs/partitions.md)");
   io.uint("max_rd_atomic", c.max_rd_atomic, 0, 255, "READs and atomics outstanding as requester");
   io.uint("max_dest_rd_atomic", c.max_dest_rd_atomic, 0, 255, "READs and atomics kept as responder");
   io.custom("access", c.access, parse_access_names, format_access_names,

@@ -53,6 +53,10 @@ Fabric::Fabric(const config::FabricSpec& spec, ib::PacketPool& pool, const Fabri
     }
     for (unsigned p = 0; p < n.ports.size(); ++p) {
       link::Port& port = node_port(i, p);
+      if (!n.partitions.pkeys.empty()) {  // partitions: the tables of mgmt/partition_tables.hpp at time zero
+        port.set_pkeys(n.partitions.pkeys.at(p + 1));
+        port.set_partition_enforcement(n.partitions.enforce_in.at(p + 1), n.partitions.enforce_out.at(p + 1));
+      }
       port.set_id(static_cast<unsigned>(ports_.size()));
       ports_.push_back(&port);
       if (partitions != nullptr) port_partition_.push_back(partitions->of_node[i]);
@@ -149,7 +153,12 @@ void Fabric::build_management(ib::PacketPool& pool) {
       }
       mad_nodes_.push_back(std::make_unique<mgmt::MadNode>(h, id, pool, m.sma_latency_ps));
     }
-    for (unsigned p = 0; p < n.ports.size(); ++p) node_port(i, p).set_state(link::PortState::Down);
+    for (unsigned p = 0; p < n.ports.size(); ++p) {
+      link::Port& port = node_port(i, p);
+      port.set_state(link::PortState::Down);
+      port.set_pkeys(ib::default_pkey_table());  // power-on: the SM programs the partitions
+      port.set_partition_enforcement(false, false);
+    }
   }
   // Link training is not modelled: at link_up_ps every linked port goes from
   // Down to Init (PhysState LinkUp); unlinked ports stay Down.
@@ -179,6 +188,7 @@ void Fabric::build_management(ib::PacketPool& pool) {
   if (m.has_standby) mgmt::declare_sa_tables(sa_agents_[m.standby_node]->database());
   mgmt::SmConfig sm = m.sm;
   sm.lmc = spec_.lmc;
+  sm.partitions = config::partition_policy(spec_);
   mad_nodes_[m.sm_node]->run_sm(std::make_unique<mgmt::SubnetManager>(sm, config::qos_policy(spec_), m.sm_port),
                                 m.sm_port, std::max(m.start_ps, m.link_up_ps), [this] {
                                   if (subnet_manager()->done()) start_sa();

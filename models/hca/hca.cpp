@@ -176,6 +176,12 @@ link::SubmitResult Hca::send_mad(unsigned i, ib::Packet* p) {
 
 void Hca::take(ib::Packet* p, unsigned index, uint64_t now) {
   link::ManagementAgent* agent = ports_[index].agent;
+  // IBA 10.9.3: every packet but an SMP (QP0) must carry a P_Key of the port's table.
+  if (ib::is_iba_transport(p->hdr.lrh.lnh) && p->hdr.bth.dest_qp != ib::kQp0 &&
+      !ports_[index].port.pkey_accepts(p->hdr.bth.p_key)) {
+    ports_[index].port.reject_pkey(p);
+    return;
+  }
   if (agent != nullptr && p->hdr.bth.dest_qp <= ib::kQp1 && ib::is_iba_transport(p->hdr.lrh.lnh)) {
     agent->deliver(p, index + 1);
     return;

@@ -86,6 +86,7 @@ constexpr uint16_t kAttrNodeDescription = 0x0010;
 constexpr uint16_t kAttrNodeInfo = 0x0011;
 constexpr uint16_t kAttrSwitchInfo = 0x0012;
 constexpr uint16_t kAttrPortInfo = 0x0015;
+constexpr uint16_t kAttrPkeyTable = 0x0016;
 constexpr uint16_t kAttrSlToVlTable = 0x0017;
 constexpr uint16_t kAttrVlArbTable = 0x0018;
 constexpr uint16_t kAttrLft = 0x0019;

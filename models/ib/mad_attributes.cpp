@@ -227,6 +227,14 @@ void VlArbBlock::decode(const uint8_t* in) {
   }
 }
 
+void PkeyTableBlock::encode(uint8_t* out) const {
+  for (unsigned i = 0; i < kPkeyBlockEntries; ++i) put_be16(out + 2 * i, pkey[i]);
+}
+
+void PkeyTableBlock::decode(const uint8_t* in) {
+  for (unsigned i = 0; i < kPkeyBlockEntries; ++i) pkey[i] = get_be16(in + 2 * i);
+}
+
 void ClassPortInfo::encode(uint8_t* out) const {
   std::memset(out, 0, kBytes);
   out[0] = base_version;

@@ -23,6 +23,11 @@
 //   byte, Weight in the second} (OpenSM ib_vl_arb_element_t). Attribute
 //   modifier: block in bits 31:16 (1 = low 0-31, 2 = low 32-63, 3 = high 0-31,
 //   4 = high 32-63), port in bits 15:0.
+// - P_KeyTable block: 32 two-byte P_Keys, big-endian (iba-facts 6: attribute
+//   0x0016; OpenSM ib_pkey_table_t). Attribute modifier: block number in bits
+//   15:0; at a switch the port number in bits 23:16 (OpenSM osm_pkey_mgr.c
+//   sends (port << 16) | block; an HCA ignores the port bits and answers for
+//   the port the SMP came in on).
 // - ClassPortInfo (OpenSM ib_class_port_info_t): 72 bytes, so it travels in a
 //   GMP's data area (the SA's 192-byte Admin Data Area), not in SMP data.
 //   Bytes 4-7: CapabilityMask2 in the top 27 bits, RespTimeValue in the low 5.
@@ -191,6 +196,15 @@ struct VlArbBlock {
   void decode(const uint8_t* in);
 };
 
+constexpr unsigned kPkeyBlockEntries = 32;  // iba-facts 6: 32 P_Keys per P_KeyTable block
+
+struct PkeyTableBlock {
+  static constexpr unsigned kBytes = 2 * kPkeyBlockEntries;
+  std::array<uint16_t, kPkeyBlockEntries> pkey{};  // pkey[i] = table entry 32 * block + i; 0 = empty
+  void encode(uint8_t* out) const;
+  void decode(const uint8_t* in);
+};
+
 struct ClassPortInfo {
   static constexpr unsigned kBytes = 72;
   uint8_t base_version = 1;             // 0
@@ -241,5 +255,12 @@ inline uint32_t vlarb_attr_mod(uint16_t block, uint16_t port) {
 }
 inline uint16_t vlarb_block(uint32_t attr_mod) { return static_cast<uint16_t>(attr_mod >> 16); }
 inline uint16_t vlarb_port(uint32_t attr_mod) { return static_cast<uint16_t>(attr_mod); }
+
+// P_KeyTable: port 23:16 (switches), block 15:0 (see the rules).
+inline uint32_t pkey_attr_mod(uint16_t block, uint8_t port) {
+  return (static_cast<uint32_t>(port) << 16) | block;
+}
+inline uint16_t pkey_block(uint32_t attr_mod) { return static_cast<uint16_t>(attr_mod); }
+inline uint8_t pkey_port(uint32_t attr_mod) { return static_cast<uint8_t>(attr_mod >> 16); }
 
 }  // namespace hcasim::ib

@@ -755,6 +755,12 @@ void Port::discard(ib::Packet* p, unsigned vl, DropReason why) {
   pool_.release(p);
 }
 
+void Port::reject_pkey(ib::Packet* p) {
+  ++pkey_violations_;
+  if (on_pkey_violation_) on_pkey_violation_(*p);
+  pool_.release(p);
+}
+
 void Port::trace(sc_core::sc_trace_file* tf) {
   if (trace_ == nullptr) {
     trace_ = std::make_unique<TraceMirror>();

@@ -84,6 +84,13 @@
 //   sent before the peer's first flow-control packet), followed at once by a
 //   flow-control packet per data VL. Packets already in a receive buffer stay
 //   there (their space counts until the upper layer frees it).
+// - Partitions (IBA 10.9; ib/pkey.hpp): the port holds a P_KeyTable, {0xFFFF}
+//   until set. The port itself checks no P_Key: the node above it does (an
+//   HCA on every packet but QP0's, a switch port whose PortInfo enforcement
+//   bits are on) and hands a refused packet to reject_pkey, which counts a
+//   P_Key violation (PortInfo.P_KeyViolations), tells the node's handler (its
+//   SMA sends a trap) and returns the packet to the pool. Violations are
+//   counted per port, not as a drop reason of a VL.
 
 #include <systemc>
 #include <tlm>
@@ -99,6 +106,7 @@
 
 #include "models/ib/packet.hpp"
 #include "models/ib/packet_queue.hpp"
+#include "models/ib/pkey.hpp"
 #include "models/link/credits.hpp"
 #include "models/link/fault_injector.hpp"
 #include "models/link/ib_protocol.hpp"
@@ -224,6 +232,22 @@ class Port : public sc_core::sc_module,
   }
   // The cosim's answer to the last question (see tx_cosim.hpp).
   void tx_answer(const TxAnswer& a);
+
+  // Partitions (see the rules).
+  void set_pkeys(std::vector<uint16_t> table) { pkeys_ = std::move(table); }
+  const std::vector<uint16_t>& pkeys() const { return pkeys_; }
+  bool pkey_accepts(uint16_t key) const { return ib::pkey_table_accepts(pkeys_, key); }
+  // PortInfo.PartitionEnforcementInbound / Outbound (switch external ports).
+  void set_partition_enforcement(bool inbound, bool outbound) {
+    enforce_inbound_ = inbound;
+    enforce_outbound_ = outbound;
+  }
+  bool enforces_inbound() const { return enforce_inbound_; }
+  bool enforces_outbound() const { return enforce_outbound_; }
+  void reject_pkey(ib::Packet* p);
+  uint64_t pkey_violations() const { return pkey_violations_; }
+  // Called with each refused packet before it goes back to the pool.
+  void on_pkey_violation(std::function<void(const ib::Packet&)> handler) { on_pkey_violation_ = std::move(handler); }
 
   // Position of the port in its fabric (set by the builder): an index for
   // per-port tables of checkers and tracers.
@@ -487,6 +511,11 @@ class Port : public sc_core::sc_module,
   };
   std::vector<Copy> copies_;               // copies made by duplicate, not yet released
   TxCosim* cosim_ = nullptr;               // while cosim_on_
+  std::vector<uint16_t> pkeys_ = ib::default_pkey_table();  // P_KeyTable
+  bool enforce_inbound_ = false;           // PortInfo.PartitionEnforcementInbound
+  bool enforce_outbound_ = false;          // PortInfo.PartitionEnforcementOutbound
+  uint64_t pkey_violations_ = 0;           // packets refused for their P_Key
+  std::function<void(const ib::Packet&)> on_pkey_violation_;
   PortConfig config_;
   VlArbConfig vlarb_;                      // the arbiter's tables
   LinkConfig link_;                        // what connect() was given

@@ -4,6 +4,7 @@
 
 #include "models/hca/hca.hpp"
 #include "models/ib/opcodes.hpp"
+#include "models/ib/pkey_traps.hpp"
 #include "models/mgmt/directed_route.hpp"
 #include "models/switch/switch.hpp"
 #include "models/transport/message_layout.hpp"
@@ -34,6 +35,9 @@ MadNode::MadNode(hca::Hca& hca, const NodeIdentity& id, ib::PacketPool& pool, ui
         send_trap();
       }) {
   hca.set_agent(this);
+  pkey_trap_tid_.assign(hca.port_count() + 1, 0);
+  for (unsigned i = 0; i < hca.port_count(); ++i)
+    hca.port(i).on_pkey_violation([this, i](const ib::Packet& p) { pkey_violation(i + 1, p); });
 }
 
 MadNode::MadNode(sw::Switch& sw, const NodeIdentity& id, ib::PacketPool& pool, uint64_t sma_latency_ps)
@@ -45,11 +49,20 @@ MadNode::MadNode(sw::Switch& sw, const NodeIdentity& id, ib::PacketPool& pool, u
         send_trap();
       }) {
   sw.set_agent(this);
+  pkey_trap_tid_.assign(sw.port_count() + 1, 0);
+  for (unsigned n = 1; n <= sw.port_count(); ++n)
+    sw.port(n).on_pkey_violation([this, n](const ib::Packet& p) { pkey_violation(n, p); });
 }
 
 MadNode::~MadNode() {
-  if (hca_ != nullptr) hca_->set_agent(nullptr);
-  if (switch_ != nullptr) switch_->set_agent(nullptr);
+  if (hca_ != nullptr) {
+    hca_->set_agent(nullptr);
+    for (unsigned i = 0; i < hca_->port_count(); ++i) hca_->port(i).on_pkey_violation(nullptr);
+  }
+  if (switch_ != nullptr) {
+    switch_->set_agent(nullptr);
+    for (unsigned n = 1; n <= switch_->port_count(); ++n) switch_->port(n).on_pkey_violation(nullptr);
+  }
   for (auto& q : out_)
     for (ib::Packet* p : q) pool_.release(p);
 }
@@ -130,15 +143,7 @@ void MadNode::deliver(ib::Packet* p, unsigned port) {
   if (!smp.directed()) {
     const uint16_t slid = p->hdr.lrh.slid;
     pool_.release(p);
-    if (smp.hdr.method == ib::kMethodTrap) return trap_arrived(smp, port, slid);
-    if (smp.hdr.method == ib::kMethodTrapRepress) {
-      if (trap_pending_ && smp.hdr.tid == trap_tid_) {
-        trap_pending_ = false;
-        trap_alarm_.cancel();
-        ++stats_.represses_in;
-      }
-      return;
-    }
+    if (trap_arrived(smp, port, slid)) return;
     if ((smp.hdr.method & ib::kMethodResponseBit) != 0) {
       if (sm_ != nullptr) {
         std::vector<ib::Smp> out;
@@ -179,7 +184,7 @@ void MadNode::deliver(ib::Packet* p, unsigned port) {
 void MadNode::port_state_changed(unsigned) {
   if (switch_ == nullptr) return;
   sma_.note_port_state_change();
-  ++trap_tid_;
+  trap_tid_ = next_trap_tid_++;  // one TID sequence for all of this SMA's traps
   trap_pending_ = true;
   send_trap();
 }
@@ -204,18 +209,67 @@ void MadNode::send_trap() {
   trap_alarm_.notify_in(kTimeBasePs << std::min<unsigned>(sma_.subnet_timeout(0), 31));
 }
 
-void MadNode::trap_arrived(const ib::Smp& trap, unsigned port, uint16_t slid) {
-  if (sm_ == nullptr) {
-    ++stats_.smps_dropped;
+void MadNode::pkey_violation(unsigned port, const ib::Packet& p) {
+  if (pkey_trap_tid_[port] != 0) {
+    ++stats_.traps_held;
     return;
   }
+  const uint16_t sm_lid = sma_.master_sm_lid(switch_ != nullptr ? 0 : port);
+  const unsigned out = switch_ != nullptr ? switch_->forwarding().lookup(sm_lid) : port;
+  if (sm_lid == 0 || out == 0 || out >= out_.size()) return;
+  ib::PkeyViolation v;
+  v.lid1 = p.hdr.lrh.slid;
+  v.lid2 = p.hdr.lrh.dlid;
+  v.pkey = p.hdr.bth.p_key;
+  v.sl = p.hdr.lrh.sl;
+  v.qp1 = (p.hdr.bth.opcode & 0xE0) == 0x60 ? p.hdr.deth.src_qp : 0;  // UD: DETH source QP
+  v.qp2 = p.hdr.bth.dest_qp;
+  v.switch_lid = switch_ != nullptr ? lid(port) : 0;
+  v.port = static_cast<uint8_t>(port);
+  ib::Smp trap;
+  trap.hdr.mgmt_class = ib::kClassSubnLid;
+  trap.hdr.class_version = ib::kSmpClassVersion;
+  trap.hdr.method = ib::kMethodTrap;
+  trap.hdr.attr_id = ib::kAttrNotice;
+  trap.hdr.tid = pkey_trap_tid_[port] = next_trap_tid_++;
+  ib::pkey_trap_notice(switch_ != nullptr, lid(port), v).encode_smp(trap.data.data());
+  ++stats_.traps_sent;
+  send_smp(trap, out, lid(port), sm_lid);
+}
+
+bool MadNode::trap_arrived(const ib::Smp& smp, unsigned port, uint16_t slid) {
+  if (smp.hdr.method == ib::kMethodTrapRepress) {
+    if (trap_pending_ && smp.hdr.tid == trap_tid_) {
+      trap_pending_ = false;
+      trap_alarm_.cancel();
+      ++stats_.represses_in;
+    }
+    for (uint64_t& tid : pkey_trap_tid_) {
+      if (tid != 0 && tid == smp.hdr.tid) {
+        tid = 0;
+        ++stats_.represses_in;
+      }
+    }
+    return true;
+  }
+  if (smp.hdr.method != ib::kMethodTrap) return false;
+  if (sm_ == nullptr) {
+    ++stats_.smps_dropped;
+    return true;
+  }
   ++stats_.traps_in;
-  ib::Smp repress = trap;
+  ReceivedTrap t;
+  t.time_ps = now_ps();
+  t.slid = slid;
+  t.notice.decode_smp(smp.data.data());
+  traps_.push_back(t);
+  ib::Smp repress = smp;
   repress.hdr.method = ib::kMethodTrapRepress;
   send_smp(repress, port, lid(port), slid);
   std::vector<ib::Smp> out;
-  sm_->on_trap(trap, now_ps(), out);
+  sm_->on_trap(smp, now_ps(), out);
   sm_step(out);
+  return true;
 }
 
 void MadNode::smp_arrived(ib::Smp& smp, unsigned in, uint16_t slid) {

@@ -30,6 +30,14 @@
 // - At the SM's node a LID-routed SubnTrap() goes to the SM (on_trap), and
 //   the node answers it with SubnTrapRepress() (the trap's TID, attribute and
 //   data) to the trap's SLID. A trap at a node without an SM is dropped.
+// - P_Key traps (ib/pkey_traps.hpp): a packet a port of the node refuses for
+//   its P_Key (link/port.hpp) makes the SMA send SubnTrap(Notice) 257 (an
+//   HCA) or 259 (a switch), LID-routed from the port's LID (a switch: its LID,
+//   out of the LFT's port for the SM) to PortInfo.MasterSMLID. One trap per
+//   port is outstanding until a TrapRepress with its TID arrives; violations
+//   meanwhile are only counted (traps_held). No MasterSMLID yet (the SM has not
+//   programmed the port): no trap. The SM's node records each trap it receives
+//   (traps()) and answers TrapRepress to the sender; other nodes drop traps.
 
 #include <cstdint>
 #include <deque>
@@ -38,6 +46,7 @@
 #include <vector>
 
 #include "models/ib/mad.hpp"
+#include "models/ib/notice.hpp"
 #include "models/ib/packet.hpp"
 #include "models/link/management_agent.hpp"
 #include "models/link/timeline.hpp"
@@ -52,10 +61,18 @@ struct MadNodeStats {
   uint64_t smps_dropped = 0;     // refused by the directed-route rules or undecodable
   uint64_t gmps_in = 0;          // QP1 MADs handed to the GMP handler
   uint64_t queued = 0;           // MADs that waited for room on a port
-  uint64_t traps_sent = 0;       // SubnTrap() sent by this SMA, repeats included
-  uint64_t trap_repeats = 0;     // of them, repeats of a trap not yet repressed
-  uint64_t represses_in = 0;     // SubnTrapRepress() that stopped this SMA's trap
-  uint64_t traps_in = 0;         // at the SM's node: SubnTrap() handed to the SM
+  uint64_t traps_sent = 0;       // SubnTrap() sent by this SMA (Trap 128 repeats included)
+  uint64_t trap_repeats = 0;     // of them, repeats of a Trap 128 not yet repressed
+  uint64_t traps_held = 0;       // P_Key violations with a trap of the port still outstanding (no trap sent)
+  uint64_t represses_in = 0;     // SubnTrapRepress() that stopped one of this SMA's traps
+  uint64_t traps_in = 0;         // at the SM's node: SubnTrap() received (and handed to the SM)
+};
+
+// A trap the SM's node received.
+struct ReceivedTrap {
+  uint64_t time_ps = 0;
+  uint16_t slid = 0;             // LRH SLID
+  ib::Notice notice;
 };
 
 class MadNode : public link::ManagementAgent {
@@ -88,6 +105,7 @@ class MadNode : public link::ManagementAgent {
   // A port of this node changed state on its own (a link event): Trap 128
   // from a switch (see the rules).
   void port_state_changed(unsigned port);
+  const std::vector<ReceivedTrap>& traps() const { return traps_; }
 
   void deliver(ib::Packet* p, unsigned port) override;
   void tx_space(unsigned port) override;
@@ -107,7 +125,8 @@ class MadNode : public link::ManagementAgent {
   void sm_timer();
   bool try_submit(unsigned port, ib::Packet* p);
   void send_trap();
-  void trap_arrived(const ib::Smp& trap, unsigned port, uint16_t slid);
+  void pkey_violation(unsigned port, const ib::Packet& p);
+  bool trap_arrived(const ib::Smp& smp, unsigned port, uint16_t slid);  // true when it was a trap or repress
 
   hca::Hca* hca_ = nullptr;
   sw::Switch* switch_ = nullptr;
@@ -129,6 +148,9 @@ class MadNode : public link::ManagementAgent {
   uint64_t trap_tid_ = 0;
   link::Alarm trap_alarm_;          // its repeat
   MadNodeStats stats_;
+  std::vector<uint64_t> pkey_trap_tid_;       // P_Key traps, by port number: the outstanding trap's TID (0 = none)
+  uint64_t next_trap_tid_ = 1;
+  std::vector<ReceivedTrap> traps_;
 };
 
 }  // namespace hcasim::mgmt

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "models/ib/be_bytes.hpp"
+#include "models/ib/pkey.hpp"
 #include "models/ib/sa_records.hpp"
 #include "models/mgmt/vlarb_blocks.hpp"
 
@@ -150,8 +151,23 @@ std::vector<HcaPort> hca_ports(const SubnetView& v) {
   return out;
 }
 
+// The P_Key of the paths from one port to another; 0 = they share no partition.
+uint16_t path_pkey(const SubnetView& v, LinkEnd src, LinkEnd dst) {
+  auto table = [&v](LinkEnd e) -> const std::vector<uint16_t>* {
+    const std::vector<std::vector<uint16_t>>& t = v.nodes[e.node].pkeys;
+    return e.port < t.size() ? &t[e.port] : nullptr;
+  };
+  const std::vector<uint16_t>* s = table(src);
+  const std::vector<uint16_t>* d = table(dst);
+  if (s == nullptr && d == nullptr) return kPathPkey;
+  const std::vector<uint16_t> fallback = ib::default_pkey_table();
+  for (uint16_t key : s != nullptr ? *s : fallback)
+    if (ib::pkey_table_accepts(d != nullptr ? *d : fallback, key)) return key;
+  return 0;
+}
+
 ib::PathRecord path_record(const SubnetView& v, const HcaPort& src, unsigned src_off, const HcaPort& dst,
-                           unsigned dst_off, const PathParams& pp, bool reversible) {
+                           unsigned dst_off, const PathParams& pp, bool reversible, uint16_t pkey) {
   ib::PathRecord r;
   r.sgid = src.gid;
   r.dgid = dst.gid;
@@ -160,7 +176,7 @@ ib::PathRecord path_record(const SubnetView& v, const HcaPort& src, unsigned src
   r.hop_limit = kPathHopLimit;
   r.reversible = reversible;
   r.numb_path = kPathNumbPath;
-  r.pkey = kPathPkey;
+  r.pkey = pkey;
   r.sl = v.path_sl;
   r.mtu_selector = ib::kSelectorExactly;
   r.mtu = pp.mtu;
@@ -196,9 +212,11 @@ void fill_paths(const SubnetView& v, Writer& w, SaFillStats& st) {
           st.unreachable_pairs += per_port;
           continue;
         }
+        const uint16_t pkey = path_pkey(v, ports[s].port, ports[d].port);
+        if (pkey == 0) continue;  // no shared partition: no path
         for (unsigned soff = 0; soff < per_port; ++soff) {
           const bool rev = reach[(s * per_port + soff) * np + d];
-          if (!w.put(path_record(v, ports[s], soff, ports[d], doff, pp, rev))) continue;
+          if (!w.put(path_record(v, ports[s], soff, ports[d], doff, pp, rev, pkey))) continue;
           ++st.path_records;
           st.non_reversible += !rev;
           st.path_hops += pp.hops;
@@ -252,12 +270,14 @@ std::vector<ib::PathRecord> path_records_between(const SubnetView& view, PathTra
   const HcaPort s{src, node_lid(view, src.node, src.port), port_gid(view, src)};
   const HcaPort d{dst, node_lid(view, dst.node, dst.port), port_gid(view, dst)};
   if (s.base == 0 || d.base == 0) return out;
+  const uint16_t pkey = path_pkey(view, src, dst);
+  if (pkey == 0) return out;
   const unsigned per_port = 1u << view.lids.lmc;
   for (unsigned soff = 0; soff < per_port; ++soff) {
     for (unsigned doff = 0; doff < per_port; ++doff) {
       const bool rev = tracer.trace(dst, static_cast<uint16_t>(s.base + soff)).ok;
       const PathParams pp = tracer.trace(src, static_cast<uint16_t>(d.base + doff));
-      if (pp.ok) out.push_back(path_record(view, s, soff, d, doff, pp, rev));
+      if (pp.ok) out.push_back(path_record(view, s, soff, d, doff, pp, rev, pkey));
     }
   }
   return out;

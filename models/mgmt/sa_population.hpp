@@ -38,7 +38,10 @@
 //   pr_rcv_build_pr fills them: SGID / DGID = the GIDPrefix of the port's
 //   PortInfo (0xFE80::/64 when 0) + port GUID; SLID, DLID; SL = view.path_sl;
 //   MTU, Rate, PacketLifeTime = view.packet_life, each with selector 2
-//   ("exactly"); P_Key 0xFFFF; Reversible = 1 when the DLID's port also
+//   ("exactly"); P_Key: 0xFFFF when the view holds no P_KeyTables, else the
+//   first key of the source port's table that the destination port's table
+//   accepts (ib/pkey.hpp: same partition, not both limited), and no record
+//   for a pair that shares no partition (OpenSM); Reversible = 1 when the DLID's port also
 //   reaches the SLID; NumbPath 0 (OpenSM: a response carries only the
 //   Reversible bit of that byte); HopLimit 0 (OpenSM sets it only for paths
 //   through a router); Preference 0 when the source and destination LIDs are

@@ -121,6 +121,13 @@ ib::PortInfo Sma::port_info(unsigned port) const {
   pi.vl_cap = vl_code(c.data_vls);
   pi.operational_vls = vl_code(p->vl_count());
   pi.vl_high_limit = static_cast<uint8_t>(std::min<uint32_t>(p->vlarb().high_limit, 255));
+  pi.p_key_violations = static_cast<uint16_t>(std::min<uint64_t>(p->pkey_violations(), 0xFFFF));
+  if (is_switch()) {
+    pi.partition_enforcement_inbound = p->enforces_inbound();
+    pi.partition_enforcement_outbound = p->enforces_outbound();
+    pi.filter_raw_inbound = s.filter_raw_inbound;
+    pi.filter_raw_outbound = s.filter_raw_outbound;
+  }
   return pi;
 }
 
@@ -135,7 +142,7 @@ uint16_t Sma::get_attribute(const ib::Smp& req, unsigned in, ib::Smp& resp) {
       ni.node_guid = id_.guid;
       ni.sys_image_guid = id_.system_guid != 0 ? id_.system_guid : id_.guid;
       ni.port_guid = is_switch() ? id_.guid : id_.guid + in;
-      ni.partition_cap = 1;
+      ni.partition_cap = kPkeyTableEntries;
       ni.device_id = id_.device_id;
       ni.local_port_num = static_cast<uint8_t>(in);
       ni.vendor_id = id_.vendor_id;
@@ -162,6 +169,8 @@ uint16_t Sma::get_attribute(const ib::Smp& req, unsigned in, ib::Smp& resp) {
       si.linear_fdb_top = static_cast<uint16_t>(n == 0 ? 0 : n - 1);
       si.optimized_sl2vl = 1;
       si.port_state_change = port_state_change_;
+      si.partition_enforcement_cap = kPkeyTableEntries;
+      si.inbound_enforcement_cap = si.outbound_enforcement_cap = true;
       si.encode(out);
       return ib::kStatusOk;
     }
@@ -193,6 +202,15 @@ uint16_t Sma::get_attribute(const ib::Smp& req, unsigned in, ib::Smp& resp) {
       const uint16_t st = get_vlarb(mod, in, b);
       if (st == ib::kStatusOk) b.encode(out);
       return st;
+    }
+    case ib::kAttrPkeyTable: {
+      const std::vector<uint16_t>* t = pkey_table(mod, in);
+      if (t == nullptr) return ib::kStatusInvalidAttribute;
+      ib::PkeyTableBlock b;
+      const unsigned first = ib::pkey_block(mod) * ib::kPkeyBlockEntries;
+      for (unsigned i = 0; i < ib::kPkeyBlockEntries && first + i < t->size(); ++i) b.pkey[i] = (*t)[first + i];
+      b.encode(out);
+      return ib::kStatusOk;
     }
     default: return ib::kStatusUnsupportedMethodAttr;
   }
@@ -244,6 +262,21 @@ uint16_t Sma::set_attribute(const ib::Smp& req, unsigned in) {
       if (is_switch() && si.port_state_change) port_state_change_ = false;  // written 1: cleared
       return ib::kStatusOk;  // nothing else the model lets an SM change
     }
+    case ib::kAttrPkeyTable: {
+      const std::vector<uint16_t>* t = pkey_table(mod, in);
+      if (t == nullptr) return ib::kStatusInvalidAttribute;
+      ib::PkeyTableBlock b;
+      b.decode(data);
+      std::vector<uint16_t> table = *t;
+      const unsigned first = ib::pkey_block(mod) * ib::kPkeyBlockEntries;
+      table.resize(std::max<std::size_t>(table.size(), first + ib::kPkeyBlockEntries), 0);
+      std::copy(b.pkey.begin(), b.pkey.end(), table.begin() + first);
+      while (!table.empty() && table.back() == 0) table.pop_back();
+      const unsigned port = is_switch() ? ib::pkey_port(mod) : in;
+      if (link::Port* p = model_port(port)) p->set_pkeys(std::move(table));
+      else state(0).pkeys = std::move(table);
+      return ib::kStatusOk;
+    }
     case ib::kAttrNodeInfo:
     case ib::kAttrNodeDescription: return ib::kStatusOk;  // nothing the model lets an SM change
     default: return ib::kStatusUnsupportedMethodAttr;
@@ -269,6 +302,11 @@ uint16_t Sma::set_port_info(const ib::PortInfo& pi, unsigned port) {
   s.hoq_life = pi.hoq_life;
   s.vl_stall_count = pi.vl_stall_count;
   s.client_reregister = pi.client_reregister;
+  if (is_switch() && p != nullptr) {
+    p->set_partition_enforcement(pi.partition_enforcement_inbound, pi.partition_enforcement_outbound);
+    s.filter_raw_inbound = pi.filter_raw_inbound;
+    s.filter_raw_outbound = pi.filter_raw_outbound;
+  }
   if (is_switch()) {
     if (port == 0) switch_->set_lid(pi.lid);
   } else {
@@ -286,6 +324,14 @@ uint16_t Sma::set_port_info(const ib::PortInfo& pi, unsigned port) {
     p->set_state(to == link::PortState::Down || p->peer() == nullptr ? link::PortState::Down : to);
   }
   return ib::kStatusOk;
+}
+
+const std::vector<uint16_t>* Sma::pkey_table(uint32_t mod, unsigned in) const {
+  if (ib::pkey_block(mod) >= kPkeyTableEntries / ib::kPkeyBlockEntries) return nullptr;
+  const unsigned port = is_switch() ? ib::pkey_port(mod) : in;
+  if (port > port_count()) return nullptr;
+  if (const link::Port* p = model_port(port)) return &p->pkeys();
+  return is_switch() ? &ports_[0].pkeys : nullptr;
 }
 
 uint16_t Sma::get_vlarb(uint32_t mod, unsigned in, ib::VlArbBlock& out) const {

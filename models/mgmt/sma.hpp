@@ -32,6 +32,18 @@
 //   on its own (a link going down or training up: note_port_state_change);
 //   a SwitchInfo Set with the bit 1 clears it (model's reading of the bit as
 //   OpenSM's light sweep uses it: it reads the bit and writes it back).
+// - P_KeyTable (IBA 10.9; mad_attributes.hpp): blocks 0..kPkeyTableEntries/32
+//   - 1 of the port's table (at an HCA the port the SMP came in on; at a
+//   switch the port in modifier bits 23:16, 0 = the management port, whose
+//   table the SMA keeps). Entries beyond the table read 0; a Set writes its
+//   block and the table ends after its last non-zero entry.
+// - Partition fields: NodeInfo.PartitionCap and SwitchInfo.
+//   PartitionEnforcementCap = kPkeyTableEntries; a switch reports
+//   Inbound/OutboundEnforcementCap. PortInfo.P_KeyViolations is the port's
+//   count of refused packets, saturating at 0xFFFF. At a switch external port
+//   a PortInfo Set applies PartitionEnforcementInbound / Outbound (the
+//   FilterRaw bits are kept and reported, with no effect on raw packets); at an
+//   HCA port these bits read 0.
 
 #include <cstdint>
 #include <string>
@@ -53,6 +65,7 @@ class Port;
 namespace hcasim::mgmt {
 
 constexpr uint32_t kSl2VlAllInputs = 1u << 16;   // see the rules
+constexpr unsigned kPkeyTableEntries = 128;        // model: P_KeyTable size of every port (ConnectX HCAs report 128)
 constexpr uint32_t kSl2VlAllOutputs = 1u << 17;
 
 struct NodeIdentity {
@@ -107,6 +120,9 @@ class Sma {
     bool client_reregister = false;
     uint32_t capability_mask = ib::kPortCapHasSlMap;
     uint16_t m_key_violations = 0;
+    bool filter_raw_inbound = false;
+    bool filter_raw_outbound = false;
+    std::vector<uint16_t> pkeys = {0xFFFF};  // a switch's port 0 only (IBA 10.9.1.2 default)
   };
 
   PortState& state(unsigned port) { return ports_.at(port); }
@@ -118,6 +134,8 @@ class Sma {
   uint16_t set_port_info(const ib::PortInfo& pi, unsigned port);
   uint16_t get_vlarb(uint32_t mod, unsigned in, ib::VlArbBlock& out) const;
   uint16_t set_vlarb(uint32_t mod, unsigned in, const ib::VlArbBlock& block);
+  // The P_KeyTable an SMP's modifier names (null when there is none).
+  const std::vector<uint16_t>* pkey_table(uint32_t mod, unsigned in) const;
 
   hca::Hca* hca_ = nullptr;
   sw::Switch* switch_ = nullptr;

@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "models/ib/pkey.hpp"
 #include "models/mgmt/port_codes.hpp"
 #include "models/mgmt/vlarb_blocks.hpp"
 
@@ -334,6 +335,8 @@ void SubnetManager::plan_configuration() {
     };
     const bool all = !resweep_ || f.is_new;  // a re-sweep: only what came up or is new
     const unsigned first = is_switch ? 0 : 1;
+    const auto parts = config_.partitions.find(f.info.node_guid);
+    const NodePartitions* pk = parts == config_.partitions.end() ? nullptr : &parts->second;
     for (unsigned port = first; port < f.ports.size(); ++port) {
       if (!is_switch && !f.reached[port]) continue;  // an HCA port the sweep never reached
       raise_[v][port] = f.peers[port].node != UINT32_MAX && (all || f.ports[port].port_state == ib::kPortStateInit);
@@ -344,7 +347,16 @@ void SubnetManager::plan_configuration() {
       if (port == 0) pi.operational_vls = pi.neighbor_mtu = 0;
       if (q != nullptr && port < q->vlarb.size() && port != 0)
         pi.vl_high_limit = static_cast<uint8_t>(std::min<uint32_t>(q->vlarb[port].high_limit, 255));
+      if (pk != nullptr && port < pk->pkeys.size() && is_switch) {
+        pi.partition_enforcement_inbound = pk->enforce_in[port];
+        pi.partition_enforcement_outbound = pk->enforce_out[port];
+      }
       set_port_info(v, static_cast<uint8_t>(port), pi);
+      // A switch external port without enforcement keeps its power-on {0xFFFF} (OpenSM programs them only to enforce).
+      const bool pkeys = pk != nullptr && port < pk->pkeys.size() &&
+                         (!is_switch || port == 0 || pk->enforce_in[port] || pk->enforce_out[port] ||
+                          pk->pkeys[port] != ib::default_pkey_table());
+      if (pkeys) plan_pkeys(v, static_cast<uint8_t>(port), pk->pkeys[port]);
     }
     if (q != nullptr && all) {
       // VLArb: all four blocks of every port the policy names.
@@ -445,6 +457,24 @@ routing::Lids SubnetManager::kept_lids(const topology::Topology& t) const {
         l.owner[l.base[v][i] + k] = topology::LinkEnd{v, is_switch ? 0u : static_cast<unsigned>(i + 1)};
   }
   return l;
+}
+
+void SubnetManager::plan_pkeys(unsigned v, uint8_t port, const std::vector<uint16_t>& table) {
+  const Found& f = found_of(v);
+  const bool is_switch = f.info.node_type == ib::kNodeTypeSwitch;
+  const std::vector<uint8_t>& path = is_switch ? f.path : f.port_paths[port];
+  for (size_t block = 0; block == 0 || block * ib::kPkeyBlockEntries < table.size(); ++block) {
+    ib::Smp s = make_smp(ib::kMethodSet, ib::kAttrPkeyTable,
+                         ib::pkey_attr_mod(static_cast<uint16_t>(block), is_switch ? port : 0), path);
+    ib::PkeyTableBlock b;
+    for (unsigned i = 0; i < ib::kPkeyBlockEntries && block * ib::kPkeyBlockEntries + i < table.size(); ++i)
+      b.pkey[i] = table[block * ib::kPkeyBlockEntries + i];
+    b.encode(s.data.data());
+    request(s, Purpose::Program, UINT32_MAX, 0);
+  }
+  std::vector<std::vector<uint16_t>>& kept = view_.nodes[v].pkeys;
+  kept.resize(std::max<size_t>(kept.size(), f.ports.size()), ib::default_pkey_table());
+  kept[port] = table;
 }
 
 void SubnetManager::plan_states(uint8_t state) {

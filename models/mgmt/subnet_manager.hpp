@@ -43,6 +43,12 @@
 //   its QoS tables. The SA's database is not refilled (not modelled yet).
 // - Each re-sweep is recorded (resweeps()): trigger, start, the time its last
 //   LFT block was answered (tables), end, SMPs sent, LFT blocks written.
+// - Partitions (config.partitions, by NodeGUID; partition_tables.hpp): in
+//   pass (1), after a port's PortInfo Set (which carries a switch port's
+//   enforcement bits), a P_KeyTable Set per 32-entry block of its table (a
+//   switch's port 0, and its external ports that enforce or hold more than
+//   {0xFFFF}; modifier port << 16 | block). A node the policy does not name
+//   keeps its tables; no policy, no P_KeyTable SMPs.
 
 #include <array>
 #include <cstdint>
@@ -55,6 +61,7 @@
 #include "models/ib/mad_attributes.hpp"
 #include "models/ib/notice.hpp"
 #include "models/link/vl_arbiter.hpp"
+#include "models/mgmt/partition_tables.hpp"
 #include "models/mgmt/sma.hpp"
 #include "models/mgmt/subnet_view.hpp"
 #include "models/routing/routing.hpp"
@@ -80,6 +87,7 @@ struct SmConfig {
   uint8_t subnet_timeout = 18;               // PortInfo.SubnetTimeout, OpenSM default 0x12 (iba-facts 6)
   uint64_t m_key = 0;                        // M_Key programmed into every port (0 = none)
   uint8_t sm_sl = 0;                         // PortInfo.MasterSMSL
+  PartitionPolicy partitions;                // P_KeyTables and switch enforcement by NodeGUID; empty = none programmed
 };
 
 struct SmStats {
@@ -175,6 +183,7 @@ class SubnetManager {
   void start_resweep(uint64_t now, std::vector<ib::Smp>& out);
   routing::Lids kept_lids(const topology::Topology& t) const;
   void plan_lft(unsigned v);
+  void plan_pkeys(unsigned v, uint8_t port, const std::vector<uint16_t>& table);  // P_KeyTable Sets of one port
   void set_port_info(unsigned n, uint8_t port, const ib::PortInfo& pi);
   const Found& found_of(unsigned view_node) const { return found_[order_[view_node]]; }
 

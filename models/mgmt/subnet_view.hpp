@@ -32,6 +32,7 @@ struct SubnetNode {
   // SL-to-VL tables as programmed: switch (input, output); HCA (0, port).
   std::map<std::pair<uint8_t, uint8_t>, Sl2VlTable> sl2vl;
   std::vector<link::VlArbConfig> vlarb;   // by port number (switch port 0 and HCA entry 0 unused)
+  std::vector<std::vector<uint16_t>> pkeys;  // P_KeyTables by port number as programmed; empty = none (all 0xFFFF)
 };
 
 struct SubnetView {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/ib/layout.hpp"
 #include "models/link/owned_in_place.hpp"
 #include "models/link/timeline.hpp"
 #include "models/switch/crossbar_allocator.hpp"
@@ -122,6 +123,9 @@ struct alignas(64) Switch::Impl {
       const RouteDecision d = table.route(in + 1, head.hdr.lrh.dlid, head.hdr.lrh.sl, vl == link::kVl15);
       if (d.kind == RouteKind::Forward) {
         link::Port& output = ports[d.out_port - 1];
+        if (vl != link::kVl15 && (input.enforces_inbound() || output.enforces_outbound()) &&
+            refuses_pkey(input, output, head, vl))
+          continue;
         link::DropReason why = link::DropReason::Count;
         if (output.peer() == nullptr) why = link::DropReason::LinkDown;
         else if (head.payload_len > output.mtu()) why = link::DropReason::MtuExceeded;
@@ -140,6 +144,20 @@ struct alignas(64) Switch::Impl {
         input.discard(input.rx_pop(vl), vl, d.why);
       }
     }
+  }
+
+  // Partition enforcement (IBA 10.9.4): an enforcing port refuses a data
+  // packet whose P_Key its table does not accept; the inbound check first.
+  // The refusing port takes the packet (reject_pkey).
+  bool refuses_pkey(link::Port& input, link::Port& output, const ib::Packet& head, unsigned vl) {
+    if (!ib::is_iba_transport(head.hdr.lrh.lnh)) return false;
+    const uint16_t key = head.hdr.bth.p_key;
+    link::Port* refuses = input.enforces_inbound() && !input.pkey_accepts(key) ? &input
+                          : output.enforces_outbound() && !output.pkey_accepts(key) ? &output
+                                                                                     : nullptr;
+    if (refuses == nullptr) return false;
+    refuses->reject_pkey(input.rx_pop(vl));
+    return true;
   }
 
   void start(const Grant& g) {

@@ -38,6 +38,11 @@
 //   Flow-control packets arriving at a switch port see the same latency.
 // - HOQ lifetime, switch lifetime and VL stall: at each output port's transmit
 //   queues (Port::set_lifetimes; link/lifetimes.hpp).
+// - Partition enforcement (IBA 10.9.4; off unless PortInfo's bits are set on
+//   a port): a data packet (not VL15, with a BTH) whose P_Key the table of an
+//   input port with PartitionEnforcementInbound, or of its output port with
+//   PartitionEnforcementOutbound, does not accept is dropped at routing and
+//   counted on that port (Port::reject_pkey); inbound is checked first.
 
 #include <systemc>
 

@@ -55,6 +55,13 @@ nlohmann::json port_stats_json(const link::Port& port, uint64_t sim_ps) {
     vls.push_back(std::move(o));
   }
   j["vls"] = std::move(vls);
+  // Partitions: only on a port that has them (a table other than {0xFFFF},
+  // enforcement, or a violation), so that runs without partitions read as before.
+  if (port.pkey_violations() != 0 || port.pkeys() != ib::default_pkey_table() || port.enforces_inbound() ||
+      port.enforces_outbound()) {
+    j["pkeys"] = port.pkeys();
+    j["pkey_violations"] = port.pkey_violations();
+  }
   if (const link::FaultInjector* f = port.faults()) j["faults"] = fault_stats_json(*f);
   return j;
 }

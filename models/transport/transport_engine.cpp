@@ -527,6 +527,10 @@ void TransportEngine::data_due() {
 
 void TransportEngine::to_port(Entry& e, ib::Packet* p, Started started) {
   link::Port& port = *ports_[e.qp.port].port;
+  // The QP's P_Key: its pkey_index into the port's P_KeyTable (IBA 10.9.2);
+  // an index beyond the table sends the invalid key 0, which no port accepts.
+  const std::vector<uint16_t>& pkeys = port.pkeys();
+  p->hdr.bth.p_key = e.qp.attr.pkey_index < pkeys.size() ? pkeys[e.qp.attr.pkey_index] : 0;
   const unsigned vl = started.vl;
   PortLanes& r = lanes_[e.qp.port];
   // Behind packets already waiting for this VL (a QP's packets stay in

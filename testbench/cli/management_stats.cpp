@@ -73,7 +73,7 @@ nlohmann::json management_json(const fabric::Fabric& f) {
                           {"links", s.links},
                           {"sm_lid", sm->sm_lid()}};
   uint64_t gets = 0, sets = 0, errors = 0, m_key = 0, forwarded = 0, dropped = 0, queued = 0;
-  uint64_t traps_sent = 0, trap_repeats = 0, represses = 0;
+  uint64_t traps_sent = 0, trap_repeats = 0, represses = 0, traps_held = 0;
   for (unsigned n = 0; n < f.spec().nodes.size(); ++n) {
     const mgmt::MadNode* m = f.mad_node(n);
     if (m == nullptr) continue;
@@ -87,6 +87,7 @@ nlohmann::json management_json(const fabric::Fabric& f) {
     forwarded += m->stats().smps_forwarded;
     dropped += m->stats().smps_dropped;
     queued += m->stats().queued;
+    traps_held += m->stats().traps_held;
   }
   mgmt::SaTotals clients;
   for (unsigned n = 0; n < f.spec().nodes.size(); ++n) {
@@ -98,9 +99,10 @@ nlohmann::json management_json(const fabric::Fabric& f) {
     }
   }
   const config::ManagementSpec& m = f.spec().management;
-  // Link events only (docs/fabric-events.md): absent from a run without traps.
+  // Traps (docs/fabric-events.md, docs/partitions.md): absent from a run without traps or partitions.
   nlohmann::json events = nullptr;
-  if (sm->traps() != 0 || traps_sent != 0 || !sm->resweeps().empty()) {
+  if (sm->traps() != 0 || traps_sent != 0 || !sm->resweeps().empty() ||
+      !config::partition_policy(f.spec()).empty()) {
     nlohmann::json resweeps = nlohmann::json::array();
     for (const mgmt::ResweepRecord& r : sm->resweeps())
       resweeps.push_back({{"trigger", mgmt::to_string(r.trigger)},
@@ -115,6 +117,7 @@ nlohmann::json management_json(const fabric::Fabric& f) {
               {"trap_repeats", trap_repeats},
               {"traps_at_sm", sm->traps()},
               {"represses", represses},
+              {"held_back", traps_held},
               {"resweeps", resweeps}};
   }
   nlohmann::json out = {{"mode", "in_band"},

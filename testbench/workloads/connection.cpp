@@ -37,7 +37,7 @@ void bring_up(const QpEnd& self, uint16_t peer_lid, uint32_t peer_qpn, uint32_t 
   const bool rc = p.type == QpType::Rc;
   QpAttr a;
   a.qp_state = QpState::Init;
-  a.pkey_index = 0;
+  a.pkey_index = p.pkey_index;
   a.port_num = static_cast<uint8_t>(self.port + 1);
   a.qp_access_flags = rc ? p.access : (p.access & (kLocalWrite | kRemoteWrite));
   a.qkey = p.qkey;

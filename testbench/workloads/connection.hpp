@@ -29,6 +29,7 @@ struct ConnectionParams {
   uint8_t min_rnr_timer = 1;          // RNR NAK timer code each responder returns (1 = 0.01 ms)
   uint8_t max_rd_atomic = 16;         // READs and atomics outstanding as requester
   uint8_t max_dest_rd_atomic = 16;    // READs and atomics kept as responder (0 = none accepted)
+  uint16_t pkey_index = 0;            // the QPs' P_Key: this index of their port's P_KeyTable
   uint32_t access = transport::kLocalWrite | transport::kRemoteWrite | transport::kRemoteRead |
                     transport::kRemoteAtomic;
   uint32_t qkey = 0x11111111;         // UD

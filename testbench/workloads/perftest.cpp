@@ -43,6 +43,7 @@ Perftest::Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec
   params_.retry_cnt = static_cast<uint8_t>(cfg_.retry_cnt);
   params_.rnr_retry = static_cast<uint8_t>(cfg_.rnr_retry);
   params_.min_rnr_timer = static_cast<uint8_t>(cfg_.min_rnr_timer);
+  params_.pkey_index = static_cast<uint16_t>(cfg_.pkey_index);
   params_.max_send_wr = bw ? cfg_.tx_depth : 4;
   params_.max_recv_wr = cfg_.rx_depth;
   const uint64_t cq_depth = uint64_t{cfg_.qps} * (cfg_.tx_depth + cfg_.rx_depth) + 16;

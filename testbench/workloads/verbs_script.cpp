@@ -51,6 +51,7 @@ VerbsScript::VerbsScript(const sc_core::sc_module_name& name, const VerbsScriptS
   params_.retry_cnt = static_cast<uint8_t>(cfg_.retry_cnt);
   params_.rnr_retry = static_cast<uint8_t>(cfg_.rnr_retry);
   params_.min_rnr_timer = static_cast<uint8_t>(cfg_.min_rnr_timer);
+  params_.pkey_index = static_cast<uint16_t>(cfg_.pkey_index);
   params_.max_rd_atomic = static_cast<uint8_t>(cfg_.max_rd_atomic);
   params_.max_dest_rd_atomic = static_cast<uint8_t>(cfg_.max_dest_rd_atomic);
   params_.access = config::access_bits(cfg_.access, "access");

@@ -1,10 +1,12 @@
 // The SMA of a switch: Get / Set of its attributes and the M_Key check
-// (IBA 14.2.4 as sma.hpp reads it).
+// (IBA 14.2.4 as sma.hpp reads it); its P_KeyTable by port and block, its
+// management port's table, the PortInfo enforcement bits, the capabilities.
 
 #include <catch2/catch.hpp>
 
 #include <systemc>
 
+#include "models/ib/pkey.hpp"
 #include "models/mgmt/sma.hpp"
 #include "models/switch/switch.hpp"
 
@@ -96,4 +98,76 @@ TEST_CASE("the M_Key check refuses Sets with a wrong key and Gets by protect lev
   REQUIRE_FALSE(sma.process(smp(ib::kMethodGet, ib::kAttrNodeInfo, 0, 1), 1, resp));
   REQUIRE(sma.process(smp(ib::kMethodGet, ib::kAttrNodeInfo, 0, kKey), 1, resp));
   REQUIRE(sma.stats().m_key_violations == 2);
+}
+
+TEST_CASE("a switch SMA sets and reads P_KeyTable blocks by port and PortInfo's partition bits", "[mgmt][sma][pkey]") {
+  ib::PacketPool pool;
+  sw::Switch s("sw", sw::SwitchConfig{}, std::vector<link::PortConfig>(4), 0, pool);
+  mgmt::Sma sma(s, {0x1234, "sw"});
+  ib::Smp resp;
+  // Power-on: every port holds 0xFFFF at index 0 and enforces nothing.
+  REQUIRE(sma.process(smp(ib::kMethodGet, ib::kAttrPkeyTable, ib::pkey_attr_mod(0, 2), 0), 1, resp));
+  ib::PkeyTableBlock b;
+  b.decode(resp.data.data());
+  CHECK(b.pkey[0] == 0xFFFF);
+  CHECK(b.pkey[1] == 0);
+  // Block 1 of port 2 (entries 32..63): the table grows to its last non-zero entry.
+  ib::Smp set = smp(ib::kMethodSet, ib::kAttrPkeyTable, ib::pkey_attr_mod(1, 2), 0);
+  ib::PkeyTableBlock w;
+  w.pkey[0] = 0x8001;
+  w.pkey[3] = 0x0002;
+  w.encode(set.data.data());
+  REQUIRE(sma.process(set, 1, resp));
+  REQUIRE(resp.hdr.status == ib::kStatusOk);
+  const std::vector<uint16_t>& t = s.port(2).pkeys();
+  REQUIRE(t.size() == 36);
+  CHECK(t[0] == 0xFFFF);
+  CHECK(t[32] == 0x8001);
+  CHECK(t[35] == 0x0002);
+  CHECK(s.port(3).pkeys() == ib::default_pkey_table());  // other ports untouched
+  // The management port's table lives in the SMA.
+  set = smp(ib::kMethodSet, ib::kAttrPkeyTable, ib::pkey_attr_mod(0, 0), 0);
+  w = ib::PkeyTableBlock{};
+  w.pkey[0] = 0x7FFF;
+  w.encode(set.data.data());
+  REQUIRE(sma.process(set, 1, resp));
+  REQUIRE(sma.process(smp(ib::kMethodGet, ib::kAttrPkeyTable, ib::pkey_attr_mod(0, 0), 0), 1, resp));
+  b.decode(resp.data.data());
+  CHECK(b.pkey[0] == 0x7FFF);
+  // Block 4 is past the 128 entries; port 5 does not exist.
+  REQUIRE(sma.process(smp(ib::kMethodGet, ib::kAttrPkeyTable, ib::pkey_attr_mod(4, 2), 0), 1, resp));
+  CHECK(resp.hdr.status == ib::kStatusInvalidAttribute);
+  REQUIRE(sma.process(smp(ib::kMethodGet, ib::kAttrPkeyTable, ib::pkey_attr_mod(0, 5), 0), 1, resp));
+  CHECK(resp.hdr.status == ib::kStatusInvalidAttribute);
+
+  // PortInfo Set with the enforcement bits turns enforcement on at port 2.
+  REQUIRE(sma.process(smp(ib::kMethodGet, ib::kAttrPortInfo, 2, 0), 1, resp));
+  ib::PortInfo pi;
+  pi.decode(resp.data.data());
+  CHECK(!pi.partition_enforcement_inbound);
+  pi.partition_enforcement_inbound = true;
+  pi.partition_enforcement_outbound = true;
+  pi.port_state = ib::kPortStateNoChange;
+  set = smp(ib::kMethodSet, ib::kAttrPortInfo, 2, 0);
+  pi.encode(set.data.data());
+  REQUIRE(sma.process(set, 1, resp));
+  REQUIRE(resp.hdr.status == ib::kStatusOk);
+  CHECK(s.port(2).enforces_inbound());
+  CHECK(s.port(2).enforces_outbound());
+  CHECK(!s.port(3).enforces_inbound());
+  pi.decode(resp.data.data());
+  CHECK(pi.partition_enforcement_inbound);
+  CHECK(pi.p_key_violations == 0);
+
+  // NodeInfo.PartitionCap and SwitchInfo's enforcement capabilities.
+  REQUIRE(sma.process(smp(ib::kMethodGet, ib::kAttrNodeInfo, 0, 0), 1, resp));
+  ib::NodeInfo ni;
+  ni.decode(resp.data.data());
+  CHECK(ni.partition_cap == mgmt::kPkeyTableEntries);
+  REQUIRE(sma.process(smp(ib::kMethodGet, ib::kAttrSwitchInfo, 0, 0), 1, resp));
+  ib::SwitchInfo si;
+  si.decode(resp.data.data());
+  CHECK(si.partition_enforcement_cap == mgmt::kPkeyTableEntries);
+  CHECK(si.inbound_enforcement_cap);
+  CHECK(si.outbound_enforcement_cap);
 }
