@@ -96,7 +96,7 @@ Candidates minhop_candidates(const SwitchGraph& g) {
 
 namespace {
 
-// OpenSM's port choice for one switch (iba-facts 7, minhop step 3): among the
+// updown's port choice for one switch (iba-facts 7, minhop step 3): among the
 // candidates, the port with the fewest LIDs counted so far, lowest port first;
 // with LMC > 0 ports towards a neighbour not yet used by an earlier LID of the
 // same target port come first.
@@ -203,18 +203,17 @@ Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& 
   }
   routes.lft.resize(t.nodes.size());
   if (config.algorithm != RoutingAlgorithm::UpDown) {
-    if (config.algorithm == RoutingAlgorithm::Updn && roots.empty()) {
-      std::vector<LinkEnd> ports;
-      for (unsigned lid = 1; lid <= lids.top; ++lid)
-        if (lids.owner[lid].node != kNoNode) ports.push_back(lids.owner[lid]);
-      roots = detail::updn_automatic_roots(t, index, g, ports);
-    }
+    if (config.algorithm == RoutingAlgorithm::Updn && roots.empty())
+      roots = detail::updn_automatic_roots(t, index, g, detail::lid_holders(lids));
     const bool updn = config.algorithm == RoutingAlgorithm::Updn && !roots.empty();
-    if (!updn) routes.algorithm = RoutingAlgorithm::MinHop;  // OpenSM falls back to min-hop without roots
-    for (unsigned s : roots)
-      if (updn) routes.roots.push_back(g.node[s]);
-    std::sort(routes.roots.begin(), routes.roots.end());
-    const detail::Candidates candidates = updn ? detail::updn_candidates(t, g, roots) : detail::minhop_candidates(g);
+    if (updn) {
+      for (unsigned s : roots) routes.roots.push_back(g.node[s]);
+      std::sort(routes.roots.begin(), routes.roots.end());
+    } else {
+      routes.algorithm = RoutingAlgorithm::MinHop;  // OpenSM falls back to min-hop without roots
+    }
+    const detail::Candidates candidates =
+        updn ? detail::updn_candidates(t, index, g, roots) : detail::minhop_candidates(g);
     detail::opensm_lfts(t, index, g, lids, candidates, config.tie_break == TieBreak::Shifted, routes.lft);
     return routes;
   }

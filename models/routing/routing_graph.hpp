@@ -65,11 +65,15 @@ Candidates updown_candidates(const topology::Topology& t, const topology::Topolo
 std::vector<unsigned> automatic_roots(const topology::Topology& t, const topology::TopologyIndex& index,
                                       const SwitchGraph& g, int component);
 
+// The ports that hold LIDs (a switch as port 0), each once, in LID order.
+std::vector<topology::LinkEnd> lid_holders(const Lids& lids);
+
 // OpenSM's updn (routing_opensm.cpp): the automatic roots (switch indices) for
 // the HCA ports among `ports`, and the candidates from OpenSM's up/down search.
 std::vector<unsigned> updn_automatic_roots(const topology::Topology& t, const topology::TopologyIndex& index,
                                            const SwitchGraph& g, const std::vector<topology::LinkEnd>& ports);
-Candidates updn_candidates(const topology::Topology& t, const SwitchGraph& g, const std::vector<unsigned>& roots);
+Candidates updn_candidates(const topology::Topology& t, const topology::TopologyIndex& index, const SwitchGraph& g,
+                           const std::vector<unsigned>& roots);
 
 // OpenSM's LFTs of every switch from the candidates (routing_opensm.cpp).
 void opensm_lfts(const topology::Topology& t, const topology::TopologyIndex& index, const SwitchGraph& g,

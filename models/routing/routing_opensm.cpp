@@ -59,7 +59,17 @@ std::vector<unsigned> updn_automatic_roots(const Topology& t, const TopologyInde
   return roots;
 }
 
-Candidates updn_candidates(const Topology& t, const SwitchGraph& g, const std::vector<unsigned>& roots) {
+std::vector<LinkEnd> lid_holders(const Lids& lids) {
+  std::vector<LinkEnd> ports;
+  for (unsigned lid = 1; lid <= lids.top; ++lid) {
+    const LinkEnd o = lids.owner[lid];
+    if (o.node != topology::kNoNode && !(lids.owner[lid - 1] == o)) ports.push_back(o);
+  }
+  return ports;
+}
+
+Candidates updn_candidates(const Topology& t, const TopologyIndex& index, const SwitchGraph& g,
+                           const std::vector<unsigned>& roots) {
   const unsigned n = g.size();
   std::vector<unsigned> rank(n, 0xFFFFFFFFu);
   {
@@ -71,7 +81,6 @@ Candidates updn_candidates(const Topology& t, const SwitchGraph& g, const std::v
   for (unsigned s = 0; s < n; ++s) id[s] = topology::node_guid(t, g.node[s]);
   // The port of the far switch that a link (s, port) arrives on.
   std::vector<std::vector<std::pair<unsigned, uint8_t>>> far(n);  // per adj entry: (switch, its port)
-  const TopologyIndex index(t);
   for (unsigned s = 0; s < n; ++s)
     for (const auto& [port, v] : g.adj[s])
       far[s].emplace_back(v, static_cast<uint8_t>(index.peer(g.node[s], port)->port));
@@ -218,12 +227,7 @@ class OpensmChooser {
 
 void opensm_lfts(const Topology& t, const TopologyIndex& index, const SwitchGraph& g, const Lids& lids,
                  const Candidates& candidates, bool shifted, std::vector<std::vector<uint8_t>>& lft) {
-  std::vector<LinkEnd> ports;
-  for (unsigned lid = 1; lid <= lids.top; ++lid) {
-    const LinkEnd o = lids.owner[lid];
-    if (o.node != topology::kNoNode && (lid == 1 || !(lids.owner[lid - 1] == o))) ports.push_back(o);
-  }
-  const std::vector<LinkEnd> order = destination_order(t, index, ports);
+  const std::vector<LinkEnd> order = destination_order(t, index, lid_holders(lids));
   std::vector<uint16_t> base(order.size());
   for (std::size_t k = 0; k < order.size(); ++k) {
     const LinkEnd& e = order[k];
