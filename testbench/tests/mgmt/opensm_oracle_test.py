@@ -43,11 +43,14 @@ def first_ca(fabric_path):
 def run_opensm(fabric_path, sm_node, engine, lmc, work):
     os.makedirs(work)
     shutil.copy(fabric_path, os.path.join(work, "net"))
-    ibsim = subprocess.Popen(["ibsim", "-s", "-n", "net"], cwd=work, stdout=subprocess.DEVNULL,
+    # ibsim's sockets are abstract names shared by the whole machine: a name of this run's own
+    # keeps two test runs at once (a developer's and a CI clone's) apart.
+    sock = dict(os.environ, IBSIM_SOCKNAME="hcasim-oracle-%d" % os.getpid())
+    ibsim = subprocess.Popen(["ibsim", "-s", "-n", "net"], cwd=work, env=sock, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
     try:
         time.sleep(0.5)
-        env = dict(os.environ, SIM_HOST=sm_node, OSM_TMP_DIR=work, OSM_CACHE_DIR=work, LD_PRELOAD=UMAD2SIM)
+        env = dict(sock, SIM_HOST=sm_node, OSM_TMP_DIR=work, OSM_CACHE_DIR=work, LD_PRELOAD=UMAD2SIM)
         # -o one sweep then exit; -r assign every LID afresh; -D 0x41 errors + routing dumps
         osm = subprocess.Popen(["opensm", "-o", "-r", "-R", engine, "-l", str(lmc), "-F", "/dev/null",
                                 "-f", os.path.join(work, "osm.log"), "-D", "0x41"],
