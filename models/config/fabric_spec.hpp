@@ -61,9 +61,12 @@ struct ManagementSpec {
   mgmt::SmConfig sm;                    // the SM's parameters (LMC and routing included)
   mgmt::SaServerConfig sa_server;       // the SA's (master's and standby's; master_sm_lid / subnet_timeout set at sweep end)
   mgmt::SaClientConfig sa_client;       // client defaults (sa, subnet_timeout, resp_time_value, tid_base set at sweep end)
-  bool has_standby = false;             // a standby SM's HCA port runs an SA too (no sweep of its own)
-  unsigned standby_node = 0;            // node index of the standby's HCA
+  bool has_standby = false;             // a second SM (and SA) on another HCA port (docs/sm-roles.md)
+  unsigned standby_node = 0;            // node index of its HCA
   unsigned standby_port = 1;            // its port number
+  uint8_t standby_priority = 0;         // its SMInfo priority (the first SM's is sm.role.priority)
+  bool standby_with_master = false;     // starts with the first SM; else when the first has programmed the subnet
+  uint64_t handover_ps = 0;             // the master's re-sweep on request; 0 = none
 };
 
 struct LinkSpec {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "models/mgmt/sm_role.hpp"
+
 namespace hcasim::config {
 
 using topology::TopoLink;
@@ -33,6 +35,12 @@ ManagementSpec management_spec(const ManagementConfig& m, const topology::Topolo
   ms.sm.smp_retries = m.smp_retries;
   ms.sm.subnet_timeout = static_cast<uint8_t>(m.subnet_timeout);
   ms.sm.m_key = m.m_key;
+  ms.sm.role.priority = static_cast<uint8_t>(m.sm_priority);
+  ms.sm.role.polling_ps = m.polling_ps;
+  ms.sm.role.retries = m.polling_retries;
+  ms.standby_priority = static_cast<uint8_t>(m.standby_priority);
+  ms.standby_with_master = m.standby_start == StandbyStart::WithMaster;
+  ms.handover_ps = m.handover_ps;
   ms.sa_server.resp_time_value = static_cast<uint8_t>(m.sa_resp_time_value);
   ms.sa_server.processing_ps = m.sa_processing_ps;
   ms.sa_server.per_record_ps = m.sa_per_record_ps;
@@ -48,6 +56,8 @@ ManagementSpec management_spec(const ManagementConfig& m, const topology::Topolo
   ms.sm_node = static_cast<unsigned>(node);
   ms.sm_port = port;
   if (!ms.in_band) return ms;
+  if (m.handover_ps != 0 && m.standby.empty())
+    throw ConfigError("management.handover", "a handover needs a second SM; accepted: 0 (none), or a time with management.standby set");
   // The SM knows nodes by their NodeDescription (the topology's description, else its name).
   for (std::string& root : ms.sm.routing.roots)
     if (const int r = index.find(root); r >= 0) root = topology::node_description(graph, static_cast<unsigned>(r));
@@ -60,6 +70,15 @@ ManagementSpec management_spec(const ManagementConfig& m, const topology::Topolo
     ms.has_standby = true;
     ms.standby_node = static_cast<unsigned>(snode);
     ms.standby_port = sport;
+    // Started together, the SMs elect the master, whose port decides the LIDs
+    // (routing.hpp): the builder's SM is the one that will win.
+    const mgmt::SmIdentity first{topology::port_guid(graph, {ms.sm_node, ms.sm_port}), ms.sm.role.priority};
+    const mgmt::SmIdentity second{topology::port_guid(graph, {ms.standby_node, ms.standby_port}), ms.standby_priority};
+    if (ms.standby_with_master && mgmt::wins(second, first)) {
+      std::swap(ms.sm_node, ms.standby_node);
+      std::swap(ms.sm_port, ms.standby_port);
+      std::swap(ms.sm.role.priority, ms.standby_priority);
+    }
   }
   return ms;
 }

@@ -17,6 +17,7 @@
 namespace hcasim::config {
 
 enum class ManagementMode { Preconfigured, InBand };
+enum class StandbyStart { AfterMaster, WithMaster };
 
 // Partitions (docs/partitions.md): OpenSM's partitions.conf, from a file or
 // inline; none = partitions off, every port holds 0xFFFF.
@@ -53,7 +54,13 @@ struct ManagementConfig {
   uint32_t smp_retries = 3;             // resends of an unanswered SMP (OpenSM 3)
   uint32_t subnet_timeout = 18;         // PortInfo.SubnetTimeout the SM programs (OpenSM 0x12)
   uint64_t m_key = 0;                   // M_Key the SM programs into every port; 0 = none
-  std::string standby;                  // in_band: a standby SM's HCA port (its SA kept current by Config); "" = none
+  std::string standby;                  // in_band: a second SM's HCA port (its SA kept current by Config); "" = none
+  uint32_t sm_priority = 0;             // SMInfo priority of the SM (OpenSM sm_priority)
+  uint32_t standby_priority = 0;        // and of the second SM
+  StandbyStart standby_start = StandbyStart::AfterMaster;
+  uint64_t polling_ps = 10'000'000'000'000;  // a standby's SMInfo polling period (OpenSM sminfo_polling_timeout 10 s)
+  uint32_t polling_retries = 4;         // unanswered polls before a takeover (OpenSM polling_retry_number)
+  uint64_t handover_ps = 0;             // a re-sweep of the master on request, which hands over to a winning standby; 0 = none
   uint32_t sa_resp_time_value = 16;     // the SA's ClassPortInfo.RespTimeValue (OpenSM: 16)
   uint64_t sa_processing_ps = 1'000'000;  // the SA's time to prepare a first response, fixed part
   uint64_t sa_per_record_ps = 1'000;    // and per record of the answer
@@ -78,8 +85,21 @@ void describe(Io& io, ManagementConfig& c) {
   io.uint("subnet_timeout", c.subnet_timeout, 0, 31, "PortInfo.SubnetTimeout the SM programs (4.096 us x 2^n)");
   io.uint64("m_key", c.m_key, 0, UINT64_MAX, "M_Key the SM programs into every port and uses; 0 = none");
   io.string("standby", c.standby,
-            "in_band: a standby SM's HCA port; the master keeps its SA database current with SubnAdmConfig; "
-            "\"\" = none");
+            "in_band: a second SM's HCA port (docs/sm-roles.md); the master keeps its SA database current with "
+            "SubnAdmConfig; \"\" = none");
+  io.uint("sm_priority", c.sm_priority, 0, 15, "in_band: the SM's SMInfo priority (OpenSM sm_priority); election: the higher priority, then the lower port GUID");
+  io.uint("standby_priority", c.standby_priority, 0, 15, "in_band: the second SM's SMInfo priority");
+  io.choice("standby_start", c.standby_start,
+            Names<StandbyStart>{{"after_master", StandbyStart::AfterMaster}, {"with_master", StandbyStart::WithMaster}},
+            "in_band: the second SM starts when the first has programmed the subnet (it finds a master and stands "
+            "by) or at the same time (the election decides which is master)");
+  io.time("sminfo_polling_timeout", c.polling_ps, 1, UINT64_MAX,
+          "in_band: a standby SM polls the master's SMInfo this often (OpenSM sminfo_polling_timeout, 10 s)");
+  io.uint("polling_retry_number", c.polling_retries, 0, 1000,
+          "in_band: a standby takes over when more than this many polls went unanswered (OpenSM polling_retry_number)");
+  io.time("handover", c.handover_ps, 0, UINT64_MAX,
+          "in_band: when the master re-sweeps on request; it hands over to a standby SM that wins the election "
+          "against it; 0 = no request");
   io.uint("sa_resp_time_value", c.sa_resp_time_value, 0, 31,
           "the SA's ClassPortInfo.RespTimeValue (4.096 us x 2^n; OpenSM reports 16)");
   io.time("sa_processing", c.sa_processing_ps, 0, UINT64_MAX, "the SA's time to prepare a first response, fixed part");

@@ -16,7 +16,8 @@ namespace {
 
 using topology::NodeKind;
 
-std::string printf_string(const char* format, auto... args) {
+template <class... Args>
+std::string printf_string(const char* format, Args... args) {
   char buf[512];
   std::snprintf(buf, sizeof buf, format, args...);
   return buf;

@@ -185,21 +185,68 @@ void Fabric::build_management(ib::PacketPool& pool) {
     const unsigned port = i == m.sm_node ? m.sm_port : (m.has_standby && i == m.standby_node) ? m.standby_port : 1;
     sa_agents_[i] = std::make_unique<mgmt::SaAgent>(*mad_nodes_[i], port, pool);
   }
-  if (m.has_standby) mgmt::declare_sa_tables(sa_agents_[m.standby_node]->database());
+  if (m.has_standby) {  // either SM may be elected master; the other's SA gets the master's records
+    mgmt::declare_sa_tables(sa_agents_[m.sm_node]->database());
+    mgmt::declare_sa_tables(sa_agents_[m.standby_node]->database());
+  }
+  // A client told to register again (a new master) sends to the SA at its port's new MasterSMLID.
+  for (unsigned i = 0; i < spec_.nodes.size(); ++i) {
+    if (sa_agents_[i] == nullptr) continue;
+    mad_nodes_[i]->sma().on_client_reregister([this, i](unsigned port) {
+      mgmt::SaAgent& a = *sa_agents_[i];
+      if (a.client() == nullptr || port != a.port()) return;
+      mgmt::MadAddress sa = a.client()->config().sa;
+      sa.lid = a.node().sma().master_sm_lid(port);
+      a.client()->set_sa(sa);
+    });
+  }
+  master_node_ = current_master_ = m.sm_node;
+  const uint64_t start = std::max(m.start_ps, m.link_up_ps);
+  run_sm(m.sm_node, m.sm_port, m.sm.role.priority, start);
+  if (m.has_standby && m.standby_with_master) run_sm(m.standby_node, m.standby_port, m.standby_priority, start);
+  if (m.handover_ps != 0) {
+    handover_ = std::make_unique<link::Alarm>([this] { mad_nodes_[current_master_]->request_sweep(); });
+    handover_->notify_at(m.handover_ps);
+  }
+}
+
+void Fabric::run_sm(unsigned node, unsigned port, uint8_t priority, uint64_t start_ps) {
+  const config::ManagementSpec& m = spec_.management;
   mgmt::SmConfig sm = m.sm;
   sm.lmc = spec_.lmc;
   sm.partitions = config::partition_policy(spec_);
-  mad_nodes_[m.sm_node]->run_sm(std::make_unique<mgmt::SubnetManager>(sm, config::qos_policy(spec_), m.sm_port),
-                                m.sm_port, std::max(m.start_ps, m.link_up_ps), [this] {
-                                  if (subnet_manager()->done()) start_sa();
-                                  if (sweep_done_) sweep_done_();
-                                });
+  sm.role.priority = priority;
+  sm.port_guid = config::node_guid(spec_, node) + port;  // an HCA port's GUID (sma.hpp)
+  mad_nodes_[node]->run_sm(std::make_unique<mgmt::SubnetManager>(sm, config::qos_policy(spec_), port), port, start_ps,
+                           [this, node] { sm_finished(node); });
+}
+
+void Fabric::sm_finished(unsigned node) {
+  const config::ManagementSpec& m = spec_.management;
+  const mgmt::SubnetManager& sm = *mad_nodes_[node]->sm();
+  if (!first_sweep_reported_) {
+    first_sweep_reported_ = true;
+    master_node_ = current_master_ = node;
+    if (sm.done()) {
+      start_sa();
+      if (m.has_standby && !m.standby_with_master) run_sm(m.standby_node, m.standby_port, m.standby_priority, link::now_ps());
+    }
+    if (sweep_done_) sweep_done_();
+    return;
+  }
+  // A sweep of an SM that took over (or was handed) the subnet: its SA is the master's now.
+  if (node == current_master_ || !sm.done() || sm.role() != ib::SmState::Master) return;
+  current_master_ = node;
+  mgmt::SaAgent& a = *sa_agents_[node];
+  if (a.server() != nullptr) a.server()->set_master_sm_lid(a.lid());
 }
 
 void Fabric::start_sa() {
   const config::ManagementSpec& m = spec_.management;
   const mgmt::SubnetManager& sm = *subnet_manager();
-  mgmt::SaAgent& master = *sa_agents_[m.sm_node];
+  const unsigned master_node = master_node_;
+  const unsigned standby_node = master_node == m.sm_node ? m.standby_node : m.sm_node;
+  mgmt::SaAgent& master = *sa_agents_[master_node];
   mgmt::fill_sa_database(master.database(), sm.view());
   auto server_config = [&](mgmt::SaAgent& a) {
     const ib::PortInfo pi = a.node().sma().port_info(a.port());
@@ -224,7 +271,7 @@ void Fabric::start_sa() {
     a->start_client(c);
   }
   if (!m.has_standby) return;
-  mgmt::SaAgent& standby = *sa_agents_[m.standby_node];
+  mgmt::SaAgent& standby = *sa_agents_[standby_node];
   standby.start_server(server_config(standby));
   const ib::PortInfo spi = standby.node().sma().port_info(standby.port());
   mgmt::SaClientConfig pc = m.sa_client;
@@ -232,7 +279,7 @@ void Fabric::start_sa() {
   pc.sa.sl = spi.master_sm_sl;
   pc.subnet_timeout = master.node().sma().port_info(master.port()).subnet_timeout;
   pc.resp_time_value = m.sa_server.resp_time_value;
-  pc.tid_base = (static_cast<uint64_t>(m.sm_node + 1) << 32) | mgmt::kPeerTidBit;
+  pc.tid_base = (static_cast<uint64_t>(master_node + 1) << 32) | mgmt::kPeerTidBit;
   master.start_peer_client(pc);
   master.set_peer_callback([this](const mgmt::SaCompletion& c) {
     sa_sync_.push_back(c);
@@ -251,7 +298,7 @@ void Fabric::start_sa() {
 
 const mgmt::SubnetManager* Fabric::subnet_manager() const {
   if (!spec_.management.in_band) return nullptr;
-  return mad_nodes_[spec_.management.sm_node]->sm();
+  return mad_nodes_[master_node_]->sm();
 }
 
 link::Port& Fabric::node_port(unsigned node, unsigned index) {

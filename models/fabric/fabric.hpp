@@ -98,8 +98,14 @@ class Fabric {
   link::Port* find_port(const std::string& name) const;
   // In band: each node's management side (null when pre-configured).
   mgmt::MadNode* mad_node(unsigned node) const { return node < mad_nodes_.size() ? mad_nodes_[node].get() : nullptr; }
-  // In band: the SM (null when pre-configured); on_sweep_done runs when it has finished.
+  // In band: the SM whose first sweep programmed the subnet (null when
+  // pre-configured; the configured SM until a sweep finishes); on_sweep_done
+  // runs when that first sweep has finished. With a second SM
+  // (management.standby, docs/sm-roles.md) the SMs elect a master; an SM that
+  // takes over later makes its SA the master's.
   const mgmt::SubnetManager* subnet_manager() const;
+  // In band: the node whose SM is master now.
+  unsigned master_node() const { return current_master_; }
   void on_sweep_done(std::function<void()> f) { sweep_done_ = std::move(f); }
   // The link events' schedule (null without events).
   link::LinkEvents* link_events() const { return link_events_.get(); }
@@ -131,7 +137,13 @@ class Fabric {
   std::vector<mgmt::SaCompletion> sa_sync_;
   std::function<void(const mgmt::SaCompletion&)> sa_sync_cb_;
   void build_management(ib::PacketPool& pool);
+  void run_sm(unsigned node, unsigned port, uint8_t priority, uint64_t start_ps);
+  void sm_finished(unsigned node);  // an SM's sweep finished
   void start_sa();
+  unsigned master_node_ = 0;        // the SM whose first sweep programmed the subnet
+  unsigned current_master_ = 0;
+  bool first_sweep_reported_ = false;
+  std::unique_ptr<link::Alarm> handover_;  // management.handover
 };
 
 }  // namespace hcasim::fabric

@@ -126,4 +126,15 @@ void Timeline::dispatch() {
   if (!queue_.empty()) arm(queue_.front_time());
 }
 
+void Timeline::remove_background(Alarm* a) {
+  background_.erase(std::remove(background_.begin(), background_.end(), a), background_.end());
+}
+
+void Timeline::drop_background_if_alone() {
+  std::size_t queued = 0;
+  for (const Alarm* a : background_) queued += a->queued() ? 1 : 0;
+  if (queued != queue_.size()) return;
+  for (Alarm* a : background_) a->cancel();
+}
+
 }  // namespace hcasim::link

@@ -39,17 +39,18 @@
 //   reading that clock on that thread; between calls the caller may notify its
 //   alarms (handing packets over) but not run them. Alarms made while a
 //   Timeline::Building scope is open belong to that Timeline.
-// - A background alarm (set_background; one per Timeline, e.g. the time
-//   series' sampler) does not keep the model going: when a dispatch (or a
-//   release) leaves it the only alarm queued, it is cancelled, so a run that
-//   goes until idle ends at the model's last event, not at the background
-//   alarm's next time. Its owner learns of it from queued() and re-arms it
-//   only while other alarms are queued.
+// - Background alarms (add_background; e.g. the time series' sampler, a
+//   standby SM's polling, a trap's repeats) do not keep the model going: when
+//   a dispatch (or a release) leaves only background alarms queued, they are
+//   cancelled, so a run that goes until idle ends at the model's last event,
+//   not at a background alarm's next time. An owner learns of it from
+//   queued() and re-arms its alarm only while other alarms are queued.
 
 #include <systemc>
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "models/link/alarm_queue.hpp"
 
@@ -114,8 +115,10 @@ class Timeline {
   uint64_t dispatched() const { return dispatched_; }
   // Alarms queued now (a handler running is no longer queued).
   std::size_t queued() const { return queue_.size(); }
-  // See the rules above; null = none. The alarm must belong to this Timeline.
-  void set_background(Alarm* a) { background_ = a; }
+  // See the rules above. The alarm must belong to this Timeline; remove it
+  // before it is destroyed.
+  void add_background(Alarm* a) { background_.push_back(a); }
+  void remove_background(Alarm* a);
 
   // See the rules above. Holds nest; release() of the last one resumes.
   void hold();
@@ -136,6 +139,7 @@ class Timeline {
   void prefetch_ahead() const;  // for the alarms due next at this time
   void arm(uint64_t time_ps);
   void drop_lone_background();
+  void drop_background_if_alone();
 
   static Timeline*& building();
 
@@ -150,7 +154,7 @@ class Timeline {
   unsigned holds_ = 0;
   uint64_t held_since_delta_ = 0;    // sc_delta_count() at the first hold
   uint64_t held_delta_cycles_ = 0;
-  Alarm* background_ = nullptr;
+  std::vector<Alarm*> background_;
 };
 
 // 64 bytes on a line of their own: queuing, unlinking and running an alarm
@@ -192,6 +196,7 @@ class alignas(64) Alarm : private AlarmHook {
   }
   void notify_in(uint64_t delay_ps) { notify_at(now_ps() + delay_ps); }
   void notify_now() { notify_at(now_ps()); }
+  Timeline& timeline() const { return *timeline_; }
   void cancel() {
     if (queued()) timeline_->unschedule(this);
   }
@@ -221,7 +226,7 @@ class alignas(64) Alarm : private AlarmHook {
 inline void Timeline::unschedule(Alarm* a) { queue_.remove(a); }
 
 inline void Timeline::drop_lone_background() {
-  if (background_ != nullptr && queue_.size() == 1 && background_->queued()) background_->cancel();
+  if (!background_.empty() && queue_.size() <= background_.size()) drop_background_if_alone();
 }
 
 }  // namespace hcasim::link

@@ -30,6 +30,11 @@ MadNode::MadNode(hca::Hca& hca, const NodeIdentity& id, ib::PacketPool& pool, ui
         sm_->start(now_ps(), out);
         sm_step(out);
       }),
+      poll_alarm_([this] {
+        std::vector<ib::Smp> out;
+        sm_->poll(now_ps(), out);
+        sm_step(out);
+      }),
       trap_alarm_([this] {
         ++stats_.trap_repeats;
         send_trap();
@@ -44,6 +49,7 @@ MadNode::MadNode(sw::Switch& sw, const NodeIdentity& id, ib::PacketPool& pool, u
     : switch_(&sw), pool_(pool), sma_(sw, id), sma_latency_ps_(sma_latency_ps),
       sma_alarm_([this] { sma_due(); }), out_(sw.port_count() + 1), sm_alarm_([this] { sm_timer(); }),
       sm_start_([] {}),
+      poll_alarm_([] {}),
       trap_alarm_([this] {
         ++stats_.trap_repeats;
         send_trap();
@@ -55,6 +61,9 @@ MadNode::MadNode(sw::Switch& sw, const NodeIdentity& id, ib::PacketPool& pool, u
 }
 
 MadNode::~MadNode() {
+  // Registered only by the nodes that use them, so that the Timeline's list stays short.
+  if (sm_ != nullptr) poll_alarm_.timeline().remove_background(&poll_alarm_);
+  if (trap_background_) trap_alarm_.timeline().remove_background(&trap_alarm_);
   if (hca_ != nullptr) {
     hca_->set_agent(nullptr);
     for (unsigned i = 0; i < hca_->port_count(); ++i) hca_->port(i).on_pkey_violation(nullptr);
@@ -75,7 +84,26 @@ void MadNode::run_sm(std::unique_ptr<SubnetManager> sm, unsigned port, uint64_t 
   sm_port_ = port;
   sm_done_ = std::move(on_done);
   sma_.add_capability(port, ib::kPortCapIsSm);
+  poll_alarm_.timeline().add_background(&poll_alarm_);
+  sma_.serve_sm_info(port, [this](const ib::Smp& req, uint8_t* data) { return sm_info(req, data); });
   sm_start_.notify_at(start_ps);
+}
+
+uint16_t MadNode::sm_info(const ib::Smp& req, uint8_t* data) {
+  if (req.hdr.method == ib::kMethodSet && req.hdr.attr_mod == static_cast<uint32_t>(ib::SmInfoControl::Handover)) {
+    std::vector<ib::Smp> out;
+    sm_->on_handover(now_ps(), out);
+    sm_step(out);
+  }
+  sm_->sm_info().encode(data);
+  return ib::kStatusOk;
+}
+
+void MadNode::request_sweep() {
+  if (sm_ == nullptr) return;
+  std::vector<ib::Smp> out;
+  sm_->request_sweep(now_ps(), out);
+  sm_step(out);
 }
 
 ib::Packet* MadNode::make_packet(uint16_t slid, uint16_t dlid, uint8_t sl, uint32_t dest_qp, uint32_t src_qp,
@@ -184,6 +212,8 @@ void MadNode::deliver(ib::Packet* p, unsigned port) {
 void MadNode::port_state_changed(unsigned) {
   if (switch_ == nullptr) return;
   sma_.note_port_state_change();
+  if (!trap_background_) trap_alarm_.timeline().add_background(&trap_alarm_);
+  trap_background_ = true;
   trap_tid_ = next_trap_tid_++;  // one TID sequence for all of this SMA's traps
   trap_pending_ = true;
   send_trap();
@@ -328,7 +358,11 @@ void MadNode::sm_step(std::vector<ib::Smp>& out) {
   sm_alarm_.cancel();
   const uint64_t d = sm_->deadline_ps();
   if (d != UINT64_MAX) sm_alarm_.notify_at(d);
-  if (!sm_reported_ && (sm_->done() || !sm_->failure().empty())) {
+  if (!sm_->standby()) poll_alarm_.cancel();
+  else if (sm_->polling_ps() != 0) poll_alarm_.notify_in(sm_->polling_ps());  // keeps a poll already due
+  const bool finished = sm_->done() || !sm_->failure().empty();
+  if (!finished) sm_reported_ = false;
+  if (!sm_reported_ && finished) {
     sm_reported_ = true;
     if (sm_done_) sm_done_();
   }

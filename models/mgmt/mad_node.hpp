@@ -38,6 +38,14 @@
 //   meanwhile are only counted (traps_held). No MasterSMLID yet (the SM has not
 //   programmed the port): no trap. The SM's node records each trap it receives
 //   (traps()) and answers TrapRepress to the sender; other nodes drop traps.
+// - SM roles: the SMA answers SMInfo on the SM's port from the SM
+//   (SubnetManager::sm_info; a Set with modifier Handover goes to
+//   SubnetManager::on_handover first). While the SM is Standby an alarm calls
+//   its poll() every polling period, the first one period after it stood by.
+// - The polling alarm and the Trap 128 repeat alarm are background alarms
+//   (link/timeline.hpp): a run that goes until idle does not go on for them.
+// - on_done runs each time the SM's sweep finishes (Done, or given up): after
+//   the first sweep and after each re-sweep.
 
 #include <cstdint>
 #include <deque>
@@ -92,6 +100,8 @@ class MadNode : public link::ManagementAgent {
   // when its sweep has programmed the subnet (or given up).
   void run_sm(std::unique_ptr<SubnetManager> sm, unsigned port, uint64_t start_ps, std::function<void()> on_done);
   const SubnetManager* sm() const { return sm_.get(); }
+  // A master's re-sweep on request (SubnetManager::request_sweep).
+  void request_sweep();
   // QP1 MADs (GMPs) go here; the handler owns the packet. Without one they are dropped.
   void on_gmp(std::function<void(ib::Packet*, unsigned port)> handler) { gmp_ = std::move(handler); }
 
@@ -123,6 +133,7 @@ class MadNode : public link::ManagementAgent {
   void send_smp(const ib::Smp& smp, unsigned port, uint16_t slid, uint16_t dlid);
   void sm_step(std::vector<ib::Smp>& out);  // sends what the SM asked, re-arms its timer
   void sm_timer();
+  uint16_t sm_info(const ib::Smp& req, uint8_t* data);  // the SMA's SMInfo handler
   bool try_submit(unsigned port, ib::Packet* p);
   void send_trap();
   void pkey_violation(unsigned port, const ib::Packet& p);
@@ -142,11 +153,13 @@ class MadNode : public link::ManagementAgent {
   bool sm_reported_ = false;
   link::Alarm sm_alarm_;
   link::Alarm sm_start_;
+  link::Alarm poll_alarm_;          // a standby SM's polling
   std::function<void(ib::Packet*, unsigned)> gmp_;
   std::vector<uint8_t> scratch_;
   bool trap_pending_ = false;       // a Trap 128 not yet repressed
   uint64_t trap_tid_ = 0;
   link::Alarm trap_alarm_;          // its repeat
+  bool trap_background_ = false;    // trap_alarm_ is registered as a background alarm
   MadNodeStats stats_;
   std::vector<uint64_t> pkey_trap_tid_;       // P_Key traps, by port number: the outstanding trap's TID (0 = none)
   uint64_t next_trap_tid_ = 1;

@@ -122,6 +122,9 @@ class SaClient {
   std::vector<SaCompletion> take_completions() { return std::move(done_); }
   const std::vector<SaCompletion>& completions() const { return done_; }
 
+  // A new SA (a new master, told by PortInfo.ClientReregister): requests
+  // still outstanding are retried there, new ones go there.
+  void set_sa(const MadAddress& sa) { cfg_.sa = sa; }
   void set_subnet_timeout(uint8_t v) { cfg_.subnet_timeout = v; }
   void set_resp_time_value(uint8_t v) { cfg_.resp_time_value = v; }
   const SaClientConfig& config() const { return cfg_; }

@@ -24,8 +24,8 @@ ib::SmInfo SmRole::info(uint32_t act_count) const {
 void SmRole::found(const ib::SmInfo& other) {
   if (state_ != ib::SmState::Discovering) return;
   const SmIdentity them{other.guid, other.priority};
-  const bool active = other.state == ib::SmState::Master || other.state == ib::SmState::Discovering;
-  if (active && wins(them, self_)) {
+  const bool higher = (other.state == ib::SmState::Discovering || other.state == ib::SmState::Standby) && wins(them, self_);
+  if (other.state == ib::SmState::Master || higher) {
     state_ = ib::SmState::Standby;
     master_ = them;
     unanswered_ = 0;
@@ -49,6 +49,21 @@ SmRole::Action SmRole::tick() {
   }
   ++unanswered_;
   return Action::Poll;
+}
+
+void SmRole::poll_answer(const ib::SmInfo& answer) {
+  if (state_ != ib::SmState::Standby || answer.guid != master_.guid) return;
+  if (answer.state == ib::SmState::Master ||
+      (answer.state == ib::SmState::Standby && wins({answer.guid, answer.priority}, self_)))
+    unanswered_ = 0;
+}
+
+bool SmRole::handover_received() {
+  if (state_ != ib::SmState::Standby) return false;
+  state_ = ib::SmState::Master;
+  master_ = self_;
+  unanswered_ = 0;
+  return true;
 }
 
 bool SmRole::handover(const SmIdentity& to) {

@@ -7,21 +7,27 @@
 // Rules:
 // - wins(a, b): a has the higher priority, or the same and the lower port GUID
 //   (OpenSM osm_sm_is_greater_than).
-// - An SM starts Discovering. found(other) during its sweep: an SM that wins
-//   against this one and is Master or Discovering makes this one Standby,
-//   polling it; otherwise sweep_done() makes this one Master.
+// - An SM is NotActive until start(), then Discovering. found(other) during
+//   its sweep (osm_sminfo_rcv.c): a Master, whatever its priority, or a
+//   Discovering or Standby SM that wins against this one makes this one
+//   Standby, polling it; otherwise sweep_done() makes this one Master. (A
+//   higher-priority SM that finds a master stands by; the master hands over
+//   to it when a later sweep of the master's finds it: handover.)
 // - A standby polls its master every polling_ps (OpenSM sminfo_polling_timeout,
 //   default 10 s): at each tick, if more than retries (OpenSM
 //   polling_retry_number, default 4) polls have gone unanswered it takes over
 //   (Discovering, then Master when its sweep is done); else it polls once more.
-//   An answer (master_alive) clears the count. So a master that fails at t,
+//   An answer (poll_answer) clears the count when it says Master, or Standby
+//   from an SM that wins against this one (osm_sminfo_rcv.c; a Discovering
+//   answer does not count). So a master that fails at t,
 //   its last answered poll at tick t_k <= t, is taken over from at
 //   t_k + (retries + 2) * polling_ps: no earlier than t + (retries + 1) *
 //   polling_ps and no later than t + (retries + 2) * polling_ps, one polling
 //   period wide (takeover_bounds).
 // - handover(): a master hands over to a standby that wins against it (the
 //   standby is told with SubnSet(SMInfo) Handover); it becomes Standby and
-//   polls the new master.
+//   polls the new master. handover_received(): a standby told so becomes
+//   Master at once and sweeps (osm_sm_state_mgr.c).
 
 #include <cstdint>
 #include <utility>
@@ -53,6 +59,9 @@ class SmRole {
 
   SmRole(const SmRoleConfig& config, uint64_t guid);
 
+  void start() {
+    if (state_ == ib::SmState::NotActive) state_ = ib::SmState::Discovering;
+  }
   ib::SmState state() const { return state_; }
   const SmIdentity& master() const { return master_; }  // the SM this one polls (standby)
   ib::SmInfo info(uint32_t act_count) const;             // what its SMA answers
@@ -63,9 +72,12 @@ class SmRole {
   ib::SmState sweep_done();
   // A standby's polling tick (every polling_ps): what to do.
   Action tick();
-  void master_alive() { unanswered_ = 0; }
+  // A standby's poll was answered with `answer` (see the rules).
+  void poll_answer(const ib::SmInfo& answer);
   // A master hands over to `to` (which must win against it).
   bool handover(const SmIdentity& to);
+  // A SubnSet(SMInfo) Handover arrived: a standby takes over (true).
+  bool handover_received();
   unsigned unanswered() const { return unanswered_; }
   uint64_t polling_ps() const { return config_.polling_ps; }
 
@@ -73,7 +85,7 @@ class SmRole {
   SmRoleConfig config_;
   SmIdentity self_;
   SmIdentity master_;
-  ib::SmState state_ = ib::SmState::Discovering;
+  ib::SmState state_ = ib::SmState::NotActive;
   unsigned unanswered_ = 0;
 };
 

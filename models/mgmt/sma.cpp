@@ -59,15 +59,18 @@ bool Sma::process(const ib::Smp& req, unsigned in, ib::Smp& resp) {
   resp.hdr.method = ib::kMethodGetResp;
   resp.data.fill(0);
   uint16_t status = ib::kStatusOk;
+  const bool sm_info = req.hdr.attr_id == ib::kAttrSmInfo;
   if (req.hdr.method == ib::kMethodSet) {
     ++stats_.sets;
-    status = set_attribute(req, in);
+    if (!sm_info) status = set_attribute(req, in);
   } else if (req.hdr.method == ib::kMethodGet) {
     ++stats_.gets;
   } else {
     status = ib::kStatusUnsupportedMethod;
   }
-  if (status == ib::kStatusOk) status = get_attribute(req, in, resp);
+  if (status == ib::kStatusOk && sm_info)
+    status = sm_info_ && in == sm_info_port_ ? sm_info_(req, resp.data.data()) : ib::kStatusUnsupportedMethodAttr;
+  else if (status == ib::kStatusOk) status = get_attribute(req, in, resp);
   if (status != ib::kStatusOk) {
     ++stats_.errors;
     resp.data.fill(0);
@@ -302,6 +305,7 @@ uint16_t Sma::set_port_info(const ib::PortInfo& pi, unsigned port) {
   s.hoq_life = pi.hoq_life;
   s.vl_stall_count = pi.vl_stall_count;
   s.client_reregister = pi.client_reregister;
+  if (pi.client_reregister && !is_switch() && reregister_) reregister_(port);
   if (is_switch() && p != nullptr) {
     p->set_partition_enforcement(pi.partition_enforcement_inbound, pi.partition_enforcement_outbound);
     s.filter_raw_inbound = pi.filter_raw_inbound;

@@ -44,8 +44,15 @@
 //   a PortInfo Set applies PartitionEnforcementInbound / Outbound (the
 //   FilterRaw bits are kept and reported, with no effect on raw packets); at an
 //   HCA port these bits read 0.
+// - SMInfo belongs to the SM, not the SMA (IBA 14.2.5.13): on the port an SM
+//   serves (serve_sm_info) the SM's handler answers Get and Set (the Set's
+//   control in the modifier); elsewhere "unsupported method / attribute".
+// - A PortInfo Set at an HCA port with ClientReregister set tells the port's
+//   clients to register again (on_client_reregister; IBA 14.4.11, the event
+//   OpenSM's first sweep as a new master causes).
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -100,6 +107,14 @@ class Sma {
   uint16_t master_sm_lid(unsigned port) const { return ports_.at(port).master_sm_lid; }
   uint8_t subnet_timeout(unsigned port) const { return ports_.at(port).subnet_timeout; }
   void note_port_state_change() { port_state_change_ = true; }
+  // The SM's SMInfo on `port` (see the rules): the handler fills the 64-byte
+  // data of the answer and returns its status.
+  using SmInfoHandler = std::function<uint16_t(const ib::Smp& req, uint8_t* data)>;
+  void serve_sm_info(unsigned port, SmInfoHandler h) {
+    sm_info_port_ = port;
+    sm_info_ = std::move(h);
+  }
+  void on_client_reregister(std::function<void(unsigned port)> cb) { reregister_ = std::move(cb); }
   bool port_state_change() const { return port_state_change_; }
   ib::PortInfo port_info(unsigned port) const;
   const SmaStats& stats() const { return stats_; }
@@ -143,6 +158,9 @@ class Sma {
   std::vector<PortState> ports_;  // by port number (a switch's port 0 included)
   bool port_state_change_ = false;  // SwitchInfo.PortStateChange
   SmaStats stats_;
+  unsigned sm_info_port_ = 0;
+  SmInfoHandler sm_info_;
+  std::function<void(unsigned)> reregister_;
 };
 
 }  // namespace hcasim::mgmt

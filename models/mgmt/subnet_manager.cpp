@@ -11,10 +11,19 @@
 
 namespace hcasim::mgmt {
 
-const char* to_string(SweepTrigger t) { return t == SweepTrigger::Trap ? "trap" : "periodic"; }
+const char* to_string(SweepTrigger t) {
+  switch (t) {
+    case SweepTrigger::Trap: return "trap";
+    case SweepTrigger::Periodic: return "periodic";
+    case SweepTrigger::Request: return "request";
+    case SweepTrigger::Takeover: return "takeover";
+    case SweepTrigger::Handover: return "handover";
+  }
+  return "?";
+}
 
 SubnetManager::SubnetManager(const SmConfig& config, QosPolicy policy, unsigned sm_port)
-    : config_(config), policy_(std::move(policy)), sm_port_(sm_port) {}
+    : config_(config), policy_(std::move(policy)), sm_port_(sm_port), role_(config.role, config.port_guid) {}
 
 ib::Smp SubnetManager::make_smp(uint8_t method, uint16_t attr, uint32_t mod, const std::vector<uint8_t>& path) const {
   ib::Smp s;
@@ -41,6 +50,8 @@ void SubnetManager::request(ib::Smp smp, Purpose purpose, unsigned node, uint8_t
 void SubnetManager::start(uint64_t now, std::vector<ib::Smp>& out) {
   phase_ = Phase::Discovering;
   stats_.start_ps = now;
+  role_.start();
+  note_role(now);
   request(make_smp(ib::kMethodGet, ib::kAttrNodeInfo, 0, {}), Purpose::NodeInfo, UINT32_MAX, 0);
   pump(now, out);
 }
@@ -62,7 +73,7 @@ void SubnetManager::pump(uint64_t now, std::vector<ib::Smp>& out) {
     queue_head_ = 0;
   }
   if (outstanding_.empty() && queue_.empty() && phase_ != Phase::Done && phase_ != Phase::Failed &&
-      phase_ != Phase::Idle) {
+      phase_ != Phase::Idle && phase_ != Phase::Standby) {
     phase_done(now);  // plans the next phase's SMPs
     if (phase_ == Phase::Done && resweep_wanted_) return start_resweep(now, out);
     pump(now, out);
@@ -74,11 +85,88 @@ void SubnetManager::on_trap(const ib::Smp& trap, uint64_t now, std::vector<ib::S
   ib::Notice n;
   n.decode_smp(trap.data.data());
   if (trap.hdr.attr_id != ib::kAttrNotice || !n.is_generic || n.trap_or_device != ib::kTrapLinkStateChange) return;
-  if (resweep_wanted_) return;  // one re-sweep after the sweep under way covers it
-  wanted_trigger_ = SweepTrigger::Trap;
+  want_resweep(SweepTrigger::Trap, now, out);
+}
+
+void SubnetManager::want_resweep(SweepTrigger trigger, uint64_t now, std::vector<ib::Smp>& out) {
+  if (resweep_wanted_ || phase_ == Phase::Standby || phase_ == Phase::Idle) return;  // one re-sweep after the sweep under way covers it
+  wanted_trigger_ = trigger;
   wanted_ps_ = now;
   if (phase_ == Phase::Done || phase_ == Phase::Failed) start_resweep(now, out);
-  else if (phase_ != Phase::Idle) resweep_wanted_ = true;
+  else resweep_wanted_ = true;
+}
+
+void SubnetManager::request_sweep(uint64_t now, std::vector<ib::Smp>& out) {
+  if (role_.state() == ib::SmState::Master) want_resweep(SweepTrigger::Request, now, out);
+}
+
+void SubnetManager::note_role(uint64_t now) {
+  if (role_changes_.empty() || role_changes_.back().state != role_.state()) role_changes_.push_back({now, role_.state()});
+}
+
+void SubnetManager::poll(uint64_t now, std::vector<ib::Smp>& out) {
+  if (phase_ != Phase::Standby) return;
+  switch (role_.tick()) {
+    case SmRole::Action::None: return;
+    case SmRole::Action::Poll: {
+      ib::Smp s = make_smp(ib::kMethodGet, ib::kAttrSmInfo, 0, master_path_);
+      s.hdr.tid = poll_tid_ = next_tid_++;
+      ++role_stats_.polls;
+      ++stats_.smps_sent;
+      out.push_back(s);
+      return;
+    }
+    case SmRole::Action::TakeOver:
+      note_role(now);
+      takeover_ = true;
+      wanted_trigger_ = SweepTrigger::Takeover;
+      wanted_ps_ = now;
+      start_resweep(now, out);
+      return;
+  }
+}
+
+bool SubnetManager::on_handover(uint64_t now, std::vector<ib::Smp>& out) {
+  if (phase_ != Phase::Standby || !role_.handover_received()) return false;
+  ++role_stats_.handovers_received;
+  note_role(now);
+  takeover_ = true;
+  wanted_trigger_ = SweepTrigger::Handover;
+  wanted_ps_ = now;
+  start_resweep(now, out);
+  return true;
+}
+
+bool SubnetManager::discovery_done(uint64_t now) {
+  const bool was_master = role_.state() == ib::SmState::Master;
+  if (role_.sweep_done() == ib::SmState::Standby) {  // found() made it Standby
+    enter_standby(now);
+    return false;
+  }
+  note_role(now);
+  if (!was_master) return true;
+  // A master's re-sweep: hand over to the standby that wins most, if one wins.
+  const SmIdentity self{config_.port_guid, config_.role.priority};
+  const RemoteSm* to = nullptr;
+  for (const auto& [guid, r] : remote_sms_) {
+    const SmIdentity them{guid, r.info.priority};
+    if (r.info.state == ib::SmState::Standby && wins(them, self) &&
+        (to == nullptr || wins(them, {to->info.guid, to->info.priority})))
+      to = &r;
+  }
+  if (to == nullptr) return true;
+  handover_to_ = {to->info.guid, to->info.priority};
+  handed_over_ = false;
+  request(make_smp(ib::kMethodSet, ib::kAttrSmInfo, static_cast<uint32_t>(ib::SmInfoControl::Handover), to->path),
+          Purpose::Handover, UINT32_MAX, 0);
+  phase_ = Phase::HandingOver;
+  return false;
+}
+
+void SubnetManager::enter_standby(uint64_t now) {
+  phase_ = Phase::Standby;
+  master_path_ = remote_sms_.at(role_.master().guid).path;
+  note_role(now);
 }
 
 void SubnetManager::start_resweep(uint64_t now, std::vector<ib::Smp>& out) {
@@ -89,6 +177,7 @@ void SubnetManager::start_resweep(uint64_t now, std::vector<ib::Smp>& out) {
   r.requested_ps = wanted_ps_;
   r.start_ps = now;
   resweeps_.push_back(r);
+  remote_sms_.clear();
   found_.clear();
   by_guid_.clear();
   order_.clear();
@@ -110,6 +199,14 @@ uint64_t SubnetManager::deadline_ps() const {
 }
 
 void SubnetManager::on_response(const ib::Smp& resp, uint64_t now, std::vector<ib::Smp>& out) {
+  if (resp.hdr.tid == poll_tid_ && poll_tid_ != 0) {  // a standby's poll, answered
+    poll_tid_ = 0;
+    ++role_stats_.poll_answers;
+    ib::SmInfo info;
+    info.decode(resp.data.data());
+    if (resp.hdr.status == ib::kStatusOk) role_.poll_answer(info);
+    return;
+  }
   const auto it = outstanding_.find(resp.hdr.tid);
   if (it == outstanding_.end()) return;  // late answer to an SMP given up on, or a duplicate
   const Pending p = it->second;
@@ -154,6 +251,19 @@ void SubnetManager::handle(const Pending& p, const ib::Smp& resp) {
       break;
     }
     case Purpose::PortInfo: on_port_info(p, resp); break;
+    case Purpose::SmInfo: {
+      RemoteSm r;
+      r.info.decode(resp.data.data());
+      r.path.assign(resp.initial_path.begin() + 1, resp.initial_path.begin() + 1 + resp.hop_cnt);
+      ++role_stats_.sms_found;
+      role_.found(r.info);
+      remote_sms_[r.info.guid] = r;
+      break;
+    }
+    case Purpose::Handover:
+      handed_over_ = true;
+      ++role_stats_.handovers_sent;
+      break;
     case Purpose::Program: break;
   }
 }
@@ -198,6 +308,8 @@ void SubnetManager::on_port_info(const Pending& p, const ib::Smp& resp) {
   const bool sm_node = f.path.empty();
   if (linked && f.peers[p.port].node == UINT32_MAX && (is_switch || (sm_node && p.port == sm_port_)))
     explore(p.node, p.port);
+  if (!is_switch && !sm_node && (f.ports[p.port].capability_mask & ib::kPortCapIsSm) != 0)
+    request(make_smp(ib::kMethodGet, ib::kAttrSmInfo, 0, f.port_paths[p.port]), Purpose::SmInfo, p.node, p.port);
 }
 
 void SubnetManager::explore(unsigned node, uint8_t port) {
@@ -218,6 +330,7 @@ void SubnetManager::phase_done(uint64_t now) {
   switch (phase_) {
     case Phase::Discovering:
       if (!resweep_) stats_.discovered_ps = now;
+      if (!discovery_done(now)) return;
       build_view();
       if (phase_ == Phase::Failed) return;
       phase_ = Phase::Configuring;
@@ -235,6 +348,15 @@ void SubnetManager::phase_done(uint64_t now) {
     case Phase::Activating:
       phase_ = Phase::Done;
       (resweep_ ? resweeps_.back().done_ps : stats_.done_ps) = now;
+      takeover_ = false;
+      break;
+    case Phase::HandingOver:
+      resweeps_.back().done_ps = now;
+      if (handed_over_ && role_.handover(handover_to_)) {
+        enter_standby(now);
+      } else {
+        phase_ = Phase::Done;  // no answer: this SM stays master
+      }
       break;
     default: break;
   }
@@ -290,6 +412,7 @@ void SubnetManager::build_view() {
     }
   }
   const unsigned sm_view = view_of[by_guid_.at(found_[0].info.node_guid)];
+  if (takeover_) keep_port_lids();
   try {
     view_.lids = resweep_ ? kept_lids(t) : routing::assign_lids(t, config_.lmc, {sm_view, sm_port_});
     view_.routes = routing::compute_routes(t, view_.lids, config_.routing);
@@ -303,6 +426,25 @@ void SubnetManager::build_view() {
     f.is_new = lids_by_guid_.emplace(f.info.node_guid, view_.lids.base[v]).second;
   }
   sm_lid_ = view_.lids.base[sm_view][sm_port_ - 1];
+}
+
+void SubnetManager::keep_port_lids() {
+  lids_by_guid_.clear();
+  lft_by_guid_.clear();  // a new master knows no LFT block
+  const uint16_t mask = static_cast<uint16_t>(~((1u << config_.lmc) - 1));
+  for (const Found& f : found_) {
+    std::vector<uint16_t> lids;
+    if (f.info.node_type == ib::kNodeTypeSwitch) {
+      if (f.ports.size() > 1 && f.ports[1].lid != 0) lids.push_back(f.ports[1].lid);
+    } else {
+      for (unsigned port = 1; port < f.ports.size(); ++port) {
+        if (!f.reached[port] || f.ports[port].lid == 0) break;
+        lids.push_back(f.ports[port].lid & mask);
+      }
+      if (lids.size() != f.ports.size() - 1) lids.clear();
+    }
+    if (!lids.empty()) lids_by_guid_.emplace(f.info.node_guid, lids);
+  }
 }
 
 void SubnetManager::set_port_info(unsigned v, uint8_t port, const ib::PortInfo& pi) {
@@ -326,6 +468,7 @@ void SubnetManager::plan_configuration() {
     const auto qos = policy_.find(f.info.node_guid);
     const NodeQos* q = qos == policy_.end() ? nullptr : &qos->second;
     auto common = [&](ib::PortInfo pi) {
+      pi.client_reregister = takeover_ && !is_switch;  // a new master: clients register again (OpenSM)
       pi.master_sm_lid = sm_lid_;
       pi.master_sm_sl = config_.sm_sl;
       pi.subnet_timeout = config_.subnet_timeout;
@@ -333,13 +476,14 @@ void SubnetManager::plan_configuration() {
       pi.port_state = ib::kPortStateNoChange;
       return pi;
     };
-    const bool all = !resweep_ || f.is_new;  // a re-sweep: only what came up or is new
+    const bool fresh = !resweep_ || f.is_new;
+    const bool all = fresh || takeover_;  // a re-sweep: only what came up or is new
     const unsigned first = is_switch ? 0 : 1;
     const auto parts = config_.partitions.find(f.info.node_guid);
     const NodePartitions* pk = parts == config_.partitions.end() ? nullptr : &parts->second;
     for (unsigned port = first; port < f.ports.size(); ++port) {
       if (!is_switch && !f.reached[port]) continue;  // an HCA port the sweep never reached
-      raise_[v][port] = f.peers[port].node != UINT32_MAX && (all || f.ports[port].port_state == ib::kPortStateInit);
+      raise_[v][port] = f.peers[port].node != UINT32_MAX && (fresh || f.ports[port].port_state == ib::kPortStateInit);
       if (!all && !raise_[v][port]) continue;
       ib::PortInfo pi = common(f.ports[port]);
       pi.lid = is_switch ? view_.lids.base[v][0] : view_.lids.base[v][port - 1];

@@ -49,6 +49,26 @@
 //   switch's port 0, and its external ports that enforce or hold more than
 //   {0xFFFF}; modifier port << 16 | block). A node the policy does not name
 //   keeps its tables; no policy, no P_KeyTable SMPs.
+// - SM roles (sm_role.hpp; IBA 14.4, OpenSM osm_sminfo_rcv.c,
+//   osm_sm_state_mgr.c): during discovery every HCA port whose PortInfo
+//   CapabilityMask has IsSM (not the SM's own) is asked SubnGet(SMInfo); each
+//   answer goes to the role. When discovery ends: an SM still Discovering
+//   becomes Master and programs; one the answers made Standby programs
+//   nothing and polls its master. A master's re-sweep that found a Standby SM
+//   winning against it hands over: SubnSet(SMInfo, modifier Handover) to that
+//   port, and on its answer this SM is Standby, polling the new master.
+// - Polling (poll(), every role polling period while Standby): a
+//   SubnGet(SMInfo) to the master's port by the directed path discovery
+//   found, sent once (no retries: an unanswered poll is what the role
+//   counts). When the role says take over, or a SubnSet(SMInfo) Handover
+//   arrives (on_handover), a takeover sweep starts: a re-sweep whose LIDs are
+//   the ones the ports hold (PortInfo.LID, as OpenSM with reassign_lids off),
+//   programming every node as a first sweep does (PortInfo with the new
+//   MasterSMLID and ClientReregister on HCA ports, as OpenSM's first master
+//   sweep; all LFT blocks, as the new master knows none) but arming and
+//   activating only ports found in Init.
+// - request_sweep(): a master's re-sweep on request (trigger "request"; as
+//   OpenSM sweeps on a signal), which is how a handover is asked for.
 
 #include <array>
 #include <cstdint>
@@ -61,7 +81,9 @@
 #include "models/ib/mad_attributes.hpp"
 #include "models/ib/notice.hpp"
 #include "models/link/vl_arbiter.hpp"
+#include "models/ib/sm_info.hpp"
 #include "models/mgmt/partition_tables.hpp"
+#include "models/mgmt/sm_role.hpp"
 #include "models/mgmt/sma.hpp"
 #include "models/mgmt/subnet_view.hpp"
 #include "models/routing/routing.hpp"
@@ -88,6 +110,8 @@ struct SmConfig {
   uint64_t m_key = 0;                        // M_Key programmed into every port (0 = none)
   uint8_t sm_sl = 0;                         // PortInfo.MasterSMSL
   PartitionPolicy partitions;                // P_KeyTables and switch enforcement by NodeGUID; empty = none programmed
+  SmRoleConfig role;                         // priority and standby polling
+  uint64_t port_guid = 0;                    // the SM's port GUID (SMInfo.GUID)
 };
 
 struct SmStats {
@@ -103,8 +127,22 @@ struct SmStats {
   uint64_t start_ps = 0, discovered_ps = 0, done_ps = 0;
 };
 
-enum class SweepTrigger : uint8_t { Trap, Periodic };
+enum class SweepTrigger : uint8_t { Trap, Periodic, Request, Takeover, Handover };
 const char* to_string(SweepTrigger t);
+
+// A change of the SM's role.
+struct RoleChange {
+  uint64_t time_ps = 0;
+  ib::SmState state = ib::SmState::NotActive;
+};
+
+struct SmRoleStats {
+  uint64_t polls = 0;             // SubnGet(SMInfo) polls sent as standby
+  uint64_t poll_answers = 0;      // answered
+  uint64_t handovers_sent = 0;    // SubnSet(SMInfo) Handover sent (answered)
+  uint64_t handovers_received = 0;
+  uint64_t sms_found = 0;         // SMInfo answers from other SMs during sweeps
+};
 
 struct ResweepRecord {
   SweepTrigger trigger = SweepTrigger::Trap;
@@ -134,6 +172,17 @@ class SubnetManager {
   uint64_t deadline_ps() const;
 
   bool done() const { return phase_ == Phase::Done; }
+  // SM roles (see the rules).
+  ib::SmInfo sm_info() const { return role_.info(static_cast<uint32_t>(stats_.smps_sent)); }
+  ib::SmState role() const { return role_.state(); }
+  bool standby() const { return phase_ == Phase::Standby; }
+  uint64_t polling_ps() const { return role_.polling_ps(); }
+  void poll(uint64_t now, std::vector<ib::Smp>& out);
+  // A SubnSet(SMInfo) Handover arrived; false when this SM is not Standby.
+  bool on_handover(uint64_t now, std::vector<ib::Smp>& out);
+  void request_sweep(uint64_t now, std::vector<ib::Smp>& out);
+  const std::vector<RoleChange>& role_changes() const { return role_changes_; }
+  const SmRoleStats& role_stats() const { return role_stats_; }
   // True while a re-sweep runs or waits to.
   bool resweeping() const { return !resweeps_.empty() && (resweeps_.back().done_ps == 0 || resweep_wanted_); }
   const SubnetView& view() const { return view_; }
@@ -143,8 +192,12 @@ class SubnetManager {
   const std::string& failure() const { return failure_; }
 
  private:
-  enum class Phase { Idle, Discovering, Configuring, Arming, Activating, Done, Failed };
-  enum class Purpose : uint8_t { NodeInfo, NodeDesc, PortInfo, Program };
+  enum class Phase { Idle, Discovering, Configuring, Arming, Activating, Done, Failed, Standby, HandingOver };
+  enum class Purpose : uint8_t { NodeInfo, NodeDesc, PortInfo, Program, SmInfo, Handover };
+  struct RemoteSm {                       // another SM's port, found by the sweep under way
+    ib::SmInfo info;
+    std::vector<uint8_t> path;
+  };
   struct Peer {
     unsigned node = UINT32_MAX;
     uint8_t port = 0;
@@ -181,6 +234,11 @@ class SubnetManager {
   void plan_configuration();
   void plan_states(uint8_t state);
   void start_resweep(uint64_t now, std::vector<ib::Smp>& out);
+  void want_resweep(SweepTrigger trigger, uint64_t now, std::vector<ib::Smp>& out);
+  bool discovery_done(uint64_t now);      // the role's decision; false: this SM programs nothing
+  void enter_standby(uint64_t now);
+  void note_role(uint64_t now);
+  void keep_port_lids();                  // takeover: the LIDs the ports hold
   routing::Lids kept_lids(const topology::Topology& t) const;
   void plan_lft(unsigned v);
   void plan_pkeys(unsigned v, uint8_t port, const std::vector<uint16_t>& table);  // P_KeyTable Sets of one port
@@ -212,6 +270,16 @@ class SubnetManager {
   std::map<uint64_t, std::vector<ib::LftBlock>> lft_by_guid_;
   std::vector<ResweepRecord> resweeps_;
   std::vector<std::vector<bool>> raise_;  // by view node and port number: arm and activate it
+  // SM roles.
+  SmRole role_;
+  std::map<uint64_t, RemoteSm> remote_sms_;  // by port GUID
+  std::vector<uint8_t> master_path_;      // standby: the path to the master's port
+  uint64_t poll_tid_ = 0;                 // the last poll's TID
+  bool takeover_ = false;                 // the sweep under way takes over from another master
+  bool handed_over_ = false;              // the handover Set was answered
+  SmIdentity handover_to_;
+  std::vector<RoleChange> role_changes_;
+  SmRoleStats role_stats_;
 };
 
 }  // namespace hcasim::mgmt

@@ -97,7 +97,7 @@ TimeSeries::TimeSeries(const std::string& path, uint64_t interval_ps, const std:
 
 TimeSeries::~TimeSeries() {
   alarm_.cancel();
-  timeline_.set_background(nullptr);
+  timeline_.remove_background(&alarm_);
 }
 
 void TimeSeries::add_counters(std::string kind, std::string metric, CounterSource source) {
@@ -105,7 +105,8 @@ void TimeSeries::add_counters(std::string kind, std::string metric, CounterSourc
 }
 
 void TimeSeries::start() {
-  timeline_.set_background(&alarm_);
+  timeline_.remove_background(&alarm_);
+  timeline_.add_background(&alarm_);
   if (timeline_.queued() > 0) alarm_.notify_at(last_ps_ + interval_ps_);
 }
 
@@ -117,7 +118,7 @@ void TimeSeries::on_alarm() {
 
 void TimeSeries::finish(uint64_t end_ps) {
   alarm_.cancel();
-  timeline_.set_background(nullptr);
+  timeline_.remove_background(&alarm_);
   for (uint64_t at = last_ps_ + interval_ps_; at < end_ps; at += interval_ps_) sample(at);
   if (last_ps_ < end_ps) sample(end_ps);
   out_.close();

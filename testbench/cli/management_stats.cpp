@@ -1,5 +1,7 @@
 #include "testbench/cli/management_stats.hpp"
 
+#include <utility>
+
 namespace hcasim {
 
 namespace {
@@ -47,13 +49,53 @@ nlohmann::json server_json(const fabric::Fabric& f, unsigned node) {
           {"transfers", transfers}};
 }
 
+double us(uint64_t ps) { return static_cast<double>(ps) / 1e6; }
+
+nlohmann::json resweeps_json(const mgmt::SubnetManager& sm) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const mgmt::ResweepRecord& r : sm.resweeps())
+    out.push_back({{"trigger", mgmt::to_string(r.trigger)},
+                   {"requested_us", us(r.requested_ps)},
+                   {"start_us", us(r.start_ps)},
+                   {"tables_us", us(r.tables_ps)},
+                   {"done_us", us(r.done_ps)},
+                   {"smps", r.smps},
+                   {"lft_blocks", r.lft_blocks},
+                   {"ports_raised", r.ports_raised}});
+  return out;
+}
+
+// Both SMs of a run with management.standby (docs/sm-roles.md).
+nlohmann::json sm_roles_json(const fabric::Fabric& f) {
+  const config::ManagementSpec& m = f.spec().management;
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [node, port] : {std::pair{m.sm_node, m.sm_port}, std::pair{m.standby_node, m.standby_port}}) {
+    const mgmt::SubnetManager* sm = f.mad_node(node)->sm();
+    if (sm == nullptr) continue;
+    nlohmann::json changes = nlohmann::json::array();
+    for (const mgmt::RoleChange& c : sm->role_changes())
+      changes.push_back({{"time_us", us(c.time_ps)}, {"state", ib::to_string(c.state)}});
+    const mgmt::SmRoleStats& r = sm->role_stats();
+    out.push_back({{"port", f.spec().nodes[node].name + ".p" + std::to_string(port)},
+                   {"priority", sm->sm_info().priority},
+                   {"state", ib::to_string(sm->role())},
+                   {"changes", changes},
+                   {"polls", r.polls},
+                   {"poll_answers", r.poll_answers},
+                   {"sms_found", r.sms_found},
+                   {"handovers_sent", r.handovers_sent},
+                   {"handovers_received", r.handovers_received},
+                   {"sweeps", resweeps_json(*sm)}});
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json management_json(const fabric::Fabric& f) {
   const mgmt::SubnetManager* sm = f.subnet_manager();
   if (sm == nullptr) return {{"mode", "preconfigured"}};
   const mgmt::SmStats& s = sm->stats();
-  const auto us = [](uint64_t ps) { return static_cast<double>(ps) / 1e6; };
   nlohmann::json sweep = {{"done", sm->done()},
                           {"failure", sm->failure()},
                           {"start_us", us(s.start_ps)},
@@ -103,16 +145,7 @@ nlohmann::json management_json(const fabric::Fabric& f) {
   nlohmann::json events = nullptr;
   if (sm->traps() != 0 || traps_sent != 0 || !sm->resweeps().empty() ||
       !config::partition_policy(f.spec()).empty()) {
-    nlohmann::json resweeps = nlohmann::json::array();
-    for (const mgmt::ResweepRecord& r : sm->resweeps())
-      resweeps.push_back({{"trigger", mgmt::to_string(r.trigger)},
-                          {"requested_us", us(r.requested_ps)},
-                          {"start_us", us(r.start_ps)},
-                          {"tables_us", us(r.tables_ps)},
-                          {"done_us", us(r.done_ps)},
-                          {"smps", r.smps},
-                          {"lft_blocks", r.lft_blocks},
-                          {"ports_raised", r.ports_raised}});
+    const nlohmann::json resweeps = resweeps_json(*sm);
     events = {{"traps_sent", traps_sent},
               {"trap_repeats", trap_repeats},
               {"traps_at_sm", sm->traps()},
@@ -133,6 +166,10 @@ nlohmann::json management_json(const fabric::Fabric& f) {
                     {"dropped", dropped},
                     {"queued_for_room", queued}}}};
   if (!events.is_null()) out["traps"] = events;
+  if (m.has_standby) {
+    out["sm_roles"] = sm_roles_json(f);
+    out["master"] = f.spec().nodes[f.master_node()].name;
+  }
   return out;
 }
 

@@ -266,6 +266,13 @@ TEST_CASE("in band: the SM brings a fat tree up from Down and the permutation tr
   // Nothing lingers: the run ends with its traffic (no SA or SM timer left behind).
   uint64_t last = 0;
   for (const workloads::FlowResult& r : sim.flow_results()) last = std::max(last, r.last_delivery_ps);
+  // The standby SM (management.standby) discovers the fabric after the
+  // master's sweep and stands by (docs/sm-roles.md); its polls do not keep the run going.
+  const config::ManagementSpec& m = sim.fabric().spec().management;
+  REQUIRE(m.has_standby);
+  const mgmt::SubnetManager& standby = *sim.fabric().mad_node(m.standby_node)->sm();
+  REQUIRE(standby.role() == ib::SmState::Standby);
+  last = std::max(last, standby.role_changes().back().time_ps);
   REQUIRE(sim.sim_time_ps() - last < 20'000'000);  // 20 us: within a few flow-control periods
   WARN("sweep " << (sm.stats().done_ps - sm.stats().start_ps) / 1e6 << " us, " << sm.stats().smps_sent << " SMPs");
 }
