@@ -42,16 +42,8 @@ ib::Packet smp_packet(const ib::Smp& smp, uint16_t dlid, uint16_t slid) {
   return p;
 }
 
-// tshark prints integers in decimal or as 0x-prefixed hex.
-uint64_t number(const std::string& s) {
-  INFO("tshark value '" << s << "'");
-  REQUIRE(!s.empty());
-  const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-  char* end = nullptr;
-  const uint64_t v = std::strtoull(s.c_str() + (hex ? 2 : 0), &end, hex ? 16 : 10);
-  REQUIRE(*end == '\0');
-  return v;
-}
+// tshark's numbers: test::tshark_number (tshark_util.hpp).
+uint64_t number(const std::string& s) { return test::tshark_number(s); }
 
 }  // namespace
 

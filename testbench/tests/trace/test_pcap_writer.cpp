@@ -20,6 +20,7 @@
 #include "models/ib/crc.hpp"
 #include "models/trace/pcap_writer.hpp"
 #include "testbench/tests/ib/packet_fixtures.hpp"
+#include "testbench/tests/scenarios/tshark_util.hpp"
 #include "testbench/tests/scratch_dir.hpp"
 
 using namespace hcasim;
@@ -99,19 +100,8 @@ std::vector<std::map<std::string, std::string>> tshark_fields(const std::string&
   return rows;
 }
 
-// tshark prints integers in decimal or as 0x-prefixed hex, booleans as 1/0 (or
-// True/False in some versions).
-uint64_t number(const std::string& s) {
-  INFO("tshark value '" << s << "'");
-  REQUIRE(!s.empty());
-  if (s == "True") return 1;
-  if (s == "False") return 0;
-  const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-  char* end = nullptr;
-  const uint64_t v = std::strtoull(s.c_str() + (hex ? 2 : 0), &end, hex ? 16 : 10);
-  REQUIRE(*end == '\0');
-  return v;
-}
+// tshark's numbers: test::tshark_number (tshark_util.hpp).
+uint64_t number(const std::string& s) { return test::tshark_number(s); }
 
 std::array<uint8_t, 16> ipv6(const std::string& s) {
   std::array<uint8_t, 16> a{};
