@@ -41,6 +41,7 @@ ManagementSpec management_spec(const ManagementConfig& m, const topology::Topolo
   ms.standby_priority = static_cast<uint8_t>(m.standby_priority);
   ms.standby_with_master = m.standby_start == StandbyStart::WithMaster;
   ms.handover_ps = m.handover_ps;
+  ms.sm.sweep_interval_ps = m.sweep_interval_ps;
   ms.sa_server.resp_time_value = static_cast<uint8_t>(m.sa_resp_time_value);
   ms.sa_server.processing_ps = m.sa_processing_ps;
   ms.sa_server.per_record_ps = m.sa_per_record_ps;

@@ -61,6 +61,7 @@ struct ManagementConfig {
   uint64_t polling_ps = 10'000'000'000'000;  // a standby's SMInfo polling period (OpenSM sminfo_polling_timeout 10 s)
   uint32_t polling_retries = 4;         // unanswered polls before a takeover (OpenSM polling_retry_number)
   uint64_t handover_ps = 0;             // a re-sweep of the master on request, which hands over to a winning standby; 0 = none
+  uint64_t sweep_interval_ps = 0;       // the master's light sweeps (OpenSM sweep_interval); 0 = none
   uint32_t sa_resp_time_value = 16;     // the SA's ClassPortInfo.RespTimeValue (OpenSM: 16)
   uint64_t sa_processing_ps = 1'000'000;  // the SA's time to prepare a first response, fixed part
   uint64_t sa_per_record_ps = 1'000;    // and per record of the answer
@@ -97,6 +98,9 @@ void describe(Io& io, ManagementConfig& c) {
           "in_band: a standby SM polls the master's SMInfo this often (OpenSM sminfo_polling_timeout, 10 s)");
   io.uint("polling_retry_number", c.polling_retries, 0, 1000,
           "in_band: a standby takes over when more than this many polls went unanswered (OpenSM polling_retry_number)");
+  io.time("sweep_interval", c.sweep_interval_ps, 0, UINT64_MAX,
+          "in_band: the master runs a light sweep this long after it last finished a sweep (SwitchInfo of every "
+          "switch, SMInfo of other SMs; a change starts a heavy sweep; OpenSM sweep_interval, 10 s there); 0 = none");
   io.time("handover", c.handover_ps, 0, UINT64_MAX,
           "in_band: when the master re-sweeps on request; it hands over to a standby SM that wins the election "
           "against it; 0 = no request");

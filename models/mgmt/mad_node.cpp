@@ -35,6 +35,11 @@ MadNode::MadNode(hca::Hca& hca, const NodeIdentity& id, ib::PacketPool& pool, ui
         sm_->poll(now_ps(), out);
         sm_step(out);
       }),
+      sweep_alarm_([this] {
+        std::vector<ib::Smp> out;
+        sm_->light_sweep(now_ps(), out);
+        sm_step(out);
+      }),
       trap_alarm_([this] {
         ++stats_.trap_repeats;
         send_trap();
@@ -50,6 +55,7 @@ MadNode::MadNode(sw::Switch& sw, const NodeIdentity& id, ib::PacketPool& pool, u
       sma_alarm_([this] { sma_due(); }), out_(sw.port_count() + 1), sm_alarm_([this] { sm_timer(); }),
       sm_start_([] {}),
       poll_alarm_([] {}),
+      sweep_alarm_([] {}),
       trap_alarm_([this] {
         ++stats_.trap_repeats;
         send_trap();
@@ -62,7 +68,10 @@ MadNode::MadNode(sw::Switch& sw, const NodeIdentity& id, ib::PacketPool& pool, u
 
 MadNode::~MadNode() {
   // Registered only by the nodes that use them, so that the Timeline's list stays short.
-  if (sm_ != nullptr) poll_alarm_.timeline().remove_background(&poll_alarm_);
+  if (sm_ != nullptr) {
+    poll_alarm_.timeline().remove_background(&poll_alarm_);
+    sweep_alarm_.timeline().remove_background(&sweep_alarm_);
+  }
   if (trap_background_) trap_alarm_.timeline().remove_background(&trap_alarm_);
   if (hca_ != nullptr) {
     hca_->set_agent(nullptr);
@@ -85,6 +94,7 @@ void MadNode::run_sm(std::unique_ptr<SubnetManager> sm, unsigned port, uint64_t 
   sm_done_ = std::move(on_done);
   sma_.add_capability(port, ib::kPortCapIsSm);
   poll_alarm_.timeline().add_background(&poll_alarm_);
+  sweep_alarm_.timeline().add_background(&sweep_alarm_);
   sma_.serve_sm_info(port, [this](const ib::Smp& req, uint8_t* data) { return sm_info(req, data); });
   sm_start_.notify_at(start_ps);
 }
@@ -360,6 +370,7 @@ void MadNode::sm_step(std::vector<ib::Smp>& out) {
   if (d != UINT64_MAX) sm_alarm_.notify_at(d);
   if (!sm_->standby()) poll_alarm_.cancel();
   else if (sm_->polling_ps() != 0) poll_alarm_.notify_in(sm_->polling_ps());  // keeps a poll already due
+  if (sm_->master_idle() && sm_->sweep_interval_ps() != 0) sweep_alarm_.notify_in(sm_->sweep_interval_ps());
   const bool finished = sm_->done() || !sm_->failure().empty();
   if (!finished) sm_reported_ = false;
   if (!sm_reported_ && finished) {

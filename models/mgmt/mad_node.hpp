@@ -42,7 +42,9 @@
 //   (SubnetManager::sm_info; a Set with modifier Handover goes to
 //   SubnetManager::on_handover first). While the SM is Standby an alarm calls
 //   its poll() every polling period, the first one period after it stood by.
-// - The polling alarm and the Trap 128 repeat alarm are background alarms
+// - A master SM with a sweep interval runs a light sweep (SubnetManager::
+//   light_sweep) that long after it last finished a sweep.
+// - The polling alarm, the light-sweep alarm and the Trap 128 repeat alarm are background alarms
 //   (link/timeline.hpp): a run that goes until idle does not go on for them.
 // - on_done runs each time the SM's sweep finishes (Done, or given up): after
 //   the first sweep and after each re-sweep.
@@ -154,6 +156,7 @@ class MadNode : public link::ManagementAgent {
   link::Alarm sm_alarm_;
   link::Alarm sm_start_;
   link::Alarm poll_alarm_;          // a standby SM's polling
+  link::Alarm sweep_alarm_;         // a master SM's light sweeps
   std::function<void(ib::Packet*, unsigned)> gmp_;
   std::vector<uint8_t> scratch_;
   bool trap_pending_ = false;       // a Trap 128 not yet repressed

@@ -63,7 +63,8 @@ void SubnetManager::pump(uint64_t now, std::vector<ib::Smp>& out) {
     p.tries = 1;
     p.deadline = now + config_.smp_timeout_ps;
     ++stats_.smps_sent;
-    ++(phase_ == Phase::Discovering ? stats_.discovery_smps : stats_.programming_smps);
+    if (phase_ == Phase::LightSweep) ++stats_.light_sweep_smps;
+    else ++(phase_ == Phase::Discovering ? stats_.discovery_smps : stats_.programming_smps);
     if (resweep_) ++resweeps_.back().smps;
     out.push_back(p.smp);
     outstanding_.emplace(p.smp.hdr.tid, p);
@@ -98,6 +99,20 @@ void SubnetManager::want_resweep(SweepTrigger trigger, uint64_t now, std::vector
 
 void SubnetManager::request_sweep(uint64_t now, std::vector<ib::Smp>& out) {
   if (role_.state() == ib::SmState::Master) want_resweep(SweepTrigger::Request, now, out);
+}
+
+void SubnetManager::light_sweep(uint64_t now, std::vector<ib::Smp>& out) {
+  if (!master_idle()) return;
+  phase_ = Phase::LightSweep;
+  light_change_ = false;
+  light_start_ps_ = now;
+  ++stats_.light_sweeps;
+  for (unsigned n = 0; n < found_.size(); ++n)
+    if (found_[n].info.node_type == ib::kNodeTypeSwitch)
+      request(make_smp(ib::kMethodGet, ib::kAttrSwitchInfo, 0, found_[n].path), Purpose::LightSwitchInfo, n, 0);
+  for (const auto& [guid, r] : remote_sms_)
+    request(make_smp(ib::kMethodGet, ib::kAttrSmInfo, 0, r.path), Purpose::LightSmInfo, UINT32_MAX, 0);
+  pump(now, out);
 }
 
 void SubnetManager::note_role(uint64_t now) {
@@ -212,8 +227,12 @@ void SubnetManager::on_response(const ib::Smp& resp, uint64_t now, std::vector<i
   const Pending p = it->second;
   outstanding_.erase(it);
   ++stats_.responses;
-  if (resp.hdr.status != ib::kStatusOk) ++stats_.errors;
-  else handle(p, resp);
+  if (resp.hdr.status != ib::kStatusOk) {
+    ++stats_.errors;
+    if (p.purpose == Purpose::LightSwitchInfo) light_change_ = true;  // OpenSM: an error answer is a change
+  } else {
+    handle(p, resp);
+  }
   pump(now, out);
 }
 
@@ -227,6 +246,7 @@ void SubnetManager::on_timer(uint64_t now, std::vector<ib::Smp>& out) {
     ++stats_.timeouts;
     if (p.tries > config_.smp_retries) {
       ++stats_.failed;
+      if (p.purpose == Purpose::LightSwitchInfo) light_change_ = true;  // the switch is gone
       it = outstanding_.erase(it);
       continue;
     }
@@ -264,6 +284,24 @@ void SubnetManager::handle(const Pending& p, const ib::Smp& resp) {
       handed_over_ = true;
       ++role_stats_.handovers_sent;
       break;
+    case Purpose::SwitchInfo:
+      found_[p.node].switch_info.decode(resp.data.data());
+      found_[p.node].port_state_change = found_[p.node].switch_info.port_state_change;
+      break;
+    case Purpose::LightSwitchInfo: {
+      ib::SwitchInfo si;
+      si.decode(resp.data.data());
+      if (si.port_state_change) light_change_ = true;
+      break;
+    }
+    case Purpose::LightSmInfo: {
+      ib::SmInfo info;
+      info.decode(resp.data.data());
+      const bool higher_standby = info.state == ib::SmState::Standby &&
+                                  wins({info.guid, info.priority}, {config_.port_guid, config_.role.priority});
+      if (info.state == ib::SmState::Master || higher_standby) light_change_ = true;  // osm_sminfo_rcv.c
+      break;
+    }
     case Purpose::Program: break;
   }
 }
@@ -290,6 +328,7 @@ void SubnetManager::on_node_info(const Pending& p, const ib::Smp& resp) {
     if (is_switch)
       for (unsigned port = 1; port <= ni.num_ports; ++port)
         request(make_smp(ib::kMethodGet, ib::kAttrPortInfo, port, path), Purpose::PortInfo, n, static_cast<uint8_t>(port));
+    if (is_switch && resweep_) request(make_smp(ib::kMethodGet, ib::kAttrSwitchInfo, 0, path), Purpose::SwitchInfo, n, 0);
   }
   Found& f = found_[n];
   if (!is_switch && !f.reached[q]) {
@@ -349,6 +388,15 @@ void SubnetManager::phase_done(uint64_t now) {
       phase_ = Phase::Done;
       (resweep_ ? resweeps_.back().done_ps : stats_.done_ps) = now;
       takeover_ = false;
+      break;
+    case Phase::LightSweep:
+      phase_ = Phase::Done;
+      if (light_change_ && !resweep_wanted_) {
+        ++stats_.light_changes;
+        resweep_wanted_ = true;
+        wanted_trigger_ = SweepTrigger::Periodic;
+        wanted_ps_ = light_start_ps_;
+      }
       break;
     case Phase::HandingOver:
       resweeps_.back().done_ps = now;
@@ -541,6 +589,12 @@ void SubnetManager::plan_configuration() {
         for (const auto& [table, ins] : tables)
           for (uint8_t in : ins) view_.nodes[v].sl2vl[{in, out}] = table;
       }
+    }
+    if (is_switch && f.port_state_change) {  // clear PortStateChange (written back with the bit set)
+      ib::SwitchInfo si = f.switch_info;
+      ib::Smp s = make_smp(ib::kMethodSet, ib::kAttrSwitchInfo, 0, f.path);
+      si.encode(s.data.data());
+      request(s, Purpose::Program, UINT32_MAX, 0);
     }
     if (is_switch) plan_lft(v);
   }

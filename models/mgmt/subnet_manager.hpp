@@ -67,6 +67,17 @@
 //   MasterSMLID and ClientReregister on HCA ports, as OpenSM's first master
 //   sweep; all LFT blocks, as the new master knows none) but arming and
 //   activating only ports found in Init.
+// - Light sweep (light_sweep(), every config.sweep_interval once the master
+//   is Done; OpenSM state_mgr_light_sweep_start): SubnGet(SwitchInfo) of every
+//   switch it knows and SubnGet(SMInfo) of every other SM it found. A change
+//   is a SwitchInfo with PortStateChange, an error answer or none (after the
+//   retries), another Master, or a Standby that wins against this SM; a
+//   change starts a heavy sweep (a re-sweep, trigger "periodic"). OpenSM also
+//   reads NodeDescriptions and the PortInfo of ports that are up with no known
+//   peer; this light sweep does not.
+// - PortStateChange: a re-sweep reads each switch's SwitchInfo during
+//   discovery and clears the bit (SubnSet(SwitchInfo) with it set, as OpenSM)
+//   where it is set, in its first programming pass.
 // - request_sweep(): a master's re-sweep on request (trigger "request"; as
 //   OpenSM sweeps on a signal), which is how a handover is asked for.
 
@@ -112,6 +123,7 @@ struct SmConfig {
   PartitionPolicy partitions;                // P_KeyTables and switch enforcement by NodeGUID; empty = none programmed
   SmRoleConfig role;                         // priority and standby polling
   uint64_t port_guid = 0;                    // the SM's port GUID (SMInfo.GUID)
+  uint64_t sweep_interval_ps = 0;            // light sweeps this often once Done (OpenSM sweep_interval); 0 = none
 };
 
 struct SmStats {
@@ -125,6 +137,9 @@ struct SmStats {
   uint64_t programming_smps = 0;   // sent while programming
   uint64_t nodes = 0, switches = 0, links = 0;
   uint64_t start_ps = 0, discovered_ps = 0, done_ps = 0;
+  uint64_t light_sweeps = 0;       // light sweeps run
+  uint64_t light_sweep_smps = 0;   // their SMPs
+  uint64_t light_changes = 0;      // of them, the ones that found a change (and started a heavy sweep)
 };
 
 enum class SweepTrigger : uint8_t { Trap, Periodic, Request, Takeover, Handover };
@@ -181,6 +196,10 @@ class SubnetManager {
   // A SubnSet(SMInfo) Handover arrived; false when this SM is not Standby.
   bool on_handover(uint64_t now, std::vector<ib::Smp>& out);
   void request_sweep(uint64_t now, std::vector<ib::Smp>& out);
+  // A light sweep, when this SM is a master with nothing under way (see the rules).
+  void light_sweep(uint64_t now, std::vector<ib::Smp>& out);
+  uint64_t sweep_interval_ps() const { return config_.sweep_interval_ps; }
+  bool master_idle() const { return phase_ == Phase::Done && role_.state() == ib::SmState::Master; }
   const std::vector<RoleChange>& role_changes() const { return role_changes_; }
   const SmRoleStats& role_stats() const { return role_stats_; }
   // True while a re-sweep runs or waits to.
@@ -192,8 +211,8 @@ class SubnetManager {
   const std::string& failure() const { return failure_; }
 
  private:
-  enum class Phase { Idle, Discovering, Configuring, Arming, Activating, Done, Failed, Standby, HandingOver };
-  enum class Purpose : uint8_t { NodeInfo, NodeDesc, PortInfo, Program, SmInfo, Handover };
+  enum class Phase { Idle, Discovering, Configuring, Arming, Activating, Done, Failed, Standby, HandingOver, LightSweep };
+  enum class Purpose : uint8_t { NodeInfo, NodeDesc, PortInfo, Program, SmInfo, Handover, SwitchInfo, LightSwitchInfo, LightSmInfo };
   struct RemoteSm {                       // another SM's port, found by the sweep under way
     ib::SmInfo info;
     std::vector<uint8_t> path;
@@ -211,6 +230,8 @@ class SubnetManager {
     std::vector<ib::PortInfo> ports;      // by port number
     std::vector<Peer> peers;              // by port number
     bool is_new = false;                  // not known to an earlier sweep
+    ib::SwitchInfo switch_info;           // a re-sweep's read of a switch's SwitchInfo
+    bool port_state_change = false;       // ... with PortStateChange set
   };
   struct Pending {
     ib::Smp smp;
@@ -277,6 +298,8 @@ class SubnetManager {
   uint64_t poll_tid_ = 0;                 // the last poll's TID
   bool takeover_ = false;                 // the sweep under way takes over from another master
   bool handed_over_ = false;              // the handover Set was answered
+  bool light_change_ = false;             // the light sweep under way found a change
+  uint64_t light_start_ps_ = 0;
   SmIdentity handover_to_;
   std::vector<RoleChange> role_changes_;
   SmRoleStats role_stats_;

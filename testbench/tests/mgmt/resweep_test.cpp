@@ -55,6 +55,23 @@ std::vector<std::vector<uint8_t>> offline_lfts(const config::Scenario& s, const 
       .lft;
 }
 
+// The last switch-to-switch link that does not touch the SM's leaf (so no
+// trap has to cross it); spec.links.size() when there is none.
+std::size_t switch_link_away_from_sm(const config::FabricSpec& spec) {
+  const unsigned sm_node = spec.management.sm_node;
+  unsigned sm_leaf = UINT32_MAX;
+  for (const config::LinkSpec& l : spec.links)
+    if (l.node_a == sm_node || l.node_b == sm_node) sm_leaf = l.node_a == sm_node ? l.node_b : l.node_a;
+  std::size_t dead = spec.links.size();
+  for (std::size_t i = 0; i < spec.links.size(); ++i) {
+    const config::LinkSpec& l = spec.links[i];
+    const bool switches = spec.nodes[l.node_a].kind == topology::NodeKind::Switch &&
+                          spec.nodes[l.node_b].kind == topology::NodeKind::Switch;
+    if (switches && l.node_a != sm_leaf && l.node_b != sm_leaf) dead = i;
+  }
+  return dead;
+}
+
 std::vector<uint8_t> lft_of(const sw::Switch& s, std::size_t size) {
   std::vector<uint8_t> out;
   for (std::size_t lid = 0; lid < size; ++lid) out.push_back(s.forwarding().lookup(static_cast<uint16_t>(lid)));
@@ -68,17 +85,7 @@ TEST_CASE("resweep: a failed spine link is trapped, routed around as offline rou
                      {"management", {{"subnet_timeout", 10}}}});
   config::FabricSpec& spec = s.spec;
   // A switch-to-switch link away from the SM's node (so no trap has to cross it).
-  const unsigned sm_node = spec.management.sm_node;
-  unsigned sm_leaf = UINT32_MAX;
-  for (const config::LinkSpec& l : spec.links)
-    if (l.node_a == sm_node || l.node_b == sm_node) sm_leaf = l.node_a == sm_node ? l.node_b : l.node_a;
-  std::size_t dead = spec.links.size();
-  for (std::size_t i = 0; i < spec.links.size(); ++i) {
-    const config::LinkSpec& l = spec.links[i];
-    const bool switches = spec.nodes[l.node_a].kind == topology::NodeKind::Switch &&
-                          spec.nodes[l.node_b].kind == topology::NodeKind::Switch;
-    if (switches && l.node_a != sm_leaf && l.node_b != sm_leaf) dead = i;
-  }
+  const std::size_t dead = switch_link_away_from_sm(spec);
   REQUIRE(dead < spec.links.size());
   const config::LinkSpec dl = spec.links[dead];
   const uint64_t down = 500'000'000, up = 1'500'000'000;  // 500 us and 1.5 ms: the first sweep is long done
@@ -272,4 +279,56 @@ TEST_CASE("resweep: an HCA whose link was down at the first sweep gets a new LID
   CHECK(p.state() == link::PortState::Active);
   CHECK(p.sl2vl() == config::sl2vl_table(s.spec, n2, 0, 1));
   CHECK(p.vlarb().high_limit == 4);
+}
+
+TEST_CASE("resweep: with every trap lost, the periodic light sweep finds the failed link by SwitchInfo.PortStateChange", "[mgmt][resweep]") {
+  // k = 2 fat tree; a spine link fails at 500 us and every SubnTrap() is
+  // dropped where it enters the SM's HCA, so only a light sweep (every
+  // 300 us after the SM last finished) can find the change.
+  // Every Trap() (LID-routed SMP class 0x01, method 5) dropped as it reaches the SM's port, hca0.p1.
+  Setup s = in_band(nlohmann::json::parse(R"({
+    "topology": {"pattern": "fat_tree", "k": 2, "levels": 2},
+    "management": {"subnet_timeout": 10, "sweep_interval": "300us"},
+    "link_overrides": [{"port": "hca0.p1", "faults": {"drops": [{"mad_class": "0x01", "mad_method": 5, "every": true}]}}]
+  })"));
+  config::FabricSpec& spec = s.spec;
+  REQUIRE(spec.nodes[spec.management.sm_node].name == "hca0");
+  const std::size_t dead = switch_link_away_from_sm(spec);
+  REQUIRE(dead < spec.links.size());
+  const config::LinkSpec dl = spec.links[dead];
+  const uint64_t down = 500'000'000, interval = 300'000'000;
+  link::LinkEventConfig e;
+  e.link = port_name(spec, dl.node_a, dl.port_a);
+  e.down_ps = down;
+  spec.link_events.push_back(e);
+  ib::PacketPool pool;
+  fabric::Fabric f(spec, pool);
+  link::Alarm keep_going([] {});  // light sweeps do not keep a run going
+  keep_going.notify_at(2'000'000'000);
+  sc_core::sc_start();
+  const mgmt::SubnetManager& sm = *f.subnet_manager();
+  REQUIRE(sm.stats().done_ps < down);
+  CHECK(sm.traps() == 0);
+  REQUIRE(sm.resweeps().size() == 1);
+  const mgmt::ResweepRecord& r = sm.resweeps().front();
+  CHECK(r.trigger == mgmt::SweepTrigger::Periodic);
+  // The first light sweep that starts after the failure finds it: light
+  // sweeps start `interval` after the SM last finished, so within one
+  // interval plus one light sweep (4 switches, one SwitchInfo each).
+  CHECK(r.requested_ps > down);
+  CHECK(r.requested_ps <= down + interval + 50'000'000);
+  CHECK(sm.stats().light_changes == 1);
+  CHECK(sm.stats().light_sweeps >= 2);
+  // 4 switches: 4 SwitchInfo Gets per light sweep, no SMs to ask.
+  CHECK(sm.stats().light_sweep_smps == 4 * sm.stats().light_sweeps);
+  // Tables as offline routing gives them without the link, and every PortStateChange cleared.
+  const auto lfts = offline_lfts(s.scenario, spec, dead);
+  unsigned sw_index = 0;
+  for (unsigned n = 0; n < spec.nodes.size(); ++n) {
+    if (spec.nodes[n].kind != topology::NodeKind::Switch) continue;
+    const sw::Switch& sw = f.switch_at(sw_index++);
+    INFO("switch " << spec.nodes[n].name);
+    CHECK(lft_of(sw, lfts[n].size()) == lfts[n]);
+    CHECK_FALSE(f.mad_node(n)->sma().port_state_change());
+  }
 }

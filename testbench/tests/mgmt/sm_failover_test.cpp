@@ -246,3 +246,37 @@ void elect(unsigned priority) {
 TEST_CASE("SM election: two SMs started together with equal priority, the lower port GUID is master") { elect(0); }
 
 TEST_CASE("SM election: two SMs started together, the higher priority is master and decides the LIDs") { elect(15); }
+
+TEST_CASE("SM handover with no request: a heavy sweep of the master finds a standby of higher priority and hands over") {
+  // The second SM starts after the first has programmed the subnet, so the
+  // first sweep did not find it. hca5's link fails at 1 ms: the Trap 128
+  // makes the master sweep again, and that sweep finds the standby, which
+  // wins (priority 15), so the master hands over. Both run light sweeps
+  // every 500 us; the new master's ask each switch and the old master.
+  ib::PacketPool pool;
+  nlohmann::json j = fat_tree({{"standby_priority", 15}, {"sweep_interval", "500us"}});
+  j["link_events"] = {{{"link", "hca5.p1"}, {"down", "1ms"}}};
+  const config::FabricSpec spec = spec_of(j);
+  const unsigned standby_node = node_named(spec, "hca3");
+  unsigned switches = 0;
+  for (const config::NodeSpec& n : spec.nodes) switches += n.kind == topology::NodeKind::Switch ? 1 : 0;
+  fabric::Fabric f(spec, pool);
+  link::Alarm keep_going([] {});  // light sweeps and polls do not keep a run going
+  keep_going.notify_at(4000 * kUs);
+  sc_core::sc_start();
+  const mgmt::SubnetManager& old_sm = *f.mad_node(spec.management.sm_node)->sm();
+  const mgmt::SubnetManager& new_sm = *f.mad_node(standby_node)->sm();
+  REQUIRE(new_sm.role() == ib::SmState::Master);
+  REQUIRE(old_sm.role() == ib::SmState::Standby);
+  REQUIRE(!old_sm.resweeps().empty());
+  CHECK(old_sm.resweeps().front().trigger == mgmt::SweepTrigger::Trap);
+  CHECK(old_sm.resweeps().front().requested_ps >= 1000 * kUs);
+  CHECK(old_sm.role_stats().handovers_sent == 1);
+  CHECK(f.master_node() == standby_node);
+  CHECK(route_problem(f) == "");
+  // The new master's light sweeps: one SwitchInfo per switch and one SMInfo
+  // to the old master, which no longer wins: no change found.
+  REQUIRE(new_sm.stats().light_sweeps >= 2);
+  CHECK(new_sm.stats().light_sweep_smps == (switches + 1) * new_sm.stats().light_sweeps);
+  CHECK(new_sm.stats().light_changes == 0);
+}
