@@ -234,11 +234,21 @@ void Fabric::sm_finished(unsigned node) {
     if (sweep_done_) sweep_done_();
     return;
   }
-  // A sweep of an SM that took over (or was handed) the subnet: its SA is the master's now.
-  if (node == current_master_ || !sm.done() || sm.role() != ib::SmState::Master) return;
-  current_master_ = node;
+  if (!sm.done() || sm.role() != ib::SmState::Master) return;
   mgmt::SaAgent& a = *sa_agents_[node];
+  // A re-sweep of the master, or the sweep of an SM that took over (or was
+  // handed) the subnet: its SA answers from what this sweep found.
+  refill_sa(a.database(), sm.view());
+  if (node == current_master_) return;
+  current_master_ = node;
   if (a.server() != nullptr) a.server()->set_master_sm_lid(a.lid());
+}
+
+void Fabric::refill_sa(mgmt::SaDatabase& db, const mgmt::SubnetView& view) {
+  for (uint16_t attr : {ib::kAttrNodeRecord, ib::kAttrPortInfoRecord, ib::kAttrSl2VlRecord, ib::kAttrLinkRecord,
+                        ib::kAttrPathRecord, ib::kAttrVlArbRecord})
+    if (db.has_table(attr)) db.del(attr, 0, nullptr, 0);
+  mgmt::fill_sa_database(db, view);
 }
 
 void Fabric::start_sa() {

@@ -139,6 +139,10 @@ class Fabric {
   void build_management(ib::PacketPool& pool);
   void run_sm(unsigned node, unsigned port, uint8_t priority, uint64_t start_ps);
   void sm_finished(unsigned node);  // an SM's sweep finished
+  // The master SA's database after a re-sweep: every record of the tables
+  // deleted (an SA transfer under way sees the change), then filled from the
+  // sweep's view. A standby's copy is not synced again.
+  static void refill_sa(mgmt::SaDatabase& db, const mgmt::SubnetView& view);
   void start_sa();
   unsigned master_node_ = 0;        // the SM whose first sweep programmed the subnet
   unsigned current_master_ = 0;

@@ -200,6 +200,10 @@ TEST_CASE("resweep: a lost TrapRepress makes Trap 128 repeat after 4.096 us x 2^
   REQUIRE(sm.resweeps().size() == 2);
   const uint64_t period = uint64_t{4'096'000} << 8;  // 4.096 us x 2^8 = 1.048576 ms
   CHECK(sm.resweeps()[1].requested_ps - sm.resweeps()[0].requested_ps == period);
+  // The SA's database was refilled from the re-sweep: hca0 alone has no PathRecord (it had 2 before).
+  REQUIRE(f.sa_agent(spec.management.sm_node) != nullptr);
+  CHECK(f.sa_agent(spec.management.sm_node)->database().size(ib::kAttrPathRecord) == 0);
+  CHECK(f.sa_agent(spec.management.sm_node)->database().size(ib::kAttrNodeRecord) == 2);  // hca0 and the switch
   // hca1 is gone: its LID is unrouted; one LFT block changed, then none.
   unsigned hca1 = 0;
   for (unsigned n = 0; n < spec.nodes.size(); ++n)
