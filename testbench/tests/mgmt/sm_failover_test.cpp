@@ -244,6 +244,28 @@ void elect(unsigned priority) {
   // The LIDs are the ones the builder computed from the winner's port.
   for (unsigned i = 0; i < f.hca_count(); ++i) CHECK(f.hca(i).lid(0) == spec.nodes[f.node_of_hca(i)].lids[0]);
   CHECK(route_problem(f) == "");
+  // SMInfo is the SM's: its port answers with the SM's GUID, priority, state
+  // and ActCount (its SMPs); any other port answers "unsupported".
+  ib::Smp get;
+  get.hdr.mgmt_class = ib::kClassSubnDr;
+  get.hdr.class_version = ib::kSmpClassVersion;
+  get.hdr.method = ib::kMethodGet;
+  get.hdr.attr_id = ib::kAttrSmInfo;
+  ib::Smp resp;
+  REQUIRE(f.mad_node(winner)->sma().process(get, 1, resp));
+  CHECK(resp.hdr.status == ib::kStatusOk);
+  ib::SmInfo info;
+  info.decode(resp.data.data());
+  CHECK(info.guid == config::node_guid(spec, winner) + 1);
+  CHECK(info.state == ib::SmState::Master);
+  CHECK(info.priority == priority);
+  CHECK(info.act_count == f.mad_node(winner)->sm()->stats().smps_sent);
+  REQUIRE(f.mad_node(node_named(spec, "hca5"))->sma().process(get, 1, resp));
+  CHECK(resp.hdr.status == ib::kStatusUnsupportedMethodAttr);
+  unsigned a_switch = 0;
+  while (spec.nodes[a_switch].kind != topology::NodeKind::Switch) ++a_switch;
+  REQUIRE(f.mad_node(a_switch)->sma().process(get, 1, resp));
+  CHECK(resp.hdr.status == ib::kStatusUnsupportedMethodAttr);
 }
 
 }  // namespace
