@@ -22,6 +22,7 @@
 #include <tuple>
 #include <vector>
 
+#include "models/config/congestion_control_config.hpp"
 #include "models/config/hca_settings.hpp"
 #include "models/link/link_event_config.hpp"
 #include "models/link/link_timing.hpp"
@@ -95,6 +96,9 @@ struct FabricSpec {
   // never touch the host: a 1,331-host fabric then builds and starts as
   // before the host side existed (docs/performance.md).
   bool hosts = true;
+  // Congestion control (docs/congestion-control.md): installed at time zero in
+  // every switch and HCA port when enabled and management is pre-configured.
+  CongestionControlConfig congestion_control;
 };
 
 uint64_t node_guid(const FabricSpec& spec, unsigned node);

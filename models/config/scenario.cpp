@@ -465,6 +465,8 @@ void describe(Io& io, Scenario& c) {
                      "per-HCA host sides (\"hca\": an HCA name) on top of the hca defaults");
   io.object("workload", c.workload, "traffic");
   io.object("management", c.management, "subnet management: pre-configured or in band");
+  io.object("congestion_control", c.congestion_control,
+            "congestion control (IBA Annex A10): FECN marking, BECN and CNPs, CCTI and injection delay; off by default");
   io.list("link_events", c.link_events,
           "links taken physically down at a time and reconnected later (docs/fabric-events.md); [] = none");
   io.object("run", c.run, "run settings");
@@ -618,6 +620,7 @@ namespace {
 FabricSpec unrouted_spec(const Scenario& s) {
   FabricSpec spec;
   spec.lmc = s.routing.lmc;
+  spec.congestion_control = s.congestion_control;
   for (unsigned n = 0; n < s.graph.nodes.size(); ++n) {
     const TopoNode& t = s.graph.nodes[n];
     NodeSpec node;

@@ -29,6 +29,7 @@
 #include "models/config/dma_workload_config.hpp"
 #include "models/config/fabric_spec.hpp"
 #include "models/config/link_config_io.hpp"
+#include "models/config/congestion_control_config.hpp"
 #include "models/config/management_config.hpp"
 #include "models/config/raw_traffic_settings.hpp"
 #include "models/config/verbs_workload_config.hpp"
@@ -166,6 +167,7 @@ struct Scenario {
   std::vector<HcaOverride> hca_overrides;
   WorkloadConfig workload;
   ManagementConfig management;
+  CongestionControlConfig congestion_control;  // off by default
   std::vector<link::LinkEventConfig> link_events;  // links taken down and up at times (link/link_events.hpp)
   RunConfig run;
   OutputConfig outputs;

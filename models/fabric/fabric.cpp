@@ -73,6 +73,7 @@ Fabric::Fabric(const config::FabricSpec& spec, ib::PacketPool& pool, const Fabri
     b.cut(partitions->parts[pb]->outbox[pa]);
   }
   if (spec_.management.in_band) build_management(pool);
+  else if (spec_.congestion_control.enabled) install_congestion_control();
   if (!spec_.link_events.empty()) {
     std::vector<link::LinkEvents::Event> events;
     for (const link::LinkEventConfig& e : spec_.link_events) {
@@ -123,6 +124,22 @@ config::FabricSpec Fabric::installed_tables() const {
     }
   }
   return t;
+}
+
+// The pre-configured mode's congestion control (config/congestion_control_config.hpp):
+// the same attributes in every switch and HCA port.
+void Fabric::install_congestion_control() {
+  const config::CongestionControlConfig& c = spec_.congestion_control;
+  const ib::SwitchCongestionSetting sw_setting = config::switch_setting(c.switches);
+  for (auto& s : switches_) s->congestion_marker().set_switch(sw_setting);
+  const ib::CaCongestionSetting ca_setting = config::ca_setting(c.ca);
+  const std::vector<ib::CctEntry> table = config::cct_entries(c.ca);
+  for (auto& h : hcas_)
+    for (unsigned p = 0; p < h->port_count(); ++p) {
+      hca::CaCongestionControl& cc = h->congestion_control(p);
+      cc.set_setting(ca_setting);
+      cc.set_table(table, static_cast<uint16_t>(c.ca.ccti_limit));
+    }
 }
 
 void Fabric::build_management(ib::PacketPool& pool) {

@@ -137,6 +137,7 @@ class Fabric {
   std::vector<mgmt::SaCompletion> sa_sync_;
   std::function<void(const mgmt::SaCompletion&)> sa_sync_cb_;
   void build_management(ib::PacketPool& pool);
+  void install_congestion_control();
   void run_sm(unsigned node, unsigned port, uint8_t priority, uint64_t start_ps);
   void sm_finished(unsigned node);  // an SM's sweep finished
   // The master SA's database after a re-sweep: every record of the tables

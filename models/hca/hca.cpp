@@ -1,5 +1,7 @@
 #include "models/hca/hca.hpp"
 
+#include "models/ib/opcodes.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -8,6 +10,7 @@
 #include "models/hca/host_formats.hpp"
 #include "models/ib/layout.hpp"
 #include "models/ib/mad.hpp"
+#include "models/ib/opcodes.hpp"
 
 namespace hcasim::hca {
 
@@ -182,12 +185,58 @@ void Hca::take(ib::Packet* p, unsigned index, uint64_t now) {
     ports_[index].port.reject_pkey(p);
     return;
   }
+  // Congestion control first: a CNP's DestQP may be 0 or 1 (a raw flow's).
+  if (ports_[index].cc != nullptr && ib::is_iba_transport(p->hdr.lrh.lnh) && congestion_arrival(p, ports_[index]))
+    return;
   if (agent != nullptr && p->hdr.bth.dest_qp <= ib::kQp1 && ib::is_iba_transport(p->hdr.lrh.lnh)) {
     agent->deliver(p, index + 1);
     return;
   }
   if (sink_ != nullptr && !transport_->owns(p->hdr.bth.dest_qp)) sink_->deliver(p, index, now);
   else transport_->deliver(p, index);  // a packet for no QP is counted there (unknown_qp_drops)
+}
+
+CaCongestionControl& Hca::congestion_control(unsigned i) {
+  HostPort& h = ports_[i];
+  if (h.cc == nullptr) h.cc = std::make_unique<CaCongestionControl>();
+  return *h.cc;
+}
+
+// A raw-traffic packet's QP is its flow (ca_congestion.hpp); a transport QP's
+// is its number.
+bool Hca::congestion_arrival(ib::Packet* p, HostPort& h) {
+  CaCongestionControl& cc = *h.cc;
+  const uint64_t now = link::now_ps();
+  if (p->hdr.bth.opcode == ib::op::kCnp) {
+    ++cc.stats().cnps_received;
+    const uint32_t qp = transport_->owns(p->hdr.bth.dest_qp) ? p->hdr.bth.dest_qp : p->flow;
+    cc.becn(cc.key_of(qp, p->hdr.lrh.sl), p->hdr.lrh.sl, now);
+    pool_.release(p);
+    return true;
+  }
+  if ((p->hdr.bth.resv8a & ib::kBthFecn) == 0) return false;
+  ++cc.stats().fecn_received;
+  if (CaCongestionControl::fecn_answer(p->hdr.bth.opcode) != FecnAnswer::Cnp) return false;  // RC/UC: not yet answered
+  ib::Packet* c = pool_.acquire();
+  c->hdr.lrh.sl = p->hdr.lrh.sl;
+  c->hdr.lrh.lnh = ib::Lnh::IbaLocal;
+  c->hdr.lrh.dlid = p->hdr.lrh.slid;
+  c->hdr.lrh.slid = h.lid;
+  c->hdr.bth.opcode = ib::op::kCnp;
+  c->hdr.bth.p_key = p->hdr.bth.p_key;
+  c->hdr.bth.resv8a = ib::kBthBecn;
+  c->hdr.bth.dest_qp = p->hdr.deth.src_qp;
+  c->payload_len = 0;
+  c->finalize_lengths();
+  c->flow = p->flow;
+  c->created_ps = now;
+  if (h.port.submit(c) == link::SubmitResult::Busy) {
+    ++h.cnps_refused;
+    pool_.release(c);
+  } else {
+    ++cc.stats().cnps_sent;
+  }
+  return false;
 }
 
 bool Hca::rx_backlogged(uint64_t now) {

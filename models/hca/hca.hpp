@@ -57,6 +57,7 @@
 #include "models/hca/wqe_fetcher.hpp"
 #include "models/ib/packet.hpp"
 #include "models/link/management_agent.hpp"
+#include "models/hca/ca_congestion.hpp"
 #include "models/link/owned_in_place.hpp"
 #include "models/link/port.hpp"
 #include "models/link/timeline.hpp"
@@ -113,6 +114,16 @@ class Hca : public sc_core::sc_module {
   // The handler a raw-traffic workload wants called when port i's transmit
   // queues may have room (the transport engines are told as well).
   void on_tx_space(unsigned i, std::function<void()> handler) { ports_[i].on_tx_space = std::move(handler); }
+  // Congestion control of port i (ca_congestion.hpp; IBA Annex A10): made,
+  // and on, at the first call; the builder or a CC agent sets it up.
+  // congestion(i) is null while off. On, a received data packet with FECN is
+  // answered (a CNP for UD and raw packets) and a CNP received raises its
+  // QP's or flow's CCTI; off, a received packet pays one branch.
+  CaCongestionControl& congestion_control(unsigned i);
+  CaCongestionControl* congestion(unsigned i) { return ports_[i].cc.get(); }
+  const CaCongestionControl* congestion(unsigned i) const { return ports_[i].cc.get(); }
+  // CNPs that found the port's transmit queue full and were not sent.
+  uint64_t cnps_refused(unsigned i) const { return ports_[i].cnps_refused; }
 
   // Command interface.
   // A CQ over a ring in host memory; throws std::invalid_argument for a ring
@@ -187,7 +198,11 @@ class Hca : public sc_core::sc_module {
     uint64_t busy_until_ps = 0;     // when the host is done with it
     link::Port port;
     link::Alarm done = link::Alarm::method<&HostPort::on_done>(this);  // the host finished reading a packet
+    std::unique_ptr<CaCongestionControl> cc;  // null: congestion control off
+    uint64_t cnps_refused = 0;
   };
+  // Congestion control of a received packet (cc on): true when it was a CNP (consumed).
+  bool congestion_arrival(ib::Packet* p, HostPort& h);
   void tx_space(HostPort& h);  // port h.index may have transmit room
   void drain(unsigned index);
   int next_vl(HostPort& h);

@@ -48,6 +48,11 @@ struct Grh {
   std::array<uint8_t, 16> dgid{};
 };
 
+// Bits of Bth::resv8a, BTH byte 4 (IBA Annex A10; Linux rxe/hfi1 BTH_FECN_MASK
+// and BTH_BECN_MASK are bits 31 and 30 of the word that starts there).
+constexpr uint8_t kBthFecn = 0x80;  // forward explicit congestion notification
+constexpr uint8_t kBthBecn = 0x40;  // backward explicit congestion notification
+
 struct Bth {
   uint8_t opcode = 0;
   bool se = false;            // solicited event

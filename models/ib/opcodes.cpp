@@ -62,6 +62,7 @@ constexpr OpcodeTable make_table() {
       t[op::kUcPrefix | r.suffix] = OpcodeInfo{r.uc_name, true, r.ext, r.has_payload};
     }
   }
+  t[op::kCnp] = OpcodeInfo{"CNP", true, 0, false};
   t[op::kUdSendOnly] = OpcodeInfo{"UD_SEND_ONLY", true, ExtHeader::Deth, true};
   t[op::kUdSendOnlyImm] = OpcodeInfo{"UD_SEND_ONLY_IMM", true,
                                      ExtHeader::Deth | ExtHeader::ImmDt, true};

@@ -67,6 +67,11 @@ constexpr uint8_t kUcWriteOnlyImm = 0x2B;
 // UD: SEND_ONLY only
 constexpr uint8_t kUdSendOnly = 0x64;
 constexpr uint8_t kUdSendOnlyImm = 0x65;
+
+// Congestion Notification Packet (IBA Annex A10.3): LRH and BTH only, BTH BECN
+// set, DestQP the QP whose packet carried the FECN (Linux hfi1 decodes opcode
+// 0x80 as "CNP", LRH_BTH, 6 words; its return_cnp sets BECN).
+constexpr uint8_t kCnp = 0x80;
 }  // namespace op
 
 constexpr unsigned kFethBytes = 4;            // IBA 1.5 A19 (via rxe): one 32-bit word

@@ -8,6 +8,8 @@
 #include "models/ib/layout.hpp"
 #include "models/link/owned_in_place.hpp"
 #include "models/link/timeline.hpp"
+#include "models/link/credits.hpp"
+#include "models/switch/congestion_marker.hpp"
 #include "models/switch/crossbar_allocator.hpp"
 
 namespace hcasim::sw {
@@ -179,13 +181,15 @@ struct alignas(64) Switch::Impl {
       t.held_vl = g.out_vl;
       t.submit.notify_at(earliest);
     } else {
-      submit(output, p, g.out_vl);
+      submit(g.output, p, g.out_vl);
     }
     t.done.notify_at(std::max(now + xfer, p->tail_ps));
     route_heads(g.input, g.vl);  // the next packet of that VL is the head now
   }
 
-  void submit(link::Port& output, ib::Packet* p, unsigned vl) {
+  void submit(unsigned out, ib::Packet* p, unsigned vl) {
+    link::Port& output = ports[out];
+    if (cc != nullptr) judge_congestion(out, *p, vl);
     // Room was checked at the grant and the output takes nothing else from the
     // crossbar until this transfer ends, so the queue cannot refuse it.
     if (output.submit_on_vl(p, vl) == link::SubmitResult::Busy)
@@ -195,7 +199,7 @@ struct alignas(64) Switch::Impl {
   void on_held(Transfer& t) {
     ib::Packet* p = t.held;
     t.held = nullptr;
-    submit(ports[t.out], p, t.held_vl);
+    submit(t.out, p, t.held_vl);
   }
 
   void on_transfer_end(const Transfer& t) {
@@ -203,7 +207,26 @@ struct alignas(64) Switch::Impl {
     for (const Grant& g : alloc.after_release(t.in, t.out, ok())) start(g);
   }
 
+  // Congestion control (congestion_marker.hpp): FECN on a packet entering a
+  // congested output VL's queue.
+  void judge_congestion(unsigned out, ib::Packet& p, unsigned vl) {
+    if (vl == link::kVl15 || !ib::is_iba_transport(p.hdr.lrh.lnh)) return;
+    const link::Port& output = ports[out];
+    const ib::VlCongestionState state{uint64_t{output.tx_queued_bytes(vl)} + p.wire_len, output.tx_buffer_bytes(),
+                                      output.credits_available(vl) >= link::blocks_for(p.wire_len)};
+    if (cc->judge(out + 1, vl, state, p.wire_len, now_ps())) p.hdr.bth.resv8a |= ib::kBthFecn;
+  }
+
+  // After a transmission: the output's VLs may have left their congestion.
+  void sample_congestion(unsigned out) {
+    const link::Port& output = ports[out];
+    const uint64_t now = now_ps();
+    for (unsigned vl = 0; vl < output.vl_count(); ++vl)
+      cc->update(out + 1, vl, output.tx_queued_bytes(vl), output.tx_buffer_bytes(), now);
+  }
+
   void on_space(unsigned out) {
+    if (cc != nullptr) sample_congestion(out);
     if (alloc.requests_for(out) == 0 || alloc.output_busy(out)) return;
     if (auto g = alloc.after_room(out, ok())) start(*g);
   }
@@ -217,6 +240,7 @@ struct alignas(64) Switch::Impl {
   link::OwnedInPlace<Transfer> transfers;           // by input, side by side
   SwitchStats stats;
   link::ManagementAgent* agent = nullptr;
+  std::unique_ptr<CongestionMarker> cc;             // null: congestion control off
 };
 
 Switch::Switch(const sc_core::sc_module_name& name, const SwitchConfig& config,
@@ -264,6 +288,13 @@ void Switch::set_vlarb(unsigned port_number, const link::VlArbConfig& c) {
 }
 
 void Switch::set_agent(link::ManagementAgent* agent) { impl_->set_agent(agent); }
+
+CongestionMarker& Switch::congestion_marker() {
+  if (impl_->cc == nullptr) impl_->cc = std::make_unique<CongestionMarker>(port_count());
+  return *impl_->cc;
+}
+
+const CongestionMarker* Switch::congestion() const { return impl_->cc.get(); }
 
 link::SubmitResult Switch::send_management(ib::Packet* p, unsigned out_port) {
   if (out_port == 0) {

@@ -43,6 +43,9 @@
 //   input port with PartitionEnforcementInbound, or of its output port with
 //   PartitionEnforcementOutbound, does not accept is dropped at routing and
 //   counted on that port (Port::reject_pkey); inbound is checked first.
+// - Congestion control (IBA Annex A10; off until congestion_marker() is first
+//   called): a data packet entering an output VL's transmit queue may get
+//   FECN (congestion_marker.hpp); off, a packet pays one branch on a pointer.
 
 #include <systemc>
 
@@ -54,6 +57,7 @@
 #include "models/ib/packet.hpp"
 #include "models/link/management_agent.hpp"
 #include "models/link/port.hpp"
+#include "models/switch/congestion_marker.hpp"
 #include "models/switch/forwarding_table.hpp"
 #include "models/switch/switch_config.hpp"
 
@@ -101,6 +105,11 @@ class Switch : public sc_core::sc_module {
   // for its DLID (dropped and counted as no_route when there is none).
   void set_agent(link::ManagementAgent* agent);
   link::SubmitResult send_management(ib::Packet* p, unsigned out_port);
+
+  // Congestion control: the marker, made (and marking on) at the first call;
+  // the builder or a CC agent sets its settings. congestion() is null while off.
+  CongestionMarker& congestion_marker();
+  const CongestionMarker* congestion() const;
 
  private:
   struct Impl;

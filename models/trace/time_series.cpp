@@ -104,6 +104,10 @@ void TimeSeries::add_counters(std::string kind, std::string metric, CounterSourc
   counters_.push_back({std::move(kind), std::move(metric), std::move(source), {}});
 }
 
+void TimeSeries::add_gauges(std::string kind, std::string metric, CounterSource source) {
+  counters_.push_back({std::move(kind), std::move(metric), std::move(source), {}, true});
+}
+
 void TimeSeries::start() {
   timeline_.remove_background(&alarm_);
   timeline_.add_background(&alarm_);
@@ -146,7 +150,7 @@ void TimeSeries::sample(uint64_t at_ps) {
     c.source([&](std::string_view name, uint64_t cumulative) {
       Counters::Last& last = c.last[std::string(name)];
       if (last.key.empty()) last.key = CsvRowWriter::key(c.kind, name, CsvRowWriter::kNoVl, c.metric);
-      out_.row(time, last.key, cumulative - last.value);
+      out_.row(time, last.key, c.gauge ? cumulative : cumulative - last.value);
       last.value = cumulative;
     });
   }

@@ -23,6 +23,8 @@
 // - Counters (add_counters): a cumulative count per name, written as its
 //   increase over the interval with vl empty (the run's flows and QPs:
 //   bytes_delivered). A name that appears during the run starts from zero.
+// - Gauges (add_gauges): like counters, but the value at the sample time is
+//   written as it is (a level, e.g. a congestion control CCTI).
 // - One background alarm (timeline.hpp) samples the whole model once per
 //   interval; it never keeps a run going that has nothing else to do, and
 //   costs nothing between samples (no per-packet or per-port event). Counters
@@ -89,6 +91,8 @@ class TimeSeries {
   TimeSeries& operator=(const TimeSeries&) = delete;
   // Rows of this kind and metric from what `source` visits at each sample.
   void add_counters(std::string kind, std::string metric, CounterSource source);
+  // Rows of this kind and metric with the values `source` visits, as they are.
+  void add_gauges(std::string kind, std::string metric, CounterSource source);
 
   // Arms the first sample (at the end of elaboration, time 0), unless the
   // model has nothing queued at all.
@@ -108,6 +112,7 @@ class TimeSeries {
       std::string key;  // CsvRowWriter::key of its rows
     };
     std::unordered_map<std::string, Last> last;  // by name
+    bool gauge = false;  // write the value, not its increase
   };
   struct PortLast {
     std::vector<uint64_t> tx_bytes, stall_ps;  // by data VL, at the last sample

@@ -217,6 +217,29 @@ void Simulation::make_time_series() {
         visit(std::string(hca.name()) + ".qp" + std::to_string(qp->qpn), qp->stats.bytes_sent);
     }
   });
+  // Congestion control (docs/congestion-control.md): each CCTI at the sample
+  // time, and the injection delay applied in the interval; a raw flow's by its
+  // name, an SL's as <hca>.p<port>.sl<n>. Reading a CCTI applies the timer's
+  // expiries due by then, which changes nothing the run does.
+  const auto cctis = [this](bool delay) {
+    return [this, delay](const trace::TimeSeries::CounterVisit& visit) {
+      for (unsigned h = 0; h < fabric_->hca_count(); ++h)
+        for (unsigned p = 0; p < fabric_->hca(h).port_count(); ++p) {
+          hca::CaCongestionControl* cc = fabric_->hca(h).congestion(p);
+          if (cc == nullptr) continue;
+          for (uint32_t key = 0; key < cc->keys(); ++key) {
+            const hca::CctiState* s = cc->state(key);
+            if (s == nullptr || (!cc->per_sl() && key >= flows_.size())) continue;
+            const std::string name = cc->per_sl() ? std::string(fabric_->hca(h).name()) + ".p" + std::to_string(p + 1) +
+                                                        ".sl" + std::to_string(key)
+                                                  : flows_[key].name;
+            visit(name, delay ? s->delay_sum_ps : cc->ccti(key, s->sl, link::now_ps()));
+          }
+        }
+    };
+  };
+  series_->add_gauges("cc", "ccti", cctis(false));
+  series_->add_counters("cc", "delay_ps", cctis(true));
   // The IOMMUs' IOTLBs, by their HCA's name (only hosts that have one).
   const auto iommus = [this](auto count) {
     return [this, count](const trace::TimeSeries::CounterVisit& visit) {

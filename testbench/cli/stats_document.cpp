@@ -1,6 +1,7 @@
 #include "testbench/cli/stats_document.hpp"
 
 #include "testbench/cli/host_stats.hpp"
+#include "testbench/cli/congestion_stats.hpp"
 #include "testbench/cli/management_stats.hpp"
 
 #include "models/link/timeline.hpp"
@@ -75,6 +76,8 @@ nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta, Po
                 {"load_warnings", sim.load_warnings()}};
   if (const nlohmann::json m = sim.measurement_json(); !m.is_null()) doc["run"]["measurement"] = m;
   doc["management"] = management_json(sim.fabric());
+  if (nlohmann::json cc = congestion_json(sim.fabric(), sim.sim_time_ps()); !cc.is_null())
+    doc["congestion_control"] = std::move(cc);
   if (sim.fabric().subnet_manager() != nullptr) doc["management"]["path_record_lookups"] = sim.path_lookups();
   const double wall = sim.wall_seconds();
   doc["wall"] = {{"seconds", wall},

@@ -20,6 +20,8 @@ RawGenerator::RawGenerator(const sc_core::sc_module_name& name, hca::Hca& hca, u
                            std::vector<FlowResult>& results, ib::PacketPool& pool)
     : sc_module(name),
       port_(hca.port(port)),
+      hca_(hca),
+      port_index_(port),
       specs_(specs),
       results_(results),
       pool_(pool),
@@ -33,7 +35,8 @@ RawGenerator::RawGenerator(const sc_core::sc_module_name& name, hca::Hca& hca, u
     ib::Packet* probe = make_packet(a, 0);
     a.wire_bytes = probe->wire_bytes();
     pool_.release(probe);
-    const double link_ps = static_cast<double>(port_.timing().serialization_ps(a.wire_bytes));
+    a.link_ps = port_.timing().serialization_ps(a.wire_bytes);
+    const double link_ps = static_cast<double>(a.link_ps);
     if (s.load > 0) a.interval_ps = link_ps / s.load;
     else if (s.rate_bps > 0) a.interval_ps = 8.0 * a.wire_bytes * 1e12 / s.rate_bps;
     a.open_loop = a.interval_ps > 0;
@@ -55,6 +58,7 @@ void RawGenerator::start_of_simulation() {
 
 void RawGenerator::begin() {
   deferred_ = false;
+  cc_ = hca_.congestion(port_index_);
   // Lanes by the VL the port maps each flow's SL to (known now: in band the
   // SM has set the tables).
   std::array<int, link::kVl15 + 1> lane_of;
@@ -164,6 +168,7 @@ void RawGenerator::admit_arrivals(Active& a, uint64_t now) {
 
 bool RawGenerator::has_work(const Active& a, uint64_t now) const {
   if (a.pending != nullptr) return true;
+  if (cc_ != nullptr && a.allowed_ps > now) return false;
   if (a.open_loop) return !a.queue.empty();
   const FlowSpec& s = specs_[a.index];
   return s.start_ps <= now && (s.count == 0 || results_[a.index].created < s.count);
@@ -188,11 +193,18 @@ bool RawGenerator::submit_one(Active& a, uint64_t now) {
   FlowResult& r = results_[a.index];
   if (res == link::SubmitResult::Queued) {
     ++r.sent;
+    if (cc_ != nullptr) throttle(a, now);
   } else {  // dropped (and released) by the port
     ++r.dropped_at_source;
     if (window_.contains(made)) ++r.offered_lost;
   }
   return true;
+}
+
+void RawGenerator::throttle(Active& a, uint64_t now) {
+  const FlowSpec& s = specs_[a.index];
+  const uint32_t key = cc_->key_of(a.index, s.sl);
+  a.allowed_ps = now + a.link_ps + cc_->delay_ps(key, s.sl, a.link_ps, now);
 }
 
 void RawGenerator::serve(Lane& lane, uint64_t now) {
@@ -234,6 +246,7 @@ void RawGenerator::run() {
     if (a.pending != nullptr) continue;
     if (a.open_loop && a.queue.empty()) next_wake = std::min(next_wake, a.next_arrival_ps);
     if (!a.open_loop && specs_[a.index].start_ps > now) next_wake = std::min(next_wake, specs_[a.index].start_ps);
+    if (cc_ != nullptr && a.allowed_ps > now) next_wake = std::min(next_wake, a.allowed_ps);
   }
   if (next_wake != UINT64_MAX) wake_.notify_at(next_wake);
 }

@@ -26,6 +26,12 @@
 // - A flow stops making packets after `count` (0 = never).
 // - A flow's destination is fixed or picked per packet (flow.hpp); the pick is
 //   made once per packet, so a packet refused as Busy keeps its destination.
+// - Congestion control (on when the HCA port's is, ca_congestion.hpp): each
+//   flow is a QP of its own (or shares its SL's CCTI). After a packet of link
+//   time T is accepted by the port at t, the flow's next packet is not made or
+//   submitted before t + T + the CCT's delay for T at the flow's CCTI then;
+//   the generator wakes for it. So a saturating flow's rate is at most the
+//   link's x T / (T + delay). Off, a flow pays one branch per packet.
 // - Counts of the measured window (measure_window.hpp): packets made in it
 //   are offered; those dropped at the source are counted against it.
 
@@ -81,6 +87,8 @@ class RawGenerator : public sc_core::sc_module {
     ib::Packet* pending = nullptr;      // built but refused as Busy
     std::mt19937_64 rng;                // destination choices
     std::size_t cursor = 0;             // Cycle: next destination
+    uint64_t link_ps = 0;               // a packet's serialization time on the port
+    uint64_t allowed_ps = 0;            // congestion control: no packet before then
   };
   // The flows of one VL, served round robin (lanes_ holds the VLs the flows use).
   struct Lane {
@@ -99,11 +107,16 @@ class RawGenerator : public sc_core::sc_module {
   ib::Packet* make_packet(const Active& a, uint16_t dlid);
   uint16_t pick_dlid(Active& a);
   void count_made(const Active& a, uint64_t at);
+  // Congestion control: when the flow's next packet may go, after one accepted now.
+  void throttle(Active& a, uint64_t now);
 
   // The alarm, then on the next line (which the Timeline prefetches with the
   // alarm) what warm() reads.
   link::Alarm wake_ = link::Alarm::method<&RawGenerator::run, &RawGenerator::warm>(this);
   link::Port& port_;
+  hca::Hca& hca_;
+  unsigned port_index_;
+  hca::CaCongestionControl* cc_ = nullptr;  // the port's, read at the start; null = off
   std::vector<Active> active_;
   std::vector<Lane> lanes_;
   bool deferred_ = false;

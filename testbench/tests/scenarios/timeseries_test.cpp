@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -242,4 +243,40 @@ TEST_CASE("progress: to a file, one line per report with packets moved by a tran
   CHECK(moved);  // perftest moves packets: counted as packet-hops, not only raw-flow deliveries
   CHECK(eta);
   CHECK(lines.back().find("100.0%") != std::string::npos);
+}
+
+TEST_CASE("time series: congestion control CCTIs within CCTI_Limit - victims' at 0 - delays add up to stats.json") {
+  const auto dir = scratch("ts-cc");
+  const CommandResult r =
+      run_command("run " + std::string(HCASIM_SOURCE_DIR) + "/configs/cc_hotspot.json --out " +
+                      (dir / "out").string() +
+                      " --set congestion_control.enabled=true --set outputs.sample_interval=10us --quiet", dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::map<std::string, uint64_t> delay, ccti_max;
+  for (const Row& row : read_series(dir / "out" / "timeseries.csv")) {
+    if (row.kind != "cc") continue;
+    CHECK(row.vl.empty());
+    if (row.metric == "ccti") {
+      CHECK(row.value <= 127);  // the default CCTI_Limit
+      ccti_max[row.name] = std::max(ccti_max[row.name], row.value);
+    } else {
+      REQUIRE(row.metric == "delay_ps");
+      delay[row.name] += row.value;
+    }
+  }
+  for (const char* victim : {"victim4", "victim8", "victim12"}) CHECK(ccti_max.at(victim) == 0);
+  for (const char* hot : {"hot4", "hot8", "hot12"}) CHECK(ccti_max.at(hot) > 0);
+  const nlohmann::json stats = read_stats(dir / "out");
+  unsigned checked = 0;
+  for (const nlohmann::json& h : stats["congestion_control"]["hcas"])
+    for (const nlohmann::json& c : h["cctis"]) {
+      const std::string name = stats["flows"][c["qp_or_flow"].get<unsigned>()]["name"];
+      INFO(name);
+      const uint64_t packets = c["packets"], mean = c["mean_delay_ps"];
+      CHECK(delay.at(name) >= mean * packets);  // mean is rounded down
+      CHECK(delay.at(name) < (mean + 1) * packets);
+      ++checked;
+    }
+  CHECK(checked == 6);
 }

@@ -324,6 +324,12 @@ TEST_CASE("tshark shows every field the model wrote", "[pcap][tshark]") {
     // The CRC fields as tshark reads them (big-endian from the wire bytes), against
     // the values the crc module computes independently of the encoder.
     const size_t icrc_at = wire.size() - 6;
+    if (h.bth.opcode == ib::op::kCnp) {
+      // tshark 4.0.17 names the CNP and reads its LRH and BTH, but knows no
+      // header sequence for it: the ICRC and VCRC show as vendor data.
+      CHECK(row["infiniband.invariant.crc"].empty());
+      continue;
+    }
     CHECK(number(row["infiniband.invariant.crc"]) == be32(&wire[icrc_at]));
     CHECK(number(row["infiniband.invariant.crc"]) ==
           __builtin_bswap32(ib::compute_icrc(wire.data(), icrc_at)));
