@@ -6,9 +6,11 @@
 //
 // Rules:
 // - A packet is judged when it enters its output port's VL transmit queue (it
-//   leaves the switch through that queue, in order): queued bytes = the
-//   queue's bytes with the packet, buffer = the port's tx_buffer, has credit =
-//   the downstream receiver has credit for the VL now. A marked packet gets
+//   leaves the switch through that queue, in order). The switch says what
+//   waits for the VL (queued bytes, the packet included), its buffer, and
+//   whether the downstream receiver has credit for the VL now (Switch: the
+//   transmit queue plus every input VL buffer whose head requests the VL,
+//   against the transmit buffer plus one receive VL buffer). A marked packet gets
 //   ib::kBthFecn in its BTH; packets without a BTH (raw, flow control) and
 //   VL15 packets are never judged.
 // - Settings per port: ib::port_marking_settings of the switch-wide

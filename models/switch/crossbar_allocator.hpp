@@ -116,6 +116,16 @@ class CrossbarAllocator {
   unsigned requested_vl(unsigned input, unsigned vl) const { return req_[slot(input, vl)].out_vl; }
   uint32_t requested_bytes(unsigned input, unsigned vl) const { return req_[slot(input, vl)].bytes; }
   unsigned requests_for(unsigned output) const { return outs_[output].requests; }
+  // Calls f(input, vl) for every request waiting for `output`, in id order.
+  template <class F>
+  void for_each_request(unsigned output, F&& f) const {
+    const uint64_t* m = &mask_[static_cast<std::size_t>(output) * words_];
+    for (unsigned w = 0; w < words_; ++w)
+      for (uint64_t b = m[w]; b != 0; b &= b - 1) {
+        const unsigned id = w * 64 + static_cast<unsigned>(__builtin_ctzll(b));
+        f(id / kVlSlots, id % kVlSlots);
+      }
+  }
   bool input_busy(unsigned input) const { return ins_[input].busy; }
   bool output_busy(unsigned output) const { return outs_[output].busy; }
   bool output_reserved(unsigned output) const { return outs_[output].reserved; }

@@ -181,15 +181,15 @@ struct alignas(64) Switch::Impl {
       t.held_vl = g.out_vl;
       t.submit.notify_at(earliest);
     } else {
-      submit(g.output, p, g.out_vl);
+      submit(g.output, p, g.out_vl, g.input, g.vl);
     }
     t.done.notify_at(std::max(now + xfer, p->tail_ps));
     route_heads(g.input, g.vl);  // the next packet of that VL is the head now
   }
 
-  void submit(unsigned out, ib::Packet* p, unsigned vl) {
+  void submit(unsigned out, ib::Packet* p, unsigned vl, unsigned in, unsigned in_vl) {
     link::Port& output = ports[out];
-    if (cc != nullptr) judge_congestion(out, *p, vl);
+    if (cc != nullptr) judge_congestion(out, *p, vl, in, in_vl);
     // Room was checked at the grant and the output takes nothing else from the
     // crossbar until this transfer ends, so the queue cannot refuse it.
     if (output.submit_on_vl(p, vl) == link::SubmitResult::Busy)
@@ -199,7 +199,7 @@ struct alignas(64) Switch::Impl {
   void on_held(Transfer& t) {
     ib::Packet* p = t.held;
     t.held = nullptr;
-    submit(t.out, p, t.held_vl);
+    submit(t.out, p, t.held_vl, t.in, t.vl);
   }
 
   void on_transfer_end(const Transfer& t) {
@@ -208,21 +208,43 @@ struct alignas(64) Switch::Impl {
   }
 
   // Congestion control (congestion_marker.hpp): FECN on a packet entering a
-  // congested output VL's queue.
-  void judge_congestion(unsigned out, ib::Packet& p, unsigned vl) {
+  // congested output VL's queue. What waits for an output VL is its transmit
+  // queue and every input VL buffer whose head requests it (all of that buffer
+  // is behind the head), the packet's own input VL buffer included (it still
+  // holds the packet's credits), so that a packet from a nearly empty input
+  // is judged as one from a full one; its buffer is the transmit buffer plus
+  // one receive VL buffer of the port. The VL has credit (a root, not a
+  // victim) when the downstream receiver has room for its whole transmit
+  // queue and the packet.
+  void judge_congestion(unsigned out, ib::Packet& p, unsigned vl, unsigned in, unsigned in_vl) {
     if (vl == link::kVl15 || !ib::is_iba_transport(p.hdr.lrh.lnh)) return;
     const link::Port& output = ports[out];
-    const ib::VlCongestionState state{uint64_t{output.tx_queued_bytes(vl)} + p.wire_len, output.tx_buffer_bytes(),
-                                      output.credits_available(vl) >= link::blocks_for(p.wire_len)};
+    const uint64_t own = std::max<uint64_t>(uint64_t{ports[in].rx_used_blocks(in_vl)} * link::kCreditBlockBytes,
+                                            p.wire_len);
+    const ib::VlCongestionState state{waiting_bytes(out, vl) + own, congestion_buffer_bytes(out, vl),
+                                      output.credits_available(vl) >= link::blocks_for(output.tx_queued_bytes(vl) + p.wire_len)};
     if (cc->judge(out + 1, vl, state, p.wire_len, now_ps())) p.hdr.bth.resv8a |= ib::kBthFecn;
+  }
+
+  uint64_t waiting_bytes(unsigned out, unsigned vl) const {
+    uint64_t bytes = ports[out].tx_queued_bytes(vl);
+    alloc.for_each_request(out, [&](unsigned in, unsigned in_vl) {
+      if (alloc.requested_vl(in, in_vl) == vl)
+        bytes += uint64_t{ports[in].rx_used_blocks(in_vl)} * link::kCreditBlockBytes;
+    });
+    return bytes;
+  }
+
+  uint64_t congestion_buffer_bytes(unsigned out, unsigned vl) const {
+    const link::Port& output = ports[out];
+    return output.tx_buffer_bytes() + uint64_t{output.rx_capacity_blocks(vl)} * link::kCreditBlockBytes;
   }
 
   // After a transmission: the output's VLs may have left their congestion.
   void sample_congestion(unsigned out) {
-    const link::Port& output = ports[out];
     const uint64_t now = now_ps();
-    for (unsigned vl = 0; vl < output.vl_count(); ++vl)
-      cc->update(out + 1, vl, output.tx_queued_bytes(vl), output.tx_buffer_bytes(), now);
+    for (unsigned vl = 0; vl < ports[out].vl_count(); ++vl)
+      cc->update(out + 1, vl, waiting_bytes(out, vl), congestion_buffer_bytes(out, vl), now);
   }
 
   void on_space(unsigned out) {

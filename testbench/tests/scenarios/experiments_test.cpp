@@ -9,6 +9,7 @@
 #include <string>
 #include <tuple>
 
+#include "testbench/tests/scenarios/b2b_fixture.hpp"
 #include "testbench/tests/scenarios/cli_util.hpp"
 #include "testbench/tests/scenarios/pcie_analytic.hpp"
 #include "testbench/tests/scenarios/scenario_fixture.hpp"
@@ -223,4 +224,45 @@ TEST_CASE("experiment wqe_window: the rate falls past a window of 16 as READ res
   const json dflt = run_swarm(dir, "default", "--set workload.swarm.0.window=32");
   CHECK(dflt["hosts"][0]["caches"]["wqe"]["hit_rate"].get<double>() > 0.999);
   CHECK(reads_per_s(dflt) > 0.98 * reads_per_s(full));
+}
+
+// docs/experiments/cc_parameters.md. B is the payload bound of one HDR 4x link
+// for 4 KiB packets; a victim's fair rate is 2B/3 (cc_hotspot_test.cpp).
+TEST_CASE("experiment cc_parameters: threshold 0 leaves the victims at half their fair rate - from 2 on they get it - "
+          "a larger CCTI_Increase costs the hot link") {
+  const ScratchDir dir("exp-cc-parameters");
+  const json rows = run_sweep(dir, "cc_parameters");
+  plot(dir, (dir / "cc_parameters").string() + " --x threshold --y 'throughput_bps[victim8]' --series ccti_increase",
+       "cc_parameters_victim");
+  plot(dir, (dir / "cc_parameters").string() + " --x threshold --y hot_link_utilization --series ccti_increase",
+       "cc_parameters_hot_link");
+  REQUIRE(rows.size() == 30);
+  const auto s = load_config("cc_hotspot.json");
+  const double fair = 2 * analytic_bound(s.link, 4096).data_bps / 3;
+  std::map<int, std::vector<double>> busy;  // by CCTI_Increase, Threshold >= 2
+  for (const json& r : rows) {
+    const int increase = r["ccti_increase"], threshold = r["threshold"];
+    INFO("ccti_increase " << increase << " threshold " << threshold);
+    REQUIRE(r["hot_link"] == "sw1_0.p1");
+    double slowest = 1e300;
+    for (const char* v : {"victim4", "victim8", "victim12"})
+      slowest = std::min(slowest, r[std::string("throughput_bps[") + v + "]"].get<double>() / fair);
+    const double util = r["hot_link_utilization"];
+    if (threshold == 0) {  // no marking: head-of-line blocking, as with control off
+      CHECK(std::abs(slowest - 0.5) < 0.02);
+      CHECK(util > 0.99);
+    } else if (threshold >= 2) {
+      CHECK(slowest >= 0.95);
+      busy[increase].push_back(util);
+    }
+  }
+  auto mean = [](const std::vector<double>& v) {
+    double t = 0;
+    for (double x : v) t += x;
+    return t / static_cast<double>(v.size());
+  };
+  INFO("hot link busy " << mean(busy[1]) << ", " << mean(busy[2]) << ", " << mean(busy[4]));
+  CHECK(mean(busy[1]) >= 0.94);
+  CHECK(mean(busy[2]) < mean(busy[1]) - 0.03);
+  CHECK(mean(busy[4]) < mean(busy[2]) - 0.03);
 }
