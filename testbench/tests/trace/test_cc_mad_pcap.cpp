@@ -21,6 +21,7 @@
 #include "models/ib/packet.hpp"
 #include "models/trace/pcap_writer.hpp"
 #include "testbench/tests/scenarios/tshark_util.hpp"
+#include "testbench/tests/trace/mad_packet.hpp"
 #include "testbench/tests/scratch_dir.hpp"
 
 using namespace hcasim;
@@ -30,23 +31,6 @@ namespace {
 constexpr unsigned kTsharkDataOffset = 24;  // infiniband.mad.data starts at MAD byte 24
 
 // A GMP as it travels: VL0, LNH IBA local, UD SEND_ONLY from QP1 to QP1, GSI Q_Key.
-ib::Packet gmp_packet(const ib::CcMad& mad, uint16_t dlid, uint16_t slid) {
-  ib::Packet p;
-  p.hdr.lrh.vl = 0;
-  p.hdr.lrh.lnh = ib::Lnh::IbaLocal;
-  p.hdr.lrh.dlid = dlid;
-  p.hdr.lrh.slid = slid;
-  p.hdr.bth.opcode = ib::op::kUdSendOnly;
-  p.hdr.bth.dest_qp = ib::kQp1;
-  p.hdr.deth.src_qp = ib::kQp1;
-  p.hdr.deth.q_key = ib::kGsiQKey;
-  p.payload.resize(ib::kMadBytes);
-  ib::encode(mad, p.payload.data());
-  p.payload_len = ib::kMadBytes;
-  p.finalize_lengths();
-  return p;
-}
-
 std::vector<uint8_t> hex_bytes(const std::string& s) {
   INFO("tshark bytes '" << s << "'");
   REQUIRE(s.size() % 2 == 0);
@@ -140,7 +124,7 @@ TEST_CASE("tshark decodes CC MADs of each attribute: class 0x21 header and the b
   {
     trace::PcapWriter w(pcap);
     uint64_t t = 1000;
-    for (const Sent& s : sent) w.write(t += 1000, gmp_packet(s.mad, 0x0005, 0x0001));
+    for (const Sent& s : sent) w.write(t += 1000, test::encoded_mad_packet(s.mad, ib::kQp1, 0x0005, 0x0001));
     w.close();
   }
 

@@ -17,6 +17,7 @@
 #include "models/ib/packet.hpp"
 #include "models/trace/pcap_writer.hpp"
 #include "testbench/tests/scenarios/tshark_util.hpp"
+#include "testbench/tests/trace/mad_packet.hpp"
 #include "testbench/tests/scratch_dir.hpp"
 
 using namespace hcasim;
@@ -24,24 +25,6 @@ using namespace hcasim;
 namespace {
 
 // An SMP as it travels: VL15, LNH IBA local, UD SEND_ONLY to QP0 from QP0, Q_Key 0.
-ib::Packet smp_packet(const ib::Smp& smp, uint16_t dlid, uint16_t slid) {
-  ib::Packet p;
-  p.hdr.lrh.vl = 15;
-  p.hdr.lrh.sl = 0;
-  p.hdr.lrh.lnh = ib::Lnh::IbaLocal;
-  p.hdr.lrh.dlid = dlid;
-  p.hdr.lrh.slid = slid;
-  p.hdr.bth.opcode = ib::op::kUdSendOnly;
-  p.hdr.bth.dest_qp = ib::kQp0;
-  p.hdr.deth.src_qp = ib::kQp0;
-  p.hdr.deth.q_key = ib::kSmiQKey;
-  p.payload.resize(ib::kMadBytes);
-  ib::encode(smp, p.payload.data());
-  p.payload_len = ib::kMadBytes;
-  p.finalize_lengths();
-  return p;
-}
-
 // tshark's numbers: test::tshark_number (tshark_util.hpp).
 uint64_t number(const std::string& s) { return test::tshark_number(s); }
 
@@ -108,9 +91,9 @@ TEST_CASE("tshark dissects LID-routed and directed-route SMPs to the encoded val
 
   {
     trace::PcapWriter w(pcap);
-    w.write(1000, smp_packet(get_ni, 0x0005, 0x0001));
-    w.write(2000, smp_packet(get_pi, ib::kPermissiveLid, ib::kPermissiveLid));
-    w.write(3000, smp_packet(resp_ni, ib::kPermissiveLid, ib::kPermissiveLid));
+    w.write(1000, test::encoded_mad_packet(get_ni, ib::kQp0, 0x0005, 0x0001));
+    w.write(2000, test::encoded_mad_packet(get_pi, ib::kQp0, ib::kPermissiveLid, ib::kPermissiveLid));
+    w.write(3000, test::encoded_mad_packet(resp_ni, ib::kQp0, ib::kPermissiveLid, ib::kPermissiveLid));
     w.close();
   }
 
