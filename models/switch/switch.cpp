@@ -216,7 +216,10 @@ struct alignas(64) Switch::Impl {
   // one receive VL buffer of the port. The VL has credit (a root, not a
   // victim) when the downstream receiver has room for its whole transmit
   // queue and the packet.
-  void judge_congestion(unsigned out, ib::Packet& p, unsigned vl, unsigned in, unsigned in_vl) {
+  // Out of line (and off the hot path's code) so that submit stays small when
+  // congestion control is off.
+  [[gnu::noinline, gnu::cold]] void judge_congestion(unsigned out, ib::Packet& p, unsigned vl, unsigned in,
+                                                     unsigned in_vl) {
     if (vl == link::kVl15 || !ib::is_iba_transport(p.hdr.lrh.lnh)) return;
     const link::Port& output = ports[out];
     const uint64_t own = std::max<uint64_t>(uint64_t{ports[in].rx_used_blocks(in_vl)} * link::kCreditBlockBytes,
@@ -241,7 +244,7 @@ struct alignas(64) Switch::Impl {
   }
 
   // After a transmission: the output's VLs may have left their congestion.
-  void sample_congestion(unsigned out) {
+  [[gnu::noinline, gnu::cold]] void sample_congestion(unsigned out) {
     const uint64_t now = now_ps();
     for (unsigned vl = 0; vl < ports[out].vl_count(); ++vl)
       cc->update(out + 1, vl, waiting_bytes(out, vl), congestion_buffer_bytes(out, vl), now);
