@@ -19,6 +19,9 @@
 //   16383), for CCTIs 0..ccti_limit. So by default CCTI i delays a packet of
 //   transmission time T by T x i / 4 (cc_injection.hpp): the flow's rate is
 //   the link's x 4 / (4 + i).
+// - In band (management.in_band) the CC manager (mgmt/cc_manager.hpp) Sets
+//   the same attributes through every node's CC agent after the SM's sweep,
+//   its MADs carrying cc_key.
 // - ccti_min above ccti_limit, or a cct shorter than ccti_limit + 1 entries,
 //   is an error.
 
@@ -95,6 +98,7 @@ void describe(Io& io, CaCcConfig& c) {
 
 struct CongestionControlConfig {
   bool enabled = false;           // off: no marking, no BECNs, no delays
+  uint64_t cc_key = 0;            // in band: the CC_Key the CC manager's MADs carry (OpenSM cc_key); 0 = none
   SwitchCcConfig switches;        // every switch
   CaCcConfig ca;                  // every HCA port
 };
@@ -102,7 +106,10 @@ struct CongestionControlConfig {
 template <class Io>
 void describe(Io& io, CongestionControlConfig& c) {
   io.boolean("enabled", c.enabled,
-             "congestion control (IBA Annex A10) installed at time zero in every switch and HCA (docs/congestion-control.md)");
+             "congestion control (IBA Annex A10) in every switch and HCA: installed at time zero, or in band set by "
+             "the CC manager after the SM's sweep (docs/congestion-control.md)");
+  io.uint64("cc_key", c.cc_key, 0, UINT64_MAX,
+            "in band: the CC_Key every CC manager MAD carries (agents answer only their own key once set); 0 = none");
   io.object("switch", c.switches, "every switch: FECN marking (SwitchCongestionSetting)");
   io.object("ca", c.ca, "every HCA port: CCTI and injection delay (CACongestionSetting, CongestionControlTable)");
 }

@@ -97,6 +97,7 @@ Fabric::~Fabric() {
   // What the members' own order would destroy first, in that order.
   link_events_.reset();
   sa_agents_.clear();
+  cc_nodes_.clear();
   link_up_.reset();
   power_on_.reset();
   mad_nodes_.clear();
@@ -142,6 +143,32 @@ void Fabric::install_congestion_control() {
     }
 }
 
+mgmt::CcManagerConfig Fabric::cc_manager_config() const {
+  const config::CongestionControlConfig& c = spec_.congestion_control;
+  mgmt::CcManagerConfig mc;
+  mc.cc_key = c.cc_key;
+  mc.timeout_ps = spec_.management.sm.smp_timeout_ps;
+  mc.retries = spec_.management.sm.smp_retries;
+  mc.switch_setting = config::switch_setting(c.switches);
+  mc.ca_setting = config::ca_setting(c.ca);
+  mc.cct = mgmt::cc_table_blocks(config::cct_entries(c.ca), static_cast<uint16_t>(c.ca.ccti_limit));
+  return mc;
+}
+
+void Fabric::run_cc_manager(unsigned node) {
+  if (!spec_.congestion_control.enabled) return;
+  const config::ManagementSpec& m = spec_.management;
+  mgmt::CcNode& cc = *cc_nodes_[node];
+  if (cc.manager() == nullptr)
+    cc.run_manager(cc_manager_config(), node == m.sm_node ? m.sm_port : m.standby_port, m.sm.sm_sl);
+  cc.setup(mgmt::cc_targets(mad_nodes_[node]->sm()->view()));
+}
+
+const mgmt::CcManager* Fabric::cc_manager() const {
+  if (!spec_.management.in_band) return nullptr;
+  return cc_nodes_[current_master_]->manager();
+}
+
 void Fabric::build_management(ib::PacketPool& pool) {
   const config::ManagementSpec& m = spec_.management;
   if (m.sm_node >= spec_.nodes.size() || spec_.nodes[m.sm_node].kind != NodeKind::Hca ||
@@ -162,6 +189,7 @@ void Fabric::build_management(ib::PacketPool& pool) {
         s.set_vlarb(out, link::VlArbConfig{});
       }
       mad_nodes_.push_back(std::make_unique<mgmt::MadNode>(s, id, pool, m.sma_latency_ps));
+      cc_nodes_.push_back(std::make_unique<mgmt::CcNode>(*mad_nodes_.back(), mgmt::CcAgent(s), pool, m.sma_latency_ps));
     } else {
       hca::Hca& h = *hcas_[at];
       for (unsigned p = 0; p < h.port_count(); ++p) {
@@ -169,6 +197,7 @@ void Fabric::build_management(ib::PacketPool& pool) {
         h.port(p).set_vlarb(link::VlArbConfig{});
       }
       mad_nodes_.push_back(std::make_unique<mgmt::MadNode>(h, id, pool, m.sma_latency_ps));
+      cc_nodes_.push_back(std::make_unique<mgmt::CcNode>(*mad_nodes_.back(), mgmt::CcAgent(h), pool, m.sma_latency_ps));
     }
     for (unsigned p = 0; p < n.ports.size(); ++p) {
       link::Port& port = node_port(i, p);
@@ -246,6 +275,7 @@ void Fabric::sm_finished(unsigned node) {
     master_node_ = current_master_ = node;
     if (sm.done()) {
       start_sa();
+      run_cc_manager(node);
       if (m.has_standby && !m.standby_with_master) run_sm(m.standby_node, m.standby_port, m.standby_priority, link::now_ps());
     }
     if (sweep_done_) sweep_done_();
@@ -256,6 +286,7 @@ void Fabric::sm_finished(unsigned node) {
   // A re-sweep of the master, or the sweep of an SM that took over (or was
   // handed) the subnet: its SA answers from what this sweep found.
   refill_sa(a.database(), sm.view());
+  run_cc_manager(node);
   if (node == current_master_) return;
   current_master_ = node;
   if (a.server() != nullptr) a.server()->set_master_sm_lid(a.lid());

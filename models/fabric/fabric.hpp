@@ -27,6 +27,12 @@
 //   ClassPortInfo); a standby's agent runs an SaServer (MasterSMLID from its
 //   PortInfo) over an empty database with the same tables, and the master's
 //   peer client sends it one SubnAdmConfig Add per non-empty table.
+// - Congestion control in band (mgmt/cc_node.hpp): every node gets its CC
+//   agent; with congestion_control.enabled, each time a master SM's sweep
+//   finishes its node's CC manager (made at the first) sets every switch and
+//   CA port the sweep found (mgmt::cc_targets) to the attributes the
+//   pre-configured mode installs (cc_manager_config), MADs on the SM's SL with
+//   the SM's timeout and retries.
 // - Link events (FabricSpec::link_events; link/link_events.hpp): one
 //   LinkEvents schedule over the named ports, made when the list is not empty.
 //   In band, each change is told to both ends' nodes (MadNode::
@@ -44,6 +50,7 @@
 #include "models/host/host.hpp"
 #include "models/link/link_events.hpp"
 #include "models/link/partition.hpp"
+#include "models/mgmt/cc_node.hpp"
 #include "models/mgmt/mad_node.hpp"
 #include "models/mgmt/sa_node.hpp"
 #include "models/mgmt/subnet_manager.hpp"
@@ -114,6 +121,10 @@ class Fabric {
   // In band: the master SA's Config transactions to the standby (completions so far).
   // on_sa_sync runs after each of them is recorded.
   const std::vector<mgmt::SaCompletion>& sa_sync_completions() const { return sa_sync_; }
+  // In band: a node's CC agent and, on a master SM's node, its CC manager.
+  mgmt::CcNode* cc_node(unsigned node) const { return node < cc_nodes_.size() ? cc_nodes_[node].get() : nullptr; }
+  // The CC manager of the current master (null when none has run).
+  const mgmt::CcManager* cc_manager() const;
   void on_sa_sync(std::function<void(const mgmt::SaCompletion&)> f) { sa_sync_cb_ = std::move(f); }
 
  private:
@@ -133,11 +144,14 @@ class Fabric {
   std::unique_ptr<link::Alarm> power_on_;  // in band: clears the HCA LIDs at time zero
   std::unique_ptr<link::Alarm> link_up_;   // in band: linked ports Down -> Init
   std::vector<std::unique_ptr<mgmt::SaAgent>> sa_agents_;  // by node, in band (null for switches)
+  std::vector<std::unique_ptr<mgmt::CcNode>> cc_nodes_;    // by node, in band
   std::unique_ptr<link::LinkEvents> link_events_;          // with link events
   std::vector<mgmt::SaCompletion> sa_sync_;
   std::function<void(const mgmt::SaCompletion&)> sa_sync_cb_;
   void build_management(ib::PacketPool& pool);
   void install_congestion_control();
+  mgmt::CcManagerConfig cc_manager_config() const;
+  void run_cc_manager(unsigned node);  // after a master's sweep (see the rules)
   void run_sm(unsigned node, unsigned port, uint8_t priority, uint64_t start_ps);
   void sm_finished(unsigned node);  // an SM's sweep finished
   // The master SA's database after a re-sweep: every record of the tables

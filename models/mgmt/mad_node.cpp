@@ -116,6 +116,11 @@ void MadNode::request_sweep() {
   sm_step(out);
 }
 
+void MadNode::on_gmp_class(uint8_t mgmt_class, std::function<void(ib::Packet*, unsigned)> handler) {
+  if (handler) gmp_classes_[mgmt_class] = std::move(handler);
+  else gmp_classes_.erase(mgmt_class);
+}
+
 ib::Packet* MadNode::make_packet(uint16_t slid, uint16_t dlid, uint8_t sl, uint32_t dest_qp, uint32_t src_qp,
                                  const uint8_t* mad) {
   ib::Packet* p = pool_.acquire();
@@ -162,7 +167,8 @@ void MadNode::deliver(ib::Packet* p, unsigned port) {
   const uint8_t mgmt_class = p->payload[1];
   if (p->hdr.bth.dest_qp == ib::kQp1) {
     ++stats_.gmps_in;
-    if (gmp_) gmp_(p, port);
+    if (const auto it = gmp_classes_.find(mgmt_class); it != gmp_classes_.end()) it->second(p, port);
+    else if (gmp_) gmp_(p, port);
     else pool_.release(p);
     return;
   }

@@ -46,12 +46,16 @@
 //   light_sweep) that long after it last finished a sweep.
 // - The polling alarm, the light-sweep alarm and the Trap 128 repeat alarm are background alarms
 //   (link/timeline.hpp): a run that goes until idle does not go on for them.
+// - GMPs (QP1) go to the handler of their management class (on_gmp_class:
+//   the CC agent's class 0x21), else to the general handler (on_gmp: the SA
+//   agent); with neither they are dropped.
 // - on_done runs each time the SM's sweep finishes (Done, or given up): after
 //   the first sweep and after each re-sweep.
 
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -106,6 +110,8 @@ class MadNode : public link::ManagementAgent {
   void request_sweep();
   // QP1 MADs (GMPs) go here; the handler owns the packet. Without one they are dropped.
   void on_gmp(std::function<void(ib::Packet*, unsigned port)> handler) { gmp_ = std::move(handler); }
+  // QP1 MADs of one management class go here instead (see the rules); an empty handler removes it.
+  void on_gmp_class(uint8_t mgmt_class, std::function<void(ib::Packet*, unsigned port)> handler);
 
   // A UD packet carrying `mad` (kMadBytes) to dest_qp (0 or 1) from src_qp.
   ib::Packet* make_packet(uint16_t slid, uint16_t dlid, uint8_t sl, uint32_t dest_qp, uint32_t src_qp,
@@ -158,6 +164,7 @@ class MadNode : public link::ManagementAgent {
   link::Alarm poll_alarm_;          // a standby SM's polling
   link::Alarm sweep_alarm_;         // a master SM's light sweeps
   std::function<void(ib::Packet*, unsigned)> gmp_;
+  std::map<uint8_t, std::function<void(ib::Packet*, unsigned)>> gmp_classes_;  // by management class
   std::vector<uint8_t> scratch_;
   bool trap_pending_ = false;       // a Trap 128 not yet repressed
   uint64_t trap_tid_ = 0;

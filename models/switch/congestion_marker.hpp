@@ -48,6 +48,7 @@ class CongestionMarker {
   // A port's element (port number 1..ports).
   void set_port(unsigned port_number, const ib::SwitchPortCongestionElement& e);
   const ib::SwitchCongestionSetting& switch_setting() const { return switch_; }
+  const ib::SwitchPortCongestionElement& port_element(unsigned port_number) const { return elements_.at(port_number - 1); }
   const ib::PortMarkingSettings& settings(unsigned port_number) const { return settings_[port_number - 1]; }
 
   // A packet of `packet_bytes` entering the queue of (port_number, vl) in

@@ -42,6 +42,13 @@ nlohmann::json hca_port_json(const hca::Hca& h, unsigned i, const hca::CaCongest
           {"cctis", std::move(cctis)}};
 }
 
+nlohmann::json manager_json(const mgmt::CcManager& m) {
+  const mgmt::CcManagerStats& st = m.stats();
+  return {{"setups", st.setups},   {"mads_sent", st.sent}, {"answered", st.answered},
+          {"timeouts", st.timeouts}, {"failed", st.failed}, {"errors", st.errors},
+          {"skipped", st.skipped},  {"unavailable_ports", m.unavailable_ports()}};
+}
+
 }  // namespace
 
 nlohmann::json congestion_json(const fabric::Fabric& f, uint64_t end_ps) {
@@ -52,8 +59,11 @@ nlohmann::json congestion_json(const fabric::Fabric& f, uint64_t end_ps) {
   for (unsigned i = 0; i < f.hca_count(); ++i)
     for (unsigned p = 0; p < f.hca(i).port_count(); ++p)
       if (const hca::CaCongestionControl* cc = f.hca(i).congestion(p)) hcas.push_back(hca_port_json(f.hca(i), p, *cc));
-  if (switches.empty() && hcas.empty()) return nullptr;
-  return {{"switches", std::move(switches)}, {"hcas", std::move(hcas)}};
+  const mgmt::CcManager* m = f.cc_manager();
+  if (switches.empty() && hcas.empty() && m == nullptr) return nullptr;
+  nlohmann::json out = {{"switches", std::move(switches)}, {"hcas", std::move(hcas)}};
+  if (m != nullptr) out["manager"] = manager_json(*m);
+  return out;
 }
 
 }  // namespace hcasim

@@ -3,6 +3,9 @@
 // per switch port and VL, packets marked with FECN and time congested; per
 // HCA port, FECNs, BECNs and CNPs; per CCTI (QP, raw flow or SL), its CCTI at
 // the end, the highest it reached, and the mean injection delay applied.
+// In band, "manager": the CC manager's MADs (sent, resends included;
+// answered; timeouts, tries that expired; failed, given up; errors, answers
+// with a status; skipped, items already set) and its cc-unavailable ports.
 // Only ports, VLs and CCTIs with something to report are listed. Absent (null)
 // when congestion control is off everywhere, so that stats.json does not move.
 
