@@ -56,8 +56,8 @@ uint64_t CaCongestionControl::delay_ps(uint32_t key, uint8_t sl, uint64_t packet
 }
 
 FecnAnswer CaCongestionControl::fecn_answer(uint8_t opcode) {
-  const uint8_t prefix = opcode & 0xE0;
-  return prefix == ib::op::kRcPrefix || prefix == ib::op::kUcPrefix ? FecnAnswer::AckBecn : FecnAnswer::Cnp;
+  const bool rc_request = (opcode & 0xE0) == ib::op::kRcPrefix && !ib::op::is_rc_response(opcode);
+  return rc_request ? FecnAnswer::AckBecn : FecnAnswer::Cnp;
 }
 
 }  // namespace hcasim::hca

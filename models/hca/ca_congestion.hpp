@@ -20,16 +20,23 @@
 //   entry of the current CCTI applied to T (ib::cct_injection_delay_ps); it is
 //   summed per key with the count of packets it was applied to.
 // - FECN: a data packet arriving with FECN set is answered with BECN to its
-//   source: in the ACK of an RC or UC flow, else with a CNP (ib::op::kCnp);
-//   fecn_answer() says which, the HCA builds it (statistics: fecn_received,
-//   cnps_sent, becns_sent for ACKs). A CNP or BECN-carrying ACK received
-//   counts cnps_received or becns_received and calls becn().
+//   source: an RC request in the response that acknowledges it (the
+//   transport engine sets it: transport/congestion_hooks.hpp), every other
+//   packet with a CNP (ib::op::kCnp) to its source QP: UC and UD (no ACK),
+//   and an RC response (a READ response, ACK or atomic ACK: the requester has
+//   no ACK to send). fecn_answer() says which; the HCA builds the CNP
+//   (statistics: fecn_received, cnps_sent, becns_sent for responses). A CNP
+//   or a BECN-carrying RC response received counts cnps_received or
+//   becns_received and calls becn() for the QP it is addressed to.
+// - As the transport engine's CongestionHooks, a QP's injection delay is
+//   delay_ps() of key_of(qpn, sl).
 
 #include <cstdint>
 #include <vector>
 
 #include "models/ib/cc_attributes.hpp"
 #include "models/ib/cc_injection.hpp"
+#include "models/transport/congestion_hooks.hpp"
 
 namespace hcasim::hca {
 
@@ -54,7 +61,7 @@ struct CctiState {
 
 enum class FecnAnswer { AckBecn, Cnp };
 
-class CaCongestionControl {
+class CaCongestionControl final : public transport::CongestionHooks {
  public:
   explicit CaCongestionControl(unsigned table_blocks = 4) : table_(table_blocks) {}
 
@@ -74,6 +81,12 @@ class CaCongestionControl {
   uint16_t ccti(uint32_t key, uint8_t sl, uint64_t now_ps);
   uint64_t delay_ps(uint32_t key, uint8_t sl, uint64_t packet_time_ps, uint64_t now_ps);
   static FecnAnswer fecn_answer(uint8_t opcode);
+
+  // transport::CongestionHooks.
+  uint64_t injection_delay_ps(uint32_t qpn, uint8_t sl, uint64_t packet_ps, uint64_t now_ps) override {
+    return delay_ps(key_of(qpn, sl), sl, packet_ps, now_ps);
+  }
+  void becn_sent() override { ++stats_.becns_sent; }
 
   // The record of a key (null when it has none); its CCTI as of its last use.
   const CctiState* state(uint32_t key) const { return key < states_.size() && used_[key] ? &states_[key] : nullptr; }

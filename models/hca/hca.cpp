@@ -198,7 +198,10 @@ void Hca::take(ib::Packet* p, unsigned index, uint64_t now) {
 
 CaCongestionControl& Hca::congestion_control(unsigned i) {
   HostPort& h = ports_[i];
-  if (h.cc == nullptr) h.cc = std::make_unique<CaCongestionControl>();
+  if (h.cc == nullptr) {
+    h.cc = std::make_unique<CaCongestionControl>();
+    transport_->set_congestion(i, h.cc.get());  // the QPs' BECNs and injection delay
+  }
   return *h.cc;
 }
 
@@ -207,36 +210,53 @@ CaCongestionControl& Hca::congestion_control(unsigned i) {
 bool Hca::congestion_arrival(ib::Packet* p, HostPort& h) {
   CaCongestionControl& cc = *h.cc;
   const uint64_t now = link::now_ps();
-  if (p->hdr.bth.opcode == ib::op::kCnp) {
+  const ib::Bth& bth = p->hdr.bth;
+  if (bth.opcode == ib::op::kCnp) {
     ++cc.stats().cnps_received;
-    const uint32_t qp = transport_->owns(p->hdr.bth.dest_qp) ? p->hdr.bth.dest_qp : p->flow;
+    const uint32_t qp = transport_->owns(bth.dest_qp) ? bth.dest_qp : p->flow;
     cc.becn(cc.key_of(qp, p->hdr.lrh.sl), p->hdr.lrh.sl, now);
     pool_.release(p);
     return true;
   }
-  if ((p->hdr.bth.resv8a & ib::kBthFecn) == 0) return false;
+  if ((bth.resv8a & ib::kBthBecn) != 0 && ib::op::is_rc_response(bth.opcode) && transport_->owns(bth.dest_qp)) {
+    ++cc.stats().becns_received;  // the BECN of an ACK: the requester's QP slows down
+    cc.becn(cc.key_of(bth.dest_qp, p->hdr.lrh.sl), p->hdr.lrh.sl, now);
+  }
+  if ((bth.resv8a & ib::kBthFecn) == 0) return false;
   ++cc.stats().fecn_received;
-  if (CaCongestionControl::fecn_answer(p->hdr.bth.opcode) != FecnAnswer::Cnp) return false;  // RC/UC: not yet answered
+  if (CaCongestionControl::fecn_answer(bth.opcode) != FecnAnswer::Cnp) return false;  // RC request: BECN in its ACK
+  send_cnp(*p, h);
+  return false;
+}
+
+// The CNP goes to the packet's source QP: a UD packet names it (DETH), a
+// connected QP's is its destination QP (none when the QP is unknown here).
+void Hca::send_cnp(const ib::Packet& p, HostPort& h) {
+  uint32_t source_qp = p.hdr.deth.src_qp;
+  if ((p.hdr.bth.opcode & 0xE0) != ib::op::kUdPrefix) {
+    const transport::Qp* qp = transport_->find(p.hdr.bth.dest_qp);
+    if (qp == nullptr) return;
+    source_qp = qp->attr.dest_qp_num;
+  }
   ib::Packet* c = pool_.acquire();
-  c->hdr.lrh.sl = p->hdr.lrh.sl;
+  c->hdr.lrh.sl = p.hdr.lrh.sl;
   c->hdr.lrh.lnh = ib::Lnh::IbaLocal;
-  c->hdr.lrh.dlid = p->hdr.lrh.slid;
+  c->hdr.lrh.dlid = p.hdr.lrh.slid;
   c->hdr.lrh.slid = h.lid;
   c->hdr.bth.opcode = ib::op::kCnp;
-  c->hdr.bth.p_key = p->hdr.bth.p_key;
+  c->hdr.bth.p_key = p.hdr.bth.p_key;
   c->hdr.bth.resv8a = ib::kBthBecn;
-  c->hdr.bth.dest_qp = p->hdr.deth.src_qp;
+  c->hdr.bth.dest_qp = source_qp;
   c->payload_len = 0;
   c->finalize_lengths();
-  c->flow = p->flow;
-  c->created_ps = now;
+  c->flow = p.flow;
+  c->created_ps = link::now_ps();
   if (h.port.submit(c) == link::SubmitResult::Busy) {
     ++h.cnps_refused;
     pool_.release(c);
   } else {
-    ++cc.stats().cnps_sent;
+    ++h.cc->stats().cnps_sent;
   }
-  return false;
 }
 
 bool Hca::rx_backlogged(uint64_t now) {

@@ -117,8 +117,11 @@ class Hca : public sc_core::sc_module {
   // Congestion control of port i (ca_congestion.hpp; IBA Annex A10): made,
   // and on, at the first call; the builder or a CC agent sets it up.
   // congestion(i) is null while off. On, a received data packet with FECN is
-  // answered (a CNP for UD and raw packets) and a CNP received raises its
-  // QP's or flow's CCTI; off, a received packet pays one branch.
+  // answered (BECN in the response to an RC request, set by the transport
+  // engine; a CNP for everything else), and a CNP or an RC response with
+  // BECN received raises its QP's or flow's CCTI; the transport engine
+  // delays the port's QPs' requests by their CCTs. Off, a received packet
+  // pays one branch.
   CaCongestionControl& congestion_control(unsigned i);
   CaCongestionControl* congestion(unsigned i) { return ports_[i].cc.get(); }
   const CaCongestionControl* congestion(unsigned i) const { return ports_[i].cc.get(); }
@@ -203,6 +206,7 @@ class Hca : public sc_core::sc_module {
   };
   // Congestion control of a received packet (cc on): true when it was a CNP (consumed).
   bool congestion_arrival(ib::Packet* p, HostPort& h);
+  void send_cnp(const ib::Packet& p, HostPort& h);  // the CNP that answers p's FECN
   void tx_space(HostPort& h);  // port h.index may have transmit room
   void drain(unsigned index);
   int next_vl(HostPort& h);

@@ -49,6 +49,8 @@ constexpr uint8_t kRcSendLastInv = 0x16;
 constexpr uint8_t kRcSendOnlyInv = 0x17;
 constexpr uint8_t kRcFlush = 0x1C;        // IBA 1.5 A19 (via rxe): FETH + RETH
 constexpr uint8_t kRcAtomicWrite = 0x1D;  // IBA 1.5 A19 (via rxe): RETH + 8 B payload
+// An RC response (READ response, ACK or NAK, atomic ACK), sent by the responder.
+constexpr bool is_rc_response(uint8_t opcode) { return opcode >= kRcReadRespFirst && opcode <= kRcAtomicAck; }
 
 // UC: SEND and RDMA WRITE only (0x20-0x2B)
 constexpr uint8_t kUcSendFirst = 0x20;

@@ -115,6 +115,7 @@ struct Qp {
   // Responder.
   uint8_t in_message = 0;        // 0 none; 1 SEND or 2 WRITE between a first and its last
   bool nak_sent = false;         // a PSN sequence NAK is out; silent until epsn comes
+  bool becn_owed = false;        // congestion control: a request came with FECN; the next response carries BECN
   uint32_t epsn = 0;
   uint32_t msn = 0;
   uint64_t recv_offset = 0;      // bytes of the current SEND placed in rq[0], or of the current WRITE written

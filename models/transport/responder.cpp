@@ -457,6 +457,10 @@ ib::Packet* Responder::next_packet(Qp& qp, QpServices& s, uint64_t& data_ready_p
       break;
     }
   }
+  if (qp.becn_owed) {  // congestion_hooks.hpp: IBA A10.2.2, BECN in the ACK
+    h.bth.resv8a |= ib::kBthBecn;
+    qp.becn_owed = false;
+  }
   ++qp.stats.response_packets;
   p->finalize_lengths();
   return p;

@@ -15,8 +15,6 @@ namespace {
 constexpr uint64_t kIdStride = uint64_t{1} << 40;   // packet ids: the port's fabric position in the top bits
 constexpr uint64_t kTransportIds = uint64_t{1} << 39;  // apart from the raw generators' ids of the same port
 
-bool is_response(uint8_t opcode) { return opcode >= ib::op::kRcReadRespFirst && opcode <= ib::op::kRcAtomicAck; }
-
 }  // namespace
 
 struct TransportEngine::Entry {
@@ -36,6 +34,8 @@ struct TransportEngine::Entry {
   bool on_rx_unit = false;    // a receive unit parses a packet of it (any_free: one at a time)
   bool context_filling = false;  // its QPC is being read for its next packet: it takes no turn meanwhile
   bool context_held = false;     // its QPC is on chip for its next packet (looked up, or filled)
+  bool in_paced = false;         // in paced_, waiting for its injection time
+  uint64_t inject_at_ps = 0;     // congestion control: its next request starts no earlier (0: any time)
   SchedSlot sched;            // its place in the QP scheduler
   ib::RingFifo<ib::Packet*, 1> held;  // requests waiting for the receive-WQE source's fetch
   bool resuming = false;              // resume_requests runs (a fetch done at once calls it again)
@@ -75,7 +75,8 @@ TransportEngine::TransportEngine(const TransportConfig& config, std::vector<Port
       pool_(pool),
       rx_alarm_(link::Alarm::method<&TransportEngine::rx_due>(this)),
       data_alarm_(link::Alarm::method<&TransportEngine::data_due>(this)),
-      cqe_alarm_(link::Alarm::method<&TransportEngine::completions_due>(this)) {
+      cqe_alarm_(link::Alarm::method<&TransportEngine::completions_due>(this)),
+      pace_alarm_(link::Alarm::method<&TransportEngine::pace_due>(this)) {
   const bool hash = config_.unit_mapping == UnitMapping::QpnHash;
   for (uint32_t i = 0; i < std::max<uint32_t>(1, config_.tx_units); ++i)
     engines_.push_back(std::make_unique<Engine>(*this, i));
@@ -416,6 +417,13 @@ void TransportEngine::start_packet(Engine& g, Entry& e) {
     wait_for_room(e, vl);
     return;
   }
+  // Congestion control: the one branch it costs when off.
+  if (CongestionHooks* cc = ports_[qp.port].cc) start_paced(g, e, vl, *cc);
+  else build_packet(g, e, vl);
+}
+
+ib::Packet* TransportEngine::build_packet(Engine& g, Entry& e, unsigned vl) {
+  Qp& qp = e.qp;
   drop_promise(e);
   bool first = false;
   uint64_t ready = 0;
@@ -430,7 +438,7 @@ void TransportEngine::start_packet(Engine& g, Entry& e) {
                              : Requester::next_packet(qp, *this, first, ready);
   if (p == nullptr) {  // the WQE failed locally; its completions are made
     after(e);
-    return;
+    return nullptr;
   }
   p->created_ps = now_ps();
   p->id = (ports_[qp.port].port->id() + 1) * kIdStride + kTransportIds + next_id_++;
@@ -448,6 +456,7 @@ void TransportEngine::start_packet(Engine& g, Entry& e) {
   e.context_held = false;  // the next packet looks its QPC up again
   // A send WQE's first packet: the unit is done once the WQE is on chip.
   g.done.notify_at(std::max(now, wqe_ready) + latency);
+  return p;
 }
 
 bool TransportEngine::context_on_chip_now(Entry& e) {
@@ -663,7 +672,7 @@ void TransportEngine::received(ib::Packet* p) {
   Entry* found = entry(p->hdr.bth.dest_qp);
   if (found == nullptr) {
     ++stats_.unknown_qp_drops;
-  } else if (!is_response(p->hdr.bth.opcode)) {
+  } else if (!ib::op::is_rc_response(p->hdr.bth.opcode)) {
     take_request(*found, p);
     return;
   } else {
@@ -688,6 +697,9 @@ void TransportEngine::take_request(Entry& e, ib::Packet* p) {
 }
 
 void TransportEngine::execute(Entry& e, ib::Packet* p) {
+  // congestion_hooks.hpp: an RC request with FECN is answered with BECN.
+  if ((p->hdr.bth.resv8a & ib::kBthFecn) != 0 && e.qp.type == QpType::Rc && ports_[e.qp.port].cc != nullptr)
+    e.qp.becn_owed = true;
   Responder::on_request(e.qp, *this, *p);
   after(e);
   pool_.release(p);
@@ -706,6 +718,51 @@ void TransportEngine::resume_requests(uint32_t qpn) {
     first = false;
   }
   e->resuming = false;
+}
+
+void TransportEngine::start_paced(Engine& g, Entry& e, unsigned vl, CongestionHooks& cc) {
+  if (e.inject_at_ps != 0 && held_back(e)) return;  // woken at its injection time
+  const bool response = Responder::has_work(e.qp);
+  const uint64_t now = now_ps();
+  if (const ib::Packet* p = build_packet(g, e, vl)) paced(e, *p, response, now, cc);
+}
+
+void TransportEngine::paced(Entry& e, const ib::Packet& p, bool response, uint64_t now, CongestionHooks& cc) {
+  if (response) {
+    if ((p.hdr.bth.resv8a & ib::kBthBecn) != 0) cc.becn_sent();
+    return;
+  }
+  const uint64_t link_ps = ports_[e.qp.port].port->timing().serialization_ps(p.wire_bytes());
+  const uint64_t delay = cc.injection_delay_ps(e.qp.qpn, p.hdr.lrh.sl, link_ps, now);
+  e.inject_at_ps = delay == 0 ? 0 : now + link_ps + delay;
+}
+
+bool TransportEngine::held_back(Entry& e) {
+  if (e.inject_at_ps <= now_ps()) {
+    e.inject_at_ps = 0;
+    return false;
+  }
+  if (Responder::has_work(e.qp)) return false;  // responses are not delayed
+  QpScheduler<Entry>::idle(e);
+  drop_promise(e);
+  e.context_held = false;  // its QPC is looked up again when it goes
+  if (!e.in_paced) {
+    e.in_paced = true;
+    paced_.add(e.inject_at_ps, e.qp.qpn);
+    pace_alarm_.notify_at(paced_.next_ps());
+  }
+  return true;
+}
+
+void TransportEngine::pace_due() {
+  uint32_t qpn = 0;
+  while (paced_.pop_due(now_ps(), qpn)) {
+    Entry* e = entry(qpn);
+    if (e == nullptr) continue;  // destroyed meanwhile
+    e->in_paced = false;
+    wake(*e);
+  }
+  if (!paced_.empty()) pace_alarm_.notify_at(paced_.next_ps());
 }
 
 void TransportEngine::timer_fired(Entry& e) {

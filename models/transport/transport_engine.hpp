@@ -58,6 +58,10 @@
 //   which then completes flushed.
 // - Each QP has a transport timer and an RNR wait (alarms armed from the
 //   deadlines the requester sets), so an idle QP costs no events.
+// - Congestion control (congestion_hooks.hpp), per port when the HCA sets
+//   hooks: BECN in the responses to FECN-marked RC requests, and the CCT's
+//   injection delay between a QP's request packets (a QP held back waits off
+//   the scheduler, in a time-ordered set with one alarm).
 // - QP numbers start at 2: QP0 and QP1 are reserved for management.
 
 #include <systemc>
@@ -73,6 +77,7 @@
 #include "models/ib/ring_fifo.hpp"
 #include "models/link/port.hpp"
 #include "models/link/timeline.hpp"
+#include "models/transport/congestion_hooks.hpp"
 #include "models/transport/context_lookups.hpp"
 #include "models/transport/qp.hpp"
 #include "models/transport/qp_scheduler.hpp"
@@ -118,6 +123,7 @@ class TransportEngine : public QpServices {
   struct PortBinding {
     link::Port* port;
     uint16_t lid;  // base LID
+    CongestionHooks* cc = nullptr;  // congestion control of the port; null: off
   };
   using CompletionHandler = std::function<void(Qp&, bool send_queue, const WorkCompletion&)>;
   using AsyncHandler = std::function<void(Qp&, const char* event)>;
@@ -128,6 +134,8 @@ class TransportEngine : public QpServices {
   // A port's base LID changed (a subnet manager set it); QPs made ready to
   // receive from now on take it as their SLID.
   void set_port_lid(unsigned port, uint16_t lid) { ports_.at(port).lid = lid; }
+  // Congestion control of a port on (hooks) or off (null): congestion_hooks.hpp.
+  void set_congestion(unsigned port, CongestionHooks* cc) { ports_.at(port).cc = cc; }
   TransportEngine& operator=(const TransportEngine&) = delete;
   ~TransportEngine() override;
 
@@ -201,6 +209,7 @@ class TransportEngine : public QpServices {
     uint32_t bytes;
   };
   void start_packet(Engine& g, Entry& e);  // a unit takes e's next packet, or e waits for its VL's room
+  ib::Packet* build_packet(Engine& g, Entry& e, unsigned vl);  // start_packet's packet (null: the WQE failed)
   // True when e's QPC is on chip for its next packet; otherwise its fill is
   // under way and e takes no turn until context_on_chip (no unit waits for it).
   bool context_on_chip_now(Entry& e);
@@ -227,6 +236,14 @@ class TransportEngine : public QpServices {
   void timer_fired(Entry& e);
   void rnr_over(Entry& e);
   bool has_work(const Qp& qp) const;
+  // Congestion control (the port's hooks set): start_packet through
+  // start_paced. A QP whose next packet is a request before its injection
+  // time is held back (held_back true); after a unit started packet p of e,
+  // its BECN is counted or its next request's time kept (paced).
+  void start_paced(Engine& g, Entry& e, unsigned vl, CongestionHooks& cc);
+  void paced(Entry& e, const ib::Packet& p, bool response, uint64_t now, CongestionHooks& cc);
+  bool held_back(Entry& e);
+  void pace_due();  // QPs whose injection time has come go back to the scheduler
 
   TransportConfig config_;
   std::vector<PortBinding> ports_;
@@ -278,6 +295,8 @@ class TransportEngine : public QpServices {
   ib::RingFifo<Waiting, 8> data_stage_;
   link::Alarm data_alarm_;
   link::Alarm cqe_alarm_;
+  PacedQueue paced_;       // QPs held back for their injection time
+  link::Alarm pace_alarm_;
   uint64_t next_id_ = 0;
   EngineStats stats_;
   CompletionHandler on_completion_;

@@ -219,8 +219,10 @@ void Simulation::make_time_series() {
   });
   // Congestion control (docs/congestion-control.md): each CCTI at the sample
   // time, and the injection delay applied in the interval; a raw flow's by its
-  // name, an SL's as <hca>.p<port>.sl<n>. Reading a CCTI applies the timer's
-  // expiries due by then, which changes nothing the run does.
+  // name, a transport QP's as <hca>.p<port>.qp<n> (raw flows and QPs share
+  // the keys of a port: a key that is a QP of the HCA goes by the QP), an SL's
+  // as <hca>.p<port>.sl<n>. Reading a CCTI applies the timer's expiries due by
+  // then, which changes nothing the run does.
   const auto cctis = [this](bool delay) {
     return [this, delay](const trace::TimeSeries::CounterVisit& visit) {
       for (unsigned h = 0; h < fabric_->hca_count(); ++h)
@@ -229,10 +231,13 @@ void Simulation::make_time_series() {
           if (cc == nullptr) continue;
           for (uint32_t key = 0; key < cc->keys(); ++key) {
             const hca::CctiState* s = cc->state(key);
-            if (s == nullptr || (!cc->per_sl() && key >= flows_.size())) continue;
-            const std::string name = cc->per_sl() ? std::string(fabric_->hca(h).name()) + ".p" + std::to_string(p + 1) +
-                                                        ".sl" + std::to_string(key)
-                                                  : flows_[key].name;
+            if (s == nullptr) continue;
+            const std::string port = std::string(fabric_->hca(h).name()) + ".p" + std::to_string(p + 1);
+            std::string name;
+            if (cc->per_sl()) name = port + ".sl" + std::to_string(key);
+            else if (fabric_->hca(h).transport().owns(key)) name = port + ".qp" + std::to_string(key);
+            else if (key < flows_.size()) name = flows_[key].name;
+            else continue;
             visit(name, delay ? s->delay_sum_ps : cc->ccti(key, s->sl, link::now_ps()));
           }
         }

@@ -69,6 +69,34 @@ TEST_CASE("CaCongestionControl: per SL one CCTI for the QPs of an SL - FECN answ
   CHECK(cc.ccti(cc.key_of(42, 4), 4, 0) == 2);
   using hca::FecnAnswer;
   CHECK(hca::CaCongestionControl::fecn_answer(ib::op::kRcSendOnly) == FecnAnswer::AckBecn);
-  CHECK(hca::CaCongestionControl::fecn_answer(ib::op::kUcWriteOnly) == FecnAnswer::AckBecn);
   CHECK(hca::CaCongestionControl::fecn_answer(ib::op::kUdSendOnly) == FecnAnswer::Cnp);
+}
+
+TEST_CASE("CaCongestionControl: FECN on an RC request is answered in its ACK - on UC and RC responses with a CNP",
+          "[hca][cc]") {
+  using hca::CaCongestionControl;
+  using hca::FecnAnswer;
+  // A10.2.2: BECN goes back in the ACK where there is one; UC has no ACK, and
+  // the requester that receives a response has none to send.
+  for (uint8_t op : {ib::op::kRcSendFirst, ib::op::kRcSendOnly, ib::op::kRcWriteOnly, ib::op::kRcReadRequest,
+                     ib::op::kRcCmpSwap, ib::op::kRcFetchAdd})
+    CHECK(CaCongestionControl::fecn_answer(op) == FecnAnswer::AckBecn);
+  for (uint8_t op : {ib::op::kRcReadRespFirst, ib::op::kRcReadRespMiddle, ib::op::kRcReadRespLast,
+                     ib::op::kRcReadRespOnly, ib::op::kRcAck, ib::op::kRcAtomicAck})
+    CHECK(CaCongestionControl::fecn_answer(op) == FecnAnswer::Cnp);
+  for (uint8_t op : {ib::op::kUcSendFirst, ib::op::kUcSendOnly, ib::op::kUcWriteFirst, ib::op::kUcWriteOnly})
+    CHECK(CaCongestionControl::fecn_answer(op) == FecnAnswer::Cnp);
+}
+
+TEST_CASE("CaCongestionControl: as the transport engine's hooks a QP's delay is its key's CCT entry applied to T",
+          "[hca][cc]") {
+  hca::CaCongestionControl cc = make(false);
+  transport::CongestionHooks& hooks = cc;
+  // CCTI_Min 2: T x 2 / 2 = T; three BECNs take QP 5 to CCTI 14: T x 14 / 2.
+  CHECK(hooks.injection_delay_ps(5, 0, 2000, 0) == 2000);
+  for (int i = 0; i < 3; ++i) cc.becn(cc.key_of(5, 0), 0, 0);
+  CHECK(hooks.injection_delay_ps(5, 0, 2000, 0) == 14000);
+  CHECK(hooks.injection_delay_ps(6, 0, 2000, 0) == 2000);  // another QP keeps its own CCTI
+  hooks.becn_sent();
+  CHECK(cc.stats().becns_sent == 1);
 }

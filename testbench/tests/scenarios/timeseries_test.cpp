@@ -329,3 +329,38 @@ TEST_CASE("CC steady state: N contributors' mean CCTIs allow the hot link's rate
   CHECK(lo > 0);
   CHECK(hi <= 1.1 * lo);
 }
+
+TEST_CASE("time series: congestion control of RC QPs by QP name - the writers' CCTIs rise - delays add up") {
+  const auto dir = scratch("ts-cc-rc");
+  const CommandResult r =
+      run_command("run " + std::string(HCASIM_SOURCE_DIR) + "/configs/cc_rc_hotspot.json --out " +
+                      (dir / "out").string() +
+                      " --set congestion_control.enabled=true --set outputs.sample_interval=10us --quiet", dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::map<std::string, uint64_t> delay, ccti_max;
+  for (const Row& row : read_series(dir / "out" / "timeseries.csv")) {
+    if (row.kind != "cc") continue;
+    if (row.metric == "ccti") ccti_max[row.name] = std::max(ccti_max[row.name], row.value);
+    else delay[row.name] += row.value;
+  }
+  // Each writer has one QP, the first its HCA made (QP numbers start at 2).
+  for (const char* writer : {"hca4.p1.qp2", "hca8.p1.qp2", "hca12.p1.qp2"}) {
+    INFO(writer);
+    REQUIRE(ccti_max.count(writer) == 1);
+    CHECK(ccti_max.at(writer) <= 127);  // the default CCTI_Limit
+  }
+  uint64_t raised = 0;
+  for (const auto& [name, max] : ccti_max) raised += max > 0;
+  CHECK(raised > 0);
+  const nlohmann::json stats = read_stats(dir / "out");
+  for (const nlohmann::json& h : stats["congestion_control"]["hcas"])
+    for (const nlohmann::json& c : h["cctis"]) {
+      const std::string name = h["name"].get<std::string>() + ".p" + std::to_string(h["port"].get<unsigned>()) + ".qp" +
+                               std::to_string(c["qp_or_flow"].get<unsigned>());
+      INFO(name);
+      const uint64_t packets = c["packets"], mean = c["mean_delay_ps"];
+      CHECK(delay[name] >= mean * packets);  // mean is rounded down
+      CHECK(delay[name] <= (mean + 1) * packets);
+    }
+}
