@@ -12,6 +12,17 @@ namespace {
 
 uint32_t timestamp(uint64_t now_ps) { return static_cast<uint32_t>(now_ps / ib::kCctiTimerUnitPs); }
 
+// A Get of a setting with a Control_Map (SwitchCongestionSetting,
+// CACongestionSetting): the current setting, with the map the request carried.
+template <class Setting>
+uint16_t answer_setting(Setting current, const ib::CcMad& req, ib::CcMad& resp) {
+  Setting asked;
+  ib::get_attribute(req, asked);
+  current.control_map = asked.control_map;
+  ib::put_attribute(resp, current);
+  return ib::kStatusOk;
+}
+
 }  // namespace
 
 CcAgent::CcAgent(hca::Hca& hca) : hca_(&hca), keys_(hca.port_count() + 1) {}
@@ -84,14 +95,8 @@ uint16_t CcAgent::get(const ib::CcMad& req, unsigned in, uint64_t now_ps, ib::Cc
   }
   if (is_switch()) {
     const sw::CongestionMarker* m = switch_->congestion();
-    if (req.hdr.attr_id == ib::kAttrSwitchCongestionSetting) {
-      ib::SwitchCongestionSetting s = m != nullptr ? m->switch_setting() : ib::SwitchCongestionSetting{};
-      ib::SwitchCongestionSetting asked;
-      ib::get_attribute(req, asked);
-      s.control_map = asked.control_map;
-      ib::put_attribute(resp, s);
-      return ib::kStatusOk;
-    }
+    if (req.hdr.attr_id == ib::kAttrSwitchCongestionSetting)
+      return answer_setting(m != nullptr ? m->switch_setting() : ib::SwitchCongestionSetting{}, req, resp);
     if (req.hdr.attr_id == ib::kAttrSwitchPortCongestionSetting) {
       ib::SwitchPortCongestionSetting b;
       const uint16_t st = port_block(mod, b);
@@ -103,14 +108,7 @@ uint16_t CcAgent::get(const ib::CcMad& req, unsigned in, uint64_t now_ps, ib::Cc
   const hca::CaCongestionControl* cc = hca_->congestion(in - 1);
   const hca::CaCongestionControl none;
   const hca::CaCongestionControl& c = cc != nullptr ? *cc : none;
-  if (req.hdr.attr_id == ib::kAttrCaCongestionSetting) {
-    ib::CaCongestionSetting s = c.setting();
-    ib::CaCongestionSetting asked;
-    ib::get_attribute(req, asked);
-    s.control_map = asked.control_map;
-    ib::put_attribute(resp, s);
-    return ib::kStatusOk;
-  }
+  if (req.hdr.attr_id == ib::kAttrCaCongestionSetting) return answer_setting(c.setting(), req, resp);
   if (req.hdr.attr_id == ib::kAttrCongestionControlTable) {
     if (mod >= c.table().blocks()) return ib::kStatusInvalidAttribute;
     ib::put_attribute(resp, c.table().get_block(mod));
