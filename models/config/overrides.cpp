@@ -9,7 +9,7 @@ namespace hcasim::config {
 namespace {
 
 constexpr const char* kForm =
-    "accepted: --set <path>=<value>, path dotted with numeric list indices, e.g. --set ports.defaults.mtu=2048";
+    "accepted: --set <path>=<value>, path dotted with numeric list indices, e.g. --set port.mtu=2048";
 
 [[noreturn]] void bad(const std::string& what) { throw ConfigError("--set", what + "; " + kForm); }
 

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "models/config/config_schema.hpp"
+#include "models/config/resource_limits.hpp"
 #include "models/config/ibnetdiscover.hpp"
 #include "models/config/partitions_conf.hpp"
 #include "models/config/switch_config_io.hpp"
@@ -399,6 +400,9 @@ void describe(Io& io, RunConfig& c) {
           "parallel simulation: the fabric split in this many parts, run in windows on threads of their own "
           "(hcasim run --threads); changes the order of events at equal times, deterministically; "
           "raw traffic only, no pcap, VCD, time series, RTL blocks or management in band");
+  io.bytes("memory_limit", c.memory_limit, 0, UINT64_MAX,
+           "memory the model may need, estimated before it is built (docs/limits.md); a larger scenario is "
+           "refused; 0B = this machine's physical memory");
   MeasureSettings& m = c.measure;
   io.custom("warmup", m.warmup, parse_warmup, format_warmup, {"\"auto\" or a time", warmup_schema},
             "raw flows: packets made before this time are not measured; auto = until two successive "
@@ -781,6 +785,7 @@ Scenario load_scenario(const nlohmann::json& root, const std::string& base_dir) 
   if (!plain_name(s.name))
     throw ConfigError("name", "'" + s.name + "' is not a plain name (it names the default output folder); "
                               "accepted: letters, digits, '_', '-' and '.', not starting with '.'");
+  check_topology_size(s);
   s.graph = make_graph(s.topology, base_dir);
   if (const std::string why = topology::check_topology(s.graph); !why.empty()) throw ConfigError("topology", why);
   const PortDirectory dir(s.graph);
@@ -859,6 +864,7 @@ Scenario load_scenario(const nlohmann::json& root, const std::string& base_dir) 
   }
   check_verbs_workloads(s);
   check_dma_tests(s);
+  check_model_size(s);
   for (std::size_t i = 0; i < s.outputs.pcap_ports.size(); ++i)
     require_ports(s.graph, dir, s.outputs.pcap_ports[i], "outputs.pcap_ports." + std::to_string(i), false);
   const std::string why = check_fabric(unrouted_spec(s));

@@ -140,6 +140,7 @@ struct RunConfig {
   uint64_t duration_ps = 0;    // 0 = until every flow is done and the fabric is idle
   uint64_t seed = 1;           // random seed: traffic patterns' destinations, link faults (faults.seed 0)
   uint32_t partitions = 1;     // parallel simulation: parts of the fabric on their own timelines (1 = none)
+  uint64_t memory_limit = 0;   // bytes a scenario's model may need (resource_limits.hpp); 0 = the machine's memory
   MeasureSettings measure;     // warm-up, measured window, drain
 };
 

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "models/config/resource_limits.hpp"
 #include "models/config/routing_dump.hpp"
 #include "models/config/config_error.hpp"
 #include "models/config/ibnetdiscover.hpp"
@@ -307,6 +308,7 @@ int validate(const Args& a) {
             << " patterns, " << s.workload.perftest.size() << " perftest tests, " << s.workload.verbs.size()
             << " verbs connections, " << s.graph.nodes.size() - switches << " HCAs, " << switches << " switches, "
             << config::port_names(s).size() << " ports, LIDs 1-" << routed.lids.top << ")\n";
+  std::cout << a.scenario << ": memory " << config::memory_summary(s) << "\n";
   std::size_t faulty = 0;
   for (const config::LinkSpec& l : routed.spec.links) faulty += l.config.faults.enabled();
   if (faulty != 0)

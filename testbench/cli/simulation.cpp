@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "models/config/units.hpp"
 #include "models/fabric/partitioning.hpp"
 #include "models/ib/sa_record_types.hpp"
 #include "models/trace/port_stats_json.hpp"
@@ -394,6 +395,13 @@ void Simulation::run_kernel() {
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
   if (series_) series_->start();
   if (measurement_ && !fabric_->spec().management.in_band) measurement_->start(0);
+  // Without a duration the run goes until idle; a workload stuck in a loop
+  // that never ends (an RNR NAK retried forever) is stopped by a watchdog:
+  // events keep coming, kStallEvents or more of them, over kStallPs of
+  // simulated time in which no work was done (work_done()).
+  constexpr uint64_t kStallPs = 1'000'000'000'000;  // 1 s
+  constexpr uint64_t kStallEvents = 1000;
+  uint64_t work = work_done(), work_ps = 0, work_events = wakeups();
   // An RTL divergence stops the kernel (sc_stop); the run ends there.
   while (sc_core::sc_pending_activity() && sc_core::sc_get_status() != sc_core::SC_STOPPED) {
     const uint64_t now = sc_core::sc_time_stamp().value();
@@ -410,6 +418,20 @@ void Simulation::run_kernel() {
     sc_core::sc_start(sc_time::from_value(step),
                       options_.duration_ps ? sc_core::SC_RUN_TO_TIME : sc_core::SC_EXIT_ON_STARVATION);
     const double took = seconds_since(t0);
+    if (!options_.duration_ps) {
+      const uint64_t at = sc_core::sc_time_stamp().value();
+      if (const uint64_t w = work_done(); w != work) {
+        work = w;
+        work_ps = at;
+        work_events = wakeups();
+      } else if (at - work_ps >= kStallPs && wakeups() - work_events >= kStallEvents) {
+        stall_ = "the run was stopped at " + config::format_time_ps(at) + ": since " + config::format_time_ps(work_ps) + ", " +
+                 std::to_string(wakeups() - work_events) +
+                 " events ran but no work request completed, no packet reached a flow's destination and no DMA "
+                 "transfer finished (run.duration 0ns runs until idle; a stuck workload never is)";
+        break;
+      }
+    }
     if (took < 0.1 && chunk < kMaxChunkPs) chunk *= 2;
     else if (took > 0.5 && chunk > 1000) chunk /= 2;
     if (seconds_since(started_) - last_report >= progress_every_s_) {
@@ -487,7 +509,7 @@ std::vector<Simulation::PortCounters> Simulation::port_counters(uint64_t now_ps)
 void Simulation::finish_run(bool reported) {
   for (auto& g : generators_) g->finish(end_ps_);
   if (!window_open_.empty() && window_close_.empty()) window_close_ = port_counters(end_ps_);
-  cut_ = options_.duration_ps != 0 && end_ps_ >= options_.duration_ps;
+  cut_ = (options_.duration_ps != 0 && end_ps_ >= options_.duration_ps) || !stall_.empty();
   for (auto& t : perftests_) t->finish(cut_);
   for (auto& w : swarms_) w->finish(end_ps_);
   for (auto& v : scripts_) v->finish();
@@ -532,8 +554,16 @@ std::vector<std::string> Simulation::management_failures() const {
   return out;
 }
 
+uint64_t Simulation::work_done() const {
+  uint64_t n = packets_delivered();
+  for (unsigned i = 0; i < fabric_->hca_count(); ++i) n += fabric_->hca(i).completion_stats().completions;
+  for (const auto& d : dma_tests_) n += d->result().completed;
+  return n;
+}
+
 std::vector<std::string> Simulation::workload_failures() const {
   std::vector<std::string> out = management_failures();
+  if (!stall_.empty()) out.push_back(stall_);
   for (const auto& t : perftests_) out.insert(out.end(), t->result().failures.begin(), t->result().failures.end());
   for (const auto& v : scripts_) out.insert(out.end(), v->failures().begin(), v->failures().end());
   for (const auto& w : swarms_) out.insert(out.end(), w->result().failures.begin(), w->result().failures.end());

@@ -110,6 +110,9 @@ class Simulation {
   // The process's memory on transparent huge pages at the end of the run (huge_page_heap.hpp).
   uint64_t huge_page_bytes() const { return huge_page_bytes_; }
   uint64_t packets_delivered() const;
+  // Work done so far: completions the HCAs wrote, packets delivered to raw
+  // flows' destinations, DMA test transfers finished (the watchdog's measure).
+  uint64_t work_done() const;
   // Alarms run (the model's wakeups), over every partition, and by partition
   // (one entry without partitions): how evenly the work was split.
   uint64_t wakeups() const;
@@ -208,6 +211,7 @@ class Simulation {
   std::vector<PortCounters> window_open_, window_close_;
   uint64_t end_ps_ = 0;
   bool cut_ = false;  // the run ended at its duration, not because nothing was left to do
+  std::string stall_;  // why a run without a duration was stopped (run_kernel's watchdog); "" = it was not
   double wall_s_ = 0;
   uint64_t peak_rss_ = 0;
   uint64_t huge_page_bytes_ = 0;

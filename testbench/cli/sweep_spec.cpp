@@ -103,8 +103,8 @@ SweepSpec parse_sweep(const nlohmann::json& j, const std::string& file) {
     const std::string p = at("metrics", i);
     only_keys(metrics[i], p, {"name", "path"}, "name, path");
     SweepMetric m;
-    if (!metrics[i].contains("path")) throw ConfigError(at(p, "path"), "missing; accepted: a path into stats.json, e.g. \"flows.*.throughput_gbps\"");
-    m.path = text(metrics[i]["path"], at(p, "path"), "a path into stats.json, e.g. \"flows.*.throughput_gbps\"");
+    if (!metrics[i].contains("path")) throw ConfigError(at(p, "path"), "missing; accepted: a path into stats.json, e.g. \"flows.*.data_throughput_bps\"");
+    m.path = text(metrics[i]["path"], at(p, "path"), "a path into stats.json, e.g. \"flows.*.data_throughput_bps\"");
     m.name = unique_name(columns, metrics[i].contains("name") ? text(metrics[i]["name"], at(p, "name"), "a column name") : m.path,
                          at(p, "name"));
     s.metrics.push_back(std::move(m));

@@ -2,6 +2,9 @@
 
 #include <stdexcept>
 
+#include "models/link/timeline.hpp"
+#include "models/transport/qp_wait.hpp"
+
 namespace hcasim::workloads {
 
 QpEnd create_qp_on(host::Driver& h, unsigned port, uint32_t cq, const ConnectionParams& p) {
@@ -74,6 +77,34 @@ std::pair<QpEnd, QpEnd> connect(host::Driver& a, unsigned port_a, host::Driver& 
   bring_up(ea, b.lid(port_b), eb.qpn, p.psn_a, p.psn_b, p);
   bring_up(eb, a.lid(port_a), ea.qpn, p.psn_b, p.psn_a, p);
   return {ea, eb};
+}
+
+std::string describe_wait(const QpEnd& e, const std::string& port_name, bool* blocked) {
+  using transport::QpWaitKind;
+  const transport::Qp* qp = e.driver->hca().transport().find(e.qpn);
+  if (qp == nullptr) return "";
+  const transport::QpWait wait = transport::describe_qp_wait(*qp, link::now_ps());
+  if (wait.kind == QpWaitKind::None) return "";
+  bool held = wait.kind == QpWaitKind::Error || wait.kind == QpWaitKind::State || wait.kind == QpWaitKind::RnrNak ||
+              (wait.kind == QpWaitKind::Ack && qp->stats.timeouts > 0);
+  std::string text = "QP " + std::to_string(e.qpn) + " on " + port_name + " " + wait.text;
+  if (wait.kind == QpWaitKind::Link || wait.kind == QpWaitKind::Ack) {
+    // What holds the port: its link, its state, or its VL's credits.
+    const link::Port& port = e.driver->hca().port(e.port);
+    const unsigned vl = port.sl2vl()[qp->attr.ah_attr.sl & 15];
+    std::string note;
+    if (!port.link_trained()) note = "the link of " + port_name + " is down";
+    else if (port.state() != link::PortState::Active)
+      note = port_name + " is " + link::to_string(port.state()) + ", not Active";
+    else if (vl < port.vl_count() && port.credits_available(vl) == 0)
+      note = port_name + " has no credits on VL " + std::to_string(vl);
+    if (!note.empty()) {
+      text += ", and " + note;
+      held = true;
+    }
+  }
+  if (blocked != nullptr) *blocked = *blocked || held;
+  return text;
 }
 
 }  // namespace hcasim::workloads

@@ -49,6 +49,14 @@ struct QpEnd {
 // `cq` (several QPs may share one CQ, as perftest's do); the QP stays in RESET.
 QpEnd create_qp_on(host::Driver& h, unsigned port, uint32_t cq, const ConnectionParams& params);
 
+// "QP 17 on hca0.p1 waits for ..." (transport/qp_wait.hpp) at the current
+// time, with what holds its port (link down, not Active, no credits on its
+// VL) when it has packets to send or to be acknowledged; "" when the QP owes
+// nothing or is gone. `blocked`, when given, is set when something other
+// than the traffic's own pace holds the QP: the error state, a state that
+// cannot send, an RNR NAK, a transport timeout, or its port.
+std::string describe_wait(const QpEnd& e, const std::string& port_name, bool* blocked = nullptr);
+
 // Throws std::runtime_error with modify_qp's reason if a transition is refused.
 std::pair<QpEnd, QpEnd> connect(host::Driver& a, unsigned port_a, host::Driver& b, unsigned port_b,
                                 const ConnectionParams& params);

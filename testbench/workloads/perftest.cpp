@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <tuple>
 
 #include "models/config/units.hpp"
 #include "models/transport/message_layout.hpp"
@@ -132,12 +133,41 @@ void Perftest::close_counters() {
   result_.sizes.back().counters = counters_now() - size_base_;
 }
 
+std::string Perftest::waits(bool* blocked) const {
+  constexpr std::size_t kNamed = 4;  // QPs named; the rest counted
+  std::vector<std::string> named;
+  std::size_t more = 0;
+  for (const QpRun& q : qps_)
+    for (const auto& [side, qpn, port] : {std::tuple{&client_, q.client_qpn, &cfg_.client},
+                                          std::tuple{&server_, q.server_qpn, &cfg_.server}}) {
+      const std::string w = describe_wait(QpEnd{side->driver, side->port, qpn, side->cq}, *port, blocked);
+      if (w.empty()) continue;
+      if (named.size() < kNamed) named.push_back(w);
+      else ++more;
+    }
+  if (named.empty()) return "no QP has work left";
+  std::string text;
+  for (const std::string& w : named) text += (text.empty() ? "" : "; ") + w;
+  return more == 0 ? text : text + "; and " + std::to_string(more) + " more QPs";
+}
+
 void Perftest::finish(bool cut_by_duration) {
   close_counters();  // a size the run did not finish: its counters up to the end
-  if (failed_ || cfg_.idle || cut_by_duration || size_at_ >= sizes_.size()) return;
-  const uint64_t done = result_.sizes.empty() ? 0 : result_.sizes.back().messages;
-  fail("stopped after " + std::to_string(done) + " of " + std::to_string(iterations_ * cfg_.qps) +
-       " messages: the run ran out of work");
+  if (failed_ || cfg_.idle || size_at_ >= sizes_.size() || result_.sizes.empty()) return;
+  const PerftestSizeResult& r = result_.sizes.back();
+  const std::string stopped =
+      "stopped after " + std::to_string(r.messages) + " of " + std::to_string(iterations_ * cfg_.qps) + " messages: ";
+  if (!cut_by_duration) return fail(stopped + "the run ran out of work; " + waits());
+  // Cut short while completing messages: one in the last half of the size's
+  // time, or in the last 100 us (far longer than a message takes on a fabric).
+  constexpr uint64_t kStuckAfterPs = 100'000'000;
+  const uint64_t now = now_ps();
+  if (now - progress_ps_ < std::max(kStuckAfterPs, (now - r.start_ps) / 2)) return;
+  bool blocked = false;
+  const std::string why = waits(&blocked);
+  if (!blocked) return;  // slow, not stuck: large messages on a shared link
+  fail(stopped + "stuck: no message completed from " + config::format_time_ps(progress_ps_) + " to the run's end at " +
+       config::format_time_ps(now) + "; " + why);
 }
 
 void Perftest::begin_size() {
@@ -170,6 +200,7 @@ void Perftest::begin_size() {
   r.iterations = iterations_;
   r.outstanding = slots_;
   r.start_ps = now_ps();
+  progress_ps_ = r.start_ps;
   result_.sizes.push_back(std::move(r));
   size_base_ = counters_now();
   counting_ = true;
@@ -379,6 +410,7 @@ void Perftest::poll() {
       return;
     result_.sizes.back().round_trip_ps.add(now_ps() - posted_ps_, now_ps());
     ++result_.sizes.back().messages;
+    progress_ps_ = now_ps();
     if (++round_ < iterations_) ping();
     else end_size();
   }
@@ -409,6 +441,7 @@ void Perftest::on_client(const transport::WorkCompletion& wc) {
     run.completed = last + 1;
     r.messages += done;
     r.end_ps = now_ps();
+    progress_ps_ = r.end_ps;
     pending_ -= done;
     post_bw(q);
     if (pending_ == 0 && recv_pending_ == 0) end_size();
@@ -442,6 +475,7 @@ void Perftest::on_client(const transport::WorkCompletion& wc) {
   }
   r.round_trip_ps.add(now_ps() - posted_ps_, now_ps());
   ++r.messages;
+  progress_ps_ = now_ps();
   if (++round_ < iterations_) ping();
   else end_size();
 }

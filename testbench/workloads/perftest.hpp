@@ -108,7 +108,12 @@ class Perftest : public sc_core::sc_module {
   const PerftestResult& result() const { return result_; }
   // The message sizes it runs, in order (the tool's default when the config lists none).
   const std::vector<uint64_t>& sizes() const { return sizes_; }
-  // After the run: a size left unfinished fails the test unless the run was cut by its duration.
+  // After the run: a size left unfinished fails the test, naming what its QPs
+  // wait on. Cut by the run's duration, it fails only as stuck: no message
+  // completed in the last 100 us or the last half of the time since the size
+  // began (whichever is longer), and a QP held by more than the traffic's
+  // pace (describe_wait's `blocked`: an RNR NAK, a timeout, its port down or
+  // out of credits, ...); a size still moving was only cut short.
   void finish(bool cut_by_duration);
 
  private:
@@ -148,6 +153,9 @@ class Perftest : public sc_core::sc_module {
   void close_counters();                  // the running size's counters, once
   uint64_t slot_addr(uint64_t area, unsigned q, uint64_t k, uint32_t slots) const;
   std::string where(unsigned q, uint64_t wr) const;
+  // What the test's QPs wait on (connection.hpp describe_wait); `blocked`
+  // is set when one of them is held by more than the traffic's pace.
+  std::string waits(bool* blocked = nullptr) const;
   transport::SendWr wr(uint64_t id, transport::WrOpcode op, uint64_t local, uint32_t len, const Side& s) const;
 
   PerftestSpec spec_;
@@ -166,6 +174,7 @@ class Perftest : public sc_core::sc_module {
   uint64_t round_ = 0;            // latency tests: the iteration
   uint64_t posted_ps_ = 0;        // latency tests: when it started
   uint64_t atomic_value_ = 0;     // atomic_lat: what the server's word holds
+  uint64_t progress_ps_ = 0;      // when the running size began or last completed a message
   bool running_ = false, failed_ = false;
   TransportCounters size_base_;   // counters_now() when the running size began
   bool counting_ = false;         // a size's counters are open

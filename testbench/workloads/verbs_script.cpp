@@ -229,8 +229,10 @@ void VerbsScript::check_data(std::size_t i, const transport::WorkCompletion& wc)
 void VerbsScript::finish() {
   for (std::size_t i = 0; i < results_.size(); ++i) {
     if (results_[i].completed) continue;
+    const config::Side s = cfg_.ops[i].side;
+    const std::string wait = describe_wait(side(s).qp, s == config::Side::A ? cfg_.a : cfg_.b);
     fail(i, std::string("expected ") + transport::to_string(cfg_.ops[i].expect) + ", got " +
-                (results_[i].posted ? "no completion" : "never posted"));
+                (results_[i].posted ? "no completion" : "never posted") + (wait.empty() ? "" : ": " + wait));
   }
 }
 

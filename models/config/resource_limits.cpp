@@ -1,0 +1,208 @@
+#include "models/config/resource_limits.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "models/config/config_error.hpp"
+#include "models/config/units.hpp"
+
+namespace hcasim::config {
+namespace {
+
+// Products of parameters saturate: a count past 2^64 is as refused as one at it.
+uint64_t times(uint64_t a, uint64_t b) { return a != 0 && b > UINT64_MAX / a ? UINT64_MAX : a * b; }
+uint64_t plus(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+uint64_t power(uint64_t base, unsigned n) {
+  uint64_t r = 1;
+  for (unsigned i = 0; i < n; ++i) r = times(r, base);
+  return r;
+}
+
+struct FabricSize {
+  uint64_t hcas = 0, switches = 0, ports = 0;
+  std::string shape;  // "fat_tree k=127 levels=3"
+};
+
+FabricSize pattern_size(const TopologyConfig& c) {
+  FabricSize z;
+  switch (c.pattern) {
+    case Pattern::BackToBack: z = {2, 0, 2, "back_to_back"}; break;
+    case Pattern::SingleSwitch:
+      z = {c.hosts, 1, uint64_t{c.hosts} + std::max(c.hosts, c.switch_ports),
+           "single_switch hosts=" + std::to_string(c.hosts)};
+      break;
+    case Pattern::FatTree:
+      z.hcas = power(c.k, c.levels);
+      z.switches = times(c.levels, power(c.k, c.levels - 1));
+      z.ports = plus(z.hcas, times(z.switches, 2 * uint64_t{c.k}));
+      z.shape = "fat_tree k=" + std::to_string(c.k) + " levels=" + std::to_string(c.levels);
+      break;
+    case Pattern::Mesh:
+    case Pattern::Torus:
+      z.switches = uint64_t{c.x} * c.y;
+      z.hcas = z.switches * c.hosts_per_switch;
+      z.ports = z.hcas + z.switches * (4 + uint64_t{c.hosts_per_switch});
+      z.shape = std::string(c.pattern == Pattern::Mesh ? "mesh" : "torus") + " x=" + std::to_string(c.x) +
+                " y=" + std::to_string(c.y) + " hosts_per_switch=" + std::to_string(c.hosts_per_switch);
+      break;
+    case Pattern::Dragonfly: {
+      const uint64_t groups = uint64_t{c.a} * c.h + 1;
+      z.switches = groups * c.a;
+      z.hcas = z.switches * c.p;
+      z.ports = z.hcas + z.switches * (uint64_t{c.p} + c.a - 1 + c.h);
+      z.shape = "dragonfly a=" + std::to_string(c.a) + " p=" + std::to_string(c.p) + " h=" + std::to_string(c.h);
+      break;
+    }
+    case Pattern::Explicit:
+    case Pattern::Ibnetdiscover: break;  // sized from the graph
+  }
+  return z;
+}
+
+FabricSize graph_size(const topology::Topology& g) {
+  FabricSize z;
+  for (const topology::TopoNode& n : g.nodes) {
+    (n.kind == topology::NodeKind::Switch ? z.switches : z.hcas) += 1;
+    z.ports += n.ports;
+  }
+  z.shape = "the graph's " + std::to_string(g.nodes.size()) + " nodes";
+  return z;
+}
+
+uint64_t fabric_bytes(const FabricSize& z) {
+  return plus(plus(times(z.hcas, kHostBytes), times(z.switches, kSwitchBytes)), times(z.ports, kPortBytes));
+}
+
+std::string gib(uint64_t bytes) {
+  char text[40];
+  if (bytes >= uint64_t{1} << 30)
+    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / double(uint64_t{1} << 30));
+  else
+    std::snprintf(text, sizeof text, "%.0f MiB", static_cast<double>(bytes) / double(uint64_t{1} << 20));
+  return text;
+}
+
+std::string limit_text(const Scenario& s) {
+  return s.run.memory_limit == 0 ? "this machine's memory, " + gib(machine_memory_bytes())
+                                 : "run.memory_limit, " + gib(s.run.memory_limit);
+}
+
+void check_lids(const FabricSize& z, const Scenario& s, const std::string& at) {
+  const uint64_t lids = plus(times(z.hcas, uint64_t{1} << s.routing.lmc), z.switches);
+  if (lids > kMaxUnicastLids)
+    throw ConfigError(at, z.shape + " has " + std::to_string(z.hcas) + " HCAs and " + std::to_string(z.switches) +
+                              " switches, needing " + std::to_string(lids) + " LIDs (routing.lmc " +
+                              std::to_string(s.routing.lmc) + "); accepted: at most " +
+                              std::to_string(kMaxUnicastLids) + ", the unicast LIDs of one subnet (IBA 4.1.3)");
+}
+
+// One part of the estimate: its bytes, the parameter that sets it, in words.
+struct Part {
+  uint64_t bytes = 0;
+  std::string path, what;
+};
+
+void check_parts(const Scenario& s, const std::vector<Part>& parts) {
+  uint64_t total = kProgramBytes;
+  const Part* largest = nullptr;
+  for (const Part& p : parts) {
+    total = plus(total, p.bytes);
+    if (largest == nullptr || p.bytes > largest->bytes) largest = &p;
+  }
+  const uint64_t limit = memory_limit(s);
+  if (largest == nullptr || total <= limit) return;
+  throw ConfigError(largest->path, largest->what + " need about " + gib(largest->bytes) + ", the whole model about " +
+                                       gib(total) + "; accepted: a model within " + limit_text(s));
+}
+
+uint64_t mtt_bytes(uint64_t region_bytes, uint64_t page_bytes) {
+  constexpr uint64_t kWrittenEntries = uint64_t{1} << 20;  // host/driver.hpp kMttWriteLimit
+  const uint64_t pages = region_bytes / page_bytes + 2;
+  return std::min(pages, kWrittenEntries) * kMttEntryBytes;
+}
+
+}  // namespace
+
+uint64_t machine_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : UINT64_MAX;
+}
+
+uint64_t memory_limit(const Scenario& s) { return s.run.memory_limit != 0 ? s.run.memory_limit : machine_memory_bytes(); }
+
+void check_topology_size(const Scenario& s) {
+  if (s.topology.pattern == Pattern::Explicit || s.topology.pattern == Pattern::Ibnetdiscover) return;
+  const FabricSize z = pattern_size(s.topology);
+  check_lids(z, s, "topology");
+  check_parts(s, {{fabric_bytes(z), "topology", z.shape + ": " + std::to_string(z.hcas) + " HCAs with their hosts, " +
+                                                    std::to_string(z.switches) + " switches and " +
+                                                    std::to_string(z.ports) + " ports"}});
+}
+
+namespace {
+
+std::vector<Part> model_parts(const Scenario& s) {
+  const FabricSize z = graph_size(s.graph);
+  std::vector<Part> parts;
+  parts.push_back({fabric_bytes(z), "topology", std::to_string(z.hcas) + " HCAs with their hosts, " +
+                                                    std::to_string(z.switches) + " switches and " +
+                                                    std::to_string(z.ports) + " ports"});
+  // perftest's slot areas (workloads/perftest.cpp): each side's at least
+  // kSlotBudget, or one slot of the largest size per QP; a source and a
+  // destination area.
+  constexpr uint64_t kSlotBudget = uint64_t{64} << 20;
+  constexpr uint64_t kVerbsArea = uint64_t{1} << 40;           // each side's region (verbs_script.cpp, perftest.cpp)
+  uint64_t page = s.hca.hca.page_bytes;  // the smallest any HCA has: the most entries
+  for (const HcaOverride& o : s.hca_overrides) page = std::min(page, o.config.hca.page_bytes);
+  for (std::size_t i = 0; i < s.workload.perftest.size(); ++i) {
+    const PerftestConfig& t = s.workload.perftest[i];
+    const uint64_t qps = times(2, t.qps);
+    const uint64_t largest = t.sizes.empty() ? 65536 : *std::max_element(t.sizes.begin(), t.sizes.end());
+    const uint64_t data = times(2, std::max(kSlotBudget, times(t.qps, largest)));
+    parts.push_back({plus(plus(times(qps, kPerftestQpBytes), data), 2 * mtt_bytes(kVerbsArea, page)),
+                     "workload.perftest." + std::to_string(i) + ".qps",
+                     std::to_string(qps) + " QPs and their buffers"});
+  }
+  for (std::size_t i = 0; i < s.workload.swarm.size(); ++i) {
+    const SwarmConfig& w = s.workload.swarm[i];
+    const uint64_t machines = w.machines.size();
+    const uint64_t threads = times(machines, w.threads);
+    const uint64_t qps = times(times(threads, machines), w.vms);
+    const uint64_t regions = times(threads, w.regions);
+    const uint64_t mtt = times(regions, mtt_bytes(w.buffer / w.regions, page));
+    const std::string at = "workload.swarm." + std::to_string(i);
+    parts.push_back({times(qps, kSwarmQpBytes), at + ".vms",
+                     std::to_string(qps) + " QPs (" + std::to_string(machines) + " machines x " +
+                         std::to_string(machines) + " x " + std::to_string(w.threads) + " threads x " +
+                         std::to_string(w.vms) + " vms)"});
+    parts.push_back({plus(mtt, times(regions, kRegionBytes)), at + ".regions",
+                     std::to_string(regions) + " memory regions and their translation entries"});
+  }
+  const uint64_t verbs = s.workload.verbs.size();
+  parts.push_back({times(verbs, plus(times(2, kPerftestQpBytes), 2 * mtt_bytes(kVerbsArea, page))), "workload.verbs",
+                   std::to_string(2 * verbs) + " QPs and their regions"});
+  return parts;
+}
+
+}  // namespace
+
+uint64_t model_bytes_estimate(const Scenario& s) {
+  uint64_t total = kProgramBytes;
+  for (const Part& p : model_parts(s)) total = plus(total, p.bytes);
+  return total;
+}
+
+std::string memory_summary(const Scenario& s) {
+  return "about " + gib(model_bytes_estimate(s)) + " estimated; the limit is " + limit_text(s);
+}
+
+void check_model_size(const Scenario& s) {
+  check_lids(graph_size(s.graph), s, "topology");
+  check_parts(s, model_parts(s));
+}
+
+}  // namespace hcasim::config

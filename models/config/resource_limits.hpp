@@ -1,0 +1,63 @@
+#pragma once
+// Refuses a scenario whose model would not fit in memory, before any of it is
+// built: an estimate from the parameters alone, against run.memory_limit (0 =
+// this machine's physical memory).
+//
+// Rules:
+// - The topology is sized from its pattern's parameters before the graph is
+//   generated: HCAs (each with its host, driver and HCA model), switches and
+//   ports, at the per-object costs below. A graph read from a file is already
+//   as large as its file and is sized after it is read.
+// - A subnet has at most 0xBFFF unicast LIDs (IBA 4.1.3; seed 001): HCA ports
+//   times 2^lmc plus switches beyond that are refused whatever the memory.
+// - The workload adds its transport QPs (perftest: 2 per QP pair; swarm:
+//   machines^2 x threads x vms; verbs: 2 per connection), each with its CQ
+//   where it has one of its own, and the translation entries of the memory it
+//   registers (one 8-byte MTT entry per hca.page_size page, written into host
+//   memory, at most 2^20 per region) and the slot areas perftest fills with
+//   data (a source and a destination area per test, each at least 64 MiB or a
+//   slot of the largest size per QP).
+// - Over the limit: one line naming the parameter of the largest part, the
+//   estimate and the limit.
+// The per-object costs are peak resident set sizes measured on this model
+// (docs/limits.md); they err on the high side.
+
+#include <cstdint>
+
+#include "models/config/scenario.hpp"
+
+namespace hcasim::config {
+
+constexpr uint64_t kMaxUnicastLids = 0xBFFF;  // IBA 4.1.3: unicast LIDs 0x0001-0xBFFF
+
+// Measured peak resident set sizes (docs/limits.md): single_switch with 2 to
+// 254 hosts, 3-level fat trees with k 4 to 12, perftest write_bw with 1 to
+// 32768 QPs, rc-swarm with 504 to 32256 QPs and 84 to 344064 regions.
+constexpr uint64_t kProgramBytes = 24 << 20;     // the program before the model (12 MiB with back_to_back)
+constexpr uint64_t kHostBytes = 224 << 10;       // an HCA with its host, PCIe link and driver (234 KiB with its port)
+constexpr uint64_t kSwitchBytes = 16 << 10;      // a switch without its ports
+constexpr uint64_t kPortBytes = 16 << 10;        // a port: VL buffers' bookkeeping, arbiter, statistics (14 KiB)
+constexpr uint64_t kPerftestQpBytes = 24 << 10;  // a perftest or verbs QP: its rings and CQ of perftest's depths (11-17 KiB)
+constexpr uint64_t kSwarmQpBytes = 6 << 10;      // a swarm QP with its CQ (5.1 KiB)
+constexpr uint64_t kRegionBytes = 256;           // a memory region without its translation entries (190 B)
+constexpr uint64_t kMttEntryBytes = 8;           // one translation entry in host memory
+
+// The machine's physical memory, bytes.
+uint64_t machine_memory_bytes();
+// run.memory_limit, or the machine's memory when it is 0.
+uint64_t memory_limit(const Scenario& s);
+
+// The estimate check_model_size compares with the limit, bytes.
+uint64_t model_bytes_estimate(const Scenario& s);
+
+// "about 199 MiB estimated; the limit is this machine's memory, 23.5 GiB"
+// (hcasim validate prints it).
+std::string memory_summary(const Scenario& s);
+
+// Throws ConfigError when the topology the pattern describes is too large.
+void check_topology_size(const Scenario& s);
+// Throws ConfigError when the fabric plus its workload is too large (after the
+// graph is built and the workload's names are resolved).
+void check_model_size(const Scenario& s);
+
+}  // namespace hcasim::config
