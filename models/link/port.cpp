@@ -60,9 +60,10 @@ class Port::CutLink : public tlm::tlm_fw_transport_if<IbProtocol> {
  public:
   CutLink(Port& to, Outbox& outbox) : to_(to), outbox_(outbox) {}
   tlm::tlm_sync_enum nb_transport_fw(ib::Packet& p, tlm::tlm_phase&, sc_time& delay) override {
-    outbox_.push_back({&to_, &p, now_ps() + delay.value()});
+    send(p, now_ps() + delay.value());
     return tlm::TLM_COMPLETED;
   }
+  void send(ib::Packet& p, uint64_t arrival_ps) { outbox_.push_back({&to_, &p, arrival_ps}); }
   void b_transport(ib::Packet&, sc_time&) override {}
   bool get_direct_mem_ptr(ib::Packet&, tlm::tlm_dmi&) override { return false; }
   unsigned int transport_dbg(ib::Packet&) override { return 0; }
@@ -509,6 +510,13 @@ void Port::transmit(ib::Packet* p, uint32_t grant) {
   // nb_transport_fw does, without the virtual call (the peer's virtual table
   // is a cache line nothing else on a hop reads) or the sc_time round trip.
   if (peer_is_port_) return peer_->arrive(*p, arrival);
+  // A cut link: into the outbox directly, without the sc_time either. This
+  // runs on a partition's thread (parallel simulation), and
+  // sc_time::from_value writes the SystemC kernel's time-resolution flag
+  // (sc_time_params::time_resolution_fixed), which every partition's thread
+  // would write at once; the kernel is not thread-safe, nor built for TSan to
+  // see that. So the partitions' threads call no SystemC code at all.
+  if (cut_ != nullptr) return cut_->send(*p, arrival);
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   sc_time delay = sc_time::from_value(arrival - now);
   peer_rx_->nb_transport_fw(*p, phase, delay);

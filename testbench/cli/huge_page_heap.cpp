@@ -27,7 +27,7 @@ bool thp_available() {
 }  // namespace
 
 std::size_t reserve_huge_page_heap(std::size_t bytes) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)  // their allocator is not glibc's
   (void)bytes;
   return 0;
 #else

@@ -85,7 +85,7 @@ struct Mail {
 
 }  // namespace
 
-TEST_CASE("run_windows: a step's mail is taken once, before the receiver's step `steps` later") {
+TEST_CASE("run_windows: a step's mail is taken once, before the receiver's step `steps` later", "[parallel]") {
   for (unsigned threads : {1u, 2u}) {
     INFO(threads << " threads");
     Rig rig(0, 250, 1'000'000);
@@ -106,7 +106,7 @@ TEST_CASE("run_windows: a step's mail is taken once, before the receiver's step 
   }
 }
 
-TEST_CASE("run_windows: on two threads a partition runs ahead of a slow partner, by at most `steps` steps") {
+TEST_CASE("run_windows: on two threads a partition runs ahead of a slow partner, by at most `steps` steps", "[parallel]") {
   Rig rig(0, 1000, 1'000'000, std::chrono::microseconds(300));
   Mail mail;
   WindowedRunConfig c;
@@ -121,7 +121,7 @@ TEST_CASE("run_windows: on two threads a partition runs ahead of a slow partner,
   CHECK(mail.max_lead <= kSteps);
 }
 
-TEST_CASE("run_windows: idle time is skipped and the run ends when no alarm is due") {
+TEST_CASE("run_windows: idle time is skipped and the run ends when no alarm is due", "[parallel]") {
   // One alarm at 100 ps, the next at 10 ms: 10 million steps of 1,000 ps if idle
   // time were stepped through.
   Rig rig(100, 10'000'000'000, 10'000'000'100);

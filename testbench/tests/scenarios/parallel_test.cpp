@@ -31,7 +31,7 @@ nlohmann::json run_stats(const std::string& args, const std::filesystem::path& d
 
 }  // namespace
 
-TEST_CASE("parallel: a fat tree in 2 or 3 partitions gives byte-identical stats on one thread and on several") {
+TEST_CASE("parallel: a fat tree in 2 or 3 partitions gives byte-identical stats on one thread and on several", "[parallel]") {
   const auto dir = scratch("parallel-threads");
   for (const char* parts : {"2", "3"}) {
     INFO(parts << " partitions");
@@ -60,10 +60,10 @@ TEST_CASE("parallel: validate shows the split of a fat tree into two partitions"
   CHECK(r.out.find("2 partitions of 40, 40 nodes, 32 of 128 links cut") != std::string::npos);
 }
 
-TEST_CASE("parallel: throughput and latency of a fat tree under permutation match one partition within 1%") {
+TEST_CASE("parallel: throughput and latency of a fat tree under permutation match one partition within 1%", "[parallel]") {
   const auto dir = scratch("parallel-match");
   const nlohmann::json one = run_stats("--set run.duration=40us", dir, "p1");
-  const nlohmann::json two = run_stats("--set run.duration=40us --set run.partitions=2", dir, "p2");
+  const nlohmann::json two = run_stats("--set run.duration=40us --set run.partitions=2 --threads 2", dir, "p2");
   REQUIRE(two["checker"]["ok"] == true);
   const nlohmann::json& a = one["patterns"][0];
   const nlohmann::json& b = two["patterns"][0];
@@ -76,7 +76,7 @@ TEST_CASE("parallel: throughput and latency of a fat tree under permutation matc
   CHECK(two["run"]["packet_hops"].get<double>() == Approx(one["run"]["packet_hops"].get<double>()).epsilon(0.01));
 }
 
-TEST_CASE("parallel: a fat tree split in two delivers every packet byte for byte and the checker sees every hop") {
+TEST_CASE("parallel: a fat tree split in two delivers every packet byte for byte and the checker sees every hop", "[parallel]") {
   const uint64_t count = 300;
   config::Scenario s = load_config("fat_tree_permutation.json", {"run.duration=0ns", "run.partitions=2",
                                                                  "workload.patterns.0.count=" + std::to_string(count)});
@@ -109,7 +109,7 @@ TEST_CASE("parallel: a fat tree split in two delivers every packet byte for byte
   REQUIRE(sim.window_ps() == shortest + t.propagation_ps() + s.switches.core.latency_ps);
 }
 
-TEST_CASE("parallel: losses on a cut link are announced to the checker and the credits stay whole") {
+TEST_CASE("parallel: losses on a cut link are announced to the checker and the credits stay whole", "[parallel]") {
   link::LinkConfig l;
   l.faults.drop_rate = 0.05;
   l.faults.seed = 3;
