@@ -59,8 +59,8 @@ for h in "${harnesses[@]}"; do
   log="$run/fuzz.log"
   rc=0
   if [ "$seconds" -gt 0 ]; then
-    "$build/fuzz_$h" "$run/corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -seed=1 \
-      -max_len=8192 -print_final_stats=1 -artifact_prefix="$run/artifacts/" >"$log" 2>&1 || rc=$?
+    "$build/fuzz_$h" "$run/corpus" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -seed=1 \
+      -print_final_stats=1 -artifact_prefix="$run/artifacts/" >"$log" 2>&1 || rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
     rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1)
@@ -78,7 +78,7 @@ for h in "${harnesses[@]}"; do
   if [ -n "$merge" ]; then
     dest="$root/testbench/fuzz/corpus/$h"
     mkdir -p "$run/merged" "$dest" "$merge/$h"
-    "$build/fuzz_$h" -merge=1 -max_len=8192 -timeout=10 "$run/merged" "$dest" "$run/corpus" "$merge/$h" \
+    "$build/fuzz_$h" -merge=1 -timeout=30 "$run/merged" "$dest" "$run/corpus" "$merge/$h" \
       >"$run/merge.log" 2>&1
     rm -f "$dest"/*
     cp "$run/merged/"* "$dest/"
