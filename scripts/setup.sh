@@ -4,7 +4,8 @@
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libsystemc-dev catch2 nlohmann-json3-dev tshark python3 verilator
-          python3-jsonschema python3-matplotlib munge slurmctld slurmd slurm-client opensm ibsim-utils)
+          python3-jsonschema python3-matplotlib munge slurmctld slurmd slurm-client opensm ibsim-utils
+          clang libclang-rt-14-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,17 +1,29 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs the whole test suite, then again built with
 # AddressSanitizer + UndefinedBehaviorSanitizer (at -O1: see CMakeLists.txt), then the tests of
-# partitioned runs on threads (ctest label `parallel`) built with ThreadSanitizer.
-# Usage: scripts/test.sh [--no-sanitize]
+# partitioned runs on threads (ctest label `parallel`) built with ThreadSanitizer, then runs
+# each libFuzzer harness for 8 s (scripts/fuzz.sh, docs/fuzzing.md: about a minute).
+# Usage: scripts/test.sh [--no-sanitize] [--no-fuzz]
+#   --no-sanitize  skips the sanitized passes and the fuzz run (which is sanitized too)
+#   --no-fuzz      skips the fuzz run only
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+sanitize=1
+fuzz=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-sanitize) sanitize=0; fuzz=0 ;;
+    --no-fuzz) fuzz=0 ;;
+    *) echo "test.sh: unknown argument '$arg'; usage: scripts/test.sh [--no-sanitize] [--no-fuzz]" >&2; exit 2 ;;
+  esac
+done
 "$root/scripts/setup.sh"
 jobs="$(nproc)"
 
 "$root/scripts/build.sh" "$root/build"
 (cd "$root/build" && ctest --output-on-failure -j "$jobs")
 
-if [ "${1:-}" != "--no-sanitize" ]; then
+if [ "$sanitize" = 1 ]; then
   "$root/scripts/build.sh" "$root/build-asan" -DHCASIM_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
   (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
      ctest --output-on-failure -j "$jobs")
@@ -27,4 +39,8 @@ if [ "${1:-}" != "--no-sanitize" ]; then
   done
   (cd "$root/build-tsan" && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
      ctest -L parallel --no-tests=error --output-on-failure -j "$jobs")
+fi
+
+if [ "$fuzz" = 1 ]; then
+  "$root/scripts/fuzz.sh" 8
 fi

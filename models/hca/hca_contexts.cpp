@@ -38,7 +38,10 @@ HcaContexts::HcaContexts(const HcaConfig& config, DmaEngine& dma, WqeCache::Ring
        {ContextKind::Mpt, &config.caches.mpt},
        {ContextKind::Mtt, &config.caches.mtt}}};
   uint32_t largest = config.caches.wqe.entry_bytes;
-  for (const auto& [kind, c] : kinds) {
+  for (const auto& entry : kinds) {
+    // Copies, not structured bindings: C++17 lambdas cannot capture those (clang refuses).
+    const ContextKind kind = entry.first;
+    const ContextCacheConfig* c = entry.second;
     largest = std::max(largest, c->entry_bytes);
     const auto purpose = static_cast<DmaPurpose>(static_cast<unsigned>(DmaPurpose::Qpc) + static_cast<unsigned>(kind));
     const uint32_t bytes = c->entry_bytes;

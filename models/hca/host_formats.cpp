@@ -171,7 +171,7 @@ WqeError decode_send_wqe(const uint8_t* wqe, uint32_t bytes, QpType type, transp
   const uint8_t* end = wqe + size;
   if (seg + 4 <= end && (get_u32(seg) & kInlineFlag) != 0) {
     const uint32_t n = get_u32(seg) & ~kInlineFlag;
-    if (seg + 4 + n > end) return WqeError::BadSize;
+    if (n > static_cast<std::size_t>(end - seg) - 4) return WqeError::BadSize;  // sizes: seg + 4 + n may point past any object
     wr.inline_data.assign(seg + 4, seg + 4 + n);
     return WqeError::None;
   }

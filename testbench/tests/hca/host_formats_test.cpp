@@ -393,6 +393,9 @@ TEST_CASE("send WQE: decode errors - unknown opcode, an opcode the type lacks, d
     CHECK(hca::decode_send_wqe(in.data(), 32, QpType::Rc, out) == WqeError::BadSize);
     // Still past ds's end when the buffer (a stride) has more bytes after it.
     CHECK(hca::decode_send_wqe(in.data(), 256, QpType::Rc, out) == WqeError::BadSize);
+    // The largest count (2^31 - 1): compared as a size, not as a pointer 2 GiB past the WQE.
+    hca::put_u32(in.data() + 16, 0x7FFF'FFFFu | hca::kInlineFlag);
+    CHECK(hca::decode_send_wqe(in.data(), 32, QpType::Rc, out) == WqeError::BadSize);
   }
 }
 

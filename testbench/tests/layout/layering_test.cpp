@@ -28,7 +28,8 @@ namespace {
 // graph, then the routes on it) on ib and link; mgmt on hca, switch and
 // routing; config parses into every module's config struct; fabric builds
 // everything; the testbench's parts use everything; the program uses them, and
-// beside it the examples (a platform of one's own around the HCA) may as well.
+// beside it the examples (a platform of one's own around the HCA) and the fuzz
+// harnesses (testbench/fuzz, which drive the models' parsers) may as well.
 const std::vector<std::vector<std::string>> kLayers = {
     {"models/ib"},
     {"models/link"},
@@ -41,7 +42,7 @@ const std::vector<std::vector<std::string>> kLayers = {
     {"models/config"},
     {"models/fabric"},
     {"testbench/workloads", "testbench/checkers", "testbench/rtl"},
-    {"testbench/cli", "testbench/examples"},
+    {"testbench/cli", "testbench/examples", "testbench/fuzz"},
 };
 
 // Folders whose files may include anything and are not checked (regress:
