@@ -8,6 +8,7 @@
 
 #include "models/config/config_error.hpp"
 #include "models/config/units.hpp"
+#include "models/host/driver.hpp"
 
 namespace hcasim::config {
 namespace {
@@ -23,7 +24,7 @@ uint64_t power(uint64_t base, unsigned n) {
 
 struct FabricSize {
   uint64_t hcas = 0, switches = 0, ports = 0;
-  std::string shape;  // "fat_tree k=127 levels=3"
+  std::string shape;  // "fat_tree k=127 levels=3"; "" for a graph
 };
 
 FabricSize pattern_size(const TopologyConfig& c) {
@@ -68,7 +69,6 @@ FabricSize graph_size(const topology::Topology& g) {
     (n.kind == topology::NodeKind::Switch ? z.switches : z.hcas) += 1;
     z.ports += n.ports;
   }
-  z.shape = "the graph's " + std::to_string(g.nodes.size()) + " nodes";
   return z;
 }
 
@@ -118,52 +118,31 @@ void check_parts(const Scenario& s, const std::vector<Part>& parts) {
                                        gib(total) + "; accepted: a model within " + limit_text(s));
 }
 
+// The entries the driver writes for a region (host::kMttWriteLimit at most).
 uint64_t mtt_bytes(uint64_t region_bytes, uint64_t page_bytes) {
-  constexpr uint64_t kWrittenEntries = uint64_t{1} << 20;  // host/driver.hpp kMttWriteLimit
   const uint64_t pages = region_bytes / page_bytes + 2;
-  return std::min(pages, kWrittenEntries) * kMttEntryBytes;
+  return std::min(pages, host::kMttWriteLimit) * kMttEntryBytes;
 }
 
-}  // namespace
-
-uint64_t machine_memory_bytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : UINT64_MAX;
+Part fabric_part(const FabricSize& z) {
+  return {fabric_bytes(z), "topology",
+          (z.shape.empty() ? "" : z.shape + ": ") + std::to_string(z.hcas) + " HCAs with their hosts, " + std::to_string(z.switches) +
+              " switches and " + std::to_string(z.ports) + " ports"};
 }
-
-uint64_t memory_limit(const Scenario& s) { return s.run.memory_limit != 0 ? s.run.memory_limit : machine_memory_bytes(); }
-
-void check_topology_size(const Scenario& s) {
-  if (s.topology.pattern == Pattern::Explicit || s.topology.pattern == Pattern::Ibnetdiscover) return;
-  const FabricSize z = pattern_size(s.topology);
-  check_lids(z, s, "topology");
-  check_parts(s, {{fabric_bytes(z), "topology", z.shape + ": " + std::to_string(z.hcas) + " HCAs with their hosts, " +
-                                                    std::to_string(z.switches) + " switches and " +
-                                                    std::to_string(z.ports) + " ports"}});
-}
-
-namespace {
 
 std::vector<Part> model_parts(const Scenario& s) {
   const FabricSize z = graph_size(s.graph);
   std::vector<Part> parts;
-  parts.push_back({fabric_bytes(z), "topology", std::to_string(z.hcas) + " HCAs with their hosts, " +
-                                                    std::to_string(z.switches) + " switches and " +
-                                                    std::to_string(z.ports) + " ports"});
-  // perftest's slot areas (workloads/perftest.cpp): each side's at least
-  // kSlotBudget, or one slot of the largest size per QP; a source and a
-  // destination area.
-  constexpr uint64_t kSlotBudget = uint64_t{64} << 20;
-  constexpr uint64_t kVerbsArea = uint64_t{1} << 40;           // each side's region (verbs_script.cpp, perftest.cpp)
+  parts.push_back(fabric_part(z));
+  constexpr uint64_t kVerbsRegion = 2 * kVerbsAreaBytes;  // each side's region
   uint64_t page = s.hca.hca.page_bytes;  // the smallest any HCA has: the most entries
   for (const HcaOverride& o : s.hca_overrides) page = std::min(page, o.config.hca.page_bytes);
   for (std::size_t i = 0; i < s.workload.perftest.size(); ++i) {
     const PerftestConfig& t = s.workload.perftest[i];
     const uint64_t qps = times(2, t.qps);
     const uint64_t largest = t.sizes.empty() ? 65536 : *std::max_element(t.sizes.begin(), t.sizes.end());
-    const uint64_t data = times(2, std::max(kSlotBudget, times(t.qps, largest)));
-    parts.push_back({plus(plus(times(qps, kPerftestQpBytes), data), 2 * mtt_bytes(kVerbsArea, page)),
+    const uint64_t data = times(2, std::max(kPerftestSlotBudget, times(t.qps, largest)));
+    parts.push_back({plus(plus(times(qps, kPerftestQpBytes), data), 2 * mtt_bytes(kVerbsRegion, page)),
                      "workload.perftest." + std::to_string(i) + ".qps",
                      std::to_string(qps) + " QPs and their buffers"});
   }
@@ -183,12 +162,28 @@ std::vector<Part> model_parts(const Scenario& s) {
                      std::to_string(regions) + " memory regions and their translation entries"});
   }
   const uint64_t verbs = s.workload.verbs.size();
-  parts.push_back({times(verbs, plus(times(2, kPerftestQpBytes), 2 * mtt_bytes(kVerbsArea, page))), "workload.verbs",
+  parts.push_back({times(verbs, plus(times(2, kPerftestQpBytes), 2 * mtt_bytes(kVerbsRegion, page))), "workload.verbs",
                    std::to_string(2 * verbs) + " QPs and their regions"});
   return parts;
 }
 
 }  // namespace
+
+uint64_t machine_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : UINT64_MAX;
+}
+
+uint64_t memory_limit(const Scenario& s) { return s.run.memory_limit != 0 ? s.run.memory_limit : machine_memory_bytes(); }
+
+void check_topology_size(const Scenario& s) {
+  if (s.topology.pattern == Pattern::Explicit || s.topology.pattern == Pattern::Ibnetdiscover) return;
+  const FabricSize z = pattern_size(s.topology);
+  check_lids(z, s, "topology");
+  check_parts(s, {fabric_part(z)});
+}
+
 
 uint64_t model_bytes_estimate(const Scenario& s) {
   uint64_t total = kProgramBytes;

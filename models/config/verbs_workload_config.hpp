@@ -136,6 +136,15 @@ struct SwarmConfig {
   uint64_t warmup_ps = 0;              // operations completed before start + warmup are not counted
 };
 
+// Host memory the transport workloads use, known to the resource estimate
+// (resource_limits.hpp) as well as to the workloads:
+// - each side of a perftest or verbs connection registers one region of
+//   2 x kVerbsAreaBytes: its own buffers, then where the other side's operations land;
+// - a perftest's slots of all QPs hold at most kPerftestSlotBudget bytes per
+//   side, at least one slot per QP.
+constexpr uint64_t kVerbsAreaBytes = uint64_t{1} << 39;
+constexpr uint64_t kPerftestSlotBudget = uint64_t{64} << 20;
+
 // The sizes of "all": 2, 4, ... 8 MiB.
 std::vector<uint64_t> perftest_all_sizes();
 const char* to_string(PerftestKind k);

@@ -75,6 +75,31 @@ fabric::FabricPartitions partitioning_for(const config::FabricSpec& spec,
   return out;
 }
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// The watchdog of a run without a duration: a workload stuck in a loop that
+// never ends (an RNR NAK retried forever) keeps events coming, kStallEvents
+// or more of them, over kStallPs of simulated time in which no work was done
+// (Simulation::work_done()).
+class StallWatch {
+ public:
+  static constexpr uint64_t kStallPs = 1'000'000'000'000;  // 1 s
+  static constexpr uint64_t kStallEvents = 1000;
+
+  StallWatch(uint64_t work, uint64_t events) : work_(work), events_(events) {}
+  // After the kernel ran up to `at_ps`: true when the run has stalled.
+  bool stalled(uint64_t at_ps, uint64_t work, uint64_t events) {
+    if (work == work_) return at_ps - since_ps_ >= kStallPs && events - events_ >= kStallEvents;
+    work_ = work;
+    since_ps_ = at_ps;
+    events_ = events;
+    return false;
+  }
+  uint64_t since_ps() const { return since_ps_; }     // the last work
+  uint64_t events_at_since() const { return events_; }  // events run by then
+
+ private:
+  uint64_t work_, events_, since_ps_ = 0;
+};
 uint64_t process_peak_rss_bytes() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
@@ -395,13 +420,8 @@ void Simulation::run_kernel() {
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
   if (series_) series_->start();
   if (measurement_ && !fabric_->spec().management.in_band) measurement_->start(0);
-  // Without a duration the run goes until idle; a workload stuck in a loop
-  // that never ends (an RNR NAK retried forever) is stopped by a watchdog:
-  // events keep coming, kStallEvents or more of them, over kStallPs of
-  // simulated time in which no work was done (work_done()).
-  constexpr uint64_t kStallPs = 1'000'000'000'000;  // 1 s
-  constexpr uint64_t kStallEvents = 1000;
-  uint64_t work = work_done(), work_ps = 0, work_events = wakeups();
+  // Without a duration the run goes until idle, or until the watchdog stops it.
+  StallWatch watch(work_done(), wakeups());
   // An RTL divergence stops the kernel (sc_stop); the run ends there.
   while (sc_core::sc_pending_activity() && sc_core::sc_get_status() != sc_core::SC_STOPPED) {
     const uint64_t now = sc_core::sc_time_stamp().value();
@@ -418,19 +438,13 @@ void Simulation::run_kernel() {
     sc_core::sc_start(sc_time::from_value(step),
                       options_.duration_ps ? sc_core::SC_RUN_TO_TIME : sc_core::SC_EXIT_ON_STARVATION);
     const double took = seconds_since(t0);
-    if (!options_.duration_ps) {
-      const uint64_t at = sc_core::sc_time_stamp().value();
-      if (const uint64_t w = work_done(); w != work) {
-        work = w;
-        work_ps = at;
-        work_events = wakeups();
-      } else if (at - work_ps >= kStallPs && wakeups() - work_events >= kStallEvents) {
-        stall_ = "the run was stopped at " + config::format_time_ps(at) + ": since " + config::format_time_ps(work_ps) + ", " +
-                 std::to_string(wakeups() - work_events) +
-                 " events ran but no work request completed, no packet reached a flow's destination and no DMA "
-                 "transfer finished (run.duration 0ns runs until idle; a stuck workload never is)";
-        break;
-      }
+    const uint64_t at = sc_core::sc_time_stamp().value();
+    if (!options_.duration_ps && watch.stalled(at, work_done(), wakeups())) {
+      stall_ = "the run was stopped at " + config::format_time_ps(at) + ": since " +
+               config::format_time_ps(watch.since_ps()) + ", " + std::to_string(wakeups() - watch.events_at_since()) +
+               " events ran but no work request completed, no packet reached a flow's destination and no DMA "
+               "transfer finished (run.duration 0ns runs until idle; a stuck workload never is)";
+      break;
     }
     if (took < 0.1 && chunk < kMaxChunkPs) chunk *= 2;
     else if (took > 0.5 && chunk > 1000) chunk /= 2;

@@ -16,7 +16,7 @@ using transport::WcOpcode;
 using transport::WcStatus;
 using transport::WrOpcode;
 
-constexpr uint64_t kAreaBytes = uint64_t{1} << 39;  // each side: source slots, then destination slots
+constexpr uint64_t kAreaBytes = config::kVerbsAreaBytes;  // each side: source slots, then destination slots
 
 using link::now_ps;
 

@@ -66,7 +66,7 @@
 
 namespace hcasim::workloads {
 
-constexpr uint64_t kSlotBudget = uint64_t{64} << 20;  // buffer bytes per side and test
+constexpr uint64_t kSlotBudget = config::kPerftestSlotBudget;  // buffer bytes per side and test
 
 struct PerftestSpec {
   config::PerftestConfig config;  // names resolved (check_verbs_workloads)

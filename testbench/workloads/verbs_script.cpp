@@ -13,7 +13,7 @@ using config::VerbsOpKind;
 using transport::WcStatus;
 using transport::WrOpcode;
 
-constexpr uint64_t kAreaBytes = uint64_t{1} << 39;  // each side: its own buffers, then the other side's targets
+constexpr uint64_t kAreaBytes = config::kVerbsAreaBytes;  // each side: its own buffers, then the other side's targets
 constexpr uint32_t kBadRkey = 0xFFFFFFFF;           // no region has it (key index 2^24 - 1)
 constexpr uint64_t kAlign = 64;
 
