@@ -4,7 +4,7 @@
 #
 # Usage: scripts/fuzz.sh [SECONDS] [--only NAME] [--merge SEED_DIR]
 #   SECONDS          run time per harness (default 60); 0 builds only (and merges, with --merge)
-#   --only NAME      one harness (packet, fcp, mad, sa_reassembly, host_formats,
+#   --only NAME      one harness (packet, fcp, mad, sa_reassembly, host_formats, hca_mmio,
 #                    ibnetdiscover, scenario); may be repeated
 #   --merge SEED_DIR after the runs, minimise the repository's corpus together with
 #                    what the runs found and SEED_DIR/<harness>/ (libFuzzer -merge=1) and
@@ -16,7 +16,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$root/build-fuzz"
-all=(packet fcp mad sa_reassembly host_formats ibnetdiscover scenario)
+all=(packet fcp mad sa_reassembly host_formats ibnetdiscover scenario hca_mmio)
 seconds=60
 only=()
 merge=""

@@ -23,19 +23,22 @@ jobs="$(nproc)"
 "$root/scripts/build.sh" "$root/build"
 (cd "$root/build" && ctest --output-on-failure -j "$jobs")
 
+# The sanitized passes are built with clang++ (Debian's clang, which scripts/fuzz.sh needs too):
+# it builds this code in about half GCC's time (the whole suite under ASan+UBSan: 12.5 min against
+# 24 on two cores), while the first pass keeps the compiler a user's build gets.
 if [ "$sanitize" = 1 ]; then
-  "$root/scripts/build.sh" "$root/build-asan" -DHCASIM_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+  "$root/scripts/build.sh" "$root/build-asan" -DHCASIM_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++
   (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
      ctest --output-on-failure -j "$jobs")
 
-  # ThreadSanitizer: only the test programs that hold the `parallel` tests (and hcasim, which
-  # they run), not the whole suite. Any report fails the pass (halt_on_error: the program
-  # exits non-zero at the first one, a test that runs hcasim sees that).
-  "$root/scripts/build.sh" "$root/build-tsan" --target test_scenarios --target test_cli \
-    -DHCASIM_TSAN=ON -DCMAKE_BUILD_TYPE=Debug
-  for program in hcasim test_scenarios test_cli; do
-    ldd "$root/build-tsan/$program" | grep -q libtsan ||
-      { echo "test.sh: build-tsan/$program does not link libtsan: the ThreadSanitizer pass would check nothing" >&2; exit 1; }
+  # ThreadSanitizer: only test_parallel, the program of the test files with `parallel` tests
+  # (and hcasim, which they run), not the whole suite. Any report fails the pass (halt_on_error:
+  # the program exits non-zero at the first one, a test that runs hcasim sees that).
+  "$root/scripts/build.sh" "$root/build-tsan" --target test_parallel \
+    -DHCASIM_TSAN=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++
+  for program in hcasim test_parallel; do
+    nm "$root/build-tsan/$program" | grep -q __tsan_init ||
+      { echo "test.sh: build-tsan/$program has no ThreadSanitizer runtime: the pass would check nothing" >&2; exit 1; }
   done
   (cd "$root/build-tsan" && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
      ctest -L parallel --no-tests=error --output-on-failure -j "$jobs")

@@ -186,7 +186,6 @@ class Driver : public sc_core::sc_module {
   HostMemory& memory_;
   hca::Hca& hca_;
   uint64_t next_free_ = kDriverArea;
-  uint64_t doorbell_page_ = 0, doorbell_used_ = 0;  // doorbell records, packed
   std::vector<uint64_t> cpu_free_ps_ = {0};  // by CPU thread: when it is free
   bool started_ = false;
   struct Pending {

@@ -769,7 +769,7 @@ void Port::reject_pkey(ib::Packet* p) {
   pool_.release(p);
 }
 
-void Port::trace(sc_core::sc_trace_file* tf) {
+void Port::trace_signals(sc_core::sc_trace_file* tf) {
   if (trace_ == nullptr) {
     trace_ = std::make_unique<TraceMirror>();
     for (unsigned vl = 0; vl < 16; ++vl) {

@@ -309,7 +309,7 @@ class Port : public sc_core::sc_module,
   // At most kMaxObservers per port (a checker, a capture and a tracer fit).
   void add_observer(PortObserver* o);
   static constexpr unsigned kMaxObservers = 4;
-  void trace(sc_core::sc_trace_file* tf);
+  void trace_signals(sc_core::sc_trace_file* tf);
   // Closes open credit-stall intervals; call once after the simulation stops.
   void finish();
 

@@ -50,7 +50,7 @@ std::string check_topology(const Topology& t) {
   return "";
 }
 
-TopologyIndex::TopologyIndex(const Topology& t) : topo_(&t) {
+TopologyIndex::TopologyIndex(const Topology& t) {
   link_of_.resize(t.nodes.size());
   peer_.resize(t.nodes.size());
   for (std::size_t i = 0; i < t.nodes.size(); ++i) {

@@ -88,7 +88,6 @@ class TopologyIndex {
   std::vector<std::vector<int>> link_of_;  // [node][port] -> link index or -1
   std::vector<std::vector<LinkEnd>> peer_;   // [node][port] -> far end, node kNoNode when unlinked
   std::unordered_map<std::string, int> names_;
-  const Topology* topo_;
 };
 
 // "<node name>.p<port>", e.g. "sw1_0.p3".

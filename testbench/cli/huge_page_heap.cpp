@@ -1,4 +1,5 @@
 #include "testbench/cli/huge_page_heap.hpp"
+#include "testbench/cli/sanitizers.hpp"
 
 #include <malloc.h>
 #include <sys/mman.h>
@@ -27,7 +28,7 @@ bool thp_available() {
 }  // namespace
 
 std::size_t reserve_huge_page_heap(std::size_t bytes) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)  // their allocator is not glibc's
+#if defined(HCASIM_UNDER_ASAN) || defined(HCASIM_UNDER_TSAN)  // their allocator is not glibc's
   (void)bytes;
   return 0;
 #else

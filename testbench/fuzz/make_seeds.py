@@ -106,6 +106,32 @@ def handmade(out):
     put(out, "host_formats", b"\x03\x06" + struct.pack("<HBBI", 1, 0, 0, 64) * 7 + b"\x00" * 7 + b"\x03")
     mpt = struct.pack("<IIIBBH", 0x100, 0x100, 7, 12, 3, 0) + struct.pack("<QQQQ", 0x10000, 8192, 0, 2) + b"\x00" * 16
     put(out, "host_formats", b"\x04\x00" + mpt)
+    # The HCA's MMIO program (fuzz_hca_mmio.cpp): byte 0 the header (bit 0: A's CQ compresses),
+    # then ops. A well-formed send WQE (op 3): how (opcode index, 0x08 signaled, 0x20 random
+    # keys, 0x40 inline, 0x80 BlueFlame), index (1 byte), length, local and remote offsets, imm,
+    # compare, swap; a doorbell (op 4): counter (1 byte), other QP; a receive WQE on B (op 5): index,
+    # length, offset; arm (op 6): command, counter; run (op 7): 100 ns units.
+    def wqe(how, index, length=4096, local=0, remote=0x100):
+        body = struct.pack("<B", index)
+        if (how & 7) % 7 < 5:
+            body += struct.pack("<H", length)
+        return b"\x03" + bytes([how]) + body + struct.pack("<HHIII", local, remote, 7, 1, 2)
+    def doorbell(counter):
+        return b"\x04" + struct.pack("<BB", counter, 0)
+    recv = b"\x05" + struct.pack("<BHH", 0, 4096, 0)
+    run = b"\x07\xff"
+    put(out, "hca_mmio", b"\x00" + wqe(0x08, 0) + doorbell(1) + run)                       # RDMA WRITE
+    put(out, "hca_mmio", b"\x01" + wqe(0x08, 0) + wqe(0x08, 1, 512, 0x2000, 0x3000) + doorbell(2) + run)
+    put(out, "hca_mmio", b"\x00" + recv + wqe(0x0A, 0) + doorbell(1) + run)                # SEND
+    put(out, "hca_mmio", b"\x00" + wqe(0x0C, 0) + doorbell(1) + run)                       # READ
+    put(out, "hca_mmio", b"\x00" + wqe(0x0D, 0) + wqe(0x0E, 1) + doorbell(2) + run)        # atomics
+    put(out, "hca_mmio", b"\x00" + wqe(0x88, 0, 64) + run)                                 # BlueFlame
+    put(out, "hca_mmio", b"\x00" + wqe(0x28, 0) + doorbell(1) + run)                       # random keys
+    put(out, "hca_mmio", b"\x00" + wqe(0x08, 0) + doorbell(9) + b"\x06\x01\x00\x00" + run)  # past the ring; armed
+    put(out, "hca_mmio", b"\x00\x02\x00\x00\x00\x02\x02\x00\x08\x00\x02\x02\x00\x10\x00\x02")  # register reads
+    put(out, "hca_mmio", b"\x00\x01\x00\x00\x08\x04" + struct.pack("<QII", 0x200000, 5, 0)
+        + wqe(0x08, 0) + doorbell(1) + b"\x06\x01\x00\x00" + run)                        # MSI-X entry, armed CQ
+    put(out, "hca_mmio", b"\x00\x00\x00\x00\x00\x40" + b"\xab" * 64 + doorbell(1) + run)  # raw bytes in the ring
     # Scenarios: every shipped one, and one with --set overrides.
     for path in sorted(glob.glob(os.path.join(ROOT, "configs", "*.json"))):
         with open(path, "rb") as f:

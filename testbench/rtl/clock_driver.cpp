@@ -31,7 +31,7 @@ void ClockDriver::rise() {
 }
 
 void ClockDriver::tick() {
-  if (waves_ != nullptr) waves_->dump();
+  if (waves_ != nullptr) waves_->dump_now();
   if (clk_high_) {
     clk.write(false);
     clk_high_ = false;

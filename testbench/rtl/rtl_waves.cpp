@@ -24,7 +24,7 @@ void RtlWaves::start_of_simulation() {
   vcd_->open(path_.c_str());
 }
 
-void RtlWaves::dump() {
+void RtlWaves::dump_now() {
   if (vcd_ == nullptr) return;
   const uint64_t at = sc_core::sc_time_stamp().value() * 1000;
   last_fs_ = dumped_ ? std::max(at, last_fs_ + 1) : at;

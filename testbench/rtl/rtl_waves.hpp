@@ -40,7 +40,7 @@ class RtlWaves : public sc_core::sc_module {
   RtlWaves& operator=(const RtlWaves&) = delete;
 
   void add(VerilatedBlock& block) { blocks_.push_back(&block); }
-  void dump();
+  void dump_now();  // the blocks' signals as they are now (clock_driver.hpp calls it)
 
  private:
   void start_of_simulation() override;

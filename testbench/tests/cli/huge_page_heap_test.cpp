@@ -11,6 +11,7 @@
 #include <string>
 
 #include "testbench/cli/huge_page_heap.hpp"
+#include "testbench/cli/sanitizers.hpp"
 
 namespace {
 
@@ -44,7 +45,7 @@ std::string vm_flags_at(const void* address) {
 
 TEST_CASE("huge-page heap: a large block after the reservation sits in a range marked for huge pages") {
   const std::size_t marked = hcasim::reserve_huge_page_heap(std::size_t(1) << 30);
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(HCASIM_UNDER_ASAN)
   REQUIRE(marked == 0);  // the sanitizer's allocator is not glibc's
 #else
   const std::string mode = thp_mode();

@@ -8,6 +8,7 @@
 #include <new>
 
 #include "testbench/tests/pcie/pcie_rig.hpp"
+#include "testbench/cli/sanitizers.hpp"
 
 namespace {
 uint64_t g_allocations = 0;
@@ -17,7 +18,7 @@ uint64_t g_allocations = 0;
 // (-Wmismatched-new-delete) where these replacements are inlined. Not under
 // AddressSanitizer, whose own operator new the replacements would mix with
 // (it reports the pairs as mismatched); the test says so and counts nothing there.
-#ifndef __SANITIZE_ADDRESS__
+#ifndef HCASIM_UNDER_ASAN
 __attribute__((noinline)) void* operator new(std::size_t size) {
   ++g_allocations;
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
@@ -31,7 +32,7 @@ using namespace hcasim::pcie;
 using namespace hcasim::pcie::test;
 
 TEST_CASE("no heap allocation per transfer") {
-#ifdef __SANITIZE_ADDRESS__
+#ifdef HCASIM_UNDER_ASAN
   WARN("built with AddressSanitizer: operator new is its own, allocations are not counted");
   return;
 #endif

@@ -224,7 +224,10 @@ TEST_CASE("LIDs: OpenSM's order, the SM's port first, 2^LMC aligned per HCA port
 TEST_CASE("LIDs: ports the SM cannot reach get none") {
   topology::Topology t = topology::back_to_back_topology();
   t.nodes[0].ports = 2;  // hca0.p2 is linked to nothing
-  t.nodes.push_back({"lonely", topology::NodeKind::Hca, 1});
+  topology::TopoNode lonely;
+  lonely.name = "lonely";
+  lonely.kind = topology::NodeKind::Hca;
+  t.nodes.push_back(lonely);
   const routing::Lids lids = routing::assign_lids(t, 0, {0, 1});
   CHECK(lids.base[0] == std::vector<uint16_t>{1, 0});
   CHECK(lids.base[1] == std::vector<uint16_t>{2});

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "testbench/tests/scenarios/cli_util.hpp"
+#include "testbench/cli/sanitizers.hpp"
 
 using namespace hcasim;
 using hcasim::test::CommandResult;
@@ -20,7 +21,7 @@ namespace {
 
 const std::string kConfigs = std::string(HCASIM_SOURCE_DIR) + "/configs/";
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(HCASIM_UNDER_ASAN) || defined(HCASIM_UNDER_TSAN)
 constexpr const char* kAddressLimit = "";
 #else
 constexpr const char* kAddressLimit = "ulimit -v 1048576; ";  // KiB: 1 GiB
@@ -113,7 +114,7 @@ TEST_CASE("the estimate bounds the measured peak memory from above within a fact
     const double estimate = std::stod(m[1]) * (m[2] == "GiB" ? 1024.0 : 1.0) * 1024 * 1024;
     const auto peak = static_cast<double>(stats["wall"]["peak_rss_bytes"].get<uint64_t>());
     INFO("estimate " << estimate << " B, peak " << peak << " B");
-#if !defined(__SANITIZE_ADDRESS__)  // ASan's shadow and quarantine add to the peak
+#if !defined(HCASIM_UNDER_ASAN)  // ASan's shadow and quarantine add to the peak
     CHECK(estimate >= peak);
 #endif
     CHECK(estimate <= 3 * peak);

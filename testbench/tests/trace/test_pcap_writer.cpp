@@ -22,13 +22,14 @@
 #include "testbench/tests/ib/packet_fixtures.hpp"
 #include "testbench/tests/scenarios/tshark_util.hpp"
 #include "testbench/tests/scratch_dir.hpp"
+#include "testbench/cli/sanitizers.hpp"
 
 using namespace hcasim;
 using ib::test::make_packet;
 
 // Allocation counter for the "no allocation per packet when warm" check. AddressSanitizer
 // replaces operator new itself, so the sanitizer build leaves this check out.
-#if !defined(__SANITIZE_ADDRESS__)
+#if !defined(HCASIM_UNDER_ASAN)
 #define HCASIM_COUNT_ALLOCATIONS 1
 namespace {
 thread_local long g_allocations = 0;
