@@ -11,7 +11,7 @@
 #include "models/host/host_memory.hpp"
 #include "models/pcie/pcie_link.hpp"
 #include "testbench/examples/embed_formats.hpp"
-#include "testbench/examples/rc_connect.hpp"
+#include "models/hca/rc_connect.hpp"
 
 using namespace hcasim;
 
@@ -86,7 +86,7 @@ int sc_main(int, char*[]) {
   ib::PacketPool pool;
   Host a("a", 1, pool), b("b", 2, pool);
   link::Port::connect(a.hca.port(0), b.hca.port(0), link::LinkConfig{});  // HDR 4x, 2 m
-  examples::connect_rc(a.hca, a.qpn, b.hca, b.qpn);  // RESET -> INIT -> RTR -> RTS on both sides
+  hca::connect_rc(a.hca, a.qpn, b.hca, b.qpn);  // RESET -> INIT -> RTR -> RTS on both sides
   const hca::MemoryRegion source = a.hca.reg_mr(kBuffer, kBytes, transport::kLocalWrite);
   const hca::MemoryRegion destination = b.hca.reg_mr(kBuffer, kBytes, transport::kLocalWrite | transport::kRemoteWrite);
   a.cpu.job = {a.qpn, 0, kBuffer, source.lkey, kBytes, kBuffer, destination.rkey, true};  // WQE index 0

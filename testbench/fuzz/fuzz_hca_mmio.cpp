@@ -31,9 +31,9 @@
 #include <vector>
 
 #include "models/hca/hca.hpp"
+#include "models/hca/rc_connect.hpp"
 #include "models/host/host_memory.hpp"
 #include "models/pcie/pcie_link.hpp"
-#include "testbench/examples/rc_connect.hpp"
 #include "testbench/fuzz/fuzz_check.hpp"
 
 using namespace hcasim;
@@ -345,7 +345,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const QpRings rings{1, kSendRing, kSqEntries, kSqStride, kRecvRing, kRqEntries, kRqStride, kRecord};
   run.qp_a = p.a.hca.create_qp(init_a, rings);
   run.qp_b = p.b.hca.create_qp(init_b, rings);
-  examples::connect_rc(p.a.hca, run.qp_a, p.b.hca, run.qp_b);
+  connect_rc(p.a.hca, run.qp_a, p.b.hca, run.qp_b);
 
   const uint64_t errors_before = p.a.hca.mmio_stats().errors;
   for (int op = 0; op < 64 && !in.done(); ++op) {

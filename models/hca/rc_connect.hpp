@@ -1,6 +1,7 @@
 #pragma once
-// The embedding example's connection manager (embed_hca.cpp): brings two RC QPs, one on each of
-// two HCAs, from RESET through INIT and RTR to RTS with modify_qp, the HCA's command interface.
+// A connection manager for a platform of one's own (testbench/examples/embed_hca.cpp, and the
+// MMIO fuzz harness): brings two RC QPs, one on each of two HCAs, from RESET through INIT and
+// RTR to RTS with modify_qp, the HCA's command interface.
 // Each transition gets the attributes libibverbs requires of it (iba-facts 5), as
 // testbench/workloads/connection.cpp gives them. Their values are QpAttr's defaults (port 1, P_Key
 // index 0, path MTU 4096, start PSNs 0, timeout 14, 7 retries and RNR retries, RNR timer code 0,
@@ -14,11 +15,11 @@
 
 #include "models/hca/hca.hpp"
 
-namespace hcasim::examples {
+namespace hcasim::hca {
 
 // One QP to RTS; throws std::runtime_error naming the QP, the state and modify_qp's reason if a
 // transition is refused.
-inline void rc_to_rts(hca::Hca& hca, uint32_t qpn, uint16_t peer_lid, uint32_t peer_qpn) {
+inline void rc_to_rts(Hca& hca, uint32_t qpn, uint16_t peer_lid, uint32_t peer_qpn) {
   namespace t = transport;
   t::QpAttr a;
   a.ah_attr.dlid = peer_lid;
@@ -40,9 +41,9 @@ inline void rc_to_rts(hca::Hca& hca, uint32_t qpn, uint16_t peer_lid, uint32_t p
 }
 
 // QP qpn_a of HCA a and QP qpn_b of HCA b, connected to each other.
-inline void connect_rc(hca::Hca& a, uint32_t qpn_a, hca::Hca& b, uint32_t qpn_b) {
+inline void connect_rc(Hca& a, uint32_t qpn_a, Hca& b, uint32_t qpn_b) {
   rc_to_rts(a, qpn_a, b.lid(0), qpn_b);
   rc_to_rts(b, qpn_b, a.lid(0), qpn_a);
 }
 
-}  // namespace hcasim::examples
+}  // namespace hcasim::hca
