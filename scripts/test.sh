@@ -37,7 +37,8 @@ if [ "$sanitize" = 1 ]; then
   "$root/scripts/build.sh" "$root/build-tsan" --target test_parallel \
     -DHCASIM_TSAN=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++
   for program in hcasim test_parallel; do
-    nm "$root/build-tsan/$program" | grep -q __tsan_init ||
+    # grep without -q reads all of nm's output (with -q, nm's SIGPIPE would fail the pipe).
+    nm "$root/build-tsan/$program" | grep -w __tsan_init >/dev/null ||
       { echo "test.sh: build-tsan/$program has no ThreadSanitizer runtime: the pass would check nothing" >&2; exit 1; }
   done
   (cd "$root/build-tsan" && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
