@@ -125,9 +125,10 @@ uint64_t mtt_bytes(uint64_t region_bytes, uint64_t page_bytes) {
 }
 
 Part fabric_part(const FabricSize& z) {
+  const std::string prefix = z.shape.empty() ? "" : z.shape + ": ";
   return {fabric_bytes(z), "topology",
-          (z.shape.empty() ? "" : z.shape + ": ") + std::to_string(z.hcas) + " HCAs with their hosts, " + std::to_string(z.switches) +
-              " switches and " + std::to_string(z.ports) + " ports"};
+          prefix + std::to_string(z.hcas) + " HCAs with their hosts, " + std::to_string(z.switches) + " switches and " +
+              std::to_string(z.ports) + " ports"};
 }
 
 std::vector<Part> model_parts(const Scenario& s) {
@@ -183,7 +184,6 @@ void check_topology_size(const Scenario& s) {
   check_lids(z, s, "topology");
   check_parts(s, {fabric_part(z)});
 }
-
 
 uint64_t model_bytes_estimate(const Scenario& s) {
   uint64_t total = kProgramBytes;
