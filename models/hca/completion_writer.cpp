@@ -1,8 +1,12 @@
 #include "models/hca/completion_writer.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <stdexcept>
+#include <string>
 
 #include "models/hca/host_formats.hpp"
+#include "models/transport/cyclic_numbers.hpp"
 
 namespace hcasim::hca {
 
@@ -10,9 +14,15 @@ CompletionWriter::CompletionWriter(const HcaConfig& config, DmaEngine& dma, cons
     : config_(config), dma_(dma), msix_(msix) {}
 
 uint32_t CompletionWriter::add(const CqRing& ring) {
-  const auto cqn = static_cast<uint32_t>(cqs_.size());
-  cqs_.push_back(std::make_unique<Cq>(*this, cqn));
-  Cq& cq = *cqs_.back();
+  const std::optional<uint32_t> taken =
+      transport::take_cyclic(next_cqn_, 0, kMaxCqn, [this](uint32_t n) { return exists(n); });
+  if (!taken)
+    throw std::invalid_argument("create_cq: every CQ number from 0 to " + std::to_string(kMaxCqn) +
+                                " is in use; accepted: destroy a CQ first");
+  const uint32_t cqn = *taken;
+  if (cqs_.size() <= cqn) cqs_.resize(cqn + 1);
+  cqs_[cqn] = std::make_unique<Cq>(*this, cqn);
+  Cq& cq = *cqs_[cqn];
   cq.ring = ring;
   cq.compress = ring.compression == CqRing::Compression::On ||
                 (ring.compression == CqRing::Compression::Default && config_.cqe_compression);

@@ -88,7 +88,11 @@ class CompletionWriter {
   CompletionWriter(const CompletionWriter&) = delete;
   CompletionWriter& operator=(const CompletionWriter&) = delete;
 
-  // The CQ's number (0, 1, ...; a destroyed number is not reused).
+  // CQ numbers: 24 bits (the CQ doorbell's field), handed out in turn; a
+  // destroyed number is taken again only after the range wraps
+  // (transport/cyclic_numbers.hpp).
+  static constexpr uint32_t kMaxCqn = 0xFFFFFF;
+  // The CQ's number (0, 1, ... in turn); throws std::invalid_argument when every number is in use.
   uint32_t add(const CqRing& ring);
   void remove(uint32_t cqn);
   bool exists(uint32_t cqn) const { return cqn < cqs_.size() && cqs_[cqn] != nullptr; }
@@ -155,7 +159,8 @@ class CompletionWriter {
   HcaConfig config_;
   DmaEngine& dma_;
   const std::vector<MsixEntry>& msix_;
-  std::vector<std::unique_ptr<Cq>> cqs_;
+  std::vector<std::unique_ptr<Cq>> cqs_;  // by CQ number; null where none
+  uint32_t next_cqn_ = 0;
   std::function<void(uint32_t)> on_overrun_;
   std::vector<uint8_t> entries_;  // the block being written
   CompletionStats stats_;

@@ -85,10 +85,12 @@ std::string Hca::modify_cq(uint32_t n, uint32_t count, uint64_t period_ps) {
 
 std::string Hca::destroy_cq(uint32_t n) {
   if (!completions_->exists(n)) return "no CQ " + std::to_string(n);
-  for (const transport::Qp* qp : transport_->qps())
-    if (qp->init.send_cq == n || qp->init.recv_cq == n)
-      return "CQ " + std::to_string(n) + " is in use by QP " + std::to_string(qp->qpn);
+  if (n < cq_users_.size() && cq_users_[n] > 0)  // the scan only names the QP
+    for (const transport::Qp* qp : transport_->qps())
+      if (qp->init.send_cq == n || qp->init.recv_cq == n)
+        return "CQ " + std::to_string(n) + " is in use by QP " + std::to_string(qp->qpn);
   completions_->remove(n);
+  contexts_->forget_cq(n);
   return "";
 }
 
@@ -112,6 +114,10 @@ uint32_t Hca::create_qp(const transport::QpInit& init, const QpRings& rings) {
                                 std::to_string(config_.uar_pages));
   const uint32_t qpn = transport_->create_qp(init).qpn;
   fetcher_->add(qpn, init.type, rings);
+  for (uint32_t cq : {init.send_cq, init.recv_cq}) {
+    if (cq_users_.size() <= cq) cq_users_.resize(cq + 1);
+    ++cq_users_[cq];
+  }
   return qpn;
 }
 
@@ -137,7 +143,10 @@ bool Hca::dereg_mr(uint32_t lkey) {
 }
 
 std::string Hca::destroy_qp(uint32_t qpn) {
-  if (!transport_->destroy_qp(qpn)) return "no QP " + std::to_string(qpn);
+  const transport::Qp* qp = transport_->find(qpn);
+  if (qp == nullptr) return "no QP " + std::to_string(qpn);
+  for (uint32_t cq : {qp->init.send_cq, qp->init.recv_cq}) --cq_users_[cq];
+  transport_->destroy_qp(qpn);
   contexts_->forget_qp(qpn);
   fetcher_->remove(qpn);
   return "";

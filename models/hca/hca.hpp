@@ -228,6 +228,7 @@ class Hca : public sc_core::sc_module {
   std::unique_ptr<DmaEngine> dma_;
   std::unique_ptr<HcaContexts> contexts_;
   uint64_t next_mtt_ = 0;  // the next free MTT index
+  std::vector<uint32_t> cq_users_;  // by CQ number: QPs naming it as send or receive CQ (twice if both)
   std::unique_ptr<HostMemoryAccess> memory_;
   std::vector<std::pair<uint32_t, std::string>> async_events_;
   std::unique_ptr<transport::TransportEngine> transport_;  // made once the ports exist

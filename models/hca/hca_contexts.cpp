@@ -97,6 +97,10 @@ uint64_t HcaContexts::translate(const MemoryRegion& mr, uint64_t addr, uint64_t 
   return ready;
 }
 
+void HcaContexts::forget_cq(uint32_t cqn) {
+  at(ContextKind::Cqc).invalidate(cqn);
+}
+
 void HcaContexts::forget_qp(uint32_t qpn) {
   at(ContextKind::Qpc).invalidate(qpn);
   wqes_.forget(qpn);

@@ -19,9 +19,10 @@
 //   (a line holds entry_bytes / 8 consecutive MTT entries: one fill reads
 //   them all); returns when the last is on chip. A key no region has costs nothing (the check
 //   before it failed).
-// - forget_qp, forget_mr: the entries are gone (destroy_qp, dereg_mr); their
-//   cached lines are invalidated without a write-back (forget_qp: the QP's
-//   WQE lines too; forget_wqes: those only, when the QP goes to RESET).
+// - forget_qp, forget_cq, forget_mr: the entries are gone (destroy_qp,
+//   destroy_cq, dereg_mr); their cached lines are invalidated without a
+//   write-back (forget_qp: the QP's WQE lines too; forget_wqes: those only,
+//   when the QP goes to RESET).
 // - wqe(qpn, send, wr_id, now): the WQE the HCA's front end posted with that
 //   wr_id (its counter) is looked up in the WQE cache; wqe_fetched puts one
 //   the fetcher brought in; wqe_done drops a completed one.
@@ -61,6 +62,7 @@ class HcaContexts : public transport::ContextLookups {
   uint64_t cq_context(uint32_t cqn, uint64_t now_ps);
   uint64_t translate(const MemoryRegion& mr, uint64_t addr, uint64_t length, uint64_t now_ps);
   void forget_qp(uint32_t qpn);
+  void forget_cq(uint32_t cqn);
   void forget_wqes(uint32_t qpn) { wqes_.forget(qpn); }
   void forget_mr(const MemoryRegion& mr);
   uint64_t wqe(uint32_t qpn, bool send_queue, uint64_t wr_id, uint64_t now_ps) override;

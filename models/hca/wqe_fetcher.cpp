@@ -15,6 +15,7 @@ WqeFetcher::WqeFetcher(const HcaConfig& config, transport::TransportEngine& engi
 void WqeFetcher::add(uint32_t qpn, transport::QpType type, const QpRings& rings) {
   if (qps_.size() <= qpn) qps_.resize(qpn + 1);
   qps_[qpn] = std::make_unique<QpHost>();
+  qps_[qpn]->generation = ++generations_;
   qps_[qpn]->type = type;
   qps_[qpn]->rings = rings;
 }
@@ -26,7 +27,7 @@ void WqeFetcher::remove(uint32_t qpn) {
 void WqeFetcher::reset(uint32_t qpn) {
   QpHost* q = find(qpn);
   if (q == nullptr) return;
-  const uint32_t generation = q->generation + 1;
+  const uint32_t generation = ++generations_;
   const transport::QpType type = q->type;
   const QpRings rings = q->rings;
   *q = QpHost{};
@@ -114,7 +115,12 @@ void WqeFetcher::handle(const Event& e) {
           ++q->sq_fetched;
           post_send_wqe(e.qpn, *q, wqe, e.count, q->sq_fetched - 1);
         } else {  // a doorbell for that WQE: read it from the ring
-          q->sq_posted = q->sq_fetched + static_cast<uint16_t>(h.index + 1 - static_cast<uint16_t>(q->sq_fetched));
+          const uint32_t ahead = static_cast<uint16_t>(h.index + 1 - static_cast<uint16_t>(q->sq_fetched));
+          if (ahead > q->rings.sq_entries) {
+            ++stats_.bad_doorbells;  // an index more than a ring ahead (or behind): as a doorbell's wrong counter
+            break;
+          }
+          q->sq_posted = q->sq_fetched + ahead;
           fetch_send(e.qpn, *q);
         }
         break;

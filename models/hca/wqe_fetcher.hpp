@@ -17,7 +17,8 @@
 //   reaches RTS later is fetched then (kick).
 // - BlueFlame: a write carrying the QP's next WQE, with no fetch under way
 //   and nothing else posted, is taken as it is (no DMA); otherwise it counts
-//   as a doorbell for that WQE and the ring is read.
+//   as a doorbell for that WQE and the ring is read (an index more than a
+//   ring ahead of the WQEs fetched is a wrong counter, as below).
 // - Receive: WQEs are fetched when a request needs one and the QP holds none
 //   (transport::RecvWqeSource): the doorbell record's receive counter is read
 //   when every known WQE is fetched, then up to wqe_fetch_batch WQEs; the
@@ -115,7 +116,7 @@ class WqeFetcher : public transport::RecvWqeSource {
     uint32_t rq_reads = 0;     // reads of the record or the receive ring under way
     bool rq_flush = false;     // fetch every receive WQE posted (the QP is in ERR)
     bool rq_record_due = false;  // ERR came while reads were under way: read the record afresh after them
-    uint32_t generation = 0;   // bumped by reset / remove: events of an older one are dropped
+    uint32_t generation = 0;   // new at add and reset (generations_): events of an older one are dropped
   };
 
   void schedule(Event e);
@@ -141,6 +142,7 @@ class WqeFetcher : public transport::RecvWqeSource {
   std::vector<uint32_t> free_buffers_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   uint64_t next_seq_ = 0;
+  uint32_t generations_ = 0;  // QpHost::generation's last value, over all QPs (a QP number may come back)
   link::Alarm alarm_ = link::Alarm::method<&WqeFetcher::due>(this);
   FetchStats stats_;
 };

@@ -1,8 +1,11 @@
 #include "models/transport/transport_engine.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <stdexcept>
 
 #include "models/ib/opcodes.hpp"
+#include "models/transport/cyclic_numbers.hpp"
 #include "models/transport/message_layout.hpp"
 #include "models/transport/qp_state.hpp"
 #include "models/transport/requester.hpp"
@@ -120,7 +123,15 @@ TransportEngine::~TransportEngine() {
 Qp& TransportEngine::create_qp(const QpInit& init) {
   auto e = std::make_unique<Entry>(*this);
   Qp& qp = e->qp;
-  qp.qpn = next_qpn_++;
+  const auto in_use = [&](uint32_t n) {
+    return entry(n) != nullptr ||
+           std::any_of(leaving_.begin(), leaving_.end(), [n](const auto& l) { return l->qp.qpn == n; });
+  };
+  const std::optional<uint32_t> qpn = take_cyclic(next_qpn_, kFirstQpn, kMaxQpn, in_use);
+  if (!qpn)
+    throw std::invalid_argument("create_qp: every QP number from " + std::to_string(kFirstQpn) + " to " +
+                                std::to_string(kMaxQpn) + " is in use; accepted: destroy a QP first");
+  qp.qpn = *qpn;
   qp.type = init.type;
   qp.init = init;
   if (qps_.size() <= qp.qpn) qps_.resize(qp.qpn + 1);

@@ -147,6 +147,13 @@ class TransportEngine : public QpServices {
   // engine.
   void on_room_wanted(std::function<void(bool)> h) { on_room_wanted_ = std::move(h); }
 
+  // QP numbers: 0 and 1 are the management QPs; a QP gets the next number of
+  // kFirstQpn..kMaxQpn (24 bits, the BTH's DestQP) not in use, in turn, so a
+  // destroyed QP's number is taken again only after the range wraps
+  // (cyclic_numbers.hpp). Throws std::invalid_argument when every number is in use.
+  static constexpr uint32_t kFirstQpn = 2;
+  static constexpr uint32_t kMaxQpn = 0xFFFFFF;
+
   // Verbs. Errors come back as a one-line reason ("" = done).
   Qp& create_qp(const QpInit& init);
   // Removes the QP at once, in any state, with its queued WRs and no
@@ -251,7 +258,7 @@ class TransportEngine : public QpServices {
   ib::PacketPool& pool_;
   std::vector<std::unique_ptr<Entry>> qps_;  // indexed by QP number; null where none (QP0, QP1, destroyed)
   std::vector<std::unique_ptr<Entry>> leaving_;  // destroyed while an engine holds one of their packets
-  uint32_t next_qpn_ = 2;
+  uint32_t next_qpn_ = kFirstQpn;
   std::vector<QpScheduler<Entry>> ready_;  // any_free: one; qpn_hash: one per transmit unit
   std::vector<std::unique_ptr<Engine>> engines_;
   struct Parked {  // a built packet whose VL's transmit queue was full

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/hca/rc_connect.hpp"
 #include "testbench/tests/hca/host_platform.hpp"
 
 using namespace hcasim;
@@ -242,4 +243,47 @@ TEST_CASE("BAR0 doorbells for a QP or CQ that does not exist, or a QP of another
   CHECK(bar.hca.fetch_stats().sq_fetches == 0);  // the QPs are in RESET, and nothing is posted
   CHECK(bar.hca.completion_stats().arms == 1);
   CHECK(bar.side.driver.stats().mmio_errors == 0);  // the driver's own writes (the MSI-X table) were all taken
+}
+
+TEST_CASE("BAR0 BlueFlame: a WQE index more than a ring ahead is a wrong counter, counted and never fetched") {
+  // Found by fuzz_hca_mmio: a BlueFlame write whose index ran up to 65,535 WQEs ahead made the HCA
+  // read its 8-entry ring round and round (16,444 reads, 65,764 failed WQEs for one write). Taken
+  // as a doorbell, its counter obeys the doorbell's rule (wqe_fetcher.hpp): at most a ring ahead.
+  Bar bar;
+  const uint32_t cq = bar.side.driver.create_cq(8);
+  transport::QpInit init;
+  init.send_cq = init.recv_cq = cq;
+  init.max_send_wr = init.max_recv_wr = 4;
+  init.max_send_sge = init.max_recv_sge = 1;
+  hca::QpRings rings;
+  rings.uar = 2;
+  rings.sq_addr = 0x100000;
+  rings.sq_entries = 4;
+  rings.sq_stride = hca::send_stride(transport::QpType::Rc, 1, 0);
+  rings.rq_addr = 0x200000;
+  rings.rq_entries = 4;
+  rings.rq_stride = hca::recv_stride(1);
+  rings.doorbell_record = 0x300000;
+  const uint32_t qp = bar.hca.create_qp(init, rings);
+  hca::rc_to_rts(bar.hca, qp, 1, qp);  // RTS: the HCA may fetch
+  const uint64_t uar2 = 2 * hca::kPageBytes;
+  std::vector<TestCpu::Result> r;
+  bar.run([&] {
+    for (uint16_t index : {uint16_t{4}, uint16_t{0x7FFF}, uint16_t{0xFFFE}}) {  // 5, 32768 and 65535 WQEs ahead
+      std::vector<uint8_t> bf(64, 0);
+      bf[2] = static_cast<uint8_t>(index);
+      bf[3] = static_cast<uint8_t>(index >> 8);
+      hca::put_u32(bf.data() + 4, qp);
+      bf[8] = 4;  // ds: 64 bytes
+      r.push_back(bar.cpu().write(uar2 + hca::kUarBlueFlame, bf));
+    }
+  });
+  REQUIRE(r.size() == 3);
+  for (const TestCpu::Result& x : r) CHECK(x.status == tlm::TLM_OK_RESPONSE);  // the writes are taken
+  const hca::FetchStats& f = bar.hca.fetch_stats();
+  CHECK(f.blueflame_writes == 3);
+  CHECK(f.blueflame_wqes == 0);
+  CHECK(f.bad_doorbells == 3);
+  CHECK(f.sq_fetches == 0);
+  CHECK(f.bad_wqes == 0);
 }
