@@ -55,6 +55,29 @@ std::vector<uint8_t> doorbell(uint32_t low, uint32_t high) {
   return b;
 }
 
+// An RC QP of 4 WRs and one SGE each way on CQ cq.
+transport::QpInit small_qp(uint32_t cq) {
+  transport::QpInit init;
+  init.send_cq = init.recv_cq = cq;
+  init.max_send_wr = init.max_recv_wr = 4;
+  init.max_send_sge = init.max_recv_sge = 1;
+  return init;
+}
+
+// Rings of 4 entries for small_qp, on UAR page 2 (made through the command interface, not the driver).
+hca::QpRings uar2_rings() {
+  hca::QpRings rings;
+  rings.uar = 2;
+  rings.sq_addr = 0x100000;
+  rings.sq_entries = 4;
+  rings.sq_stride = hca::send_stride(transport::QpType::Rc, 1, 0);
+  rings.rq_addr = 0x200000;
+  rings.rq_entries = 4;
+  rings.rq_stride = hca::recv_stride(1);
+  rings.doorbell_record = 0x300000;
+  return rings;
+}
+
 }  // namespace
 
 TEST_CASE("BAR0 register page: device id, UAR pages and MSI-X vectors read as 4 or 8 bytes, nothing else") {
@@ -189,21 +212,8 @@ TEST_CASE("BAR0 doorbells for a QP or CQ that does not exist, or a QP of another
   Bar bar;
   // A CQ and a QP on UAR 1 through the driver; a second QP made through the command interface on UAR 2.
   const uint32_t cq = bar.side.driver.create_cq(8);
-  transport::QpInit init;
-  init.send_cq = init.recv_cq = cq;
-  init.max_send_wr = init.max_recv_wr = 4;
-  init.max_send_sge = init.max_recv_sge = 1;
-  const uint32_t qp1 = bar.side.driver.create_qp(init);
-  hca::QpRings rings;
-  rings.uar = 2;
-  rings.sq_addr = 0x100000;
-  rings.sq_entries = 4;
-  rings.sq_stride = hca::send_stride(transport::QpType::Rc, 1, 0);
-  rings.rq_addr = 0x200000;
-  rings.rq_entries = 4;
-  rings.rq_stride = hca::recv_stride(1);
-  rings.doorbell_record = 0x300000;
-  const uint32_t qp2 = bar.hca.create_qp(init, rings);
+  const uint32_t qp1 = bar.side.driver.create_qp(small_qp(cq));
+  const uint32_t qp2 = bar.hca.create_qp(small_qp(cq), uar2_rings());
   const uint32_t none = qp2 + 100;
   const uint64_t uar1 = hca::kPageBytes, uar2 = 2 * hca::kPageBytes;
   std::vector<TestCpu::Result> r;
@@ -250,21 +260,7 @@ TEST_CASE("BAR0 BlueFlame: a WQE index more than a ring ahead is a wrong counter
   // read its 8-entry ring round and round (16,444 reads, 65,764 failed WQEs for one write). Taken
   // as a doorbell, its counter obeys the doorbell's rule (wqe_fetcher.hpp): at most a ring ahead.
   Bar bar;
-  const uint32_t cq = bar.side.driver.create_cq(8);
-  transport::QpInit init;
-  init.send_cq = init.recv_cq = cq;
-  init.max_send_wr = init.max_recv_wr = 4;
-  init.max_send_sge = init.max_recv_sge = 1;
-  hca::QpRings rings;
-  rings.uar = 2;
-  rings.sq_addr = 0x100000;
-  rings.sq_entries = 4;
-  rings.sq_stride = hca::send_stride(transport::QpType::Rc, 1, 0);
-  rings.rq_addr = 0x200000;
-  rings.rq_entries = 4;
-  rings.rq_stride = hca::recv_stride(1);
-  rings.doorbell_record = 0x300000;
-  const uint32_t qp = bar.hca.create_qp(init, rings);
+  const uint32_t qp = bar.hca.create_qp(small_qp(bar.side.driver.create_cq(8)), uar2_rings());
   hca::rc_to_rts(bar.hca, qp, 1, qp);  // RTS: the HCA may fetch
   const uint64_t uar2 = 2 * hca::kPageBytes;
   std::vector<TestCpu::Result> r;
