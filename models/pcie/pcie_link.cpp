@@ -91,6 +91,10 @@ bool PcieLink::acceptable(tlm::tlm_generic_payload& t) {
     t.set_response_status(tlm::TLM_OK_RESPONSE);
     return false;
   }
+  if (t.get_address() > UINT64_MAX - (t.get_data_length() - 1)) {  // runs past the 64-bit address space
+    t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return false;
+  }
   return true;
 }
 

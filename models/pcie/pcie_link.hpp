@@ -33,7 +33,8 @@
 //   without data comes back, the rest is not requested, and the error is
 //   returned. Any other response passes back unchanged.
 // - Byte enables -> TLM_BYTE_ENABLE_ERROR_RESPONSE, a streaming width below
-//   the length -> TLM_BURST_ERROR_RESPONSE, both without forwarding; zero
+//   the length -> TLM_BURST_ERROR_RESPONSE, a range running past the 64-bit
+//   address space -> TLM_ADDRESS_ERROR_RESPONSE, all without forwarding; zero
 //   length -> TLM_OK_RESPONSE at no cost, not forwarded. TLM_IGNORE_COMMAND
 //   is forwarded unchanged, with no time and no count.
 // - transport_dbg is forwarded, not timed, not counted. get_direct_mem_ptr is

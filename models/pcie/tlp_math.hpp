@@ -25,6 +25,7 @@
 //   from the start address on (a write of 300 bytes at 0x40 with MPS 256 is
 //   256 + 44 bytes).
 
+#include <algorithm>
 #include <cstdint>
 
 #include "models/pcie/pcie_config.hpp"
@@ -89,30 +90,31 @@ struct Piece {
 
 // Cuts [addr, addr + len) into pieces of at most max_bytes that cross no
 // 4 KiB boundary; with first_boundary != 0 and addr not a multiple of it, the
-// first piece ends at the next multiple (RCB). No allocation:
+// first piece ends at the next multiple (RCB). It counts what is left, never
+// an end address, so the last page of the 64-bit space splits like any other.
+// No allocation:
 //   for (Splitter s(a, n, mps); !s.done();) { Piece p = s.next(); ... }
 class Splitter {
  public:
   Splitter(uint64_t addr, uint64_t len, uint32_t max_bytes, uint32_t first_boundary = 0)
-      : addr_(addr), end_(addr + len), max_(max_bytes), first_(first_boundary) {}
-  bool done() const { return addr_ >= end_; }
+      : addr_(addr), left_(len), max_(max_bytes), first_(first_boundary) {}
+  bool done() const { return left_ == 0; }
   Piece next() {
-    uint64_t stop = addr_ + max_;
+    uint64_t n = max_;
     if (first_ != 0) {
-      if (addr_ % first_ != 0) stop = addr_ + (first_ - addr_ % first_);
+      if (addr_ % first_ != 0) n = first_ - addr_ % first_;
       first_ = 0;
     }
-    const uint64_t page_end = (addr_ / kPageBytes + 1) * kPageBytes;
-    if (stop > page_end) stop = page_end;
-    if (stop > end_) stop = end_;
-    const Piece p{addr_, static_cast<uint32_t>(stop - addr_)};
-    addr_ = stop;
+    n = std::min({n, kPageBytes - addr_ % kPageBytes, left_});
+    const Piece p{addr_, static_cast<uint32_t>(n)};
+    addr_ += n;
+    left_ -= n;
     return p;
   }
 
  private:
   uint64_t addr_;
-  uint64_t end_;
+  uint64_t left_;
   uint32_t max_;
   uint32_t first_;
 };

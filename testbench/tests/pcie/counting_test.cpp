@@ -178,6 +178,31 @@ TEST_CASE("byte enables and streaming are refused, zero length is free, neither 
   CHECK(s.dma_reads == 0);
 }
 
+TEST_CASE("a transfer running past the 64-bit address space is an address error, not forwarded") {
+  // Found by fuzz_hca_mmio (an MSI-X address near 2^64): such a range has no TLPs to cut it into.
+  Rig rig(exact());
+  rig.run([&] {
+    for (auto* socket : {&rig.device.socket, &rig.cpu.socket})
+      for (tlm::tlm_command command : {tlm::TLM_WRITE_COMMAND, tlm::TLM_READ_COMMAND}) {
+        unsigned char data[16] = {};
+        tlm::tlm_generic_payload t;
+        t.set_command(command);
+        t.set_address(0xFFFFFFFFFFFFFFF8);  // 8 bytes left below 2^64
+        t.set_data_ptr(data);
+        t.set_data_length(16);
+        t.set_streaming_width(16);
+        sc_core::sc_time d = sc_core::sc_time::from_value(123);
+        (*socket)->b_transport(t, d);
+        CHECK(t.get_response_status() == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        CHECK(d.value() == 123);
+      }
+  });
+  CHECK(rig.host.calls == 0);
+  CHECK(rig.bar.calls == 0);
+  for (const auto& dir : rig.link.stats().traffic)
+    for (const TlpCounts& k : dir) CHECK(k.tlps == 0);
+}
+
 TEST_CASE("a target's error response passes back and ends a DMA read at that request") {
   Rig rig(exact(), "rig", 0x10000 + 512);  // host memory ends after the first request
   Result read{}, write{};

@@ -212,3 +212,14 @@ TEST_CASE("check() accepts the defaults and names the field of a bad value") {
         }).empty());
   CHECK(why([](PcieConfig& c) { c.mps = 384; }).find("accepted") != std::string::npos);
 }
+
+TEST_CASE("the last pages of the 64-bit address space split like any other, and the split ends") {
+  // Found by fuzz_hca_mmio: an MSI-X address of 0xFFFFFFFFFFFFFF09 made the page end overflow to
+  // 0, and the splitter walked the whole address space in 4 KiB steps (a hang).
+  CHECK(lengths(0xFFFFFFFFFFFFFF09, 4, 256) == Lens{4});
+  CHECK(lengths(0xFFFFFFFFFFFFEFF8, 16, 256) == Lens{8, 8});          // across the last 4 KiB boundary
+  CHECK(lengths(0xFFFFFFFFFFFFF000, 4096, 256) == Lens(16, 256));    // up to the very last byte
+  CHECK(lengths(0xFFFFFFFFFFFFFFC0, 64, 256, 64) == Lens{64});        // RCB-aligned, ending at 2^64
+  CHECK(lengths(0xFFFFFFFFFFFFFFE0, 32, 256, 64) == Lens{32});        // the first piece to the RCB boundary, 2^64
+  CHECK(count_pieces(0xFFFFFFFFFFFFEFF8, 16, 256) == 2);
+}
