@@ -71,7 +71,9 @@ uint32_t Hca::create_cq(const CqRing& ring) {
   if (ring.vector >= msix_.size())
     throw std::invalid_argument("create_cq: vector " + std::to_string(ring.vector) + "; accepted: 0 to " +
                                 std::to_string(msix_.size() - 1));
-  return completions_->add(ring);
+  const uint32_t n = completions_->add(ring);
+  if (cq_users_.size() <= n) cq_users_.resize(n + 1);
+  return n;
 }
 
 std::string Hca::modify_cq(uint32_t n, uint32_t count, uint64_t period_ps) {
@@ -85,7 +87,7 @@ std::string Hca::modify_cq(uint32_t n, uint32_t count, uint64_t period_ps) {
 
 std::string Hca::destroy_cq(uint32_t n) {
   if (!completions_->exists(n)) return "no CQ " + std::to_string(n);
-  if (n < cq_users_.size() && cq_users_[n] > 0)  // the scan only names the QP
+  if (cq_users_[n] > 0)  // the scan only names the QP
     for (const transport::Qp* qp : transport_->qps())
       if (qp->init.send_cq == n || qp->init.recv_cq == n)
         return "CQ " + std::to_string(n) + " is in use by QP " + std::to_string(qp->qpn);
@@ -114,10 +116,7 @@ uint32_t Hca::create_qp(const transport::QpInit& init, const QpRings& rings) {
                                 std::to_string(config_.uar_pages));
   const uint32_t qpn = transport_->create_qp(init).qpn;
   fetcher_->add(qpn, init.type, rings);
-  for (uint32_t cq : {init.send_cq, init.recv_cq}) {
-    if (cq_users_.size() <= cq) cq_users_.resize(cq + 1);
-    ++cq_users_[cq];
-  }
+  for (uint32_t cq : {init.send_cq, init.recv_cq}) ++cq_users_[cq];
   return qpn;
 }
 
