@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs the whole test suite, then again built with
-# AddressSanitizer + UndefinedBehaviorSanitizer (at -O1: see CMakeLists.txt), then the tests of
+# AddressSanitizer + UndefinedBehaviorSanitizer (at -O1: see CMakeLists.txt; all but the tests
+# labelled slow), then the tests of
 # partitioned runs on threads (ctest label `parallel`) built with ThreadSanitizer, then runs
 # each libFuzzer harness for 8 s (scripts/fuzz.sh, docs/fuzzing.md: about a minute).
 # Usage: scripts/test.sh [--no-sanitize] [--no-fuzz]
@@ -28,8 +29,11 @@ jobs="$(nproc)"
 # 24 on two cores), while the first pass keeps the compiler a user's build gets.
 if [ "$sanitize" = 1 ]; then
   "$root/scripts/build.sh" "$root/build-asan" -DHCASIM_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++
+  # Without the tests labelled slow (tagged [slow]: sweeps of many runs of scenarios that
+  # other tests run once, and Slurm's start): under the sanitizers they took half this pass's
+  # test time, and pass 1 has run them.
   (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-     ctest --output-on-failure -j "$jobs")
+     ctest -LE slow --output-on-failure -j "$jobs")
 
   # ThreadSanitizer: only test_parallel, the program of the test files with `parallel` tests
   # (and hcasim, which they run), not the whole suite. Any report fails the pass (halt_on_error:

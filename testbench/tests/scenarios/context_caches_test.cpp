@@ -141,7 +141,7 @@ TEST_CASE("MTT cache of 16 entries: one translation read per page missed, sequen
 // QPs x 8 slots x 16 pages of 4 KiB = 256 MTT entries, 32 lines), each miss queued
 // behind the data already on the host link: the run is long enough that those
 // first touches are under 0.5 % of it.
-TEST_CASE("caches that never miss give the bandwidth of large caches within 0.5 percent") {
+TEST_CASE("caches that never miss give the bandwidth of large caches within 0.5 percent", "[slow]") {
   const ScratchDir dir("ideal-vs-large");
   const nlohmann::json large = {{"entries", 65536}, {"ways", 0}};
   const nlohmann::json perfect = {{"perfect", true}};

@@ -49,7 +49,7 @@ void plot_against_connect_ib(const ScratchDir& dir, const std::string& name, con
 }  // namespace
 
 TEST_CASE("experiment doorbell_methods: BlueFlame removes one WQE fetch at every size, inline data the gather read "
-          "up to inline_size") {
+          "up to inline_size", "[slow]") {
   const ScratchDir dir("exp-doorbell");
   const json rows = run_sweep(dir, "doorbell_methods");
   REQUIRE(rows.size() == 40);
@@ -102,7 +102,7 @@ double reads_per_s(const json& stats) { return stats["swarm"][0]["ops_per_s_per_
 }  // namespace
 
 TEST_CASE("experiment qp_scalability: flat while the contexts fit the QPC and CQC, falling past them, M = 1 and 15 "
-          "within 2 and 5 % of Connect-IB") {
+          "within 2 and 5 % of Connect-IB", "[slow]") {
   const ScratchDir dir("exp-qps");
   const json rows = run_sweep(dir, "qp_scalability");
   REQUIRE(rows.size() == 8);
@@ -128,7 +128,7 @@ TEST_CASE("experiment qp_scalability: flat while the contexts fit the QPC and CQ
 }
 
 TEST_CASE("experiment qp_scalability: its page's calibration: a crossbar without speedup caps M = 1 by head-of-line "
-          "blocking, and below wqe_parse 30 ns the rate no longer moves (CPU-bound)") {
+          "blocking, and below wqe_parse 30 ns the rate no longer moves (CPU-bound)", "[slow]") {
   const ScratchDir dir("exp-qps-calibration");
   const json no_speedup = run_swarm(dir, "speedup1", "--set switch.speedup=1");
   CHECK(reads_per_s(no_speedup) < 0.87 * 50.25e6);                     // under Connect-IB's 50.25 M/s
@@ -184,7 +184,7 @@ void check_footprint(const json& rows, const char* cache, double capacity, unsig
 }  // namespace
 
 TEST_CASE("experiment memory_regions: flat while the MRs and pages fit the MPT and MTT, then misses at 1 - C/N, "
-          "MPT-bound at the MSHR bound") {
+          "MPT-bound at the MSHR bound", "[slow]") {
   const ScratchDir dir("exp-mr");
   CHECK(entry_read_ns() == Approx(588).margin(3));  // the page's 588 ns
   const json count = run_sweep(dir, "memory_regions_count");
@@ -203,7 +203,7 @@ TEST_CASE("experiment memory_regions: flat while the MRs and pages fit the MPT a
 }
 
 TEST_CASE("experiment wqe_window: the rate falls past a window of 16 as READ responses miss the WQE cache, window 32 "
-          "within 5 % of Connect-IB") {
+          "within 5 % of Connect-IB", "[slow]") {
   const ScratchDir dir("exp-wqe-window");
   const json rows = run_sweep(dir, "wqe_window");
   REQUIRE(rows.size() == 8);
@@ -229,7 +229,7 @@ TEST_CASE("experiment wqe_window: the rate falls past a window of 16 as READ res
 // docs/experiments/cc_parameters.md. B is the payload bound of one HDR 4x link
 // for 4 KiB packets; a victim's fair rate is 2B/3 (cc_hotspot_test.cpp).
 TEST_CASE("experiment cc_parameters: threshold 0 leaves the victims at half their fair rate - from 2 on they get it - "
-          "a larger CCTI_Increase costs the hot link") {
+          "a larger CCTI_Increase costs the hot link", "[slow]") {
   const ScratchDir dir("exp-cc-parameters");
   const json rows = run_sweep(dir, "cc_parameters");
   plot(dir, (dir / "cc_parameters").string() + " --x threshold --y 'throughput_bps[victim8]' --series ccti_increase",

@@ -144,7 +144,7 @@ TEST_CASE("plot timeseries: a byte count per interval drawn as Gb/s over that in
   CHECK(bad.err.find("credits_available") != std::string::npos);
 }
 
-TEST_CASE("plot sweep --reference: the published points that pass --reference-where, beside the model's line") {
+TEST_CASE("plot sweep --reference: the published points that pass --reference-where, beside the model's line", "[slow]") {
   const ScratchDir dir("plot-reference");
   const CommandResult s = run_command("sweep " + config_path("experiments/qp_scalability.json") + " --quiet --out " +
                                           (dir / "sweep").string(), dir);

@@ -89,7 +89,7 @@ TEST_CASE("run.memory_limit sets the limit: the same fabric is refused under it 
   CHECK(ok.exit_code == 0);
 }
 
-TEST_CASE("the estimate bounds the measured peak memory from above within a factor of 3", "[limits]") {
+TEST_CASE("the estimate bounds the measured peak memory from above within a factor of 3", "[limits][slow]") {
   const auto dir = test::scratch("limits_estimate");
   // Fabrics and QPs at the sizes the costs were measured at (docs/limits.md).
   struct Case {

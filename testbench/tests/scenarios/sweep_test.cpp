@@ -50,7 +50,7 @@ int count_exits(const fs::path& logs) {
 
 }  // namespace
 
-TEST_CASE("sweep: 3 x 4 points x 2 seeds on all cores give 24 rows equal to the same points run one by one") {
+TEST_CASE("sweep: 3 x 4 points x 2 seeds on all cores give 24 rows equal to the same points run one by one", "[slow]") {
   const ScratchDir dir("sweep-local");
   const std::string file = write_file(dir / "s.json", sweep_file().dump());
   const CommandResult r = run_command("sweep " + file + " --out " + (dir / "out").string(), dir);
@@ -85,7 +85,7 @@ TEST_CASE("sweep: 3 x 4 points x 2 seeds on all cores give 24 rows equal to the 
   CHECK(count_lines(slurp(dir / "out" / "results.csv")) == 25);
 }
 
-TEST_CASE("sweep: killed halfway, run again, it runs only the missing points and gives the same table") {
+TEST_CASE("sweep: killed halfway, run again, it runs only the missing points and gives the same table", "[slow]") {
   const ScratchDir dir("sweep-resume");
   // Longer runs (about 0.1-0.3 s each), one at a time, so the kill lands halfway.
   const std::string file = write_file(dir / "s.json", sweep_file({"workload.flows.0.count=40000"}).dump());
