@@ -24,7 +24,7 @@ constexpr const char* kLineForms =
     "node headers 'Switch <ports> \"<id>\"' or 'Ca <ports> \"<id>\"', and port lines '[<port>] \"<peer id>\"[<peer port>]'";
 constexpr const char* kPortLineForm =
     "expected '[<port>](<port guid>) \"<peer id>\"[<peer port>](<peer port guid>) # ...', the guids optional";
-constexpr const char* kRateForms =
+constexpr const char* kLinkRateForms =
     "accepted: <width><speed> with width 1x, 2x, 4x, 8x, 12x or ?? when unknown and speed SDR, DDR, QDR, FDR10, FDR, "
     "EDR, HDR, NDR or ??? when unknown, e.g. 4xHDR";
 
@@ -237,8 +237,8 @@ class Reader {
     if (id->size() > 2 && (*id)[1] == '-') {
       const std::string hex_part = id->substr(2);
       Cursor h(hex_part);
-      id_guid = h.hex();
-      if (!h.at_end()) id_guid.reset();
+      const std::optional<uint64_t> hex = h.hex();
+      if (h.at_end()) id_guid = hex;
     }
     if (pending_guid_) {
       if (pending_kind_ != n.kind)
@@ -325,7 +325,7 @@ class Reader {
       const std::string token = c.word();
       if (!looks_like_rate(token)) continue;
       std::string error;
-      if (!parse_rate_token(token, params, error)) fail(error + "; " + kRateForms);
+      if (!parse_rate_token(token, params, error)) fail(error + "; " + kLinkRateForms);
       return;
     }
   }

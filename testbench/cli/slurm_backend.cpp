@@ -32,7 +32,7 @@ Captured capture(const std::string& command) {
   return c;
 }
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+std::string up_to_newline(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 }  // namespace
 
@@ -77,8 +77,8 @@ std::string write_job(const std::string& dir, const std::string& job_name, const
 std::string submit(const std::string& script) {
   const Captured c = capture("sbatch --parsable " + shell_quote(script));
   if (c.exit_code == 127) throw std::runtime_error("sbatch not found; install Slurm's client (Debian: slurm-client) or use --backend local");
-  if (c.exit_code != 0) throw std::runtime_error("sbatch refused the job: " + first_line(c.out));
-  const std::string id = first_line(c.out).substr(0, c.out.find(';'));  // "id" or "id;cluster"
+  if (c.exit_code != 0) throw std::runtime_error("sbatch refused the job: " + up_to_newline(c.out));
+  const std::string id = up_to_newline(c.out).substr(0, c.out.find(';'));  // "id" or "id;cluster"
   if (id.empty()) throw std::runtime_error("sbatch printed no job id");
   return id;
 }
@@ -96,7 +96,7 @@ bool wait_for(const std::string& job_id, unsigned poll_ms, const std::function<v
     // Gone: squeue lists nothing, or no longer knows the id.
     if (c.exit_code == 0 && c.out.empty()) { done = true; break; }
     if (c.exit_code != 0 && c.out.find("Invalid job id") != std::string::npos) { done = true; break; }
-    if (c.exit_code != 0) throw std::runtime_error("squeue: " + first_line(c.out));
+    if (c.exit_code != 0) throw std::runtime_error("squeue: " + up_to_newline(c.out));
     progress();
     for (unsigned waited = 0; waited < poll_ms && !g_cancel; waited += 100)
       std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -161,9 +161,9 @@ bool done_before(const fs::path& dir, const SweepRun& r, const Plan& p) {
   }
 }
 
-class Progress {
+class SweepProgress {
  public:
-  Progress(bool quiet, std::size_t total, double total_cost)
+  SweepProgress(bool quiet, std::size_t total, double total_cost)
       : quiet_(quiet), tty_(isatty(STDERR_FILENO) == 1), total_(total), total_cost_(total_cost),
         started_(std::chrono::steady_clock::now()) {}
   void reused(std::size_t n) { reused_ = n; done_ = n; }
@@ -258,7 +258,7 @@ int sweep(const SweepArgs& a) {
   };
   auto log = [&](const SweepRun& r, const char* ext) { return fs::absolute(dir / "logs" / (r.id + ext)).string(); };
 
-  Progress progress(a.quiet, runs.size(), total_cost);
+  SweepProgress progress(a.quiet, runs.size(), total_cost);
   progress.reused(runs.size() - todo.size());
   bool complete = true;
   if (a.slurm) {

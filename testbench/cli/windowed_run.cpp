@@ -52,7 +52,7 @@ class SpinBarrier {
 
 // Steps a partition has finished, on a line of its own: its thread writes it
 // after every step, the others read it.
-struct alignas(64) Progress {
+struct alignas(64) PartitionProgress {
   std::atomic<uint64_t> steps{0};
 };
 
@@ -73,7 +73,7 @@ uint64_t run_windows(const std::vector<link::Partition*>& parts, const WindowedR
   const auto mail_of = [&](unsigned p, unsigned q, uint64_t global_step) -> link::Outbox& {
     return mail[(std::size_t(p) * count + q) * slots + global_step % slots];
   };
-  const std::unique_ptr<Progress[]> done(new Progress[count]);
+  const std::unique_ptr<PartitionProgress[]> done(new PartitionProgress[count]);
   // Each partition's next alarm at an epoch's start, written by its own
   // thread between the barriers and read by every thread after them.
   std::vector<uint64_t> next(count);

@@ -13,7 +13,7 @@ using config::VerbsOpKind;
 using transport::WcStatus;
 using transport::WrOpcode;
 
-constexpr uint64_t kAreaBytes = config::kVerbsAreaBytes;  // each side: its own buffers, then the other side's targets
+constexpr uint64_t kEndpointAreaBytes = config::kVerbsAreaBytes;  // each side: its own buffers, then the other side's targets
 constexpr uint32_t kBadRkey = 0xFFFFFFFF;           // no region has it (key index 2^24 - 1)
 constexpr uint64_t kAlign = 64;
 
@@ -63,9 +63,9 @@ VerbsScript::VerbsScript(const sc_core::sc_module_name& name, const VerbsScriptS
   const uint32_t all = transport::kLocalWrite | transport::kRemoteWrite | transport::kRemoteRead |
                        transport::kRemoteAtomic;
   for (End* e : {&a_, &b_}) {
-    e->mr = e->qp.driver->reg_mr(base, 2 * kAreaBytes, all);
+    e->mr = e->qp.driver->reg_mr(base, 2 * kEndpointAreaBytes, all);
     e->local = base;
-    e->remote = base + kAreaBytes;
+    e->remote = base + kEndpointAreaBytes;
     e->qp.driver->on_cq_event(e->qp.cq, [this] { poll_alarm_.notify_now(); });
   }
   uint64_t at = kAlign;  // offset 0 of the remote area is the atomic word
