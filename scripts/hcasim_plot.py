@@ -8,7 +8,7 @@ beside it OUT.csv holds the values drawn (in the units of their source: a
 rate in b/s even where the axis shows Gb/s), one row per point of a series,
 so a script or a test can read back what a picture shows.
 
-  hcasim plot sweep DIR|results.csv --x AXIS --y METRIC [--series AXIS]
+  hcasim plot sweep DIR|results.csv|results.db --x AXIS --y METRIC [--series AXIS]
                     [--where AXIS=VALUE ...] [--band minmax|std] [--logx] [--logy]
                     [--title TEXT] [--out OUT]
                     [--reference FILE.csv [--reference-x COL] [--reference-y COL]
@@ -23,7 +23,7 @@ so a script or a test can read back what a picture shows.
       black crosses beside the model's lines, filtered by --reference-where;
       they go in OUT.csv as the series "reference: LABEL" (runs 0).
   hcasim plot run DIR [--out PREFIX]
-      From one run's stats.json: PREFIX_throughput (per flow), PREFIX_latency
+      From one run's results.db (or details.json): PREFIX_throughput (per flow), PREFIX_latency
       (per flow, the CDF through the reported min, percentiles and max; with
       more than 12 flows the 4 fastest and 8 slowest at p99), and for a fabric
       with switches PREFIX_ports (utilisation and credit-stall share of every
@@ -45,6 +45,7 @@ import json
 import math
 import os
 import re
+import sqlite3
 import statistics
 import sys
 
@@ -132,12 +133,34 @@ def parse_where(items, columns, flag, name, listed):
     return where
 
 
+def csv_text(v):
+    """A results.db value as results.csv writes it: NULL empty, numbers as JSON, text bare."""
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return json.dumps(v)
+    return str(v)
+
+
+def read_sweep_rows(path):
+    """The rows of a sweep's table, as dicts of text: results.csv, or results.db's runs table."""
+    if path.endswith(".db"):
+        try:
+            db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            cur = db.execute("SELECT * FROM runs ORDER BY rowid")
+        except sqlite3.Error as e:
+            raise BadInput(f"{path}: not a sweep's results.db ({e})") from e
+        names = [c[0] for c in cur.description]
+        return [{k: csv_text(v) for k, v in zip(names, row)} for row in cur]
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
 def plot_sweep(a):
     path = os.path.join(a.table, "results.csv") if os.path.isdir(a.table) else a.table
     if not os.path.exists(path):
-        raise BadInput(f"{path}: no such file; accepted: a sweep's folder or its results.csv")
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
+        raise BadInput(f"{path}: no such file; accepted: a sweep's folder, its results.csv or its results.db")
+    rows = read_sweep_rows(path)
     if not rows:
         raise BadInput(f"{path}: no rows")
     columns = list(rows[0].keys())
@@ -276,8 +299,41 @@ def load_stats(folder):
         raise BadInput(f"{path}: not valid JSON: {e}") from e
 
 
-def flow_throughput(s, prefix, name):
-    flows = [f for f in s.get("flows", []) if "data_throughput_bps" in f]
+def nested(row, prefix):
+    """The columns of a results.db row that start with prefix, without it: latency_p99_ns -> p99_ns."""
+    return {k[len(prefix):]: v for k, v in row.items() if k.startswith(prefix) and v is not None}
+
+
+def load_detail(folder):
+    """A run's flows, switches (name -> level) and ports (name, peer, utilization, credit-stall ps) from its
+    results.db, or from details.json when the run wrote that instead."""
+    db_path, json_path = os.path.join(folder, "results.db"), os.path.join(folder, "details.json")
+    if os.path.exists(db_path):
+        db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+        db.row_factory = sqlite3.Row
+        flows = []
+        for r in db.execute("SELECT * FROM flows ORDER BY rowid"):
+            r = dict(r)
+            flows.append({"name": r["name"], "data_throughput_bps": r["data_throughput_bps"],
+                          "latency": {k: v for k, v in nested(r, "latency_").items() if not k.startswith("parts_")}})
+        switches = {r["name"]: r["level"] for r in db.execute("SELECT name, level FROM switches")}
+        stall = collections.Counter()
+        for r in db.execute("SELECT port, credit_stall_ps FROM port_vls"):
+            stall[r["port"]] += r["credit_stall_ps"] or 0
+        ports = [{"name": r["name"], "peer": r["peer"], "utilization": r["utilization"], "credit_stall_ps": stall[r["name"]]}
+                 for r in db.execute("SELECT name, peer, utilization FROM ports ORDER BY rowid")]
+        return flows, switches, ports
+    if os.path.exists(json_path):
+        d = json.load(open(json_path))
+        ports = [{"name": p["name"], "peer": p.get("peer", ""), "utilization": p.get("utilization", 0.0),
+                  "credit_stall_ps": sum(v.get("credit_stall_ps", 0) for v in p.get("vls", []))} for p in d["ports"]]
+        return d["flows"], {w["name"]: w["level"] for w in d["switches"]}, ports
+    raise BadInput(f"{folder}: no results.db or details.json; accepted: a run's folder with its detail "
+                   "(outputs.details db, json or both)")
+
+
+def flow_throughput(flows, prefix, name):
+    flows = [f for f in flows if f.get("data_throughput_bps") is not None]
     if not flows:
         return
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -312,8 +368,8 @@ def percentile_points(latency):
     return sorted(pts, key=lambda p: (p[1], p[0]))
 
 
-def flow_latency(s, prefix, name):
-    flows = [f for f in s.get("flows", []) if f.get("latency", {}).get("count", 0) > 0]
+def flow_latency(flows, prefix, name):
+    flows = [f for f in flows if f.get("latency", {}).get("count", 0) > 0]
     if not flows:
         return
     if len(flows) > 12:  # the slowest at p99 and the fastest, named
@@ -335,35 +391,14 @@ def flow_latency(s, prefix, name):
     save(fig, prefix + "_latency", ["flow", "latency_ns", "fraction"], rows)
 
 
-def switch_levels(s):
-    """Each switch's distance in links from the nearest HCA (1: an HCA's neighbour)."""
-    switches = {w["name"] for w in s.get("switches", [])}
-    node = lambda port: port.rsplit(".", 1)[0]
-    links = collections.defaultdict(set)
-    for p in s.get("ports", []):
-        if p.get("peer"):
-            links[node(p["name"])].add(node(p["peer"]))
-    level = {n: 0 for n in links if n not in switches}
-    frontier = list(level)
-    while frontier:
-        nxt = []
-        for n in frontier:
-            for m in links[n]:
-                if m not in level:
-                    level[m] = level[n] + 1
-                    nxt.append(m)
-        frontier = nxt
-    return {w: level.get(w, 0) for w in switches}
-
-
-def port_heat_map(s, prefix, name):
-    levels = switch_levels(s)
+def port_heat_map(s, levels, ports, prefix, name):
+    """levels: each switch's distance in links from the nearest HCA (1: an HCA's neighbour)."""
     if not levels:
         return
     sim = s["run"]["sim_time_ps"] or 1
     node_of = lambda port: port.rsplit(".", 1)[0]
     number_of = lambda port: int(port.rsplit(".p", 1)[1])
-    ports = [p for p in s["ports"] if node_of(p["name"]) in levels]
+    ports = [p for p in ports if node_of(p["name"]) in levels]
     order = sorted(levels, key=lambda w: (-levels[w], sort_key(w)))
     row_of = {w: i for i, w in enumerate(order)}
     width = max(number_of(p["name"]) for p in ports)
@@ -372,7 +407,7 @@ def port_heat_map(s, prefix, name):
     rows = []
     for p in ports:
         r, c = row_of[node_of(p["name"])], number_of(p["name"]) - 1
-        stalled = sum(v.get("credit_stall_ps", 0) for v in p.get("vls", []))
+        stalled = p["credit_stall_ps"]
         util[r][c] = p.get("utilization", 0.0)
         stall[r][c] = stalled / sim
         rows.append([node_of(p["name"]), levels[node_of(p["name"])], c + 1, util[r][c], stall[r][c]])
@@ -397,9 +432,10 @@ def plot_run(a):
     s, path = load_stats(a.run)
     name = s.get("run", {}).get("scenario", "run")
     prefix = a.out or os.path.join(os.path.dirname(path), "plots", name)
-    flow_throughput(s, prefix, name)
-    flow_latency(s, prefix, name)
-    port_heat_map(s, prefix, name)
+    flows, levels, ports = load_detail(os.path.dirname(path) or ".")
+    flow_throughput(flows, prefix, name)
+    flow_latency(flows, prefix, name)
+    port_heat_map(s, levels, ports, prefix, name)
 
 
 # --- time series ---------------------------------------------------------------

@@ -419,6 +419,14 @@ void describe(Io& io, RunConfig& c) {
 
 template <class Io>
 void describe(Io& io, OutputConfig& c) {
+  io.choice("details", c.details,
+            Names<DetailsOutput>{{"db", DetailsOutput::Db},
+                                 {"json", DetailsOutput::Json},
+                                 {"both", DetailsOutput::Both},
+                                 {"none", DetailsOutput::None}},
+            "where the run's detail goes (one row per port, VL, switch, flow, QP, engine, host, cache; "
+            "docs/results.md): db (results.db, SQLite), json (details.json: every object in full, for at most " +
+                std::to_string(kDetailsJsonLimit) + " ports and flows), both, or none (stats.json only)");
   io.boolean("pcap", c.pcap, "write packets.pcap (also --pcap)");
   io.custom("pcap_ports", c.pcap_ports, parse_string_list, format_string_list, {"a list of port names", string_list_schema},
             "ports whose transmissions go into the pcap; [] = every port");

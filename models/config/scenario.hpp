@@ -144,7 +144,13 @@ struct RunConfig {
   MeasureSettings measure;     // warm-up, measured window, drain
 };
 
+// Where a run's detail goes (testbench/cli/details_output.hpp, docs/results.md).
+enum class DetailsOutput { Db, Json, Both, None };
+// details.json holds every object in full: for fabrics of at most this many ports and flows together.
+constexpr uint64_t kDetailsJsonLimit = 20000;
+
 struct OutputConfig {
+  DetailsOutput details = DetailsOutput::Db;  // results.db, details.json, both or neither
   bool pcap = false;                    // write packets.pcap
   std::vector<std::string> pcap_ports;  // ports whose transmissions are captured; [] = all
   bool vcd = false;                     // write waves.vcd

@@ -16,10 +16,12 @@ namespace {
 
 const char* kCompareUsage =
     "usage: hcasim compare GOLDEN NEW [--tol PATH=REL ...] [--junit FILE]\n"
-    "  GOLDEN, NEW: stats.json files, or the run folders holding them\n"
+    "  GOLDEN, NEW: run folders (stats.json and results.db), stats.json files (a results.db beside one\n"
+    "               is read too), or goldens (stats.json with the tables in it: hcasim regress --update)\n"
     "  --tol PATH=REL: relative tolerance for the values the path matches (* one element, ** any number),\n"
     "                  e.g. flows.*.data_throughput_bps=0.02; default: exact for integers, 1e-9 for fractions\n"
     "  --junit FILE: also write the verdict as JUnit XML\n"
+    "  The tables are compared row by row; a table value's path is tables.TABLE.ROW.COLUMN.\n"
     "  The wall section (wall-clock figures) is not compared. Exit: 0 same within tolerance, 1 differ, 2 bad input.\n";
 
 struct CompareArgs {
@@ -60,6 +62,17 @@ std::string with_commas(std::size_t n) {
 
 }  // namespace
 
+RunResults read_results(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path file = fs::is_directory(path, ec) ? fs::path(path) / "stats.json" : fs::path(path);
+  RunResults r;
+  r.stats = read_stats_file(file.string());
+  const fs::path db = file.parent_path() / "results.db";
+  if (!r.stats.contains("tables") && fs::exists(db, ec)) r.db = db.string();
+  return r;
+}
+
 nlohmann::json read_stats_file(const std::string& path) {
   std::error_code ec;
   const std::string file = std::filesystem::is_directory(path, ec) ? (std::filesystem::path(path) / "stats.json").string() : path;
@@ -70,9 +83,9 @@ nlohmann::json read_stats_file(const std::string& path) {
 }
 
 std::string comparison_report(const Comparison& c) {
-  std::string out = c.same() ? "all " + with_commas(c.values) + " values as in the golden stats.json\n"
+  std::string out = c.same() ? "all " + with_commas(c.values) + " values as in the golden results\n"
                              : with_commas(c.differences.size()) + " of " + with_commas(c.values) +
-                                   " values differ from the golden stats.json:\n";
+                                   " values differ from the golden results:\n";
   for (const Difference& d : c.differences) out += "  " + describe(d) + "\n";
   return out;
 }
@@ -96,9 +109,10 @@ int compare_command(int argc, char* argv[]) {
       return 0;
     }
     if (!a.junit.empty()) check_junit_target(a.junit);
-    const nlohmann::json golden = read_stats_file(a.golden);
-    const nlohmann::json now = read_stats_file(a.now);
-    const Comparison c = compare_stats(golden, now, a.tolerances);
+    const RunResults golden = read_results(a.golden);
+    const RunResults results = read_results(a.now);
+    const nlohmann::json& now = results.stats;
+    const Comparison c = compare_results(golden, results, a.tolerances);
     std::cout << comparison_report(c);
     if (!a.junit.empty()) {
       const auto run = now.find("run");

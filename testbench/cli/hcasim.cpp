@@ -11,6 +11,7 @@
 //   hcasim compare GOLDEN NEW ...   two stats.json value by value (compare_command.hpp)
 //   hcasim regress SUITE_DIR ...    a folder of scenarios against their goldens (regress_command.hpp)
 //   hcasim params                  print every scenario parameter with its default (Markdown)
+//   hcasim tables                  print the tables and columns of results.db (Markdown)
 //   hcasim schema                  print the JSON Schema of scenario files (schema_command.hpp)
 //   hcasim calibrate [--events N]  cost of one timed SC_METHOD notification on this machine
 //   hcasim --help, hcasim COMMAND --help, hcasim --version
@@ -39,6 +40,8 @@
 #include "models/config/topology_json.hpp"
 #include "models/fabric/partitioning.hpp"
 #include "testbench/cli/compare_command.hpp"
+#include "testbench/cli/detail_tables.hpp"
+#include "testbench/cli/details_output.hpp"
 #include "testbench/cli/event_cost.hpp"
 #include "testbench/cli/huge_page_heap.hpp"
 #include "testbench/cli/junit.hpp"
@@ -63,7 +66,8 @@ constexpr int kExitCheckFailed = 1;
 constexpr int kExitBadInput = 2;
 constexpr const char* kOutputMarker = ".hcasim-output";  // marks a folder hcasim wrote
 
-constexpr const char* kCommands = "run, validate, import, sweep, plot, compare, regress, params, schema or calibrate";
+constexpr const char* kCommands =
+    "run, validate, import, sweep, plot, compare, regress, params, tables, schema or calibrate";
 
 // hcasim --help: one line per command.
 const char* kUsage =
@@ -72,7 +76,7 @@ const char* kUsage =
     "       hcasim --version         version and git revision\n"
     "\n"
     "commands:\n"
-    "  run        run a scenario: stats.json, the resolved config, optional pcap and VCD\n"
+    "  run        run a scenario: stats.json, results.db, the resolved config, optional pcap and VCD\n"
     "  validate   check a scenario and route its fabric, without running it\n"
     "  import     turn an ibnetdiscover dump into an explicit topology (JSON)\n"
     "  sweep      run a scenario over a grid of parameters, locally or on Slurm; one table\n"
@@ -80,6 +84,7 @@ const char* kUsage =
     "  compare    compare two stats.json value by value, within tolerances; JUnit XML\n"
     "  regress    run a folder of scenarios against their golden stats.json; JUnit XML\n"
     "  params     print every scenario parameter with its default (Markdown)\n"
+    "  tables     print the tables and columns of results.db (Markdown)\n"
     "  schema     print the JSON Schema of scenario files, for editors\n"
     "  calibrate  measure the cost of one timed SystemC event on this machine\n";
 
@@ -93,7 +98,9 @@ std::string command_help(const std::string& command) {
                "usage: hcasim run SCENARIO.json [--out DIR] [--seed N] [--set path=value ...] [--pcap] [--vcd]\n"
                "                  [--quiet] [--threads N] [--junit FILE]\n"
                "\n"
-               "Runs a scenario; writes DIR/stats.json and DIR/scenario.resolved.json (every default explicit).\n"
+               "Runs a scenario; writes DIR/stats.json (the summary), DIR/results.db (the detail: one row per\n"
+               "port, VL, switch, flow, QP, ...; outputs.details) and DIR/scenario.resolved.json (every default\n"
+               "explicit).\n"
                "\n"
                "options:\n"
                "  --out DIR          output folder (default out/<scenario name>); a folder holding files\n"
@@ -137,6 +144,14 @@ std::string command_help(const std::string& command) {
            "\n"
            "Prints every scenario parameter with its accepted values, default and meaning, as Markdown\n"
            "(docs/scenario-reference.md is its output).\n"
+           "\n"
+           "options:\n"
+           "  --help             this text\n";
+  if (command == "tables")
+    return "usage: hcasim tables\n"
+           "\n"
+           "Prints every table of a run's results.db with its columns, their types, units and meaning, as\n"
+           "Markdown (docs/results-db.md is its output).\n"
            "\n"
            "options:\n"
            "  --help             this text\n";
@@ -188,7 +203,7 @@ Args parse_args(int argc, char* argv[]) {
   a.command = argv[1];
   if (a.command == "--help" || a.command == "-h" || a.command == "--version") return a;
   if (a.command != "run" && a.command != "validate" && a.command != "import" && a.command != "params" &&
-      a.command != "calibrate")
+      a.command != "tables" && a.command != "calibrate")
     throw BadInput("unknown command '" + a.command + "'; expected " + kCommands);
   for (int i = 2; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
@@ -247,6 +262,9 @@ int run(const Args& a) {
   nlohmann::json root;
   const config::Scenario s = load(a, root);
   const std::string out = a.out.empty() ? "out/" + s.name : a.out;
+  // The ports alone may be too many for details.json: refused before the fabric is routed.
+  if (const std::string why = details_refusal(s.outputs.details, config::port_names(s).size(), 0); !why.empty())
+    throw BadInput(why);
   if (!a.junit.empty()) check_junit_target(a.junit);
   claim_output_folder(out, kOutputMarker, "hcasim");
   const nlohmann::json resolved = config::resolved_json(s);
@@ -259,23 +277,24 @@ int run(const Args& a) {
               << " has no effect with run.partitions 1; set run.partitions to split the fabric over threads\n";
   if (setup.credit_loops.loop)
     std::cerr << "hcasim: warning: " << setup.credit_loops.describe(s.graph) << "; the fabric can deadlock\n";
+  if (const std::string why = details_refusal(s.outputs.details, config::port_names(s).size(), setup.flows.size());
+      !why.empty())
+    throw BadInput(why);
   Simulation sim(setup.fabric, setup.flows, setup.options, setup.transport);
   const double build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - build_start).count();
   sim.run();
   RunMetadata meta{s.name, s.run.seed, config_hash(resolved)};
-  nlohmann::json stats = stats_document(sim, meta, PortList::Streamed);
+  nlohmann::json stats = stats_document(sim, meta);
+  stats.update(write_details(sim, meta, s.outputs.details, out));
   stats["wall"]["build_seconds"] = build_seconds;  // routing, credit-loop check and elaboration
   stats["routing"] = {{"algorithm", resolved["routing"]["algorithm"]},
                       {"lmc", s.routing.lmc},
                       {"credit_loops_checked", setup.credit_loops_checked},
                       {"credit_loop", setup.credit_loops.loop},
                       {"credit_loop_report", setup.credit_loops_checked ? setup.credit_loops.describe(s.graph) : ""}};
-  const fs::path stats_path = fs::path(out) / "stats.json";
-  std::ofstream stats_file(stats_path);
-  const PortDigest ports = write_stats(stats_file, stats, sim);
-  if (!stats_file.flush()) throw BadInput(stats_path.string() + ": cannot write");
+  write_file(fs::path(out) / "stats.json", stats.dump(2) + "\n");
   if (s.outputs.routing_dump) config::write_opensm_dumps(sim.fabric().installed_tables(), out);
-  if (!a.quiet) std::cout << human_summary(stats, ports);
+  if (!a.quiet) std::cout << human_summary(stats);
   std::cout << "  results in " << out << "\n";
   bool ok = true;
   if (!sim.checker().ok()) {
@@ -379,6 +398,10 @@ int sc_main(int argc, char* argv[]) {
     if (a.command == "import") return import_fabric(a);
     if (a.command == "params") {
       std::cout << config::scenario_reference();
+      return kExitOk;
+    }
+    if (a.command == "tables") {
+      std::cout << detail_tables_reference();
       return kExitOk;
     }
     std::printf("timed SC_METHOD notification: %.2f ns\n", timed_event_cost_ns(a.events));

@@ -107,8 +107,7 @@ bool active(const hca::Hca& h) {
 
 }  // namespace
 
-nlohmann::json hosts_json(const fabric::Fabric& f, uint64_t sim_ps) {
-  nlohmann::json out = nlohmann::json::array();
+void each_host_json(const fabric::Fabric& f, uint64_t sim_ps, const JsonSink& sink) {
   for (unsigned i = 0; f.has_hosts() && i < f.hca_count(); ++i) {
     const hca::Hca& h = f.hca(i);
     if (!active(h)) continue;
@@ -117,7 +116,7 @@ nlohmann::json hosts_json(const fabric::Fabric& f, uint64_t sim_ps) {
     const hca::FetchStats& fe = h.fetch_stats();
     const hca::CompletionStats& c = h.completion_stats();
     const host::HostMemory& m = host.memory;
-    out.push_back(
+    nlohmann::json out(
         {{"hca", h.name()},
          {"pcie", pcie_json(host.link, sim_ps)},
          {"host_memory",
@@ -159,10 +158,10 @@ nlohmann::json hosts_json(const fabric::Fabric& f, uint64_t sim_ps) {
            {"mmio_errors", h.mmio_stats().errors}}},
          {"dma", dma_json(h.dma_stats())},
          {"caches", caches_json(h.contexts())}});
-    add_compression(out.back()["front_end"], h);
-    if (host.iommu) out.back()["iommu"] = iommu_json(*host.iommu);
+    add_compression(out["front_end"], h);
+    if (host.iommu) out["iommu"] = iommu_json(*host.iommu);
+    sink(std::move(out));
   }
-  return out;
 }
 
 nlohmann::json dma_tests_json(const std::vector<std::unique_ptr<workloads::DmaTest>>& tests, const fabric::Fabric& f) {

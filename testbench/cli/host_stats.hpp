@@ -1,5 +1,5 @@
 #pragma once
-// stats.json's "hosts" section: per HCA with host activity, its PCIe link
+// The hosts' objects (detail kind "hosts"): per HCA with host activity, its PCIe link
 // (TLPs, bytes and wire bytes per direction and kind, utilisation, DMA read
 // latency), its host memory, its driver (posts, doorbells, BlueFlame writes,
 // polls, interrupts, CPU time), its front end (doorbells, WQE fetches, CQEs,
@@ -14,11 +14,13 @@
 #include <nlohmann/json.hpp>
 
 #include "models/fabric/fabric.hpp"
+#include "testbench/cli/json_sink.hpp"
 #include "testbench/workloads/dma_test.hpp"
 
 namespace hcasim {
 
-nlohmann::json hosts_json(const fabric::Fabric& f, uint64_t sim_ps);
+// Each such HCA's object, in HCA order.
+void each_host_json(const fabric::Fabric& f, uint64_t sim_ps, const JsonSink& sink);
 
 // stats.json's "dma" section: per DMA test (workload.dma), what it did,
 // its bandwidth, transfers per second and latency percentiles.

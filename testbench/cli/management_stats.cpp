@@ -38,15 +38,18 @@ nlohmann::json transfer_json(const mgmt::SaTransferStats& s) {
           {"retries", s.request_retries + s.mp.retries}};
 }
 
-nlohmann::json server_json(const fabric::Fabric& f, unsigned node) {
+// An SA server: its records and totals, and its transfers (a list with
+// `listed`, else their count).
+nlohmann::json server_json(const fabric::Fabric& f, unsigned node, bool listed) {
   mgmt::SaAgent* a = f.sa_agent(node);
   if (a == nullptr || a->server() == nullptr) return nullptr;
   nlohmann::json transfers = nlohmann::json::array();
-  for (const mgmt::SaTransferStats& s : a->server()->transfers()) transfers.push_back(transfer_json(s));
+  if (listed)
+    for (const mgmt::SaTransferStats& s : a->server()->transfers()) transfers.push_back(transfer_json(s));
   return {{"node", f.spec().nodes[node].name},
           {"records", a->database().total_records()},
           {"totals", totals_json(a->server()->totals())},
-          {"transfers", transfers}};
+          {"transfers", listed ? transfers : nlohmann::json(a->server()->transfers().size())}};
 }
 
 double us(uint64_t ps) { return static_cast<double>(ps) / 1e6; }
@@ -91,6 +94,14 @@ nlohmann::json sm_roles_json(const fabric::Fabric& f) {
 }
 
 }  // namespace
+
+void each_sa_server_json(const fabric::Fabric& f, const JsonSink& sink) {
+  if (f.subnet_manager() == nullptr) return;
+  const config::ManagementSpec& m = f.spec().management;
+  for (const auto& [node, has] : {std::pair{m.sm_node, true}, std::pair{m.standby_node, m.has_standby}})
+    if (has)
+      if (nlohmann::json s = server_json(f, node, true); !s.is_null()) sink(std::move(s));
+}
 
 nlohmann::json management_json(const fabric::Fabric& f) {
   const mgmt::SubnetManager* sm = f.subnet_manager();
@@ -155,8 +166,8 @@ nlohmann::json management_json(const fabric::Fabric& f) {
   }
   nlohmann::json out = {{"mode", "in_band"},
           {"sweep", sweep},
-          {"sa", {{"master", server_json(f, m.sm_node)},
-                  {"standby", m.has_standby ? server_json(f, m.standby_node) : nullptr},
+          {"sa", {{"master", server_json(f, m.sm_node, false)},
+                  {"standby", m.has_standby ? server_json(f, m.standby_node, false) : nullptr},
                   {"clients", totals_json(clients)}}},
           {"smas", {{"gets", gets},
                     {"sets", sets},

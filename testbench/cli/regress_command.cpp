@@ -110,7 +110,8 @@ JunitCase judge(const Job& j, const RegressArgs& a, const std::vector<Tolerance>
   nlohmann::json stats;
   try {
     stats = golden_of(read_stats_file((j.out / "stats.json").string()));
-  } catch (const std::invalid_argument& e) {
+    if (fs::exists(j.out / "results.db")) stats["tables"] = tables_json((j.out / "results.db").string());
+  } catch (const std::exception& e) {
     c.outcome = JunitCase::Outcome::Error;
     c.text = std::string("the run wrote no result: ") + e.what() + "\n";
     return c;
@@ -121,7 +122,7 @@ JunitCase judge(const Job& j, const RegressArgs& a, const std::vector<Tolerance>
     std::string note = "new";
     if (has_golden) {
       try {
-        const Comparison was = compare_stats(read_stats_file(s.golden.string()), stats, {});
+        const Comparison was = compare_results({read_stats_file(s.golden.string()), ""}, {stats, ""}, {});
         if (was.same()) {
           std::cout << "kept " << s.golden.string() << " (unchanged)\n";
           return c;
@@ -141,7 +142,7 @@ JunitCase judge(const Job& j, const RegressArgs& a, const std::vector<Tolerance>
     return c;
   }
   try {
-    const Comparison cmp = compare_stats(read_stats_file(s.golden.string()), stats, tolerances);
+    const Comparison cmp = compare_results({read_stats_file(s.golden.string()), ""}, {stats, ""}, tolerances);
     JunitCase judged = comparison_case(classname, s.name, cmp);
     judged.seconds = c.seconds;
     return judged;

@@ -7,7 +7,8 @@
 //   golden) and tolerances.json; they run in name order.
 // - NAME.golden.json is NAME.json's golden: the stats.json of a run that was
 //   right, less its "wall" section (which compare leaves out, and which would
-//   change the file at every update).
+//   change the file at every update), with its results.db's tables in it as
+//   "tables": {"TABLE": [row, ...]} (stats_compare.hpp compare_results).
 // - tolerances.json, optional: {"PATH": REL, ...}, the --tol entries of the
 //   whole suite (stats_compare.hpp), before those given on the command line.
 // - A scenario's verdict (one JUnit case): its run failed a check (exit 1):

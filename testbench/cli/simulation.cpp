@@ -652,32 +652,48 @@ nlohmann::json Simulation::port_json(const link::Port& p) const {
   return out;
 }
 
-nlohmann::json Simulation::results_json(bool list_ports) const {
-  nlohmann::json ports = nlohmann::json::array();
-  if (list_ports)
-    for (const link::Port* p : fabric_->ports()) ports.push_back(port_json(*p));
-  nlohmann::json flows = nlohmann::json::array();
+nlohmann::json Simulation::flow_json(std::size_t f) const {
+  const workloads::FlowSpec& s = flows_[f];
+  const workloads::FlowResult& r = results_[f];
+  const auto [from, until] = rate_span(s, r);
+  const double link_bps = fabric_->hca(s.src_node).port(s.src_port).timing().data_rate_bps();
+  nlohmann::json flow = {{"name", s.name},
+                         {"src", fabric_->hca(s.src_node).port(s.src_port).name()},
+                         {"dst", destination_text(s)},
+                         {"sl", s.sl},
+                         {"vl15", s.vl15},
+                         {"payload_bytes", s.payload},
+                         {"saturating", s.load == 0 && s.rate_bps == 0}};
+  add_load_and_latency(flow, r, until - from, link_bps);
+  return flow;
+}
+
+QpOwners Simulation::qp_owners() const {
+  QpOwners owners;
+  for (const auto& t : perftests_)
+    for (const auto& [client, server] : t->result().qpns) {
+      owners[{t->spec().client.node, client}] = t->spec().config.name;
+      owners[{t->spec().server.node, server}] = t->spec().config.name;
+    }
+  for (const auto& v : scripts_) {
+    owners[{v->spec().a.node, v->qpn(config::Side::A)}] = v->spec().config.name;
+    owners[{v->spec().b.node, v->qpn(config::Side::B)}] = v->spec().config.name;
+  }
+  return owners;
+}
+
+nlohmann::json Simulation::results_json() const {
   std::map<std::string, PatternTotals> patterns;
   for (std::size_t f = 0; f < flows_.size(); ++f) {
     const workloads::FlowSpec& s = flows_[f];
+    if (s.pattern.empty()) continue;
     const workloads::FlowResult& r = results_[f];
     const auto [from, until] = rate_span(s, r);
-    const double link_bps = fabric_->hca(s.src_node).port(s.src_port).timing().data_rate_bps();
-    nlohmann::json flow = {{"name", s.name},
-                           {"src", fabric_->hca(s.src_node).port(s.src_port).name()},
-                           {"dst", destination_text(s)},
-                           {"sl", s.sl},
-                           {"vl15", s.vl15},
-                           {"payload_bytes", s.payload},
-                           {"saturating", s.load == 0 && s.rate_bps == 0}};
-    add_load_and_latency(flow, r, until - from, link_bps);
-    flows.push_back(std::move(flow));
-    if (s.pattern.empty()) continue;
     PatternTotals& t = patterns[s.pattern];
     ++t.flows;
     t.start_ps = std::min(t.start_ps, from);
     t.last_ps = std::max(t.last_ps, until);
-    t.link_bps += link_bps;
+    t.link_bps += fabric_->hca(s.src_node).port(s.src_port).timing().data_rate_bps();
     t.sum.add_sources(r);
     t.sum.add_deliveries(r);
   }
@@ -689,47 +705,23 @@ nlohmann::json Simulation::results_json(bool list_ports) const {
     add_load_and_latency(pattern, t.sum, span, t.link_bps);
     pattern_list.push_back(std::move(pattern));
   }
-  nlohmann::json switches = nlohmann::json::array();
-  for (unsigned i = 0; i < fabric_->switch_count(); ++i) {
-    const sw::Switch& w = fabric_->switch_at(i);
-    switches.push_back({{"name", w.name()},
-                        {"lid", w.lid()},
-                        {"forwarded", w.stats().forwarded},
-                        {"to_management", w.stats().to_management}});
-  }
   nlohmann::json perftest = nlohmann::json::array();
+  for (const auto& t : perftests_) perftest.push_back(perftest_json(*t, *fabric_));
   nlohmann::json verbs = nlohmann::json::array();
-  QpOwners owners;
-  for (const auto& t : perftests_) {
-    perftest.push_back(perftest_json(*t, *fabric_));
-    for (const auto& [client, server] : t->result().qpns) {
-      owners[{t->spec().client.node, client}] = t->spec().config.name;
-      owners[{t->spec().server.node, server}] = t->spec().config.name;
-    }
-  }
-  for (const auto& v : scripts_) {
-    verbs.push_back(verbs_script_json(*v));
-    owners[{v->spec().a.node, v->qpn(config::Side::A)}] = v->spec().config.name;
-    owners[{v->spec().b.node, v->qpn(config::Side::B)}] = v->spec().config.name;
-  }
+  for (const auto& v : scripts_) verbs.push_back(verbs_script_json(*v));
+  // A swarm's machines are rows of the detail table swarm_machines; here their count.
+  nlohmann::json swarm = swarms_json(swarms_, *fabric_);
+  for (nlohmann::json& w : swarm) w["machines"] = w["machines"].size();
   // RTL divergences count as the run's check failures.
   nlohmann::json violations = checker_.messages();
   const std::vector<std::string>& rtl = rtl_failures();
   for (const std::string& m : rtl) violations.push_back(m);
-  // Moved in, not listed in an initializer list (which copies every element:
-  // the ports of a 1,331-host fat tree are 9,317 objects).
   nlohmann::json out = nlohmann::json::object();
-  out["ports"] = std::move(ports);
-  out["switches"] = std::move(switches);
-  out["flows"] = std::move(flows);
   out["patterns"] = std::move(pattern_list);
   out["perftest"] = std::move(perftest);
   out["dma"] = dma_tests_json(dma_tests_, *fabric_);
-  out["swarm"] = swarms_json(swarms_, *fabric_);
+  out["swarm"] = std::move(swarm);
   out["verbs"] = std::move(verbs);
-  out["qps"] = qps_json(*fabric_, end_ps_, owners);
-  out["engines"] = engines_json(*fabric_, end_ps_);
-  out["hosts"] = hosts_json(*fabric_, end_ps_);
   out["checker"] = {{"ok", checker_.ok() && rtl.empty()},
                     {"violations", checker_.violations() + rtl.size()},
                     {"packets_checked", checker_.packets_checked()},

@@ -36,6 +36,7 @@
 #include "models/trace/waves.hpp"
 #include "testbench/checkers/link_checker.hpp"
 #include "testbench/cli/measurement.hpp"
+#include "testbench/cli/transport_stats.hpp"
 #include "testbench/rtl/cosim.hpp"
 #include "testbench/workloads/flow_recorder.hpp"
 #include "testbench/workloads/dma_test.hpp"
@@ -130,11 +131,17 @@ class Simulation {
   // Packet transmissions on all links (data and flow control): one per packet-hop.
   uint64_t packet_hops() const;
 
-  // The ports, flows, transport workloads, QPs, engines and checker sections
-  // of stats.json; without the ports when list_ports is false.
-  nlohmann::json results_json(bool list_ports = true) const;
-  // One port's entry of the ports section.
+  // stats.json's sections of the workloads and the checker: patterns,
+  // perftest, dma, swarm (its machines counted: they are rows of
+  // swarm_machines), verbs and checker.
+  nlohmann::json results_json() const;
+  // One port's object (detail kind ports; trace/port_stats_json.hpp, with the
+  // measured window and hop latency where the run has them).
   nlohmann::json port_json(const link::Port& p) const;
+  // Flow f's object (detail kind flows): its spec, load and latency.
+  nlohmann::json flow_json(std::size_t f) const;
+  // Which perftest test or verbs connection made each transport QP.
+  QpOwners qp_owners() const;
   // Where a flow's throughput is measured to (from its start): its last
   // delivery, unless the run's duration cut it while it was still sending or
   // had packets not delivered; then the run's end, so that a starved flow

@@ -4,7 +4,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <algorithm>
+#include <memory>
 #include <stdexcept>
+
+#include "testbench/cli/detail_tables.hpp"
+#include "testbench/cli/sqlite_db.hpp"
 
 namespace hcasim {
 
@@ -52,11 +57,20 @@ std::string shown(const nlohmann::json& v) {
 class Walker {
  public:
   Walker(const std::vector<Tolerance>& tolerances, Comparison& out) : tolerances_(tolerances), out_(out) {}
+  // Walks from a path of its own (a table's row), with the row's name.
+  Walker(const std::vector<Tolerance>& tolerances, Comparison& out, std::vector<std::string> path, std::string name)
+      : tolerances_(tolerances), out_(out), path_(std::move(path)), top_(path_.size()) {
+    if (!name.empty()) names_.push_back(join(path_) + " = " + name);
+  }
+  void only_in(bool golden, const nlohmann::json& v) {
+    if (golden) add(Difference::Kind::OnlyInGolden, shown(v), "");
+    else add(Difference::Kind::OnlyInNew, "", shown(v));
+  }
 
   void walk(const nlohmann::json& g, const nlohmann::json& n) {
     if (g.is_object() && n.is_object()) {
       for (auto it = g.begin(); it != g.end(); ++it) {
-        if (path_.empty() && it.key() == kExcludedSection) continue;
+        if (path_.size() == top_ && top_ == 0 && it.key() == kExcludedSection) continue;
         path_.push_back(it.key());
         const auto other = n.find(it.key());
         if (other == n.end()) add(Difference::Kind::OnlyInGolden, shown(*it), "");
@@ -64,7 +78,7 @@ class Walker {
         path_.pop_back();
       }
       for (auto it = n.begin(); it != n.end(); ++it) {
-        if ((path_.empty() && it.key() == kExcludedSection) || g.contains(it.key())) continue;
+        if ((path_.size() == top_ && top_ == 0 && it.key() == kExcludedSection) || g.contains(it.key())) continue;
         path_.push_back(it.key());
         add(Difference::Kind::OnlyInNew, "", shown(*it));
         path_.pop_back();
@@ -86,7 +100,9 @@ class Walker {
       }
       return;
     }
-    if (join(path_) == kExcludedPath) return;
+    const std::string at = join(path_);
+    if (at == kExcludedPath || path_matches("tables.run.*.version", at) || path_matches("tables.run.*.config_hash", at))
+      return;
     if (g.is_number() && n.is_number()) return number(g, n);
     ++out_.values;
     if (g.is_structured() || n.is_structured() || g.type() != n.type() || g != n)
@@ -123,8 +139,57 @@ class Walker {
   const std::vector<Tolerance>& tolerances_;
   Comparison& out_;
   std::vector<std::string> path_;
+  std::size_t top_ = 0;
   std::vector<std::string> names_;
 };
+
+// A table's rows one at a time, from a results.db or from a golden's list.
+class RowReader {
+ public:
+  RowReader(const RunResults& r, const std::string& table) {
+    if (!r.db.empty()) {
+      db_ = std::make_unique<SqliteDb>(r.db, SqliteDb::Mode::ReadOnly);
+      if (db_->has_table(table))
+        stmt_ = std::make_unique<SqliteStatement>(db_->prepare("SELECT * FROM " + sql_name(table) + " ORDER BY rowid"));
+    } else if (r.stats.contains("tables") && r.stats["tables"].contains(table)) {
+      list_ = &r.stats["tables"][table];
+    }
+  }
+  bool exists() const { return stmt_ != nullptr || list_ != nullptr; }
+  // The next row, or null at the end.
+  nlohmann::json next() {
+    if (stmt_) return stmt_->step() ? stmt_->row() : nlohmann::json();
+    if (list_ && at_ < list_->size()) return (*list_)[at_++];
+    return nullptr;
+  }
+
+ private:
+  std::unique_ptr<SqliteDb> db_;
+  std::unique_ptr<SqliteStatement> stmt_;
+  const nlohmann::json* list_ = nullptr;
+  std::size_t at_ = 0;
+};
+
+std::vector<std::string> table_names(const RunResults& r) {
+  if (!r.db.empty()) return SqliteDb(r.db, SqliteDb::Mode::ReadOnly).tables();
+  std::vector<std::string> out;
+  if (r.stats.contains("tables"))
+    for (const auto& [name, rows] : r.stats["tables"].items()) out.push_back(name);
+  return out;
+}
+
+// "sw1.p3, 0": the row's key columns, as detail_tables.hpp describes them.
+std::string row_name(const std::string& table, const nlohmann::json& row) {
+  const DetailTable* t = find_detail_table(table);
+  if (t == nullptr || !row.is_object()) return "";
+  std::string out;
+  for (unsigned i = 0; i < t->key_columns && i < t->columns.size(); ++i) {
+    const auto v = row.find(t->columns[i].name);
+    if (v == row.end()) continue;
+    out += (out.empty() ? "" : ", ") + (v->is_string() ? v->get<std::string>() : v->dump());
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -152,6 +217,47 @@ Comparison compare_stats(const nlohmann::json& golden, const nlohmann::json& now
                          const std::vector<Tolerance>& tolerances) {
   Comparison out;
   Walker(tolerances, out).walk(golden, now);
+  return out;
+}
+
+Comparison compare_results(const RunResults& golden, const RunResults& now, const std::vector<Tolerance>& tolerances) {
+  nlohmann::json g = golden.stats, n = now.stats;
+  if (g.is_object()) g.erase("tables");
+  if (n.is_object()) n.erase("tables");
+  Comparison out = compare_stats(g, n, tolerances);
+  if (!golden.has_tables() && !now.has_tables()) return out;
+  if (golden.has_tables() != now.has_tables()) {
+    Walker(tolerances, out, {"tables"}, "").only_in(golden.has_tables(), "the detail tables");
+    return out;
+  }
+  std::vector<std::string> names = table_names(golden);
+  for (const std::string& t : table_names(now))
+    if (std::find(names.begin(), names.end(), t) == names.end()) names.push_back(t);
+  for (const std::string& table : names) {
+    RowReader a(golden, table), b(now, table);
+    if (!a.exists() || !b.exists()) {
+      Walker(tolerances, out, {"tables", table}, "").only_in(a.exists(), "a table");
+      continue;
+    }
+    for (std::size_t i = 0;; ++i) {
+      const nlohmann::json x = a.next(), y = b.next();
+      if (x.is_null() && y.is_null()) break;
+      Walker w(tolerances, out, {"tables", table, std::to_string(i)}, row_name(table, x.is_null() ? y : x));
+      if (x.is_null() || y.is_null()) w.only_in(y.is_null(), x.is_null() ? y : x);
+      else w.walk(x, y);
+    }
+  }
+  return out;
+}
+
+nlohmann::json tables_json(const std::string& db) {
+  SqliteDb d(db, SqliteDb::Mode::ReadOnly);
+  nlohmann::json out = nlohmann::json::object();
+  for (const std::string& t : d.tables()) {
+    nlohmann::json rows = nlohmann::json::array();
+    d.each_row("SELECT * FROM " + sql_name(t) + " ORDER BY rowid", [&](const nlohmann::json& r) { rows.push_back(r); });
+    out[t] = std::move(rows);
+  }
   return out;
 }
 

@@ -21,6 +21,7 @@
 // - Patterns are paths whose elements may be "*" (any one element) or "**"
 //   (any number of elements, none included): "flows.*.data_throughput_bps",
 //   "**.p99_ns".
+// - Tables (compare_results below): the same rules, row by row.
 // - Also differences: a key or list element present in one document only; a
 //   string or boolean that changed; a value whose kind changed (a number that
 //   became a string, an object that became a list).
@@ -66,6 +67,26 @@ struct Comparison {
 
 Comparison compare_stats(const nlohmann::json& golden, const nlohmann::json& now,
                          const std::vector<Tolerance>& tolerances);
+
+// A run's results as compare and regress read them: its stats.json and its
+// detail tables (detail_tables.hpp), from a results.db or, in a golden, from
+// the document's own "tables" object ({"ports": [row, ...], ...}).
+struct RunResults {
+  nlohmann::json stats;  // with "tables" in a golden
+  std::string db;        // a results.db to read the tables from; "" = none (or the golden's own)
+  bool has_tables() const { return !db.empty() || (stats.is_object() && stats.contains("tables")); }
+};
+
+// compare_stats on the summaries (less "tables"), then the tables row by
+// row: path "tables.TABLE.ROW.COLUMN" (ROW from 0, in row order), names
+// "tables.TABLE.ROW = KEY, ..." from the table's key columns. A table, or a
+// row, in one only is a difference; so are tables on one side only. Leaves
+// out tables.run.*.version and tables.run.*.config_hash (the writer and the
+// input, not results). Rows are read one at a time.
+Comparison compare_results(const RunResults& golden, const RunResults& now, const std::vector<Tolerance>& tolerances);
+
+// Every row of every table of a results.db, as the "tables" object of a golden.
+nlohmann::json tables_json(const std::string& db);
 // One line: the path, both values, the relative change and the tolerance, e.g.
 // "flows.0.data_throughput_bps: 1.9e+11 -> 1.8e+11 (-5.263%, tolerance 1e-09)  [flows.0 = f0]".
 std::string describe(const Difference& d);

@@ -48,14 +48,8 @@ std::string config_hash(const nlohmann::json& resolved) {
   return fnv1a_hex(modelled.dump());
 }
 
-namespace {
-// The ports section's value in a streamed document: text no section holds.
-constexpr const char* kPortsPlaceholder = "hcasim: the ports, written by write_stats";
-}  // namespace
-
-nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta, PortList ports) {
-  nlohmann::json doc = sim.results_json(ports == PortList::Included);
-  if (ports == PortList::Streamed) doc["ports"] = kPortsPlaceholder;
+nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta) {
+  nlohmann::json doc = sim.results_json();
   const uint64_t hops = sim.packet_hops();
   doc["schema"] = "hcasim-stats";
   doc["version"] = kStatsSchemaVersion;
@@ -73,7 +67,12 @@ nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta, Po
                 {"window_ps", sim.window_ps()},
                 {"partition_wakeups", sim.partition_wakeups()},
                 {"workload_failures", sim.workload_failures()},
-                {"load_warnings", sim.load_warnings()}};
+                {"load_warnings", nlohmann::json::array()},
+                {"flows_under_offered", 0}};
+  // The first kListedWarnings lines; every flow that carried less is a row of the flows table.
+  const std::vector<std::string> warnings = sim.load_warnings();
+  for (std::size_t i = 0; i < warnings.size() && i < kListedWarnings; ++i) doc["run"]["load_warnings"].push_back(warnings[i]);
+  doc["run"]["flows_under_offered"] = warnings.size();
   if (const nlohmann::json m = sim.measurement_json(); !m.is_null()) doc["run"]["measurement"] = m;
   doc["management"] = management_json(sim.fabric());
   if (nlohmann::json cc = congestion_json(sim.fabric(), sim.sim_time_ps()); !cc.is_null())
@@ -89,56 +88,7 @@ nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta, Po
   return doc;
 }
 
-namespace {
-uint64_t port_drops(const nlohmann::json& port) {
-  uint64_t n = 0;
-  for (const auto& v : port["vls"])
-    for (const auto& d : v["drops"]) n += d.get<uint64_t>();
-  return n;
-}
-}  // namespace
-
-void PortDigest::add(const nlohmann::json& port) {
-  ++count;
-  drops += port_drops(port);
-  if (first.size() < kListed) first.push_back(port);
-}
-
-PortDigest write_stats(std::ostream& out, const nlohmann::json& doc, const Simulation& sim) {
-  PortDigest digest;
-  const std::string text = doc.dump(2);
-  const std::string token = nlohmann::json(kPortsPlaceholder).dump();
-  const std::size_t at = text.find(token);
-  if (at == std::string::npos) {  // the ports are in the document
-    for (const auto& p : doc["ports"]) digest.add(p);
-    out << text << "\n";
-    return digest;
-  }
-  // The list as dump(2) writes an array member of the top-level object:
-  // elements indented by 4, the closing bracket by 2.
-  out.write(text.data(), static_cast<std::streamsize>(at));
-  const std::vector<link::Port*>& ports = sim.fabric().ports();
-  out << (ports.empty() ? "[" : "[\n");
-  for (std::size_t i = 0; i < ports.size(); ++i) {
-    const nlohmann::json port = sim.port_json(*ports[i]);
-    digest.add(port);
-    const std::string element = port.dump(2);
-    out << "    ";
-    std::size_t from = 0;
-    for (std::size_t nl; (nl = element.find('\n', from)) != std::string::npos; from = nl + 1) {
-      out.write(element.data() + from, static_cast<std::streamsize>(nl + 1 - from));
-      out << "    ";
-    }
-    out.write(element.data() + from, static_cast<std::streamsize>(element.size() - from));
-    out << (i + 1 < ports.size() ? ",\n" : "\n  ");
-  }
-  out << "]";
-  out.write(text.data() + at + token.size(), static_cast<std::streamsize>(text.size() - at - token.size()));
-  out << "\n";
-  return digest;
-}
-
-std::string human_summary(const nlohmann::json& s, const PortDigest& ports) {
+std::string human_summary(const nlohmann::json& s) {
   std::ostringstream o;
   char line[256];
   const double sim_us = s["run"]["sim_time_ps"].get<double>() / 1e6;
@@ -163,26 +113,26 @@ std::string human_summary(const nlohmann::json& s, const PortDigest& ports) {
                   static_cast<unsigned long long>(w["links"].get<uint64_t>()));
     o << line;
   }
-  constexpr std::size_t kListed = PortDigest::kListed;  // longer lists are summed up in one line
-  for (const auto& p : ports.first) {
-    uint64_t pkts = 0, stall = 0;
-    double data = 0;
-    for (const auto& v : p["vls"]) {
-      pkts += v["tx_packets"].get<uint64_t>();
-      data += v["tx_data_throughput_bps"].get<double>();
-      stall += v["credit_stall_ps"].get<uint64_t>();
-    }
+  const nlohmann::json& ports = s["ports"];
+  for (const auto& p : ports["hottest"]) {
     std::snprintf(line, sizeof line,
                   "  port %-10s sent %llu packets, data %.3f Gb/s, link busy %.1f%%, FC packets %llu, credit stall %.3f us, drops %llu\n",
-                  p["name"].get<std::string>().c_str(), static_cast<unsigned long long>(pkts), data / 1e9,
-                  100.0 * p["utilization"].get<double>(),
-                  static_cast<unsigned long long>(p["fc_packets_sent"].get<uint64_t>()), static_cast<double>(stall) / 1e6,
-                  static_cast<unsigned long long>(port_drops(p)));
+                  p["name"].get<std::string>().c_str(), static_cast<unsigned long long>(p["tx_packets"].get<uint64_t>()),
+                  p["tx_data_throughput_bps"].get<double>() / 1e9, 100.0 * p["utilization"].get<double>(),
+                  static_cast<unsigned long long>(p["fc_packets_sent"].get<uint64_t>()),
+                  static_cast<double>(p["credit_stall_ps"].get<uint64_t>()) / 1e6,
+                  static_cast<unsigned long long>(p["drops"].get<uint64_t>()));
     o << line;
   }
-  if (ports.count > kListed) {
-    std::snprintf(line, sizeof line, "  ... %zu ports in all, %llu drops in all\n", ports.count,
-                  static_cast<unsigned long long>(ports.drops));
+  if (ports["connected"].get<uint64_t>() > ports["hottest"].size()) {
+    uint64_t drops = 0;
+    for (const auto& [reason, n] : ports["drops"].items()) drops += n.get<uint64_t>();
+    const nlohmann::json& u = ports["utilization"]["all"];
+    std::snprintf(line, sizeof line,
+                  "  ... the %zu busiest of %llu connected ports; link busy p50 %.1f%% p99 %.1f%% max %.1f%%; %llu drops in all\n",
+                  ports["hottest"].size(), static_cast<unsigned long long>(ports["connected"].get<uint64_t>()),
+                  100.0 * u["p50"].get<double>(), 100.0 * u["p99"].get<double>(), 100.0 * u["max"].get<double>(),
+                  static_cast<unsigned long long>(drops));
     o << line;
   }
   if (s["run"].contains("measurement")) {
@@ -194,9 +144,7 @@ std::string human_summary(const nlohmann::json& s, const PortDigest& ports) {
                   m.contains("drained") ? (m["drained"].get<bool>() ? ", drained" : ", NOT drained") : "");
     o << line;
   }
-  std::size_t listed = 0;
-  for (const auto& f : s["flows"]) {
-    if (++listed > kListed) continue;
+  for (const auto& f : s["flows"]["first"]) {
     const auto& l = f["latency"];
     std::snprintf(line, sizeof line,
                   "  flow %-10s %llu/%llu delivered, offered %.3f Gb/s, accepted %.3f Gb/s, latency p50 %.1f ns p99 %.1f ns max %.1f ns (source queue mean %.1f ns)\n",
@@ -207,7 +155,8 @@ std::string human_summary(const nlohmann::json& s, const PortDigest& ports) {
                   f["latency_parts"]["source_queue"]["mean_ns"].get<double>());
     o << line;
   }
-  if (listed > kListed) o << "  ... " << listed << " flows in all\n";
+  if (s["flows"]["count"].get<uint64_t>() > s["flows"]["first"].size())
+    o << "  ... " << s["flows"]["count"].get<uint64_t>() << " flows in all\n";
   for (const auto& p : s["patterns"]) {
     const auto& l = p["latency"];
     std::snprintf(line, sizeof line,
@@ -220,12 +169,10 @@ std::string human_summary(const nlohmann::json& s, const PortDigest& ports) {
                   l["p999_ns"].get<double>(), l["max_ns"].get<double>());
     o << line;
   }
-  std::size_t warned = 0;
-  for (const auto& w : s["run"]["load_warnings"]) {
-    if (++warned > kListed) continue;
-    o << "  warning: " << w.get<std::string>() << "\n";
-  }
-  if (warned > kListed) o << "  warning: ... " << warned << " flows in all carried less than they were offered\n";
+  for (const auto& w : s["run"]["load_warnings"]) o << "  warning: " << w.get<std::string>() << "\n";
+  const uint64_t warned = s["run"]["flows_under_offered"].get<uint64_t>();
+  if (warned > s["run"]["load_warnings"].size())
+    o << "  warning: ... " << warned << " flows in all carried less than they were offered\n";
   o << transport_summary(s);
   o << dma_summary(s);
   const auto& c = s["checker"];

@@ -1,7 +1,7 @@
 #pragma once
-// The whole stats.json of a run (DESIGN.md "Command line and outputs"):
-// schema and version, run metadata, ports, flows and the checker. Everything
-// except the "wall" object is a function of the scenario and seed alone.
+// The whole stats.json of a run (DESIGN.md "Command line and outputs"): the
+// summary a person reads, under 1 MB for any fabric. Everything except the
+// "wall" object is a function of the scenario and seed alone.
 
 #include <nlohmann/json.hpp>
 
@@ -14,7 +14,11 @@
 
 namespace hcasim {
 
-constexpr int kStatsSchemaVersion = 1;
+// 2: ports, switches, flows, qps, engines and hosts became summaries; their
+// objects went to results.db (or details.json).
+constexpr int kStatsSchemaVersion = 2;
+// run.load_warnings lists this many flows at most; run.flows_under_offered counts them all.
+constexpr std::size_t kListedWarnings = 16;
 
 struct RunMetadata {
   std::string scenario;
@@ -22,36 +26,19 @@ struct RunMetadata {
   std::string config_hash;   // config_hash(resolved configuration)
 };
 
-// Whether a stats document holds its ports section, or a placeholder that
-// write_stats fills port by port: on a large fabric the section is most of the
-// document (9,317 ports and 27 MB of text for configs/bench/fat_tree3_1331.json),
-// and as JSON values in memory it took more than the simulation itself.
-enum class PortList { Included, Streamed };
+// stats.json less its summary of the detail objects (details_output.hpp
+// adds that): schema, version, run metadata, management, congestion
+// control, the workloads' sections (patterns, perftest, dma, swarm, verbs),
+// the checker and wall.
+nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta);
 
-nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta,
-                              PortList ports = PortList::Included);
-
-// What the human summary says about the ports: the first few, how many, and
-// their drops.
-struct PortDigest {
-  static constexpr std::size_t kListed = 16;
-  std::vector<nlohmann::json> first;  // at most kListed
-  std::size_t count = 0;
-  uint64_t drops = 0;
-  void add(const nlohmann::json& port);
-};
-
-// Writes the document as stats.json: indented by 2, a newline at the end. A
-// streamed document's ports go where the placeholder is, one at a time, in
-// exactly the bytes the whole document would have had.
-PortDigest write_stats(std::ostream& out, const nlohmann::json& doc, const Simulation& sim);
 // FNV-1a 64 of a string, as 16 hex digits.
 std::string fnv1a_hex(const std::string& s);
 // The run's config_hash: of the resolved configuration, less the choice of
 // model or RTL blocks (port vl_arbiter and credit_manager), so that a
 // co-simulated run's stats.json compares with the model's byte for byte.
 std::string config_hash(const nlohmann::json& resolved);
-// A few lines for a person: per port and per flow.
-std::string human_summary(const nlohmann::json& stats, const PortDigest& ports);
+// A few lines for a person: the busiest ports, the first flows, the workloads.
+std::string human_summary(const nlohmann::json& stats);
 
 }  // namespace hcasim

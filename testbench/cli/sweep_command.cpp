@@ -19,6 +19,8 @@
 #include "testbench/cli/scenario_file.hpp"
 #include "testbench/cli/slurm_backend.hpp"
 #include "testbench/cli/stats_document.hpp"
+#include "testbench/cli/sqlite_db.hpp"
+#include "testbench/cli/sweep_db.hpp"
 #include "testbench/cli/sweep_spec.hpp"
 #include "testbench/cli/sweep_table.hpp"
 
@@ -30,7 +32,8 @@ const char* const kSweepUsage =
     "usage: hcasim sweep SWEEP.json [--out DIR] [--jobs N] [--backend local|slurm] [--quiet]\n"
     "                    [--dry-run] [--partition P] [--time T] [--account A] [--sbatch OPTION ...]\n"
     "  Runs every point of the sweep file (docs/sweeps.md) once per seed and writes\n"
-    "  DIR/results.csv and DIR/results.json (default DIR: out/sweeps/<sweep name>).\n"
+    "  DIR/results.csv, DIR/results.json and DIR/results.db (the table as \"runs\", and every run's\n"
+    "  detail tables with its id and axes; default DIR: out/sweeps/<sweep name>).\n"
     "  --jobs N       local: runs at once (default: the machine's cores); slurm: array tasks at once (%N)\n"
     "  --backend      local (default): processes on this machine; slurm: one sbatch job array\n"
     "  --dry-run      slurm: write DIR/slurm/sweep.sbatch and stop\n"
@@ -121,6 +124,22 @@ bool read_exit(const fs::path& p, int& code) {
   return static_cast<bool>(in >> code);
 }
 
+// What a metric's path is read from: stats.json, or for a path
+// "tables.TABLE...." {"tables": {TABLE: [its rows]}} from the run's results.db
+// (none when it has no such file or table).
+nlohmann::json metric_source(const nlohmann::json& stats, const std::string& path, const fs::path& run_dir) {
+  if (path.rfind("tables.", 0) != 0) return stats;
+  const std::string table = path.substr(7, path.find('.', 7) == std::string::npos ? std::string::npos : path.find('.', 7) - 7);
+  nlohmann::json rows = nlohmann::json::array();
+  const fs::path db = run_dir / "results.db";
+  std::error_code ec;
+  if (!fs::exists(db, ec)) return nlohmann::json::object();
+  SqliteDb d(db.string(), SqliteDb::Mode::ReadOnly);
+  if (!d.has_table(table)) return nlohmann::json::object();
+  d.each_row("SELECT * FROM " + sql_name(table) + " ORDER BY rowid", [&](const nlohmann::json& row) { rows.push_back(row); });
+  return {{"tables", {{table, std::move(rows)}}}};
+}
+
 SweepOutcome collect(const SweepSpec& spec, const fs::path& dir, const SweepRun& r, const Plan& p) {
   SweepOutcome o;
   if (r.seed) o.seed = *r.seed;
@@ -140,7 +159,7 @@ SweepOutcome collect(const SweepSpec& spec, const fs::path& dir, const SweepRun&
       }
       o.seed = doc.at("run").at("seed");
       for (const SweepMetric& m : spec.metrics) {
-        std::vector<MetricCell> cells = pick_metric(doc, m.name, m.path);
+        std::vector<MetricCell> cells = pick_metric(metric_source(doc, m.path, dir / "runs" / r.id), m.name, m.path);
         o.metrics.insert(o.metrics.end(), cells.begin(), cells.end());
       }
     } catch (const std::exception& e) {
@@ -209,6 +228,7 @@ void write_results(const SweepSpec& spec, const fs::path& dir, const std::vector
   const SweepTable t = make_table(spec, runs, outcomes);
   std::ofstream(dir / "results.csv") << table_csv(t);
   std::ofstream(dir / "results.json") << table_json(spec, t).dump(2) << "\n";
+  write_sweep_db(dir / "results.db", spec, t, runs, dir / "runs");
 }
 
 int sweep(const SweepArgs& a) {

@@ -14,7 +14,8 @@
 //   count when every run has a duration, else in run order.
 // - slurm: an sbatch job array of the runs still to do (slurm_backend.hpp),
 //   submitted and waited for; --dry-run writes the script and stops.
-// - Then DIR/results.csv and DIR/results.json (sweep_table.hpp). Progress on
+// - Then DIR/results.csv and DIR/results.json (sweep_table.hpp) and
+//   DIR/results.db (sweep_db.hpp). Progress on
 //   stderr (runs done, failed, running, ETA) unless --quiet.
 // - DIR must be new, empty or a sweep's own (it holds .hcasim-sweep).
 // - Exit codes: 0 every run exited 0; 1 a run failed (its exit code and error

@@ -10,7 +10,9 @@
 //   ("product", the default: every combination, the last axis changing
 //   fastest; "zip": the i-th values of all axes together, every axis as
 //   long), "seeds" (list of integers; absent: each point once with the
-//   scenario's own run.seed), "metrics" (non-empty list of {"name", "path"}).
+//   scenario's own run.seed), "metrics" (non-empty list of {"name", "path"}:
+//   a path into stats.json, or "tables.TABLE.ROW.COLUMN" into the run's
+//   results.db, ROW an index or "*"; metric_paths.hpp).
 // - Anything else (unknown key, wrong type, empty list, duplicate axis or
 //   metric name) is a config::ConfigError naming the JSON path and what is
 //   accepted.

@@ -88,8 +88,11 @@ nlohmann::json perftest_json(const workloads::Perftest& t, const fabric::Fabric&
     j["transport"] = counters_json(s.counters);
     sizes.push_back(std::move(j));
   }
+  // The first kListedQpPairs (client, server) pairs; every QP is a row of the qps table, with its owner.
+  constexpr std::size_t kListedQpPairs = 16;
   nlohmann::json qps = nlohmann::json::array();
-  for (const auto& [client, server] : r.qpns) qps.push_back({client, server});
+  for (const auto& [client, server] : r.qpns)
+    if (qps.size() < kListedQpPairs) qps.push_back({client, server});
   return {{"name", c.name},
           {"test", config::to_string(c.test)},
           {"client", port_text(f, t.spec().client)},
@@ -137,14 +140,13 @@ nlohmann::json verbs_script_json(const workloads::VerbsScript& v) {
           {"ops", ops}};
 }
 
-nlohmann::json qps_json(const fabric::Fabric& f, uint64_t sim_ps, const QpOwners& owners) {
-  nlohmann::json out = nlohmann::json::array();
+void each_qp_json(const fabric::Fabric& f, uint64_t sim_ps, const QpOwners& owners, const JsonSink& sink) {
   for (unsigned h = 0; h < f.hca_count(); ++h) {
     const hca::Hca& hca = f.hca(h);
     for (const transport::Qp* qp : hca.transport().qps()) {
       const transport::QpStats& s = qp->stats;
       const auto owner = owners.find({h, qp->qpn});
-      out.push_back({{"hca", hca.name()},
+      sink({{"hca", hca.name()},
                      {"qpn", qp->qpn},
                      {"owner", owner == owners.end() ? "" : owner->second},
                      {"type", transport::to_string(qp->type)},
@@ -168,11 +170,9 @@ nlohmann::json qps_json(const fabric::Fabric& f, uint64_t sim_ps, const QpOwners
                      {"dropped", s.dropped}});
     }
   }
-  return out;
 }
 
-nlohmann::json engines_json(const fabric::Fabric& f, uint64_t sim_ps) {
-  nlohmann::json out = nlohmann::json::array();
+void each_engine_json(const fabric::Fabric& f, uint64_t sim_ps, const JsonSink& sink) {
   for (unsigned h = 0; h < f.hca_count(); ++h) {
     const hca::Hca& hca = f.hca(h);
     const transport::TransportEngine& t = hca.transport();
@@ -180,7 +180,7 @@ nlohmann::json engines_json(const fabric::Fabric& f, uint64_t sim_ps) {
     if (qps == 0) continue;
     const transport::EngineStats& s = t.stats();
     const double capacity = static_cast<double>(sim_ps) * t.config().tx_units;
-    out.push_back({{"hca", hca.name()},
+    sink({{"hca", hca.name()},
                    {"engines", t.config().tx_units},  // transmit units
                    {"qps", qps},
                    {"packets_built", s.packets_built},
@@ -193,7 +193,6 @@ nlohmann::json engines_json(const fabric::Fabric& f, uint64_t sim_ps) {
                    {"busy_ps", s.busy_ps},
                    {"utilization", capacity > 0 ? static_cast<double>(s.busy_ps) / capacity : 0.0}});
   }
-  return out;
 }
 
 nlohmann::json swarms_json(const std::vector<std::unique_ptr<workloads::Swarm>>& swarms, const fabric::Fabric& f) {
@@ -239,7 +238,7 @@ std::string transport_summary(const nlohmann::json& stats) {
     std::snprintf(line, sizeof line,
                   "  swarm %s: %zu machines x %u threads, %s of %llu B, window %u, %u QPs per machine: %.2f M ops/s "
                   "per machine, latency p50 %.0f ns p99 %.0f ns\n",
-                  w["name"].get<std::string>().c_str(), w["machines"].size(), w["threads"].get<unsigned>(),
+                  w["name"].get<std::string>().c_str(), w["machines"].get<std::size_t>(), w["threads"].get<unsigned>(),
                   w["op"].get<std::string>().c_str(), static_cast<unsigned long long>(w["size"].get<uint64_t>()),
                   w["window"].get<unsigned>(), w["qps_per_machine"].get<unsigned>(),
                   w["ops_per_s_per_machine"].get<double>() / 1e6, w["latency"]["p50_ns"].get<double>(),

@@ -14,8 +14,9 @@
 // - Latency: t_min, t_max, t_typical (median), t_avg, p99, p99.9 in
 //   nanoseconds; send_lat and write_lat report half the round trip, read_lat
 //   and atomic_lat the full round trip (perftest's conventions).
-// - QPs and engines are listed for HCAs that have QPs, in HCA and QP-number
-//   order, so raw-traffic runs carry empty lists.
+// - QPs and engines come for HCAs that have QPs, in HCA and QP-number order
+//   (the detail tables qps and engines). A perftest test's "qp_numbers"
+//   lists its first 16 (client, server) pairs.
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "models/fabric/fabric.hpp"
+#include "testbench/cli/json_sink.hpp"
 #include "testbench/workloads/perftest.hpp"
 #include "testbench/workloads/swarm.hpp"
 #include "testbench/workloads/verbs_script.hpp"
@@ -39,8 +41,9 @@ using QpOwners = std::map<std::pair<unsigned, uint32_t>, std::string>;
 nlohmann::json perftest_json(const workloads::Perftest& t, const fabric::Fabric& f);
 nlohmann::json verbs_script_json(const workloads::VerbsScript& v);
 nlohmann::json swarms_json(const std::vector<std::unique_ptr<workloads::Swarm>>& swarms, const fabric::Fabric& f);
-nlohmann::json qps_json(const fabric::Fabric& f, uint64_t sim_ps, const QpOwners& owners);
-nlohmann::json engines_json(const fabric::Fabric& f, uint64_t sim_ps);
+// Each QP's object (HCA order, then QP order), and each HCA-with-QPs' engines' object.
+void each_qp_json(const fabric::Fabric& f, uint64_t sim_ps, const QpOwners& owners, const JsonSink& sink);
+void each_engine_json(const fabric::Fabric& f, uint64_t sim_ps, const JsonSink& sink);
 // perftest-style tables, one line per swarm and per verbs connection, from a stats document.
 std::string transport_summary(const nlohmann::json& stats);
 

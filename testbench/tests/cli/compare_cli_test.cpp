@@ -9,6 +9,7 @@
 
 using namespace hcasim::test;
 using nlohmann::json;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -35,7 +36,7 @@ TEST_CASE("compare: the same scenario run twice is the same (exit 0), whatever i
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.out.rfind("all ", 0) == 0);
-  CHECK(r.out.find("values as in the golden stats.json") != std::string::npos);
+  CHECK(r.out.find("values as in the golden results") != std::string::npos);
   CHECK(count_lines(r.out) == 1);
 }
 
@@ -49,13 +50,13 @@ TEST_CASE("compare: a changed parameter is caught and the metrics it moved are n
       run_command("compare " + dir.file("hdr/stats.json") + " " + dir.file("edr/stats.json") + " --junit " + dir.file("c.xml"), dir);
   INFO(r.out << r.err);
   CHECK(r.exit_code == 1);
-  CHECK(r.out.find(" values differ from the golden stats.json:\n") != std::string::npos);
-  const std::string path = "flows.0.data_throughput_bps";
-  REQUIRE(hdr["flows"][0]["name"] == "bulk_sl0");
-  const std::string line = "  " + path + ": " + hdr["flows"][0]["data_throughput_bps"].dump() + " -> " +
-                           edr["flows"][0]["data_throughput_bps"].dump() + " (";
+  CHECK(r.out.find(" values differ from the golden results:\n") != std::string::npos);
+  const std::string path = "flows.first.0.data_throughput_bps";
+  REQUIRE(hdr["flows"]["first"][0]["name"] == "bulk_sl0");
+  const std::string line = "  " + path + ": " + hdr["flows"]["first"][0]["data_throughput_bps"].dump() + " -> " +
+                           edr["flows"]["first"][0]["data_throughput_bps"].dump() + " (";
   CHECK(r.out.find(line) != std::string::npos);
-  CHECK(r.out.find("[flows.0 = bulk_sl0]") != std::string::npos);
+  CHECK(r.out.find("[flows.first.0 = bulk_sl0]") != std::string::npos);
   CHECK(r.out.find("run.sim_time_ps: ") != std::string::npos);
 
   const JunitRead x = read_junit(dir / "c.xml", dir);
@@ -74,24 +75,26 @@ TEST_CASE("compare: a tolerance lets a small change through and a smaller one do
   ScratchDir dir("compare-tolerance");
   REQUIRE(run_b2b(dir, "a").exit_code == 0);
   json moved = read_json(dir / "a/stats.json");
-  const double was = moved["flows"][1]["data_throughput_bps"].get<double>();
+  const double was = moved["flows"]["first"][1]["data_throughput_bps"].get<double>();
   REQUIRE(was > 0);
-  moved["flows"][1]["data_throughput_bps"] = was * 1.01;  // +1%
-  write_file(dir / "moved.json", moved.dump(2));
-  const std::string files = dir.file("a/stats.json") + " " + dir.file("moved.json");
+  moved["flows"]["first"][1]["data_throughput_bps"] = was * 1.01;  // +1%
+  fs::create_directories(dir / "m");
+  write_file(dir / "m" / "stats.json", moved.dump(2));
+  fs::copy_file(dir / "a" / "results.db", dir / "m" / "results.db");  // the same tables
+  const std::string files = dir.file("a/stats.json") + " " + dir.file("m/stats.json");
 
   const CommandResult exact = run_command("compare " + files, dir);
   CHECK(exact.exit_code == 1);
-  CHECK(exact.out.find("flows.1.data_throughput_bps: ") != std::string::npos);
+  CHECK(exact.out.find("flows.first.1.data_throughput_bps: ") != std::string::npos);
   CHECK(exact.out.find("(+1%, tolerance 1e-09)") != std::string::npos);
   CHECK(exact.out.rfind("1 of ", 0) == 0);
 
-  const CommandResult loose = run_command("compare " + files + " --tol 'flows.*.data_throughput_bps=0.02'", dir);
+  const CommandResult loose = run_command("compare " + files + " --tol 'flows.first.*.data_throughput_bps=0.02'", dir);
   INFO(loose.out << loose.err);
   CHECK(loose.exit_code == 0);
-  const CommandResult tight = run_command("compare " + files + " --tol 'flows.*.data_throughput_bps=0.005'", dir);
+  const CommandResult tight = run_command("compare " + files + " --tol 'flows.first.*.data_throughput_bps=0.005'", dir);
   CHECK(tight.exit_code == 1);
-  CHECK(tight.out.find("flows.1.data_throughput_bps: ") != std::string::npos);
+  CHECK(tight.out.find("flows.first.1.data_throughput_bps: ") != std::string::npos);
   CHECK(tight.out.find("(+1%, tolerance 0.005)") != std::string::npos);
   CHECK(run_command("compare " + files + " --tol '**=0.02'", dir).exit_code == 0);
 }
@@ -217,4 +220,25 @@ TEST_CASE("compare and regress: --help prints the usage, and hcasim --help lists
     CHECK(r.out.rfind("usage: hcasim " + c, 0) == 0);
     CHECK(run_command("--help", dir).out.find("\n  " + c + " ") != std::string::npos);
   }
+}
+
+TEST_CASE("compare: two run folders that differ in one port counter of results.db fail, naming table, row and column") {
+  ScratchDir dir("compare-db-row");
+  REQUIRE(run_b2b(dir, "a").exit_code == 0);
+  fs::copy(dir / "a", dir / "b", fs::copy_options::recursive);
+  CHECK(run_command("compare " + dir.file("a") + " " + dir.file("b"), dir).exit_code == 0);
+  // Debian's sqlite3 moves hca0.p1's VL1 count by one packet.
+  const CommandResult edit =
+      run_shell("sqlite3 " + dir.file("b/results.db") +
+                " \"UPDATE port_vls SET tx_packets = tx_packets + 1 WHERE port = 'hca0.p1' AND vl = 1\"", dir);
+  REQUIRE(edit.exit_code == 0);
+  const CommandResult r = run_command("compare " + dir.file("a") + " " + dir.file("b"), dir);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.rfind("1 of ", 0) == 0);
+  CHECK(r.out.find("  tables.port_vls.1.tx_packets: ") != std::string::npos);
+  CHECK(r.out.find("[tables.port_vls.1 = hca0.p1, 1]") != std::string::npos);
+  // A tolerance on the table's column lets it through.
+  CHECK(run_command("compare " + dir.file("a") + " " + dir.file("b") + " --tol 'tables.port_vls.*.tx_packets=0.01'", dir)
+            .exit_code == 0);
 }

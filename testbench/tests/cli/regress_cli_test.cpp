@@ -105,9 +105,9 @@ TEST_CASE("regress: a scenario whose results changed fails naming the moved metr
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("pass verbs_script") != std::string::npos);
   CHECK(r.out.find("FAIL b2b_hdr") != std::string::npos);
-  REQUIRE(golden["flows"][2]["name"] == "reverse");
+  REQUIRE(golden["flows"]["first"][2]["name"] == "reverse");
   // The summary lists the first 20 moved values; the JUnit report has them all.
-  CHECK(slurp(dir / "r.xml").find("flows.2.packets_sent: " + golden["flows"][2]["packets_sent"].dump() +
+  CHECK(slurp(dir / "r.xml").find("flows.first.2.packets_sent: " + golden["flows"]["first"][2]["packets_sent"].dump() +
                                   " -&gt; 400 (-20%, tolerance 0)") != std::string::npos);
   const JunitRead x = read_junit(dir / "r.xml", dir);
   INFO(x.error);
@@ -116,18 +116,18 @@ TEST_CASE("regress: a scenario whose results changed fails naming the moved metr
   CHECK(x.failures == 1);
   REQUIRE(x.find("b2b_hdr") != nullptr);
   CHECK(x.find("b2b_hdr")->outcome == "failure");
-  CHECK(x.find("b2b_hdr")->message.find("values differ from the golden stats.json") != std::string::npos);
+  CHECK(x.find("b2b_hdr")->message.find("values differ from the golden results") != std::string::npos);
   CHECK(x.find("verbs_script")->outcome == "passed");
 
   // Every value let through by a suite tolerance of 100%, except the ones from 0.
   write_file(suite / "tolerances.json", R"({"**": 1.0})");
   const CommandResult loose = regress(suite, "", dir);
   INFO(loose.out);
-  CHECK(loose.out.find("flows.2.packets_sent") == std::string::npos);
+  CHECK(loose.out.find("flows.first.2.packets_sent") == std::string::npos);
   // A command-line --tol after the suite's: exact again for that path.
-  const CommandResult exact = regress(suite, "--tol flows.2.packets_sent=0", dir);
+  const CommandResult exact = regress(suite, "--tol flows.first.2.packets_sent=0", dir);
   CHECK(exact.exit_code == 1);
-  CHECK(exact.out.find("flows.2.packets_sent: ") != std::string::npos);
+  CHECK(exact.out.find("flows.first.2.packets_sent: ") != std::string::npos);
 
   // --update takes the change in, saying how many values it changed.
   const CommandResult update = regress(suite, "--update", dir);
@@ -137,7 +137,7 @@ TEST_CASE("regress: a scenario whose results changed fails naming the moved metr
   REQUIRE(update.out.find(wrote) != std::string::npos);
   CHECK(std::stoi(update.out.substr(update.out.find(wrote) + wrote.size())) > 0);
   CHECK(update.out.find(" values changed)") != std::string::npos);
-  CHECK(json::parse(slurp(suite / "b2b_hdr.golden.json"))["flows"][2]["packets_sent"] == 400);
+  CHECK(json::parse(slurp(suite / "b2b_hdr.golden.json"))["flows"]["first"][2]["packets_sent"] == 400);
   CHECK(regress(suite, "", dir).exit_code == 0);
 }
 
@@ -203,4 +203,28 @@ TEST_CASE("regress: bad input is one line on stderr and exit 2") {
   CHECK(count_lines(t.err) == 1);
   CHECK(t.err.find("tolerances.json: flows.*.x: \"2%\" is not a relative tolerance; accepted: a number >= 0") !=
         std::string::npos);
+}
+
+TEST_CASE("regress: one port counter moved in results.db fails the golden, naming the table, row and column") {
+  ScratchDir dir("regress-port-counter");
+  const fs::path suite = make_suite(dir, {"b2b_hdr"});
+  REQUIRE(regress(suite, "--update", dir).exit_code == 0);
+  json golden = json::parse(slurp(suite / "b2b_hdr.golden.json"));
+  // The golden holds the run's tables; move one VL counter of one port and nothing else.
+  json& rows = golden["tables"]["port_vls"];
+  REQUIRE(rows.size() >= 2);
+  REQUIRE(rows[1]["port"] == "hca0.p1");
+  const uint64_t sent = rows[1]["tx_packets"];
+  REQUIRE(sent > 0);
+  rows[1]["tx_packets"] = sent + 1;
+  write_file(suite / "b2b_hdr.golden.json", golden.dump(2));
+  const CommandResult r = regress(suite, "--junit " + dir.file("r.xml"), dir);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("FAIL b2b_hdr") != std::string::npos);
+  const std::string xml = slurp(dir / "r.xml");
+  CHECK(xml.find("1 of ") != std::string::npos);
+  CHECK(xml.find("tables.port_vls.1.tx_packets: " + std::to_string(sent + 1) + " -&gt; " + std::to_string(sent)) !=
+        std::string::npos);
+  CHECK(xml.find("[tables.port_vls.1 = hca0.p1, 1]") != std::string::npos);
 }

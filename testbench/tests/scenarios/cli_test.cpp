@@ -89,11 +89,15 @@ TEST_CASE("run writes stats.json and the resolved config - the resolved config r
   REQUIRE(first.exit_code == 0);
   const auto stats = nlohmann::json::parse(slurp(dir / "a" / "stats.json"));
   REQUIRE(stats["schema"] == "hcasim-stats");
-  REQUIRE(stats["version"] == 1);
+  REQUIRE(stats["version"] == 2);
   REQUIRE(stats["checker"]["ok"] == true);
-  REQUIRE(stats["flows"][0]["packets_delivered"] == 200);
-  REQUIRE(stats["flows"][1]["packets_delivered"] == 50);
-  REQUIRE(stats["ports"][0]["vls"][1]["tx_packets"] == 200);  // SL1 -> VL1 by default
+  REQUIRE(stats["flows"]["first"][0]["packets_delivered"] == 200);
+  REQUIRE(stats["flows"]["first"][1]["packets_delivered"] == 50);
+  // The detail: results.db's row of hca0.p1's VL1.
+  const nlohmann::json vls = read_table(dir / "a", "port_vls");
+  REQUIRE(vls[1]["port"] == "hca0.p1");
+  REQUIRE(vls[1]["vl"] == 1);
+  REQUIRE(vls[1]["tx_packets"] == 200);  // SL1 -> VL1 by default
   // Memory figures: the huge-page part (huge_page_heap.hpp) is part of the peak.
   REQUIRE(stats["wall"]["peak_rss_bytes"].get<uint64_t>() > 0);
   REQUIRE(stats["wall"]["huge_page_bytes"].get<uint64_t>() <= stats["wall"]["peak_rss_bytes"].get<uint64_t>());
@@ -209,8 +213,7 @@ TEST_CASE("the VCD's grant value 16 is a flow-control packet: a port that only r
       dir);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  const auto stats = nlohmann::json::parse(slurp(dir / "a" / "stats.json"));
-  const auto& receiver = stats["ports"][1];
+  const auto receiver = read_table(dir / "a", "ports")[1];
   REQUIRE(receiver["name"] == "hca1.p1");
   const uint64_t fc_sent = receiver["fc_packets_sent"];
   REQUIRE(fc_sent > 0);

@@ -9,6 +9,10 @@
 #include <vector>
 #include <sys/wait.h>
 
+#include <nlohmann/json.hpp>
+
+#include "testbench/cli/sqlite_db.hpp"
+
 #include "testbench/tests/scratch_dir.hpp"
 
 namespace hcasim::test {
@@ -57,6 +61,27 @@ inline CommandResult run_scenario_json(const std::filesystem::path& dir, const s
                                        const std::string& scenario) {
   const std::string file = write_file(dir / (name + ".json"), scenario);
   return run_command("run " + file + " --quiet --out " + (dir / name).string(), dir);
+}
+
+// The --set that makes a run write details.json (every port, flow, QP, host
+// ... in full, as outputs.details "json" does) beside results.db.
+constexpr const char* kWithDetails = " --set outputs.details=both";
+
+// A run folder's details.json: {"ports": [...], "flows": [...], ...}
+// (testbench/cli/details_output.hpp). Throws when it is missing.
+inline nlohmann::json read_details(const std::filesystem::path& run_dir) {
+  std::ifstream in(run_dir / "details.json");
+  if (!in) throw std::runtime_error((run_dir / "details.json").string() + ": missing; run with outputs.details json or both");
+  return nlohmann::json::parse(in);
+}
+
+// A table of a run folder's results.db (testbench/cli/detail_tables.hpp), its
+// rows in order as objects keyed by column.
+inline nlohmann::json read_table(const std::filesystem::path& run_dir, const std::string& table) {
+  SqliteDb db((run_dir / "results.db").string(), SqliteDb::Mode::ReadOnly);
+  nlohmann::json rows = nlohmann::json::array();
+  db.each_row("SELECT * FROM " + sql_name(table) + " ORDER BY rowid", [&](const nlohmann::json& r) { rows.push_back(r); });
+  return rows;
 }
 
 inline int count_lines(const std::string& s) {

@@ -28,25 +28,31 @@ const char* kSwitch = R"({
   "workload": { "patterns": [ { "kind": "all_to_all", "payload": "4KiB", "count": 500 } ] }
 })";
 
+// Drops for a reason, from every port's VLs; stats.json's summary must say the same.
 uint64_t drops(const json& stats, const std::string& reason) {
   uint64_t n = 0;
-  for (const json& p : stats["ports"])
+  for (const json& p : stats["objects"]["ports"])
     for (const json& v : p["vls"]) n += v["drops"][reason].get<uint64_t>();
+  CHECK(stats["ports"]["drops"][reason] == n);
   return n;
 }
 
 uint64_t lost(const json& stats) {
   uint64_t n = 0;
-  for (const json& f : stats["flows"]) n += f["packets_sent"].get<uint64_t>() - f["packets_delivered"].get<uint64_t>();
+  for (const json& f : stats["objects"]["flows"])
+    n += f["packets_sent"].get<uint64_t>() - f["packets_delivered"].get<uint64_t>();
+  const json& t = stats["flows"]["totals"];
+  CHECK(t["packets_sent"].get<uint64_t>() - t["packets_delivered"].get<uint64_t>() == n);
   return n;
 }
 
 json run_stats(const std::string& args, const std::filesystem::path& dir, const std::string& out) {
-  const CommandResult r = run_command("run " + args + " --quiet --out " + (dir / out).string(), dir);
+  const CommandResult r = run_command("run " + args + " --quiet --out " + (dir / out).string() + kWithDetails, dir);
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   json s = json::parse(slurp(dir / out / "stats.json"));
   s.erase("wall");
+  s["objects"] = read_details(dir / out);  // every port and flow in full
   return s;
 }
 
@@ -67,7 +73,7 @@ TEST_CASE("faults from a scenario: counted in stats.json - in the resolved confi
   REQUIRE(dropped == lost(a));
   REQUIRE(a["checker"]["announced_losses"] == dropped);
   // Both ends judge their arrivals; PSN 2 of UD SEND-only is dropped once per direction.
-  for (const json& p : a["ports"]) {
+  for (const json& p : a["objects"]["ports"]) {
     REQUIRE(p.contains("faults"));
     CHECK(p["faults"]["dropped_targeted"] == 1);
     CHECK(p["faults"]["rule_matches"][0] == 1);
@@ -87,10 +93,10 @@ TEST_CASE("faults from a scenario: counted in stats.json - in the resolved confi
   CHECK(run_stats(base, dir, "c") == a);
   const json d = run_stats(base + " --seed 2", dir, "d");
   CHECK(drops(d, "fault_drop") == lost(d));
-  CHECK(d["ports"] != a["ports"]);
+  CHECK(d["objects"]["ports"] != a["objects"]["ports"]);
   // An explicit faults.seed wins over the run seed.
-  CHECK(run_stats(base + " --set link.faults.seed=9", dir, "e")["ports"] ==
-        run_stats(base + " --set link.faults.seed=9 --seed 3", dir, "f")["ports"]);
+  CHECK(run_stats(base + " --set link.faults.seed=9", dir, "e")["objects"]["ports"] ==
+        run_stats(base + " --set link.faults.seed=9 --seed 3", dir, "f")["objects"]["ports"]);
 }
 
 TEST_CASE("faults through link_overrides: only the named link loses packets - to CRC errors") {
@@ -102,7 +108,7 @@ TEST_CASE("faults through link_overrides: only the named link loses packets - to
   REQUIRE(bad > 0);  // 1 - (1 - 1e-6)^(8 x 4,130) = 3.3% of the 1,000 packets crossing that link
   REQUIRE(bad == lost(s));
   REQUIRE(drops(s, "fault_drop") == 0);
-  for (const json& p : s["ports"]) {
+  for (const json& p : s["objects"]["ports"]) {
     const std::string name = p["name"];
     INFO(name);
     CHECK(p.contains("faults") == (name == "hca2.p1" || name == "sw0.p3"));

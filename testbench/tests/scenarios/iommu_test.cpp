@@ -42,12 +42,12 @@ TEST_CASE("IOTLB of 16 entries, one walk of 1 us at a time: 8 pages read as fast
   const nlohmann::json off = run_stats(dir, "off", "--set hca.iommu.enabled=false --set workload.dma.0.window=32KiB");
   const nlohmann::json small = run_stats(dir, "small", iommu + "200000 --set workload.dma.0.window=32KiB");
   const nlohmann::json large = run_stats(dir, "large", iommu + "20000 --set workload.dma.0.window=256KiB");
-  CHECK_FALSE(off["hosts"][0].contains("iommu"));
-  const nlohmann::json& s = small["hosts"][0]["iommu"]["iotlb"];
+  CHECK_FALSE(off["hosts"]["first"][0].contains("iommu"));
+  const nlohmann::json& s = small["hosts"]["first"][0]["iommu"]["iotlb"];
   CHECK(s["misses"] == 8);
   CHECK(s["lookups"] == 200000);
   CHECK(rate(small) == Approx(rate(off)).epsilon(0.01));  // 8 walks of 1 us against ~3.7 ms of reads
-  const nlohmann::json& l = large["hosts"][0]["iommu"];
+  const nlohmann::json& l = large["hosts"]["first"][0]["iommu"];
   CHECK(l["translations"] == 20000);
   const double found = (l["iotlb"]["hits"].get<double>() + l["iotlb"]["merged"].get<double>()) / 20000;
   CHECK(found == Approx(0.25).margin(0.01));
@@ -62,10 +62,10 @@ TEST_CASE("IOMMU page walks: 2 levels of host-memory reads per miss, counted in 
                                      "--set hca.iommu.walk_levels=2 --set hca.iommu.miss_penalty=0ns "
                                      "--set workload.dma.0.count=5000 --set workload.dma.0.window=64MiB "
                                      "--set outputs.sample_interval=10us");
-  const nlohmann::json& m = s["hosts"][0]["iommu"];
+  const nlohmann::json& m = s["hosts"]["first"][0]["iommu"];
   CHECK(m["walk_reads"].get<uint64_t>() == 2 * m["iotlb"]["misses"].get<uint64_t>());
   // Host memory saw the reads and the walk reads.
-  CHECK(s["hosts"][0]["host_memory"]["reads"].get<uint64_t>() == 5000 + m["walk_reads"].get<uint64_t>());
+  CHECK(s["hosts"]["first"][0]["host_memory"]["reads"].get<uint64_t>() == 5000 + m["walk_reads"].get<uint64_t>());
   // The time series' iommu rows add up to the totals.
   std::istringstream csv(slurp(dir / "walk" / "timeseries.csv"));
   std::string line;
@@ -85,6 +85,6 @@ TEST_CASE("IOMMU with 2 MiB pages: the 64 IOTLB entries reach 128 MiB, so a 64 M
   const ScratchDir dir("iommu-2mib");
   const nlohmann::json near = run_stats(dir, "near", "--set workload.dma.0.window=256KiB");
   const nlohmann::json huge = run_stats(dir, "huge", "--set hca.iommu.page_size=2MiB --set workload.dma.0.window=64MiB");
-  CHECK(huge["hosts"][0]["iommu"]["iotlb"]["misses"] == 32);
+  CHECK(huge["hosts"]["first"][0]["iommu"]["iotlb"]["misses"] == 32);
   CHECK(rate(huge) == Approx(rate(near)).epsilon(0.02));
 }

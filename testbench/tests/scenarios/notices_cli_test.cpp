@@ -36,12 +36,12 @@ std::string four_vl_scenario(const std::string& vlarb, const std::vector<int>& s
   return s.dump();
 }
 
-// Share of hca0.p1's data bytes per VL 0-3.
-std::vector<double> vl_shares(const nlohmann::json& stats) {
+// Share of hca0.p1's data bytes per VL 0-3 (a run folder's port_vls rows).
+std::vector<double> vl_shares(const std::filesystem::path& run) {
   std::vector<double> bytes(4, 0.0);
   double total = 0;
-  for (const auto& v : stats["ports"][0]["vls"]) {
-    if (v["vl"].get<int>() > 3) continue;
+  for (const auto& v : read_table(run, "port_vls")) {
+    if (v["port"] != "hca0.p1" || v["vl"].get<int>() > 3) continue;
     bytes[v["vl"].get<std::size_t>()] = v["tx_bytes"].get<double>();
     total += v["tx_bytes"].get<double>();
   }
@@ -95,7 +95,7 @@ TEST_CASE("a ConnectX-2's VL0-7 arbitration table on a 4-VL port: VL4-7 skipped 
   REQUIRE(r.err ==
           "hcasim: note: port.vlarb.low: entries for VL4-7 skipped: the port has 4 operational VLs (VL0-3)\n");
   // Equal weights over the four operated VLs: a quarter of the bytes each.
-  const std::vector<double> share = vl_shares(nlohmann::json::parse(slurp(dir / "a" / "stats.json")));
+  const std::vector<double> share = vl_shares(dir / "a");
   for (int vl = 0; vl < 4; ++vl) {
     INFO("VL" << vl);
     CHECK(share[vl] == Approx(0.25).margin(0.01));
@@ -123,8 +123,7 @@ TEST_CASE("OpenSM's default VLArb tables (VL0-14) on a 4-VL port: pre-configured
     REQUIRE(r.exit_code == 0);
     REQUIRE(r.err ==
             "hcasim: note: port.vlarb.low: entries for VL4-14 skipped: the port has 4 operational VLs (VL0-3)\n");
-    const auto stats = nlohmann::json::parse(slurp(std::filesystem::path(out) / "stats.json"));
-    const std::vector<double> share = vl_shares(stats);
+    const std::vector<double> share = vl_shares(out);
     CHECK(share[0] == 0.0);
     for (int vl = 1; vl < 4; ++vl) {
       INFO("VL" << vl);

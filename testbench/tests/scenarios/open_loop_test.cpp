@@ -41,9 +41,11 @@ struct CliRun {
 };
 CliRun run_cli(const nlohmann::json& root, const ScratchDir& dir, const std::string& name) {
   const std::string file = write_file(dir / (name + ".json"), root.dump());
-  const CommandResult r = run_command("run " + file + " --out " + dir.file(name), dir);
+  const CommandResult r = run_command("run " + file + " --out " + dir.file(name) + kWithDetails, dir);
   REQUIRE(r.exit_code == 0);
-  return {nlohmann::json::parse(slurp(dir / name / "stats.json")), r.out};
+  nlohmann::json stats = nlohmann::json::parse(slurp(dir / name / "stats.json"));
+  stats["objects"] = read_details(dir / name);  // every port and flow in full
+  return {stats, r.out};
 }
 
 // The time hca0's port takes to send one 4 KiB packet of a flow: the M/D/1 service time.
@@ -100,9 +102,9 @@ TEST_CASE("above saturation: accepted stays at the link's bound while offered gr
   const double wire = 4096 + 34;  // LRH 8, BTH 12, DETH 8, ICRC 4, VCRC 2
   for (const auto& [r, load] : {std::pair{&at120, 0.6}, std::pair{&at160, 0.8}})
     // (within one packet of the about 360 each flow is offered in 100 us)
-    REQUIRE(r->stats["flows"][0]["offered_load"].get<double>() == Approx(load * wire / (wire + 2)).epsilon(0.004));
+    REQUIRE(r->stats["flows"]["first"][0]["offered_load"].get<double>() == Approx(load * wire / (wire + 2)).epsilon(0.004));
   const auto sum = [](const CliRun& r, const char* key) {
-    return r.stats["flows"][0][key].get<double>() + r.stats["flows"][1][key].get<double>();
+    return r.stats["flows"]["first"][0][key].get<double>() + r.stats["flows"]["first"][1][key].get<double>();
   };
   const double bound = sum(at120, "offered_bps") / 1.2;
   for (const CliRun* r : {&at120, &at120_long, &at160}) {
@@ -119,7 +121,7 @@ TEST_CASE("above saturation: accepted stays at the link's bound while offered gr
   // a packet made at t waits 0.2 t, so the packets delivered by T (made by
   // T / 1.2) wait T / 12 on average.
   for (const auto& [r, t] : {std::pair{&at120, 100e3}, std::pair{&at120_long, 200e3}})
-    REQUIRE(r->stats["flows"][0]["latency"]["mean_ns"].get<double>() == Approx(t / 12).epsilon(0.05));
+    REQUIRE(r->stats["flows"]["first"][0]["latency"]["mean_ns"].get<double>() == Approx(t / 12).epsilon(0.05));
 }
 
 TEST_CASE("below saturation the latency does not depend on the transmit buffer's size") {
@@ -127,7 +129,7 @@ TEST_CASE("below saturation the latency does not depend on the transmit buffer's
   const auto with_buffer = [&](const std::string& size) {
     nlohmann::json root = b2b({flow("70%", 100'000, {{"source", {{"arrival", "poisson"}}}})});
     root["port"]["tx_buffer"] = size;
-    return run_cli(root, dir, size).stats["flows"][0];
+    return run_cli(root, dir, size).stats["flows"]["first"][0];
   };
   const nlohmann::json small = with_buffer("64KiB"), large = with_buffer("1MiB");
   REQUIRE(small["latency"] == large["latency"]);
@@ -235,7 +237,7 @@ TEST_CASE("hop latency: queueing at a switch's congested output shows in its hop
   };
   const nlohmann::json light = incast("10%"), loaded = incast("45%");
   const auto egress = [](const nlohmann::json& stats) {  // the switch port toward hca2
-    for (const auto& p : stats["ports"])
+    for (const auto& p : stats["objects"]["ports"])
       if (p.contains("hop_latency") && p["hop_latency"]["count"].get<uint64_t>() == 40000) return p["hop_latency"];
     FAIL("no switch port forwarded all 40,000 packets");
     return nlohmann::json();
@@ -245,12 +247,12 @@ TEST_CASE("hop latency: queueing at a switch's congested output shows in its hop
   // The rest of the network part is the links' time, which load does not
   // change: over both flows (the hop latency is the egress port's, of both).
   const auto network = [](const nlohmann::json& stats) {
-    return (stats["flows"][0]["latency_parts"]["network"]["mean_ns"].get<double>() +
-            stats["flows"][1]["latency_parts"]["network"]["mean_ns"].get<double>()) / 2;
+    return (stats["flows"]["first"][0]["latency_parts"]["network"]["mean_ns"].get<double>() +
+            stats["flows"]["first"][1]["latency_parts"]["network"]["mean_ns"].get<double>()) / 2;
   };
   REQUIRE(network(loaded) - hop_loaded == Approx(network(light) - hop_light).margin(1.0));
   // Ports of HCAs carry no hop latency.
-  for (const auto& p : light["ports"])
+  for (const auto& p : light["objects"]["ports"])
     if (p["name"].get<std::string>().rfind("hca", 0) == 0) REQUIRE_FALSE(p.contains("hop_latency"));
 }
 
@@ -313,7 +315,7 @@ TEST_CASE("head-of-line blocking: a 16-port switch under uniform traffic saturat
                        {"source", {{"arrival", "poisson"}}}}}}}},
       {"run", {{"warmup", "50us"}, {"measure", "300us"}, {"drain_limit", "1ns"}, {"seed", 1}}}};
   const ScenarioRun run = run_json(root);
-  const double accepted = run.sim->results_json(false)["patterns"][0]["accepted_load"].get<double>();
+  const double accepted = run.sim->results_json()["patterns"][0]["accepted_load"].get<double>();
   CAPTURE(accepted);
   REQUIRE(accepted > 0.586);
   REQUIRE(accepted < 0.618);

@@ -43,14 +43,17 @@ nlohmann::json verbs_scenario(const std::string& rules, unsigned pkey_index, con
 nlohmann::json run_ok(const std::filesystem::path& dir, const std::string& name, const nlohmann::json& s,
                       const std::string& extra = "") {
   const std::string file = write_file(dir / (name + ".json"), s.dump());
-  const CommandResult r = run_command("run " + file + " --quiet --out " + (dir / name).string() + extra, dir);
+  const CommandResult r =
+      run_command("run " + file + " --quiet --out " + (dir / name).string() + extra + kWithDetails, dir);
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
-  return nlohmann::json::parse(slurp(dir / name / "stats.json"));
+  nlohmann::json stats = nlohmann::json::parse(slurp(dir / name / "stats.json"));
+  stats["port_objects"] = read_details(dir / name)["ports"];
+  return stats;
 }
 
 const nlohmann::json& port(const nlohmann::json& stats, const std::string& name) {
-  for (const auto& p : stats["ports"])
+  for (const auto& p : stats["port_objects"])
     if (p["name"] == name) return p;
   FAIL("no port " << name);
   return stats;

@@ -169,7 +169,7 @@ TEST_CASE("perftest under 1% loss with timeout and retry_cnt set: each size's re
   CHECK(seq_naks > 0);
   CHECK(timeouts > 0);
   // The sizes add up to the QP's own counters (the client's QP is the only requester).
-  const auto& qp = r.stats["qps"][0];
+  const auto& qp = r.stats["qps"]["first"][0];
   REQUIRE(qp["hca"] == "hca0");
   CHECK(u(qp["retries"]) == retries);
   CHECK(u(qp["timeouts"]) == timeouts);

@@ -79,6 +79,13 @@ TEST_CASE("plot sweep: one series per vl_buffer, each point the mean, min and ma
     CHECK(d[5] == "2");
   }
   CHECK(series == std::set<std::string>{"8KiB", "16KiB", "32KiB"});
+  // From the sweep's results.db, the same values drawn.
+  const CommandResult from_db = run_command("plot sweep " + (dir / "sweep" / "results.db").string() +
+                                                " --x cable --y 'throughput_bps[bulk_sl0]' --series vl_buffer --out " +
+                                                (dir / "tput-db").string(), dir);
+  INFO(from_db.err);
+  REQUIRE(from_db.exit_code == 0);
+  CHECK(slurp(dir / "tput-db.csv") == slurp(dir / "tput.csv"));
   // An axis left varying is refused, naming it and how to fix it.
   const CommandResult bad = run_command("plot sweep " + (dir / "sweep").string() + " --x cable --y 'p99_ns[mgmt]'", dir);
   CHECK(bad.exit_code == 2);
@@ -95,16 +102,16 @@ TEST_CASE("plot run: per-flow throughput and latency, and every switch port by l
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   for (const char* part : {"_throughput", "_latency", "_ports"}) check_pictures(dir / (std::string("ft") + part));
-  const json stats = read_json_file((dir / "run" / "stats.json").string());
+  const json flows = read_table(dir / "run", "flows");
   // Throughput: every flow's, in Gb/s.
   const auto tput = read_csv(dir / "ft_throughput.csv");
-  REQUIRE(tput.size() == 1 + stats["flows"].size());
-  CHECK(std::stod(tput[1][2]) == Approx(stats["flows"][0]["data_throughput_bps"].get<double>() / 1e9));
+  REQUIRE(tput.size() == 1 + flows.size());
+  CHECK(std::stod(tput[1][2]) == Approx(flows[0]["data_throughput_bps"].get<double>() / 1e9));
   // Ports: one row per switch port; level 1 = a switch with an HCA on a port.
   std::set<std::string> switches, leaves;
-  for (const json& w : stats["switches"]) switches.insert(w["name"]);
+  for (const json& w : read_table(dir / "run", "switches")) switches.insert(w["name"]);
   std::size_t switch_ports = 0;
-  for (const json& p : stats["ports"]) {
+  for (const json& p : read_table(dir / "run", "ports")) {
     const std::string name = p["name"], node = name.substr(0, name.rfind('.'));
     const std::string peer = p["peer"].is_string() ? p["peer"].get<std::string>() : "";
     if (switches.count(node) == 0) continue;

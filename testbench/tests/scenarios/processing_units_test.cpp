@@ -31,8 +31,8 @@ double parsed(const std::filesystem::path& dir, unsigned rx_units, const std::st
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const auto stats = nlohmann::json::parse(slurp(dir / "out" / "stats.json"));
-  REQUIRE(stats["engines"][0]["hca"] == "hca0");
-  return stats["engines"][0]["packets_received"].get<double>();
+  REQUIRE(stats["engines"]["first"][0]["hca"] == "hca0");
+  return stats["engines"]["first"][0]["packets_received"].get<double>();
 }
 
 }  // namespace

@@ -51,9 +51,8 @@ std::map<uint64_t, double> sent(const std::filesystem::path& dir, const std::str
   const CommandResult r = run_command("run " + file + " --quiet --out " + out.string() + " " + args, dir);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  const auto stats = nlohmann::json::parse(slurp(out / "stats.json"));
   std::map<uint64_t, double> packets;
-  for (const auto& qp : stats["qps"])
+  for (const auto& qp : read_table(out, "qps"))
     if (qp["hca"] == "hca0" && qp["request_packets"].get<uint64_t>() > 0)
       packets[qp["qpn"].get<uint64_t>()] = qp["request_packets"].get<double>();
   return packets;

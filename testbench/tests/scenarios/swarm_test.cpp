@@ -48,16 +48,18 @@ TEST_CASE("swarm: each machine holds threads x machines x vms QPs, and CPU-bound
   const nlohmann::json& w = stats["swarm"][0];
   CHECK(w["failures"].empty());
   CHECK(w["qps_per_machine"].get<unsigned>() == 3 * 6 * 2);
-  REQUIRE(w["machines"].size() == 6);
+  const nlohmann::json machines = read_table(dir / "rate", "swarm_machines");
+  REQUIRE(machines.size() == 6);
   const double bound = 3 / 240e-9;  // each thread: one post (40 + 200 ns) per READ; polling costs nothing here
-  for (const auto& m : w["machines"]) {
+  for (const auto& m : machines) {
     INFO(m.dump());
     CHECK(m["qps"].get<unsigned>() == 36);
     CHECK(m["ops_per_s"].get<double>() == Approx(bound).epsilon(0.02));
   }
   // The QPs a machine makes for itself carry nothing: 3 x 2 per machine stay in RESET.
   unsigned reset = 0;
-  for (const auto& q : stats["qps"]) reset += q["state"] == "reset";
+  for (const auto& q : read_table(dir / "rate", "qps")) reset += q["state"] == "reset";
+  CHECK(stats["qps"]["by_state"]["reset"] == 6 * 3 * 2);
   CHECK(reset == 6 * 3 * 2);
 }
 

@@ -32,8 +32,8 @@ json sweep_file(const std::vector<std::string>& extra_sets = {}) {
               {{"path", "link.propagation"}, {"name", "cable"}, {"values", {"2m", "100m", "300m", "1000m"}}}}},
             {"seeds", {1, 2}},
             {"metrics",
-             {{{"name", "tput"}, {"path", "flows.*.data_throughput_bps"}},
-              {{"name", "p99"}, {"path", "flows.*.latency.p99_ns"}},
+             {{{"name", "tput"}, {"path", "tables.flows.*.data_throughput_bps"}},  // from each run's results.db
+              {{"name", "p99"}, {"path", "flows.first.*.latency.p99_ns"}},        // from its stats.json
               {{"name", "end"}, {"path", "run.sim_time_ps"}}}}};
   for (const std::string& s : extra_sets) j["set"].push_back(s);
   return j;
@@ -74,7 +74,8 @@ TEST_CASE("sweep: 3 x 4 points x 2 seeds on all cores give 24 rows equal to the 
                                         dir);
     REQUIRE(o.exit_code == 0);
     const json s = read_json_file(one + "/stats.json");
-    for (const json& f : s["flows"]) {
+    REQUIRE(s["flows"]["first"].size() == 4);
+    for (const json& f : s["flows"]["first"]) {
       CHECK(row["tput[" + f["name"].get<std::string>() + "]"] == f["data_throughput_bps"]);
       CHECK(row["p99[" + f["name"].get<std::string>() + "]"] == f["latency"]["p99_ns"]);
     }
@@ -83,6 +84,23 @@ TEST_CASE("sweep: 3 x 4 points x 2 seeds on all cores give 24 rows equal to the 
   CHECK(points.size() == 12);
   // The CSV has the same rows: a header and 24 lines.
   CHECK(count_lines(slurp(dir / "out" / "results.csv")) == 25);
+  // results.db: the table as "runs", and every run's ports (two each) led by its id and axes.
+  SqliteDb db((dir / "out" / "results.db").string(), SqliteDb::Mode::ReadOnly);
+  std::vector<json> runs, ports;
+  db.each_row("SELECT * FROM runs ORDER BY rowid", [&](const json& r) { runs.push_back(r); });
+  db.each_row("SELECT * FROM ports ORDER BY rowid", [&](const json& r) { ports.push_back(r); });
+  REQUIRE(runs.size() == 24);
+  REQUIRE(ports.size() == 2 * 24);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const json& row = t["rows"][i];
+    CHECK(runs[i]["run"] == row["run"]);
+    CHECK(runs[i]["tput[bulk_sl0]"] == row["tput[bulk_sl0]"]);
+    CHECK(ports[2 * i]["run"] == row["run"]);
+    CHECK(ports[2 * i]["axis_vl_buffer"] == row["vl_buffer"]);
+    CHECK(ports[2 * i]["axis_cable"] == row["cable"]);
+    CHECK(ports[2 * i]["name"] == "hca0.p1");
+    CHECK(ports[2 * i + 1]["name"] == "hca1.p1");
+  }
 }
 
 TEST_CASE("sweep: killed halfway, run again, it runs only the missing points and gives the same table", "[slow]") {

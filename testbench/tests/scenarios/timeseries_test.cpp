@@ -50,9 +50,12 @@ std::vector<Row> read_series(const fs::path& p) {
   return rows;
 }
 
+// A run's stats.json, with its details.json's objects as "objects" (runs here write both).
 nlohmann::json read_stats(const fs::path& dir) {
   std::ifstream in(dir / "stats.json");
-  return nlohmann::json::parse(in);
+  nlohmann::json stats = nlohmann::json::parse(in);
+  stats["objects"] = read_details(dir);
+  return stats;
 }
 
 // One saturated flow on a back-to-back HDR 4x link, 4 KiB payloads on SL 0.
@@ -71,7 +74,7 @@ TEST_CASE("time series: a saturated link sends interval x data rate per interval
   const auto dir = scratch("ts-saturated");
   const std::string scenario = write_file(dir / "s.json", kSaturated);
   const CommandResult r = run_command("run " + scenario + " --out " + (dir / "out").string() +
-                                          " --set outputs.sample_interval=1us --quiet", dir);
+                                          " --set outputs.sample_interval=1us --quiet" + std::string(kWithDetails), dir);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const std::vector<Row> rows = read_series(dir / "out" / "timeseries.csv");
@@ -106,7 +109,7 @@ TEST_CASE("time series: intervals add up to stats.json, credits stay within the 
   const auto dir = scratch("ts-totals");
   const std::string out = (dir / "out").string();
   const CommandResult r = run_command("run " + std::string(HCASIM_SOURCE_DIR) + "/configs/incast_8to1.json --out " +
-                                          out + " --set outputs.sample_interval=7us --set run.duration=100us --quiet",
+                                          out + " --set outputs.sample_interval=7us --set run.duration=100us --quiet" + std::string(kWithDetails),
                                       dir);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
@@ -125,12 +128,12 @@ TEST_CASE("time series: intervals add up to stats.json, credits stay within the 
     else sums[row.kind + " " + row.name + " " + row.vl + " " + row.metric] += row.value;
   }
   CHECK(last_time == end);  // 14 whole intervals, then a partial one to 100 us
-  for (const nlohmann::json& f : stats["flows"]) {
+  for (const nlohmann::json& f : stats["objects"]["flows"]) {
     INFO(f["name"]);
     CHECK(sums["flow " + f["name"].get<std::string>() + "  bytes_delivered"] == f["bytes_delivered"].get<uint64_t>());
   }
   uint64_t stalled = 0;
-  for (const nlohmann::json& p : stats["ports"])
+  for (const nlohmann::json& p : stats["objects"]["ports"])
     for (const nlohmann::json& v : p["vls"]) {
       if (v["vl"] == 15) continue;
       const std::string key = "port " + p["name"].get<std::string>() + " " + std::to_string(v["vl"].get<int>());
@@ -145,7 +148,7 @@ TEST_CASE("time series: intervals add up to stats.json, credits stay within the 
 TEST_CASE("time series: one timed event per interval, the results unchanged, no file when unset") {
   const auto dir = scratch("ts-events");
   const std::string scenario = std::string(HCASIM_SOURCE_DIR) + "/configs/b2b_hdr.json";
-  const std::string common = " --set outputs.pcap=false --set outputs.vcd=false --quiet";
+  const std::string common = " --set outputs.pcap=false --set outputs.vcd=false --quiet" + std::string(kWithDetails);
   REQUIRE(run_command("run " + scenario + " --out " + (dir / "off").string() + common, dir).exit_code == 0);
   REQUIRE(run_command("run " + scenario + " --out " + (dir / "on").string() + common +
                           " --set outputs.sample_interval=2us", dir).exit_code == 0);
@@ -160,7 +163,7 @@ TEST_CASE("time series: one timed event per interval, the results unchanged, no 
   INFO("intervals " << intervals << ", extra wakeups " << extra);
   CHECK(extra + 1 >= intervals);
   CHECK(extra <= intervals + 1);
-  CHECK(on["flows"] == off["flows"]);
+  CHECK(on["objects"]["flows"] == off["objects"]["flows"]);
   CHECK(on["run"]["packet_hops"] == off["run"]["packet_hops"]);
   const std::vector<Row> rows = read_series(dir / "on" / "timeseries.csv");
   REQUIRE(!rows.empty());
@@ -171,7 +174,7 @@ TEST_CASE("time series: transport QPs' bytes per interval add up to what their w
   const auto dir = scratch("ts-qp");
   const CommandResult r =
       run_command("run " + std::string(HCASIM_SOURCE_DIR) + "/configs/perftest_write_bw.json --out " +
-                      (dir / "out").string() + " --set outputs.sample_interval=10us --quiet", dir);
+                      (dir / "out").string() + " --set outputs.sample_interval=10us --quiet" + std::string(kWithDetails), dir);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   std::map<std::string, uint64_t> sums;
@@ -181,10 +184,10 @@ TEST_CASE("time series: transport QPs' bytes per interval add up to what their w
       CHECK(row.metric == "bytes_delivered");
       sums[row.name] += row.value;
     }
-  const nlohmann::json stats = read_stats(dir / "out");
-  REQUIRE(!stats["qps"].empty());
+  const nlohmann::json qps = read_table(dir / "out", "qps");
+  REQUIRE(!qps.empty());
   uint64_t total = 0;
-  for (const nlohmann::json& q : stats["qps"]) {
+  for (const nlohmann::json& q : qps) {
     const std::string name = q["hca"].get<std::string>() + ".qp" + std::to_string(q["qpn"].get<unsigned>());
     INFO(name);
     CHECK(sums.count(name) == 1);
@@ -250,7 +253,7 @@ TEST_CASE("time series: congestion control CCTIs within CCTI_Limit - victims' at
   const CommandResult r =
       run_command("run " + std::string(HCASIM_SOURCE_DIR) + "/configs/cc_hotspot.json --out " +
                       (dir / "out").string() +
-                      " --set congestion_control.enabled=true --set outputs.sample_interval=10us --quiet", dir);
+                      " --set congestion_control.enabled=true --set outputs.sample_interval=10us --quiet" + std::string(kWithDetails), dir);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   constexpr uint64_t kWarmupPs = 500'000'000;  // the scenario's run.warmup
@@ -273,9 +276,9 @@ TEST_CASE("time series: congestion control CCTIs within CCTI_Limit - victims' at
   for (const char* hot : {"hot4", "hot8", "hot12"}) CHECK(ccti_max_settled.at(hot) > 0);
   const nlohmann::json stats = read_stats(dir / "out");
   unsigned checked = 0;
-  for (const nlohmann::json& h : stats["congestion_control"]["hcas"])
+  for (const nlohmann::json& h : stats["objects"]["cc_hca_ports"])
     for (const nlohmann::json& c : h["cctis"]) {
-      const std::string name = stats["flows"][c["qp_or_flow"].get<unsigned>()]["name"];
+      const std::string name = stats["objects"]["flows"][c["qp_or_flow"].get<unsigned>()]["name"];
       INFO(name);
       const uint64_t packets = c["packets"], mean = c["mean_delay_ps"];
       CHECK(delay.at(name) >= mean * packets);  // mean is rounded down
@@ -296,7 +299,7 @@ TEST_CASE("time series: congestion control CCTIs within CCTI_Limit - victims' at
 TEST_CASE("CC steady state: N contributors' mean CCTIs allow the hot link's rate within 5 % - shares within 10 %") {
   const auto dir = scratch("cc-steady");
   const CommandResult r = run_command(
-      "run " + std::string(HCASIM_SOURCE_DIR) + "/configs/cc_steady.json --out " + (dir / "out").string() + " --quiet",
+      "run " + std::string(HCASIM_SOURCE_DIR) + "/configs/cc_steady.json --out " + (dir / "out").string() + " --quiet" + kWithDetails,
       dir);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
@@ -321,7 +324,7 @@ TEST_CASE("CC steady state: N contributors' mean CCTIs allow the hot link's rate
   CHECK(std::abs(allowed - 1.0) <= 0.05);
   const nlohmann::json stats = read_stats(dir / "out");
   double lo = 1e300, hi = 0;
-  for (const nlohmann::json& f : stats["flows"]) {
+  for (const nlohmann::json& f : stats["objects"]["flows"]) {
     lo = std::min(lo, f["data_throughput_bps"].get<double>());
     hi = std::max(hi, f["data_throughput_bps"].get<double>());
   }
@@ -335,7 +338,7 @@ TEST_CASE("time series: congestion control of RC QPs by QP name - the writers' C
   const CommandResult r =
       run_command("run " + std::string(HCASIM_SOURCE_DIR) + "/configs/cc_rc_hotspot.json --out " +
                       (dir / "out").string() +
-                      " --set congestion_control.enabled=true --set outputs.sample_interval=10us --quiet", dir);
+                      " --set congestion_control.enabled=true --set outputs.sample_interval=10us --quiet" + std::string(kWithDetails), dir);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   std::map<std::string, uint64_t> delay, ccti_max;
@@ -354,7 +357,7 @@ TEST_CASE("time series: congestion control of RC QPs by QP name - the writers' C
   for (const auto& [name, max] : ccti_max) raised += max > 0;
   CHECK(raised > 0);
   const nlohmann::json stats = read_stats(dir / "out");
-  for (const nlohmann::json& h : stats["congestion_control"]["hcas"])
+  for (const nlohmann::json& h : stats["objects"]["cc_hca_ports"])
     for (const nlohmann::json& c : h["cctis"]) {
       const std::string name = h["name"].get<std::string>() + ".p" + std::to_string(h["port"].get<unsigned>()) + ".qp" +
                                std::to_string(c["qp_or_flow"].get<unsigned>());

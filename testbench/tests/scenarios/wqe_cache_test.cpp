@@ -55,10 +55,10 @@ nlohmann::json reads(unsigned n) {
   return ops;
 }
 
-const nlohmann::json& wqe_cache(const nlohmann::json& stats, unsigned hca) { return stats["hosts"][hca]["caches"]["wqe"]; }
+const nlohmann::json& wqe_cache(const nlohmann::json& stats, unsigned hca) { return stats["hosts"]["first"][hca]["caches"]["wqe"]; }
 // DMA reads for wqe_refetch (stats.json lists only purposes with traffic).
 uint64_t refetches(const nlohmann::json& stats, unsigned hca, const char* field = "reads") {
-  const nlohmann::json& dma = stats["hosts"][hca]["dma"];
+  const nlohmann::json& dma = stats["hosts"]["first"][hca]["dma"];
   return dma.contains("wqe_refetch") ? dma["wqe_refetch"][field].get<uint64_t>() : 0;
 }
 
