@@ -10,7 +10,9 @@ namespace {
 // Adds each unsigned count among the object's own members (not nested) to
 // totals, except the names given.
 void add_counts(nlohmann::json& totals, const nlohmann::json& object, std::initializer_list<const char*> except = {}) {
-  for (const auto& [key, value] : object.items()) {
+  for (const auto& item : object.items()) {
+    const std::string& key = item.key();
+    const nlohmann::json& value = item.value();
     if (!value.is_number_unsigned()) continue;
     if (std::any_of(except.begin(), except.end(), [&](const char* e) { return key == e; })) continue;
     const auto it = totals.find(key);
