@@ -153,11 +153,17 @@ class UpdnCandidates : public TargetCandidates {
  private:
   void search(unsigned target);
 
+  // A move from a switch to a neighbour (OpenSM's direction: updn_get_dir).
+  struct Move {
+    unsigned to;                              // the neighbour
+    uint32_t port;                            // the port it arrives on, in hops_
+    bool up;
+  };
+
   const SwitchGraph& g_;
-  std::vector<unsigned> rank_;
-  std::vector<uint64_t> id_;                  // NodeGUIDs
-  std::vector<std::vector<std::pair<unsigned, uint8_t>>> far_;  // per adj entry: (switch, the port it arrives on)
   std::vector<uint32_t> first_port_;          // switch -> its port 0 in hops_ (ports 1..N follow)
+  std::vector<uint32_t> first_move_;          // switch -> its first move in moves_ (adj order)
+  std::vector<Move> moves_;
   std::vector<uint8_t> hops_;                 // hop count of every switch port to the target
   std::vector<uint8_t> least_;                // switch -> fewest hops of its ports
   std::vector<char> down_, queued_;

@@ -80,16 +80,21 @@ std::vector<LinkEnd> lid_holders(const Lids& lids) {
 
 UpdnCandidates::UpdnCandidates(const Topology& t, const TopologyIndex& index, const SwitchGraph& g,
                                const std::vector<unsigned>& roots)
-    : g_(g), rank_(g.size(), 0xFFFFFFFFu), id_(g.size()), far_(g.size()), first_port_(g.size() + 1, 0) {
+    : g_(g), first_port_(g.size() + 1, 0), first_move_(g.size() + 1, 0) {
   const unsigned n = g.size();
+  std::vector<unsigned> rank(n, 0xFFFFFFFFu);
   const std::vector<int> dist = bfs_distances(g, roots);
   for (unsigned s = 0; s < n; ++s)
-    if (dist[s] >= 0) rank_[s] = static_cast<unsigned>(dist[s]);
+    if (dist[s] >= 0) rank[s] = static_cast<unsigned>(dist[s]);
+  std::vector<uint64_t> id(n);  // NodeGUIDs
   for (unsigned s = 0; s < n; ++s) {
-    id_[s] = topology::node_guid(t, g.node[s]);
+    id[s] = topology::node_guid(t, g.node[s]);
     first_port_[s + 1] = first_port_[s] + t.nodes[g.node[s]].ports + 1;
+  }
+  for (unsigned s = 0; s < n; ++s) {
     for (const auto& [port, v] : g.adj[s])
-      far_[s].emplace_back(v, static_cast<uint8_t>(index.peer(g.node[s], port)->port));
+      moves_.push_back({v, first_port_[v] + index.peer(g.node[s], port)->port, move_up(rank[s], rank[v], id[s], id[v])});
+    first_move_[s + 1] = static_cast<uint32_t>(moves_.size());
   }
   least_.assign(n, kNoHops);
   down_.assign(n, 0);
@@ -100,11 +105,14 @@ void UpdnCandidates::compute(const std::vector<unsigned>& targets, CandidateBloc
   out.start(targets, g_);
   for (unsigned b = 0; b < targets.size(); ++b) {
     search(targets[b]);
-    // The candidates: the ports with the switch's fewest hops.
+    // The candidates: the ports with the switch's fewest hops (only ports to
+    // switches have hop counts).
     for (unsigned s = 0; s < g_.size(); ++s) {
-      if (s != targets[b] && least_[s] != kNoHops)
-        for (unsigned p = 1; p < first_port_[s + 1] - first_port_[s]; ++p)
-          if (hops_[first_port_[s] + p] == least_[s]) out.add(b, static_cast<uint8_t>(p));
+      if (s != targets[b] && least_[s] != kNoHops) {
+        const uint8_t* hops = &hops_[first_port_[s]];
+        for (const auto& [port, v] : g_.adj[s])
+          if (hops[port] == least_[s]) out.add(b, static_cast<uint8_t>(port));
+      }
       out.end_switch(b, s);
     }
   }
@@ -123,18 +131,17 @@ void UpdnCandidates::search(unsigned target) {
   for (std::size_t head = 0; head < queue_.size(); ++head) {
     const unsigned u = queue_[head];
     queued_[u] = 0;
-    for (std::size_t k = 0; k < far_[u].size(); ++k) {
-      const auto [v, v_port] = far_[u][k];
-      const bool up = move_up(rank_[u], rank_[v], id_[u], id_[v]);
-      if (down_[u] && up) continue;  // down then up: illegal
-      uint8_t& hops = hops_[first_port_[v] + v_port];
+    for (uint32_t k = first_move_[u]; k < first_move_[u + 1]; ++k) {
+      const Move& m = moves_[k];
+      if (down_[u] && m.up) continue;  // down then up: illegal
+      uint8_t& hops = hops_[m.port];
       if (least_[u] + 1 < hops) {
         hops = static_cast<uint8_t>(least_[u] + 1);
-        least_[v] = std::min(least_[v], hops);
-        if (!queued_[v]) {
-          down_[v] = !up;
-          queued_[v] = 1;
-          queue_.push_back(v);
+        least_[m.to] = std::min(least_[m.to], hops);
+        if (!queued_[m.to]) {
+          down_[m.to] = !m.up;
+          queued_[m.to] = 1;
+          queue_.push_back(m.to);
         }
       }
     }
