@@ -33,6 +33,35 @@ topology::Topology imported(const std::string& path) {
   return config::read_ibnetdiscover(in, path);
 }
 
+// Two fat trees side by side (the SM reaches only the first: the second gets no
+// LIDs, its switches no routes), a pair of HCAs linked to each other, and a
+// dual-port HCA with one port unlinked on a switch hung off the first tree's top.
+topology::Topology islands() {
+  topology::Topology t;
+  for (const char* prefix : {"a", "b"}) {
+    const topology::Topology part = topology::fat_tree_topology(3, 2);
+    const unsigned first = static_cast<unsigned>(t.nodes.size());
+    for (topology::TopoNode n : part.nodes) {
+      n.name = prefix + n.name;
+      t.nodes.push_back(n);
+    }
+    for (topology::TopoLink l : part.links) {
+      l.a.node += first;
+      l.b.node += first;
+      t.links.push_back(l);
+    }
+  }
+  const unsigned x = static_cast<unsigned>(t.nodes.size());
+  t.nodes.push_back({"x0", topology::NodeKind::Hca, 1, 0, ""});
+  t.nodes.push_back({"x1", topology::NodeKind::Hca, 2, 0, ""});
+  t.links.push_back({{x, 1}, {x + 1, 1}, {}});
+  t.nodes.push_back({"dual", topology::NodeKind::Hca, 2, 0, ""});
+  t.nodes.push_back({"asw", topology::NodeKind::Switch, 4, 0, ""});
+  t.links.push_back({{x + 2, 1}, {x + 3, 1}, {}});
+  t.links.push_back({{x + 3, 2}, {12, 4}, {}});  // to a free port of the first tree's top switch asw2_0
+  return t;
+}
+
 std::vector<ft::NamedTopology> fabrics() {
   std::vector<ft::NamedTopology> out = {
       {"fat_tree k=4 n=2", topology::fat_tree_topology(4, 2)},
@@ -45,6 +74,7 @@ std::vector<ft::NamedTopology> fabrics() {
       {"torus 5x3", topology::mesh_topology(5, 3, 2, true)},
       {"dragonfly a=4 p=2 h=2", topology::dragonfly_topology(4, 2, 2)},
       {"dragonfly a=6 p=1 h=3", topology::dragonfly_topology(6, 1, 3)},
+      {"two islands, HCA to HCA, an unlinked port", islands()},
   };
   for (const char* path : {"configs/fabrics/small_cluster.ibnd", "configs/fabrics/torus3x3_irregular.ibnd",
                            "configs/fabrics/fat_tree_k4_shuffled.ibnd",
@@ -97,6 +127,8 @@ void check_equal(const topology::Topology& t, const routing::Lids& lids, Routing
 
 TEST_CASE("minhop and updn per destination switch: the tables of the per-LID form, entry for entry") {
   for (const ft::NamedTopology& f : fabrics()) {
+    INFO(f.name);
+    REQUIRE(topology::check_topology(f.topology).empty());
     for (unsigned lmc : {0u, 1u}) {
       const routing::Lids lids = routing::assign_lids(f.topology, lmc);
       for (auto algorithm : {RoutingAlgorithm::MinHop, RoutingAlgorithm::Updn}) {
@@ -108,6 +140,17 @@ TEST_CASE("minhop and updn per destination switch: the tables of the per-LID for
       }
     }
   }
+}
+
+TEST_CASE("the islands fabric: one tree without LIDs, LIDs no switch reaches") {
+  const topology::Topology t = islands();
+  const routing::Lids lids = routing::assign_lids(t, 0);
+  const topology::TopologyIndex index(t);
+  CHECK(lids.base[static_cast<unsigned>(index.find("bhca0"))][0] == 0);           // the second tree: none
+  CHECK(lids.base[static_cast<unsigned>(index.find("dual"))][1] == 0);            // unlinked
+  CHECK(lids.base[static_cast<unsigned>(index.find("dual"))][0] != 0);
+  const routing::Routes routes = routing::compute_routes(t, lids, routing::RoutingConfig{});
+  for (uint8_t entry : routes.lft[static_cast<unsigned>(index.find("bsw1_0"))]) CHECK(entry == routing::kNoPath);
 }
 
 TEST_CASE("per destination switch, LMC 2, the SM elsewhere and named updn roots: still the per-LID tables") {
