@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "models/routing/route_turns.hpp"
+
 namespace hcasim::routing {
 
 using topology::LinkEnd;
@@ -63,14 +65,21 @@ struct Graph {
   }
 };
 
-Graph make_graph(uint32_t nodes, std::vector<uint64_t>& edges) {  // edge = from << 32 | to
-  std::sort(edges.begin(), edges.end());
+// The graph of `edges` (from << 32 | to), each node's targets in increasing
+// order. Grouped by a counting sort: edges come mostly grouped and ordered
+// already, so only the rare unordered run of targets is sorted.
+Graph make_graph(uint32_t nodes, const std::vector<uint64_t>& edges) {
   Graph g;
-  g.offset.assign(nodes + 1, 0);
+  g.offset.assign(std::size_t{nodes} + 1, 0);
   for (uint64_t e : edges) ++g.offset[(e >> 32) + 1];
   for (uint32_t i = 0; i < nodes; ++i) g.offset[i + 1] += g.offset[i];
-  g.target.reserve(edges.size());
-  for (uint64_t e : edges) g.target.push_back(static_cast<uint32_t>(e));
+  g.target.resize(edges.size());
+  std::vector<uint32_t> at(g.offset.begin(), g.offset.end() - 1);
+  for (uint64_t e : edges) g.target[at[e >> 32]++] = static_cast<uint32_t>(e);
+  for (uint32_t i = 0; i < nodes; ++i) {
+    const auto first = g.target.begin() + g.offset[i], last = g.target.begin() + g.offset[i + 1];
+    if (!std::is_sorted(first, last)) std::sort(first, last);
+  }
   return g;
 }
 
@@ -83,13 +92,9 @@ class Checker {
       channel_[n + 1] = channel_[n] + t.nodes[n].ports;
       for (unsigned p = 1; p <= t.nodes[n].ports; ++p) port_of_channel_.push_back({n, p});
     }
-    width_.assign(t.nodes.size(), 0);
-    hop_at_.resize(t.nodes.size());
     sources_.resize(t.nodes.size());
     for (unsigned n = 0; n < t.nodes.size(); ++n) {
       if (!is_switch(n)) continue;
-      width_[n] = t.nodes[n].ports + 1;
-      hop_at_[n].assign(std::size_t{width_[n]} * width_[n], kNone);
       for (unsigned p = 1; p <= t.nodes[n].ports; ++p) {
         const auto peer = index_.peer(n, p);
         if (peer && !is_switch(peer->node)) sources_[n].push_back({p, *peer});
@@ -107,29 +112,28 @@ class Checker {
   struct Hop {
     uint32_t from = 0, to = 0;        // channels: arriving at the input port, leaving by the output port
     uint32_t table = kNone;           // SL-to-VL table id of (switch, in, out)
-    std::array<uint16_t, 16> vls{};   // [VL in]: set of VLs out (dependencies with VLs)
   };
 
   bool is_switch(unsigned n) const { return t_.nodes[n].kind == topology::NodeKind::Switch; }
   uint32_t channel(unsigned node, unsigned port) const { return channel_[node] + port - 1; }
   uint32_t channel(const LinkEnd& e) const { return channel(e.node, e.port); }
   uint32_t channel_count() const { return channel_.back(); }
-  uint32_t& hop_at(unsigned s, unsigned in, unsigned out) { return hop_at_[s][std::size_t{in} * width_[s] + out]; }
 
-  // The output port of switch n for the current LID, or 0 when it does not forward it on a link.
-  unsigned forward(unsigned n) const {
+  // The output port of switch n for `lid`, or 0 when it does not forward it on a link.
+  unsigned forward(unsigned n, unsigned lid) const {
     if (n >= routes_.lft.size()) return 0;
     const std::vector<uint8_t>& lft = routes_.lft[n];
-    if (lid_ >= lft.size()) return 0;
-    const unsigned port = lft[lid_];
+    if (lid >= lft.size()) return 0;
+    const unsigned port = lft[lid];
     if (port == 0 || port > t_.nodes[n].ports || !index_.peer(n, port)) return 0;
     return port;
   }
+  template <class Body>
+  void each_destination(Body&& body);
 
   // Switches that packets to the current LID pass through, from every source,
   // each with its output port and the switch (and input port) it feeds.
   void walk_destination();
-  void plain_edges();
   void vl_edges(const std::vector<uint8_t>& sls);
   uint32_t intern(const Table& table);
   CreditLoopReport report(const std::vector<uint32_t>& cycle, bool with_vls, unsigned vl) const;
@@ -141,11 +145,11 @@ class Checker {
   topology::TopologyIndex index_;
   std::vector<uint32_t> channel_;            // node -> first channel id (ports 1..N follow)
   std::vector<LinkEnd> port_of_channel_;
-  std::vector<unsigned> width_;              // switch: ports + 1
-  std::vector<std::vector<uint32_t>> hop_at_;  // switch node -> [in * width + out] -> index into hops_, or kNone
-  std::vector<Hop> hops_;
   std::vector<std::vector<std::pair<unsigned, LinkEnd>>> sources_;  // switch -> (its port, HCA port there)
   std::vector<unsigned> source_switches_;
+  std::vector<Hop> hops_;                    // in TurnSet order
+  const TurnSet* turns_ = nullptr;           // numbers hops_ (while run() runs)
+  std::vector<std::array<uint16_t, 16>> vls_;  // per hop, [VL in]: set of VLs out (dependencies with VLs)
 
   // Per destination LID.
   unsigned lid_ = 0;
@@ -158,6 +162,7 @@ class Checker {
   // SL-to-VL tables, deduplicated.
   std::vector<Table> tables_;
   std::unordered_map<Table, uint32_t, TableHash> table_ids_;
+  uint32_t last_table_ = 0;                   // the table intern returned last
   std::vector<uint32_t> hca_table_;           // HCA port channel -> table id of its own traffic
 
   // vl_edges scratch.
@@ -166,13 +171,23 @@ class Checker {
   std::vector<unsigned> ready_;
 };
 
+template <class Body>
+void Checker::each_destination(Body&& body) {
+  for (unsigned lid = 1; lid <= lids_.top && lid < lids_.owner.size(); ++lid) {
+    if (lids_.owner[lid].node == kNoNode) continue;
+    lid_ = lid;
+    owner_ = lids_.owner[lid];
+    body();
+  }
+}
+
 void Checker::walk_destination() {
   active_.clear();
   for (unsigned start : source_switches_) {
     for (unsigned s = start; s != kNoNode && stamp_[s] != lid_;) {
       stamp_[s] = lid_;
       active_.push_back(s);
-      out_[s] = forward(s);
+      out_[s] = forward(s, lid_);
       next_[s] = {kNoNode, 0};
       if (out_[s] == 0) break;
       const LinkEnd peer = *index_.peer(s, out_[s]);
@@ -183,31 +198,11 @@ void Checker::walk_destination() {
   }
 }
 
-void Checker::plain_edges() {
-  const auto add = [this](unsigned s, unsigned in, unsigned out) {
-    uint32_t& hop = hop_at(s, in, out);
-    if (hop != kNone) return;
-    hop = static_cast<uint32_t>(hops_.size());
-    Hop h;
-    h.from = channel(*index_.peer(s, in));
-    h.to = channel(s, out);
-    hops_.push_back(h);
-  };
-  for (unsigned s : active_) {
-    if (out_[s] == 0) continue;
-    for (const auto& [port, hca] : sources_[s]) {
-      if (!(hca == owner_)) add(s, port, out_[s]);
-    }
-  }
-  for (unsigned s : active_) {
-    const LinkEnd n = next_[s];
-    if (n.node != kNoNode && out_[n.node] != 0) add(n.node, n.port, out_[n.node]);
-  }
-}
-
 uint32_t Checker::intern(const Table& table) {
+  if (!tables_.empty() && table == tables_[last_table_]) return last_table_;  // neighbouring hops mostly share one
   const auto [pos, fresh] = table_ids_.emplace(table, static_cast<uint32_t>(tables_.size()));
   if (fresh) tables_.push_back(table);
+  last_table_ = pos->second;
   return pos->second;
 }
 
@@ -226,15 +221,16 @@ void Checker::vl_edges(const std::vector<uint8_t>& sls) {
   // Traffic entering switch s at port `in` on VL sets `vls` (per class); true when s sends on a new VL.
   const auto enter = [&](unsigned s, unsigned in, const uint16_t* vls) {
     if (out_[s] == 0) return false;
-    Hop& hop = hops_[hop_at(s, in, out_[s])];
-    const Table& table = tables_[hop.table];
+    const uint32_t id = turns_->id(s, in, out_[s]);
+    const Table& table = tables_[hops_[id].table];
+    std::array<uint16_t, 16>& hop_vls = vls_[id];
     bool changed = false;
     for (std::size_t c = 0; c < classes; ++c) {
       const uint8_t vl = table[sls[c]];
       if (vl >= kDropVl || vls[c] == 0) continue;
       const uint16_t bit = static_cast<uint16_t>(1u << vl);
       for (uint16_t in_vls = vls[c]; in_vls != 0; in_vls &= static_cast<uint16_t>(in_vls - 1)) {
-        hop.vls[__builtin_ctz(in_vls)] |= bit;
+        hop_vls[__builtin_ctz(in_vls)] |= bit;
       }
       uint16_t& sent = mask_[s * classes + c];
       changed |= (sent & bit) == 0;
@@ -283,17 +279,16 @@ CreditLoopReport Checker::run() {
   stamp_.assign(t_.nodes.size(), 0);
   out_.assign(t_.nodes.size(), 0);
   next_.assign(t_.nodes.size(), LinkEnd{kNoNode, 0});
-  const auto each_destination = [this](auto&& body) {
-    for (unsigned lid = 1; lid <= lids_.top && lid < lids_.owner.size(); ++lid) {
-      if (lids_.owner[lid].node == kNoNode) continue;
-      lid_ = lid;
-      owner_ = lids_.owner[lid];
-      walk_destination();
-      body();
-    }
-  };
   // 1. The channel dependency graph without VLs: every (switch, in, out) that routes use.
-  each_destination([this] { plain_edges(); });
+  const TurnSet turns = used_turns(t_, index_, lids_, routes_);
+  turns_ = &turns;
+  hops_.reserve(turns.size());
+  turns.each([this](unsigned s, unsigned in, unsigned out) {
+    Hop h;
+    h.from = channel(*index_.peer(s, in));
+    h.to = channel(s, out);
+    hops_.push_back(h);
+  });
 
   // 2. The SL-to-VL tables of those hops, and SL classes: SLs that map alike in every table.
   for (Hop& hop : hops_) {
@@ -354,11 +349,16 @@ CreditLoopReport Checker::run() {
   }
   // 3. The other classes: dependencies between (channel, VL) pairs.
   if (!general.empty()) {
-    each_destination([&] { vl_edges(general); });
+    vls_.assign(hops_.size(), {});
+    each_destination([&] {
+      walk_destination();
+      vl_edges(general);
+    });
     std::vector<uint64_t> edges;
-    for (const Hop& hop : hops_) {
+    for (std::size_t h = 0; h < hops_.size(); ++h) {
+      const Hop& hop = hops_[h];
       for (unsigned in = 0; in < kDropVl; ++in) {
-        for (uint16_t out = hop.vls[in]; out != 0; out &= static_cast<uint16_t>(out - 1)) {
+        for (uint16_t out = vls_[h][in]; out != 0; out &= static_cast<uint16_t>(out - 1)) {
           edges.push_back((uint64_t{hop.from} * 16 + in) << 32 | (uint64_t{hop.to} * 16 + __builtin_ctz(out)));
         }
       }

@@ -21,12 +21,13 @@
 // - `dependencies` counts distinct (channel, VL) -> (channel, VL) edges over
 //   all SLs.
 // - Cost: paths do not depend on the SL, so the port-level dependency graph is
-//   built once, by walking, for each destination LID, the tree the LFTs form
-//   from every source (not path by path). SLs that map alike in every table
-//   used form a class; a class on one constant VL that no other class uses
-//   sees exactly that graph, so all such classes are checked at once. Only
-//   the remaining classes need the graph with VLs. Cycles are found with an
-//   iterative depth-first search. The lookup is called once per
+//   built once from the turns routes take (route_turns.hpp: one pass over each
+//   table of a switch with HCAs, and LID by LID only through switches without
+//   HCAs), not path by path. SLs that map alike in every table used form a
+//   class; a class on one constant VL that no other class uses sees exactly
+//   that graph, so all such classes are checked at once. Only the remaining
+//   classes need the graph with VLs, built LID by LID. Cycles are found with
+//   an iterative depth-first search. The lookup is called once per
 //   (node, in, out) that some route uses.
 
 #include <array>

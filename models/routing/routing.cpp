@@ -1,6 +1,8 @@
 #include "models/routing/routing.hpp"
 
 #include <algorithm>
+#include <array>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 
@@ -74,22 +76,105 @@ std::vector<int> bfs_distances(const SwitchGraph& g, const std::vector<unsigned>
   return dist;
 }
 
-Candidates minhop_candidates(const SwitchGraph& g) {
-  Candidates out(g.size());
-  std::vector<uint8_t> ports;
-  for (unsigned target = 0; target < g.size(); ++target) {
-    const std::vector<int> dist = bfs_distances(g, target);
-    for (unsigned s = 0; s < g.size(); ++s) {
-      ports.clear();
-      if (s != target && dist[s] > 0) {
-        for (const auto& [port, n] : g.adj[s]) {
-          if (dist[n] == dist[s] - 1) ports.push_back(static_cast<uint8_t>(port));
-        }
+void DistanceBlock::compute(const SwitchGraph& g, const std::vector<unsigned>& sources) {
+  n_ = g.size();
+  level_.assign(n_, 0);
+  reached_.assign(n_, 0);
+  active_.clear();
+  for (unsigned b = 0; b < sources.size(); ++b) {
+    const unsigned s = sources[b];
+    if (level_[s] == 0) active_.push_back(s);
+    level_[s] |= uint64_t{1} << b;
+    reached_[s] |= uint64_t{1} << b;
+  }
+  // Level by level: the switches reached at the last level pass their source
+  // bits to their neighbours; a bit new to a switch puts it on the next level.
+  for (std::size_t d = 1; !active_.empty(); ++d) {
+    level_.resize((d + 1) * n_, 0);
+    const uint64_t* last = &level_[(d - 1) * n_];
+    uint64_t* next = &level_[d * n_];
+    touched_.clear();
+    for (unsigned u : active_) {
+      for (const auto& [port, v] : g.adj[u]) {
+        const uint64_t fresh = last[u] & ~reached_[v];
+        if (fresh == 0) continue;
+        if (next[v] == 0) touched_.push_back(v);
+        next[v] |= fresh;
       }
-      out.add(ports);
+    }
+    for (unsigned v : touched_) reached_[v] |= next[v];
+    active_.swap(touched_);
+    if (active_.empty()) level_.resize(d * n_);
+  }
+}
+
+namespace {
+
+// One round of transpose64: swaps the off-diagonal j x j blocks of every
+// 2j x 2j block (m: the low j bits of each 2j).
+template <unsigned J>
+void swap_blocks(uint64_t* a, uint64_t m) {
+  for (unsigned base = 0; base < 64; base += 2 * J) {
+    for (unsigned k = base; k < base + J; ++k) {
+      const uint64_t t = ((a[k] >> J) ^ a[k + J]) & m;
+      a[k + J] ^= t;
+      a[k] ^= t << J;
     }
   }
-  return out;
+}
+
+// Transposes a 64 x 64 bit matrix: bit j of a[i] goes to bit i of a[j]
+// (Hacker's Delight 7-3, for bit 0 the least significant).
+void transpose64(uint64_t* a) {
+  swap_blocks<32>(a, 0x00000000FFFFFFFFull);
+  swap_blocks<16>(a, 0x0000FFFF0000FFFFull);
+  swap_blocks<8>(a, 0x00FF00FF00FF00FFull);
+  swap_blocks<4>(a, 0x0F0F0F0F0F0F0F0Full);
+  swap_blocks<2>(a, 0x3333333333333333ull);
+  swap_blocks<1>(a, 0x5555555555555555ull);
+}
+
+}  // namespace
+
+void CandidateBlock::start(const std::vector<unsigned>& targets, const SwitchGraph& g) {
+  targets_ = targets;
+  std::size_t links = 0;
+  for (const auto& adj : g.adj) links += adj.size();
+  ports_.resize(targets.size());
+  end_.resize(targets.size());
+  first_.resize(targets.size());
+  for (std::size_t b = 0; b < targets.size(); ++b) {
+    if (ports_[b].size() < links) ports_[b].resize(links);
+    end_[b] = ports_[b].data();
+    first_[b].assign(std::size_t{g.size()} + 1, 0);
+  }
+}
+
+void MinHopCandidates::compute(const std::vector<unsigned>& targets, CandidateBlock& out) {
+  constexpr unsigned kWidth = DistanceBlock::kWidth;
+  static_assert(CandidateBlock::kWidth == kWidth, "a block of candidates is a block of searches");
+  block_.compute(g_, targets);
+  out.start(targets, g_);
+  const unsigned levels = block_.levels();
+  uint64_t rows[kWidth];  // by port (its place in adj, 64 at a time): the targets it serves; transposed, by target
+  for (unsigned s = 0; s < g_.size(); ++s) {
+    const auto& adj = g_.adj[s];
+    for (std::size_t first = 0; first < adj.size(); first += kWidth) {
+      // Port j serves target b when s is at level d of b and the neighbour at level d - 1.
+      const std::size_t count = std::min<std::size_t>(kWidth, adj.size() - first);
+      std::fill(rows, rows + kWidth, 0);
+      for (unsigned d = 1; d < levels; ++d) {
+        const uint64_t here = block_.level(d)[s];
+        if (here == 0) continue;
+        const uint64_t* closer = block_.level(d - 1);
+        for (std::size_t j = 0; j < count; ++j) rows[j] |= here & closer[adj[first + j].second];
+      }
+      transpose64(rows);  // now by target: the ports that serve it
+      for (unsigned b = 0; b < targets.size(); ++b)
+        for (uint64_t m = rows[b]; m != 0; m &= m - 1) out.add(b, static_cast<uint8_t>(adj[first + __builtin_ctzll(m)].first));
+    }
+    out.end_switch(s);
+  }
 }
 
 }  // namespace detail
@@ -212,9 +297,12 @@ Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& 
     } else {
       routes.algorithm = RoutingAlgorithm::MinHop;  // OpenSM falls back to min-hop without roots
     }
-    const detail::Candidates candidates =
-        updn ? detail::updn_candidates(t, index, g, roots) : detail::minhop_candidates(g);
-    detail::opensm_lfts(t, index, g, lids, candidates, config.tie_break == TieBreak::Shifted, routes.lft);
+    std::unique_ptr<detail::TargetCandidates> candidates;
+    if (updn)
+      candidates = std::make_unique<detail::UpdnCandidates>(t, index, g, roots);
+    else
+      candidates = std::make_unique<detail::MinHopCandidates>(g);
+    detail::opensm_lfts(t, index, g, lids, *candidates, config.tie_break == TieBreak::Shifted, routes.lft);
     return routes;
   }
   const detail::Candidates candidates = detail::updown_candidates(t, index, g, roots);

@@ -4,7 +4,8 @@
 //     [--junit FILE]  the checker's verdict and every perftest / verbs expectation as JUnit (run_checks.hpp)
 //     --threads: threads for a scenario with run.partitions > 1 (default: one per partition, at most the
 //     machine's cores); the results do not depend on it
-//   hcasim validate SCENARIO.json [--set path=value ...]   also routes the fabric and checks for credit loops
+//   hcasim validate SCENARIO.json [--set path=value ...] [--dump DIR] [--timings]   also routes the fabric and
+//     checks for credit loops; --timings: the wall time of each
 //   hcasim import FABRIC.ibnd [--out FILE.json]  an ibnetdiscover dump as an explicit topology (nodes and links)
 //   hcasim sweep SWEEP.json ...     many runs of one scenario, one table (sweep_command.hpp)
 //   hcasim plot sweep|run|timeseries ...  pictures (plot_command.hpp, scripts/hcasim_plot.py)
@@ -118,7 +119,7 @@ std::string command_help(const std::string& command) {
            kExitCodes;
   if (command == "validate")
     return std::string(
-               "usage: hcasim validate SCENARIO.json [--set path=value ...] [--dump DIR]\n"
+               "usage: hcasim validate SCENARIO.json [--set path=value ...] [--dump DIR] [--timings]\n"
                "\n"
                "Checks a scenario without running it: every parameter, the topology, the workload; routes\n"
                "the fabric and checks the routes for credit loops. Prints a one-line summary.\n"
@@ -127,6 +128,7 @@ std::string command_help(const std::string& command) {
                "  --set path=value   change one scenario parameter first (repeatable)\n"
                "  --dump DIR         write the LFTs, LIDs and SL2VL tables in OpenSM's dump formats\n"
                "                     (opensm-lfts.dump, opensm-subnet.lst, opensm-sl2vl.dump) into DIR\n"
+               "  --timings          also print how long routing and the credit-loop check took (wall time)\n"
                "  --help             this text\n"
                "\n"
                "exit codes: 0 valid; 1 the routes have a credit loop; 2 bad input (one line on stderr)\n");
@@ -182,6 +184,7 @@ struct Args {
   uint64_t seed = 0;
   bool pcap = false;
   std::string dump;  // validate --dump DIR
+  bool timings = false;  // validate --timings
   bool vcd = false;
   bool quiet = false;
   unsigned threads = 0;  // 0 = one per partition, at most the cores
@@ -223,6 +226,7 @@ Args parse_args(int argc, char* argv[]) {
     else if (arg == "--set" && (a.command == "run" || a.command == "validate")) a.sets.push_back(value("--set"));
     else if (arg == "--pcap" && a.command == "run") a.pcap = true;
     else if (arg == "--dump" && a.command == "validate") a.dump = value("--dump");
+    else if (arg == "--timings" && a.command == "validate") a.timings = true;
     else if (arg == "--vcd" && a.command == "run") a.vcd = true;
     else if (arg == "--quiet" && a.command == "run") a.quiet = true;
     else if (arg == "--junit" && a.command == "run") a.junit = value("--junit");
@@ -313,6 +317,10 @@ int run(const Args& a) {
   return ok ? kExitOk : kExitCheckFailed;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 int validate(const Args& a) {
   for (const char* name : {"opensm-lfts.dump", "opensm-subnet.lst", "opensm-sl2vl.dump"})
     if (!a.dump.empty() && fs::exists(fs::path(a.dump) / name))
@@ -320,7 +328,9 @@ int validate(const Args& a) {
                      "(hcasim never overwrites them)");
   nlohmann::json root;
   const config::Scenario s = load(a, root);
+  const auto routing_start = std::chrono::steady_clock::now();
   const config::RoutedFabric routed = config::route_fabric(s);
+  const double routing_seconds = seconds_since(routing_start);
   unsigned switches = 0;
   for (const topology::TopoNode& n : s.graph.nodes) switches += n.kind == topology::NodeKind::Switch;
   std::cout << a.scenario << ": ok (" << s.workload.flows.size() << " flows, " << s.workload.patterns.size()
@@ -342,8 +352,13 @@ int validate(const Args& a) {
     std::cout << " nodes, " << fabric::cut_links(routed.spec, of_node) << " of " << routed.spec.links.size()
               << " links cut\n";
   }
+  const auto check_start = std::chrono::steady_clock::now();
   const routing::CreditLoopReport loops = check_credit_loops(s, routed);
+  const double check_seconds = seconds_since(check_start);
   std::cout << a.scenario << ": " << loops.describe(s.graph) << "\n";
+  if (a.timings)
+    std::cout << a.scenario << ": timings: routing " << routing_seconds
+              << " s (LIDs, forwarding tables, fabric description), credit-loop check " << check_seconds << " s\n";
   if (!a.dump.empty()) {
     config::write_opensm_dumps(routed.spec, a.dump);
     std::cout << a.scenario << ": OpenSM dumps (opensm-lfts.dump, opensm-subnet.lst, opensm-sl2vl.dump) in "

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <random>
 #include <set>
 
 #include "models/routing/credit_loops.hpp"
@@ -67,9 +69,10 @@ std::set<std::pair<Vertex, Vertex>> traced_dependencies(const topology::Topology
 }
 
 // The report is a real cycle: consecutive channels meet at one switch, and
-// every step is a dependency some path creates.
+// every step is a dependency some path creates (one that leaves by the port it
+// came in on only when tables send packets back).
 void check_cycle(const topology::Topology& t, const routing::CreditLoopReport& r,
-                 const std::set<std::pair<Vertex, Vertex>>& deps) {
+                 const std::set<std::pair<Vertex, Vertex>>& deps, bool u_turns = false) {
   REQUIRE(r.loop);
   REQUIRE(!r.cycle.empty());
   const auto peer = ft::peers(t);
@@ -80,9 +83,43 @@ void check_cycle(const topology::Topology& t, const routing::CreditLoopReport& r
     REQUIRE(arrive.node != topology::kNoNode);
     CHECK(ft::is_switch(t, arrive.node));
     CHECK(arrive.node == b.from.node);
-    CHECK(arrive.port != b.from.port);
+    if (!u_turns) CHECK(arrive.port != b.from.port);
     CHECK(deps.count({{a.from.node, a.from.port, a.vl}, {b.from.node, b.from.port, b.vl}}) == 1);
   }
+}
+
+// The same packet by packet, for tables with faults: a packet is dropped at
+// a switch whose entry is kNoPath, 0 (not its own LID), a port out of range or
+// unlinked, and on a VL of 15 or above; one that loops is followed until its
+// (switch, input port, VL) repeats.
+std::set<std::pair<Vertex, Vertex>> walked_dependencies(const topology::Topology& t, const routing::Lids& lids,
+                                                        const routing::Routes& routes,
+                                                        const routing::Sl2VlLookup& sl2vl) {
+  const auto peer = ft::peers(t);
+  std::set<std::pair<Vertex, Vertex>> deps;
+  for (const LinkEnd src : ft::linked_hca_ports(t)) {
+    const LinkEnd first = peer[src.node][src.port];
+    if (!ft::is_switch(t, first.node)) continue;
+    for (unsigned lid = 1; lid <= lids.top; ++lid) {
+      if (lids.owner[lid].node == topology::kNoNode || lids.owner[lid] == src) continue;
+      for (unsigned sl = 0; sl < 16; ++sl) {
+        LinkEnd from = src;
+        unsigned vl = sl2vl(src.node, 0, src.port)[sl];
+        std::set<Vertex> seen;
+        for (LinkEnd at = first; vl < 15 && ft::is_switch(t, at.node) && seen.insert({at.node, at.port, vl}).second;) {
+          const unsigned out = routes.lft[at.node][lid];
+          if (out == 0 || out > t.nodes[at.node].ports || peer[at.node][out].node == topology::kNoNode) break;
+          const unsigned out_vl = sl2vl(at.node, at.port, out)[sl];
+          if (out_vl >= 15) break;
+          deps.insert({{from.node, from.port, vl}, {at.node, out, out_vl}});
+          from = {at.node, out};
+          vl = out_vl;
+          at = peer[at.node][out];
+        }
+      }
+    }
+  }
+  return deps;
 }
 
 // A ring of n switches, one host each; switch i: port 1 to i+1, port 2 to i-1, port 3 to its host.
@@ -95,6 +132,29 @@ topology::Topology ring(unsigned n) {
     t.links.push_back({{n + i, 1}, {n + (i + 1) % n, 2}, {}});
   }
   return t;
+}
+
+// Does the dependency graph have no cycle? (Kahn's algorithm.)
+bool acyclic(const std::set<std::pair<Vertex, Vertex>>& deps) {
+  std::map<Vertex, unsigned> in_degree;
+  std::map<Vertex, std::vector<Vertex>> next;
+  for (const auto& [a, b] : deps) {
+    in_degree[a];
+    ++in_degree[b];
+    next[a].push_back(b);
+  }
+  std::vector<Vertex> ready;
+  for (const auto& [v, d] : in_degree)
+    if (d == 0) ready.push_back(v);
+  std::size_t removed = 0;
+  while (!ready.empty()) {
+    const Vertex v = ready.back();
+    ready.pop_back();
+    ++removed;
+    for (const Vertex& w : next[v])
+      if (--in_degree[w] == 0) ready.push_back(w);
+  }
+  return removed == in_degree.size();
 }
 
 }  // namespace
@@ -243,6 +303,51 @@ TEST_CASE("random fabrics: up/down never loops, dependencies match path tracing"
       CHECK(r.dependencies == deps.size());
       if (algorithm == RoutingAlgorithm::UpDown) CHECK_FALSE(r.loop);
       if (r.loop) check_cycle(t, r, deps);
+    }
+  }
+}
+
+TEST_CASE("tables with faults: the dependencies are those of every packet followed on its own") {
+  // Entries set to kNoPath, 0, a port beyond the switch, an unlinked port, the
+  // wrong host, or a neighbour that may send the packet back (routing loops);
+  // tables cut short; VLs that change per hop, some SLs dropped on VL 15.
+  const routing::Sl2VlLookup per_hop = [](unsigned node, unsigned in, unsigned out) {
+    Table table;
+    for (unsigned sl = 0; sl < 16; ++sl) table[sl] = static_cast<uint8_t>(sl >= 14 ? 15 : (sl + in + out + node) % 4);
+    return table;
+  };
+  std::mt19937 rng(4242);
+  for (int i = 0; i < 1000; ++i) {
+    const unsigned switches = 2 + rng() % 8;
+    topology::Topology t = ft::random_topology(rng, switches, rng() % (2 * switches));
+    const routing::Lids lids = routing::assign_lids(t, rng() % 2);
+    routing::Routes routes = route(t, lids, i % 2 ? RoutingAlgorithm::MinHop : RoutingAlgorithm::UpDown);
+    const auto peer = ft::peers(t);
+    for (unsigned n = 0; n < t.nodes.size(); ++n) {
+      if (!ft::is_switch(t, n)) continue;
+      for (uint8_t& entry : routes.lft[n]) {
+        switch (rng() % 12) {
+          case 0: entry = routing::kNoPath; break;
+          case 1: entry = 0; break;
+          case 2: entry = static_cast<uint8_t>(t.nodes[n].ports + 1 + rng() % 3); break;
+          case 3: case 4: entry = static_cast<uint8_t>(1 + rng() % t.nodes[n].ports); break;  // any port, linked or not
+          default: break;
+        }
+      }
+      if (rng() % 5 == 0) routes.lft[n].resize(routes.lft[n].size() / 2);
+    }
+    INFO("random fabric " << i);
+    // The packet walk reads entries beyond a short table as kNoPath.
+    routing::Routes padded = routes;
+    for (unsigned n = 0; n < t.nodes.size(); ++n)
+      if (ft::is_switch(t, n)) padded.lft[n].resize(std::size_t{lids.top} + 1, routing::kNoPath);
+    for (const routing::Sl2VlLookup* lookup : {&kAllVl0, &per_hop}) {
+      INFO((lookup == &kAllVl0 ? "every SL on VL 0" : "VLs per hop"));
+      const routing::CreditLoopReport r = routing::find_credit_loop(t, lids, routes, *lookup);
+      const auto deps = walked_dependencies(t, lids, padded, *lookup);
+      CHECK(r.dependencies == deps.size());
+      CHECK(r.loop == !acyclic(deps));
+      if (r.loop) check_cycle(t, r, deps, true);
     }
   }
 }

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "testbench/tests/scenarios/cli_util.hpp"
@@ -109,4 +110,24 @@ TEST_CASE("a pre-configured and an in-band run of one fabric end with the same t
       }
     }
   }
+}
+
+TEST_CASE("validate --timings adds one line: how long routing and the credit-loop check took") {
+  const auto dir = scratch("validate_timings");
+  const std::string scenario = write_file(dir / "s.json", R"({
+    "name": "ft", "topology": {"pattern": "fat_tree", "k": 4, "levels": 3}})");
+  const CommandResult plain = run_command("validate " + scenario, dir);
+  const CommandResult timed = run_command("validate " + scenario + " --timings", dir);
+  INFO(timed.err);
+  REQUIRE(plain.exit_code == 0);
+  REQUIRE(timed.exit_code == 0);
+  CHECK(plain.out.find(": timings:") == std::string::npos);
+  CHECK(count_lines(timed.out) == count_lines(plain.out) + 1);
+  const std::regex line(": timings: routing ([0-9.e+-]+) s \\(LIDs, forwarding tables, fabric description\\), "
+                        "credit-loop check ([0-9.e+-]+) s\n");
+  std::smatch m;
+  REQUIRE(std::regex_search(timed.out, m, line));
+  CHECK(std::stod(m[1]) >= 0);
+  CHECK(std::stod(m[2]) >= 0);
+  CHECK(run_command("run " + scenario + " --timings", dir).exit_code == 2);  // validate only
 }

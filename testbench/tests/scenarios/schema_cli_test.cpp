@@ -32,7 +32,8 @@ CommandResult schema_check(const std::string& args, const fs::path& dir) {
 
 std::vector<std::string> shipped_scenarios() {
   std::vector<std::string> files;
-  for (const fs::path& folder : {kSource / "configs", kSource / "configs" / "bench"})
+  for (const fs::path& folder :
+       {kSource / "configs", kSource / "configs" / "bench", kSource / "configs" / "bench" / "routing"})
     for (const auto& entry : fs::directory_iterator(folder))
       if (entry.path().extension() == ".json") files.push_back(entry.path().string());
   std::sort(files.begin(), files.end());
