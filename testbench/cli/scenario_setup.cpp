@@ -2,6 +2,7 @@
 
 #include <fnmatch.h>
 
+#include <iterator>
 #include <map>
 
 #include "testbench/workloads/traffic_patterns.hpp"
@@ -86,9 +87,9 @@ SimulationSetup setup_from(const config::Scenario& s, const std::string& out_dir
     std::vector<std::string> names;
     const auto hosts = ports.select(p.hosts, &names);
     const auto targets = p.targets.empty() ? std::vector<workloads::Endpoint>{} : ports.select(p.targets);
-    const auto flows = workloads::expand_pattern(p, hosts, targets, s.run.seed, i, names,
-                                                 "workload.patterns." + std::to_string(i));
-    r.flows.insert(r.flows.end(), flows.begin(), flows.end());
+    auto flows = workloads::expand_pattern(p, hosts, targets, s.run.seed, i, names,
+                                           "workload.patterns." + std::to_string(i));
+    r.flows.insert(r.flows.end(), std::make_move_iterator(flows.begin()), std::make_move_iterator(flows.end()));
   }
   for (unsigned i = 0; i < s.workload.perftest.size(); ++i) {
     const config::PerftestConfig& t = s.workload.perftest[i];
