@@ -18,15 +18,21 @@ uint64_t splitmix64_output(uint64_t z) {
 
 const char* to_string(Replacement r) { return r == Replacement::Lru ? "lru" : "random"; }
 
+void ContextCache::check(const ContextCacheConfig& config) {
+  if (config.perfect) return;
+  if (config.entries == 0) throw std::invalid_argument("context cache: entries must be at least 1");
+  const uint32_t ways = config.ways == 0 ? config.entries : config.ways;
+  if (ways > config.entries || config.entries % ways != 0)
+    throw std::invalid_argument("context cache: ways (" + std::to_string(ways) + ") must divide entries (" +
+                                std::to_string(config.entries) + ")");
+  if (config.mshrs == 0) throw std::invalid_argument("context cache: mshrs must be at least 1");
+}
+
 ContextCache::ContextCache(const ContextCacheConfig& config, Transfer fill, Transfer write_back)
     : config_(config), fill_(std::move(fill)), write_back_(std::move(write_back)), rng_state_(config.seed) {
+  check(config_);
   if (config_.perfect) return;
-  if (config_.entries == 0) throw std::invalid_argument("context cache: entries must be at least 1");
   ways_ = config_.ways == 0 ? config_.entries : config_.ways;
-  if (ways_ > config_.entries || config_.entries % ways_ != 0)
-    throw std::invalid_argument("context cache: ways (" + std::to_string(ways_) + ") must divide entries (" +
-                                std::to_string(config_.entries) + ")");
-  if (config_.mshrs == 0) throw std::invalid_argument("context cache: mshrs must be at least 1");
   sets_ = config_.entries / ways_;
 }
 

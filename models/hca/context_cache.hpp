@@ -80,6 +80,8 @@ class ContextCache {
 
   // Throws std::invalid_argument for entries 0, ways not dividing entries or mshrs 0 (unless perfect).
   ContextCache(const ContextCacheConfig& config, Transfer fill, Transfer write_back);
+  // What the constructor refuses, without making a cache (throws the same).
+  static void check(const ContextCacheConfig& config);
 
   uint64_t access(uint64_t key, bool write, uint64_t now_ps);
   void insert(uint64_t key, uint64_t ready_ps);

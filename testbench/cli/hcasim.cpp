@@ -259,7 +259,8 @@ int run(const Args& a) {
               << " has no effect with run.partitions 1; set run.partitions to split the fabric over threads\n";
   if (setup.credit_loops.loop)
     std::cerr << "hcasim: warning: " << setup.credit_loops.describe(s.graph) << "; the fabric can deadlock\n";
-  Simulation sim(setup.fabric, std::move(setup.flows), setup.options, setup.transport);
+  // The spec and flows move into the simulation: a copy of a large fabric's spec is a lot of memory.
+  Simulation sim(std::move(setup.fabric), std::move(setup.flows), setup.options, setup.transport);
   const double build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - build_start).count();
   sim.run();
   RunMetadata meta{s.name, s.run.seed, config_hash(resolved)};

@@ -54,12 +54,14 @@ routing::CreditLoopReport check_credit_loops(const config::Scenario& s, const co
 
 SimulationSetup setup_from(const config::Scenario& s, const std::string& out_dir, bool quiet) {
   SimulationSetup r;
-  const config::RoutedFabric routed = config::route_fabric(s);
-  r.fabric = routed.spec;
+  config::RoutedFabric routed = config::route_fabric(s);
   if (s.routing.check_credit_loops) {
     r.credit_loops = check_credit_loops(s, routed);
     r.credit_loops_checked = true;
   }
+  r.fabric = std::move(routed.spec);
+  routed = {};  // the routes' own copy of the LFTs, no longer needed
+
   const HcaPorts ports(r.fabric);
   for (std::size_t i = 0; i < s.workload.flows.size(); ++i) {
     const config::FlowConfig& f = s.workload.flows[i];

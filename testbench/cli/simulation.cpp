@@ -108,14 +108,14 @@ uint64_t process_peak_rss_bytes() {
 }
 }  // namespace
 
-Simulation::Simulation(const config::FabricSpec& fabric, std::vector<workloads::FlowSpec> flows, RunOptions options,
+Simulation::Simulation(config::FabricSpec fabric, std::vector<workloads::FlowSpec> flows, RunOptions options,
                        const TransportWorkloads& transport)
     : flows_(std::move(flows)),
       results_(flows_.size()),
       options_(std::move(options)),
       parts_(make_partitions(options_.partitions)),
       partitioning_(partitioning_for(fabric, parts_)),
-      fabric_(std::make_unique<fabric::Fabric>(fabric, pool_, parts_.empty() ? nullptr : &partitioning_)) {
+      fabric_(std::make_unique<fabric::Fabric>(std::move(fabric), pool_, parts_.empty() ? nullptr : &partitioning_)) {
   check_partitioning(transport);
   if (parts_.empty()) {
     recorders_.push_back(std::make_unique<workloads::FlowRecorder>(results_, pool_));
@@ -123,7 +123,7 @@ Simulation::Simulation(const config::FabricSpec& fabric, std::vector<workloads::
     for (std::size_t q = 0; q < parts_.size(); ++q)
       recorders_.push_back(std::make_unique<workloads::FlowRecorder>(flows_.size(), parts_[q]->pool));
     for (std::size_t q = 1; q < parts_.size(); ++q) part_checkers_.push_back(std::make_unique<checkers::LinkChecker>());
-    cut_links_ = fabric::cut_links(fabric, partitioning_.of_node);
+    cut_links_ = fabric::cut_links(fabric_->spec(), partitioning_.of_node);
   }
   for (unsigned i = 0; i < fabric_->hca_count(); ++i) {
     const hca::Hca& h = fabric_->hca(i);
