@@ -13,15 +13,33 @@
 # --timings`: the whole validate, routing and the credit-loop check, best of three.
 # Targets (issue 50): the dragonfly validates in under 2 s; k = 34 builds (routing,
 # check and elaboration) in under 10 s.
+# Last, the scale rows (or only them: bench.sh --scale [K ...]):
+# configs/bench/scale/fat_tree3_uniform.json, a 3-level fat tree with uniform raw
+# traffic (2 packets of 4 KiB per host), at k = 16, 22 and 34 (the largest 3-level
+# fat tree a subnet's LIDs allow: 39,304 hosts), each run once: peak memory, build
+# time, bytes per port ((peak - the k=2 tree's peak) / ports added) and the size of
+# stats.json (docs/performance.md, Memory at scale). Targets: k=34 under 2 GiB,
+# stats.json under 1 MB.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="$("$root/scripts/release-bin.sh")"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-configs=("$@")
-[ ${#configs[@]} -eq 0 ] && configs=("$root"/configs/bench/*.json)
-for cfg in "${configs[@]}"; do
+scale_only=0
+if [ "${1:-}" = "--scale" ]; then
+  scale_only=1
+  shift
+fi
+configs=()
+scale_ks=(16 22 34)
+if [ $scale_only = 1 ]; then
+  [ $# -gt 0 ] && scale_ks=("$@")
+else
+  configs=("$@")
+  [ ${#configs[@]} -eq 0 ] && configs=("$root"/configs/bench/*.json) || scale_ks=()
+fi
+for cfg in "${configs[@]+"${configs[@]}"}"; do
   name="$(basename "$cfg" .json)"
   events=()
   for i in 1 2 3; do
@@ -58,7 +76,7 @@ if "huge_page_bytes" in w:  # binaries before it was reported lack it
 PY
 done
 
-[ $# -eq 0 ] || exit 0
+if [ $scale_only = 0 ] && [ $# -eq 0 ]; then
 python3 - "$bin" "$root"/configs/bench/routing/*.json <<'PY'
 import os, re, subprocess, sys, time
 timings = re.compile(r"timings: routing ([0-9.e+-]+) s .*credit-loop check ([0-9.e+-]+) s")
@@ -77,4 +95,29 @@ for cfg in sys.argv[2:]:
     best = [min(r[i] for r in runs) for i in range(3)]
     name = os.path.basename(cfg)[:-len(".json")]
     print(f"  {name:<22} {best[0]:>8.2f}s {best[1]:>8.2f}s {best[2]:>17.2f}s")
+PY
+fi
+
+# The scale rows: one run per size, k=2 first for the program's own memory.
+[ ${#scale_ks[@]} -eq 0 ] && exit 0
+scale="$root/configs/bench/scale/fat_tree3_uniform.json"
+echo "scale: 3-level fat trees, uniform raw traffic (2 packets of 4 KiB per host)"
+for k in 2 "${scale_ks[@]}"; do
+  "$bin" run "$scale" --quiet --set "topology.k=$k" --out "$work/scale-$k" >/dev/null
+done
+python3 - "$work" "${scale_ks[@]}" <<'PY'
+import json, os, sys
+work, ks = sys.argv[1], [int(k) for k in sys.argv[2:]]
+def stats(k):
+    return json.load(open(f"{work}/scale-{k}/stats.json"))
+def ports(k):  # k^3 HCA ports and 3k^2 switches of 2k ports
+    return k ** 3 + 3 * k * k * 2 * k
+base = stats(2)["wall"]["peak_rss_bytes"]
+print(f"  {'k':>3} {'hosts':>7} {'ports':>8} {'peak MiB':>9} {'build s':>8} {'run s':>7} {'B/port':>7} {'stats.json KB':>14}")
+for k in ks:
+    w = stats(k)["wall"]
+    per_port = (w["peak_rss_bytes"] - base) / (ports(k) - ports(2))
+    print(f"  {k:>3} {k ** 3:>7,} {ports(k):>8,} {w['peak_rss_bytes'] / 2**20:>9,.0f} {w['build_seconds']:>8.1f} "
+          f"{w['seconds']:>7.1f} {per_port:>7,.0f} {os.path.getsize(f'{work}/scale-{k}/stats.json') / 1e3:>14,.1f}")
+print(f"  (B/port: the peak above the k=2 tree's {base / 2**20:.0f} MiB, over the ports added; target: k=34 under 2 GiB)")
 PY

@@ -11,7 +11,9 @@ namespace hcasim::fabric {
 using config::NodeSpec;
 using topology::NodeKind;
 
-Fabric::Fabric(const config::FabricSpec& spec, ib::PacketPool& pool, const FabricPartitions* partitions) : spec_(spec) {
+Fabric::Fabric(config::FabricSpec spec_in, ib::PacketPool& pool, const FabricPartitions* partitions)
+    : spec_(std::move(spec_in)) {
+  const config::FabricSpec& spec = spec_;
   if (const std::string why = config::check_fabric(spec); !why.empty()) throw std::invalid_argument(why);
   if (partitions != nullptr) {
     if (partitions->of_node.size() != spec.nodes.size())
@@ -30,7 +32,7 @@ Fabric::Fabric(const config::FabricSpec& spec, ib::PacketPool& pool, const Fabri
     return out;
   };
   for (unsigned i = 0; i < spec_.nodes.size(); ++i) {
-    const NodeSpec& n = spec_.nodes[i];
+    NodeSpec& n = spec_.nodes[i];
     link::Partition* part = partitions != nullptr ? partitions->parts[partitions->of_node[i]] : nullptr;
     ib::PacketPool& node_pool = part != nullptr ? part->pool : pool;
     std::optional<link::Timeline::Building> on_part;
@@ -47,7 +49,8 @@ Fabric::Fabric(const config::FabricSpec& spec, ib::PacketPool& pool, const Fabri
       switches_.push_back(
           std::make_unique<sw::Switch>(n.name.c_str(), n.switch_config, n.ports, lids_of(n, 1).front(), node_pool));
       sw::Switch& s = *switches_.back();
-      s.set_lft(n.lft);
+      s.set_lft(std::move(n.lft));
+      n.lft = {};
       for (unsigned out = 1; out <= n.ports.size(); ++out)
         for (unsigned in = 0; in <= n.ports.size(); ++in) s.set_sl2vl(in, out, config::sl2vl_table(spec_, i, in, out));
     }
@@ -176,7 +179,7 @@ void Fabric::build_management(ib::PacketPool& pool) {
     throw std::invalid_argument("management: the SM must be on a port of an HCA");
   const std::array<uint8_t, 16> power_on{};  // every SL on VL0
   for (unsigned i = 0; i < spec_.nodes.size(); ++i) {
-    const NodeSpec& n = spec_.nodes[i];
+    NodeSpec& n = spec_.nodes[i];
     mgmt::NodeIdentity id{config::node_guid(spec_, i), n.description.empty() ? n.name : n.description};
     id.system_guid = n.system_guid;
     const auto [is_switch, at] = where_[i];

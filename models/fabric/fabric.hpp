@@ -71,7 +71,10 @@ class Fabric {
   // inconsistent. With partitions, each node is built on its partition's
   // timeline and pool (`pool` is not used) and the links between partitions
   // are cut; management in band is refused (its SM and SA span the fabric).
-  Fabric(const config::FabricSpec& spec, ib::PacketPool& pool, const FabricPartitions* partitions = nullptr);
+  // The spec is kept (spec()), but its switches' LFTs move into the switches
+  // (installed_tables() has them): at the LID limit they are a switch count
+  // times 48 KB, and a second copy of them would be a large part of the model.
+  Fabric(config::FabricSpec spec, ib::PacketPool& pool, const FabricPartitions* partitions = nullptr);
   // Tears the nodes down last-made first (link/owned_in_place.hpp says why),
   // after the management objects that point at them.
   ~Fabric();

@@ -18,25 +18,22 @@ uint64_t splitmix64_output(uint64_t z) {
 
 const char* to_string(Replacement r) { return r == Replacement::Lru ? "lru" : "random"; }
 
+void ContextCache::check(const ContextCacheConfig& config) {
+  if (config.perfect) return;
+  if (config.entries == 0) throw std::invalid_argument("context cache: entries must be at least 1");
+  const uint32_t ways = config.ways == 0 ? config.entries : config.ways;
+  if (ways > config.entries || config.entries % ways != 0)
+    throw std::invalid_argument("context cache: ways (" + std::to_string(ways) + ") must divide entries (" +
+                                std::to_string(config.entries) + ")");
+  if (config.mshrs == 0) throw std::invalid_argument("context cache: mshrs must be at least 1");
+}
+
 ContextCache::ContextCache(const ContextCacheConfig& config, Transfer fill, Transfer write_back)
     : config_(config), fill_(std::move(fill)), write_back_(std::move(write_back)), rng_state_(config.seed) {
+  check(config_);
   if (config_.perfect) return;
-  if (config_.entries == 0) throw std::invalid_argument("context cache: entries must be at least 1");
   ways_ = config_.ways == 0 ? config_.entries : config_.ways;
-  if (ways_ > config_.entries || config_.entries % ways_ != 0)
-    throw std::invalid_argument("context cache: ways (" + std::to_string(ways_) + ") must divide entries (" +
-                                std::to_string(config_.entries) + ")");
-  if (config_.mshrs == 0) throw std::invalid_argument("context cache: mshrs must be at least 1");
   sets_ = config_.entries / ways_;
-  lines_.resize(config_.entries);
-  set_lists_.resize(sets_);
-  for (uint32_t s = 0; s < sets_; ++s) {
-    auto& free = set_lists_[s].free;
-    free.reserve(ways_);
-    for (uint32_t w = ways_; w-- > 0;) free.push_back(s * ways_ + w);  // way 0 at the back: used first
-  }
-  index_.reserve(config_.entries);
-  mshr_free_ps_.assign(config_.mshrs, 0);
 }
 
 bool ContextCache::dirty(uint64_t key) const {
@@ -60,24 +57,37 @@ void ContextCache::push_front(Set& s, uint32_t line) {
 }
 
 void ContextCache::touch(uint32_t line) {
-  Set& s = set_lists_[line / ways_];
+  Set& s = set_lists_[lines_[line].set];
   if (s.head == line) return;
   unlink(s, line);
   push_front(s, line);
 }
 
+uint32_t ContextCache::take_free(Set& s, uint32_t set_index) {
+  if (s.free != kNone) {
+    const uint32_t line = s.free;
+    s.free = lines_[line].next;
+    lines_[line].next = kNone;
+    return line;
+  }
+  if (s.fresh == ways_) return kNone;
+  if (s.base == kNone) {
+    s.base = static_cast<uint32_t>(lines_.size());
+    lines_.resize(lines_.size() + ways_);
+    for (uint32_t w = 0; w < ways_; ++w) lines_[s.base + w].set = set_index;
+  }
+  return s.base + s.fresh++;
+}
+
 uint64_t ContextCache::next_random() { return splitmix64_output(rng_state_ += kGolden); }
 
 uint32_t ContextCache::allocate(uint64_t key, uint64_t now_ps) {
-  Set& s = set_lists_[set_of(key)];
-  uint32_t line;
-  if (!s.free.empty()) {
-    line = s.free.back();
-    s.free.pop_back();
-  } else {
-    const uint32_t set_index = set_of(key);
-    line = config_.replacement == Replacement::Lru ? s.tail
-                                                   : set_index * ways_ + static_cast<uint32_t>(next_random() % ways_);
+  if (set_lists_.empty()) set_lists_.resize(sets_);
+  const uint32_t set_index = set_of(key);
+  Set& s = set_lists_[set_index];
+  uint32_t line = take_free(s, set_index);
+  if (line == kNone) {
+    line = config_.replacement == Replacement::Lru ? s.tail : s.base + static_cast<uint32_t>(next_random() % ways_);
     Line& victim = lines_[line];
     ++stats_.evictions;
     if (victim.dirty) {
@@ -116,6 +126,7 @@ uint64_t ContextCache::access(uint64_t key, bool write, uint64_t now_ps) {
   }
   ++stats_.misses;
   const uint32_t line = allocate(key, now_ps);
+  if (mshr_free_ps_.empty()) mshr_free_ps_.assign(config_.mshrs, 0);
   auto mshr = std::min_element(mshr_free_ps_.begin(), mshr_free_ps_.end());
   uint64_t start = now_ps;
   if (*mshr > now_ps) {
@@ -148,11 +159,12 @@ bool ContextCache::invalidate(uint64_t key) {
   auto it = index_.find(key);
   if (it == index_.end()) return false;
   const uint32_t line = it->second;
-  Set& s = set_lists_[line / ways_];
+  Set& s = set_lists_[lines_[line].set];
   unlink(s, line);
   lines_[line].valid = false;
   lines_[line].dirty = false;
-  s.free.push_back(line);
+  lines_[line].next = s.free;
+  s.free = line;
   index_.erase(it);
   return true;
 }
@@ -166,6 +178,7 @@ uint64_t ContextCache::invalidate_range(uint64_t first, uint64_t count) {
   std::vector<uint64_t> keys;
   for (const auto& [key, line] : index_)
     if (key >= first && key - first < count) keys.push_back(key);
+  std::sort(keys.begin(), keys.end());  // the order of the loop above: which way each frees next matters to random
   for (uint64_t k : keys) n += invalidate(k) ? 1 : 0;
   return n;
 }

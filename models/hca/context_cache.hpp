@@ -35,7 +35,13 @@
 //   present only becomes most recently used.
 // - invalidate(key) drops the line without writing it back (the entry is
 //   gone from host memory too: dereg_mr, destroy); false if absent.
+//   invalidate_range drops the range's lines in ascending key order.
 // - perfect: every access hits at now (the ideal HCA); nothing is held.
+// - Memory: nothing per line until the cache is used. The sets' list heads
+//   and the MSHRs are made at the first line allocated, a set's lines (one
+//   block of `ways`) when the set gets its first line, and the key index
+//   grows with the lines held; so an HCA whose caches see no work (raw
+//   traffic, a host that posts nothing) pays a few hundred bytes for them.
 
 #include <cstdint>
 #include <functional>
@@ -74,6 +80,8 @@ class ContextCache {
 
   // Throws std::invalid_argument for entries 0, ways not dividing entries or mshrs 0 (unless perfect).
   ContextCache(const ContextCacheConfig& config, Transfer fill, Transfer write_back);
+  // What the constructor refuses, without making a cache (throws the same).
+  static void check(const ContextCacheConfig& config);
 
   uint64_t access(uint64_t key, bool write, uint64_t now_ps);
   void insert(uint64_t key, uint64_t ready_ps);
@@ -94,19 +102,29 @@ class ContextCache {
   struct Line {
     uint64_t key = 0;
     uint64_t ready_ps = 0;  // on chip from
-    uint32_t prev = kNone, next = kNone;  // the set's recency list (head = most recent)
+    uint32_t prev = kNone, next = kNone;  // the set's recency list (head = most recent); next: the free list too
+    uint32_t set = 0;                     // the set the line belongs to
     bool valid = false;
     bool dirty = false;
   };
+  // Lines are stored by set, in blocks of ways_ made when the set is first
+  // used: way w of a set is line base + w. A free line is an invalidated one
+  // (on the set's free list, the last freed first) or a way never used yet
+  // (`fresh` counts those used), taken in that order: the lowest unused way
+  // first, as if every way had been free from the start.
   struct Set {
     uint32_t head = kNone, tail = kNone;
-    std::vector<uint32_t> free;  // free lines, the next to use at the back
+    uint32_t base = kNone;  // its first line; kNone until the set is used
+    uint32_t free = kNone;  // invalidated lines, linked by Line::next
+    uint32_t fresh = 0;     // ways handed out at least once
   };
 
   uint32_t set_of(uint64_t key) const { return static_cast<uint32_t>(key % sets_); }
   void unlink(Set& s, uint32_t line);
   void push_front(Set& s, uint32_t line);
   void touch(uint32_t line);
+  // A free line of set `set_index` (making the set's block when it has none), or kNone when the set is full.
+  uint32_t take_free(Set& s, uint32_t set_index);
   // A line of key's set for key (evicting when the set is full), made most recent.
   uint32_t allocate(uint64_t key, uint64_t now_ps);
   uint64_t next_random();
@@ -115,9 +133,9 @@ class ContextCache {
   Transfer fill_, write_back_;
   uint32_t sets_ = 1, ways_ = 1;
   std::vector<Line> lines_;
-  std::vector<Set> set_lists_;
+  std::vector<Set> set_lists_;                    // sets_ of them from the first allocation
   std::unordered_map<uint64_t, uint32_t> index_;  // key -> line
-  std::vector<uint64_t> mshr_free_ps_;            // when each MSHR frees
+  std::vector<uint64_t> mshr_free_ps_;            // when each MSHR frees (config.mshrs, from the first miss)
   uint64_t rng_state_;
   ContextCacheStats stats_;
 };

@@ -309,16 +309,18 @@ tlm::tlm_response_status Hca::register_access(tlm::tlm_generic_payload& trans) {
   uint8_t* data = trans.get_data_ptr();
   if (offset >= kMsixTable) {  // the MSI-X table: any aligned access inside it
     const uint64_t at = offset - kMsixTable;
-    if (at + length > msix_bytes_.size() || (length != 4 && length != 8 && length != 16) || at % length != 0)
+    if (at + length > sizeof(MsixBytes) || (length != 4 && length != 8 && length != 16) || at % length != 0)
       return tlm::TLM_ADDRESS_ERROR_RESPONSE;
     if (trans.is_read()) {
-      std::memcpy(data, msix_bytes_.data() + at, length);
+      if (msix_bytes_ != nullptr) std::memcpy(data, msix_bytes_->data() + at, length);
+      else std::memset(data, 0, length);
       return tlm::TLM_OK_RESPONSE;
     }
-    std::memcpy(msix_bytes_.data() + at, data, length);
+    if (msix_bytes_ == nullptr) msix_bytes_ = std::make_unique<MsixBytes>();  // zeros
+    std::memcpy(msix_bytes_->data() + at, data, length);
     const uint64_t v = at / kMsixEntryBytes;
     if (v < msix_.size()) {
-      const uint8_t* e = msix_bytes_.data() + v * kMsixEntryBytes;
+      const uint8_t* e = msix_bytes_->data() + v * kMsixEntryBytes;
       msix_[v] = {get_u64(e), get_u32(e + 8), (get_u32(e + 12) & 1) != 0};
     }
     return tlm::TLM_OK_RESPONSE;

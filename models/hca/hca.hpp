@@ -234,7 +234,8 @@ class Hca : public sc_core::sc_module {
   std::unique_ptr<transport::TransportEngine> transport_;  // made once the ports exist
   std::unique_ptr<WqeFetcher> fetcher_;
   std::vector<MsixEntry> msix_;
-  std::array<uint8_t, 2048> msix_bytes_{};  // the MSI-X table as software wrote it
+  using MsixBytes = std::array<uint8_t, 2048>;
+  std::unique_ptr<MsixBytes> msix_bytes_;  // the MSI-X table as software wrote it (zeros until the first write)
   std::unique_ptr<CompletionWriter> completions_;
   MmioStats mmio_stats_;
   link::Alarm rx_resume_ = link::Alarm::method<&Hca::rx_resume>(this);

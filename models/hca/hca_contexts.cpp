@@ -29,33 +29,54 @@ HcaContexts::HcaContexts(const HcaConfig& config, DmaEngine& dma, WqeCache::Ring
     : dma_(dma),
       bytes_(entry_bytes(config)),
       mtt_per_line_(std::max<uint32_t>(1, config.caches.mtt.entry_bytes / kMttBytes)),
-      wqes_(config.caches.wqe, std::move(rings_of), [this](uint64_t addr, uint32_t bytes, uint64_t start) {
-        return dma_.read(addr, scratch_.data(), bytes, DmaPurpose::WqeRefetch, start);
-      }) {
-  const std::array<std::pair<ContextKind, const ContextCacheConfig*>, 4> kinds{
-      {{ContextKind::Qpc, &config.caches.qpc},
-       {ContextKind::Cqc, &config.caches.cqc},
-       {ContextKind::Mpt, &config.caches.mpt},
-       {ContextKind::Mtt, &config.caches.mtt}}};
-  uint32_t largest = config.caches.wqe.entry_bytes;
-  for (const auto& entry : kinds) {
-    // Copies, not structured bindings: C++17 lambdas cannot capture those (clang refuses).
-    const ContextKind kind = entry.first;
-    const ContextCacheConfig* c = entry.second;
-    largest = std::max(largest, c->entry_bytes);
-    const auto purpose = static_cast<DmaPurpose>(static_cast<unsigned>(DmaPurpose::Qpc) + static_cast<unsigned>(kind));
-    const uint32_t bytes = c->entry_bytes;
-    caches_[static_cast<std::size_t>(kind)] = std::make_unique<ContextCache>(
-        *c,
-        [this, kind, purpose, bytes](uint64_t key, uint64_t start) {
-          return dma_.read(address(kind, key), scratch_.data(), bytes, purpose, start);
-        },
-        [this, kind, bytes](uint64_t key, uint64_t start) {
-          std::fill_n(scratch_.begin(), bytes, 0);
-          return dma_.write(address(kind, key), scratch_.data(), bytes, DmaPurpose::ContextWriteBack, start);
-        });
+      configs_(config.caches),
+      rings_of_(std::move(rings_of)) {
+  // Refused now, as when the caches were made with the HCA.
+  for (const ContextCacheConfig* c : {&configs_.qpc, &configs_.cqc, &configs_.mpt, &configs_.mtt, &configs_.wqe})
+    ContextCache::check(*c);
+}
+
+uint8_t* HcaContexts::scratch() const {
+  if (scratch_.empty()) {
+    uint32_t largest = configs_.wqe.entry_bytes;
+    for (const ContextCacheConfig* c : {&configs_.qpc, &configs_.cqc, &configs_.mpt, &configs_.mtt})
+      largest = std::max(largest, c->entry_bytes);
+    scratch_.assign(largest, 0);
   }
-  scratch_.assign(largest, 0);
+  return scratch_.data();
+}
+
+ContextCache& HcaContexts::at(ContextKind kind) const {
+  std::unique_ptr<ContextCache>& made = caches_[static_cast<std::size_t>(kind)];
+  if (made != nullptr) return *made;
+  const std::array<const ContextCacheConfig*, 4> configs{&configs_.qpc, &configs_.cqc, &configs_.mpt, &configs_.mtt};
+  const ContextCacheConfig& c = *configs[static_cast<std::size_t>(kind)];
+  const auto purpose = static_cast<DmaPurpose>(static_cast<unsigned>(DmaPurpose::Qpc) + static_cast<unsigned>(kind));
+  const uint32_t bytes = c.entry_bytes;
+  // const_cast: the caches are made on first use, from const readers too; the
+  // transfers run only from the non-const lookups.
+  auto* self = const_cast<HcaContexts*>(this);
+  made = std::make_unique<ContextCache>(
+      c,
+      [self, kind, purpose, bytes](uint64_t key, uint64_t start) {
+        return self->dma_.read(self->address(kind, key), self->scratch(), bytes, purpose, start);
+      },
+      [self, kind, bytes](uint64_t key, uint64_t start) {
+        uint8_t* zeros = self->scratch();
+        std::fill_n(zeros, bytes, 0);
+        return self->dma_.write(self->address(kind, key), zeros, bytes, DmaPurpose::ContextWriteBack, start);
+      });
+  return *made;
+}
+
+WqeCache& HcaContexts::wqes() const {
+  if (wqes_ == nullptr) {
+    auto* self = const_cast<HcaContexts*>(this);
+    wqes_ = std::make_unique<WqeCache>(configs_.wqe, rings_of_, [self](uint64_t addr, uint32_t bytes, uint64_t start) {
+      return self->dma_.read(addr, self->scratch(), bytes, DmaPurpose::WqeRefetch, start);
+    });
+  }
+  return *wqes_;
 }
 
 void HcaContexts::init_icm(uint64_t base) {
@@ -98,32 +119,33 @@ uint64_t HcaContexts::translate(const MemoryRegion& mr, uint64_t addr, uint64_t 
 }
 
 void HcaContexts::forget_cq(uint32_t cqn) {
-  at(ContextKind::Cqc).invalidate(cqn);
+  if (ContextCache* c = caches_[static_cast<std::size_t>(ContextKind::Cqc)].get()) c->invalidate(cqn);
 }
 
 void HcaContexts::forget_qp(uint32_t qpn) {
-  at(ContextKind::Qpc).invalidate(qpn);
-  wqes_.forget(qpn);
+  if (ContextCache* c = caches_[static_cast<std::size_t>(ContextKind::Qpc)].get()) c->invalidate(qpn);
+  forget_wqes(qpn);
 }
 
 uint64_t HcaContexts::wqe(uint32_t qpn, bool send_queue, uint64_t wr_id, uint64_t now_ps) {
   if (!has_icm_) return now_ps;
-  return wqes_.lookup(qpn, send_queue ? WqeRing::Send : WqeRing::Receive, static_cast<uint32_t>(wr_id), now_ps);
+  return wqes().lookup(qpn, send_queue ? WqeRing::Send : WqeRing::Receive, static_cast<uint32_t>(wr_id), now_ps);
 }
 
 void HcaContexts::wqe_done(uint32_t qpn, bool send_queue, uint64_t wr_id) {
-  if (has_icm_) wqes_.done(qpn, send_queue ? WqeRing::Send : WqeRing::Receive, static_cast<uint32_t>(wr_id));
+  if (has_icm_) wqes().done(qpn, send_queue ? WqeRing::Send : WqeRing::Receive, static_cast<uint32_t>(wr_id));
 }
 
 void HcaContexts::wqe_fetched(uint32_t qpn, bool send_queue, uint32_t counter, uint32_t bytes, uint64_t ready_ps) {
-  if (has_icm_) wqes_.insert(qpn, send_queue ? WqeRing::Send : WqeRing::Receive, counter, bytes, ready_ps);
+  if (has_icm_) wqes().insert(qpn, send_queue ? WqeRing::Send : WqeRing::Receive, counter, bytes, ready_ps);
 }
 
 void HcaContexts::forget_mr(const MemoryRegion& mr) {
-  at(ContextKind::Mpt).invalidate(mr.lkey >> 8);
-  if (mr.mtt_count == 0) return;
+  if (ContextCache* c = caches_[static_cast<std::size_t>(ContextKind::Mpt)].get()) c->invalidate(mr.lkey >> 8);
+  ContextCache* mtt = caches_[static_cast<std::size_t>(ContextKind::Mtt)].get();
+  if (mr.mtt_count == 0 || mtt == nullptr) return;
   const uint64_t first_line = mr.mtt_first / mtt_per_line_;
-  at(ContextKind::Mtt).invalidate_range(first_line, (mr.mtt_first + mr.mtt_count - 1) / mtt_per_line_ - first_line + 1);
+  mtt->invalidate_range(first_line, (mr.mtt_first + mr.mtt_count - 1) / mtt_per_line_ - first_line + 1);
 }
 
 }  // namespace hcasim::hca

@@ -63,28 +63,37 @@ class HcaContexts : public transport::ContextLookups {
   uint64_t translate(const MemoryRegion& mr, uint64_t addr, uint64_t length, uint64_t now_ps);
   void forget_qp(uint32_t qpn);
   void forget_cq(uint32_t cqn);
-  void forget_wqes(uint32_t qpn) { wqes_.forget(qpn); }
+  void forget_wqes(uint32_t qpn) {
+    if (wqes_ != nullptr) wqes_->forget(qpn);
+  }
   void forget_mr(const MemoryRegion& mr);
   uint64_t wqe(uint32_t qpn, bool send_queue, uint64_t wr_id, uint64_t now_ps) override;
   void wqe_done(uint32_t qpn, bool send_queue, uint64_t wr_id) override;
   void wqe_fetched(uint32_t qpn, bool send_queue, uint32_t counter, uint32_t bytes, uint64_t ready_ps);
 
+  // A cache is made at its first use (an HCA whose host posts no work, or that
+  // has no host, makes none); reading one makes it as it would have started.
   const ContextCache& cache(ContextKind k) const {
-    return k == ContextKind::Wqe ? wqes_.cache() : *caches_[static_cast<std::size_t>(k)];
+    return k == ContextKind::Wqe ? wqes().cache() : at(k);
   }
 
  private:
-  ContextCache& at(ContextKind k) { return *caches_[static_cast<std::size_t>(k)]; }
+  ContextCache& at(ContextKind k) const;
+  WqeCache& wqes() const;
   uint64_t address(ContextKind k, uint64_t key) const;
+  uint8_t* scratch() const;
 
   DmaEngine& dma_;
   IcmEntryBytes bytes_;
   uint64_t mtt_per_line_;  // MTT entries per MTT cache line (its entry_bytes / kMttBytes)
   IcmLayout layout_;
   bool has_icm_ = false;
-  std::array<std::unique_ptr<ContextCache>, static_cast<std::size_t>(ContextKind::Wqe)> caches_;  // the ICM's
-  std::vector<uint8_t> scratch_;  // fills land here (the model keeps the contents in C++); write-backs send zeros
-  WqeCache wqes_;
+  ContextCachesConfig configs_;
+  WqeCache::RingsOf rings_of_;
+  // Made at the first use (at(), wqes(), scratch()).
+  mutable std::array<std::unique_ptr<ContextCache>, static_cast<std::size_t>(ContextKind::Wqe)> caches_;  // the ICM's
+  mutable std::vector<uint8_t> scratch_;  // fills land here (the model keeps the contents in C++); write-backs send zeros
+  mutable std::unique_ptr<WqeCache> wqes_;
 };
 
 }  // namespace hcasim::hca

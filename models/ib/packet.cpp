@@ -64,4 +64,10 @@ Packet* PacketPool::acquire_flow_control() {
   return p;
 }
 
+Packet& PacketPool::flow_control_scratch(bool receiving) {
+  Packet& p = scratch_[receiving ? 1 : 0];
+  p.reset_as_flow_control();
+  return p;
+}
+
 }  // namespace hcasim::ib

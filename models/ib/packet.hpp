@@ -99,6 +99,13 @@ class PacketPool {
   Packet* acquire();
   Packet* acquire_flow_control();
   void release(Packet* p) { free_.push_back(p); }
+  // A flow-control packet the pool keeps for its own: a port fills it to send
+  // or to receive one over a link to another port, where only the fields
+  // travel (link/port.hpp), so that flow control holds no packet of the pool.
+  // One to send and one to receive; never released, and reset as
+  // acquire_flow_control() resets.
+  Packet& flow_control_scratch(bool receiving);
+  bool is_scratch(const Packet* p) const { return p == &scratch_[0] || p == &scratch_[1]; }
   std::size_t allocated() const { return allocated_; }
   std::size_t in_use() const { return allocated_ - free_.size(); }
 
@@ -109,6 +116,7 @@ class PacketPool {
   std::vector<std::unique_ptr<Packet[]>> slabs_;
   std::size_t allocated_ = 0;
   std::vector<Packet*> free_;
+  Packet scratch_[2];  // flow_control_scratch's: to send, to receive
 };
 
 }  // namespace hcasim::ib

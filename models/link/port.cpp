@@ -9,7 +9,7 @@ using sc_core::sc_time;
 
 Port::Port(const sc_core::sc_module_name& name, const PortConfig& config, ib::PacketPool& pool)
     : sc_module(name),
-      vls_(static_cast<uint16_t>(config.effective_vls())),
+      vls_(static_cast<uint8_t>(std::min(config.effective_vls(), kMaxDataVls))),
       rx_data_vls_(static_cast<uint8_t>(vls_)),
       tx_data_vls_(static_cast<uint8_t>(vls_)),
       mtu_(static_cast<uint16_t>(std::min(config.mtu, kMaxMtu))),
@@ -17,6 +17,8 @@ Port::Port(const sc_core::sc_module_name& name, const PortConfig& config, ib::Pa
       tx_buffer_bytes_(static_cast<uint32_t>(std::min(config.tx_buffer_bytes, kMaxVlBufferBytes))),  // larger throws below
       sl2vl_(resolved_sl2vl(config)),
       arbiter_(resolved_vlarb(config), config.effective_vls()),
+      block_(vls_),
+      stats_(block_.stats(), vls_),
       vl15_buffer_bytes_(config.vl15_buffer_bytes),
       config_(config),
       vlarb_(resolved_vlarb(config)) {
@@ -26,10 +28,11 @@ Port::Port(const sc_core::sc_module_name& name, const PortConfig& config, ib::Pa
   if (config.tx_buffer_bytes > kMaxVlBufferBytes)
     throw std::invalid_argument(std::string(this->name()) + ": tx_buffer of " + std::to_string(config.tx_buffer_bytes) +
                                 " bytes; accepted: at most " + std::to_string(kMaxVlBufferBytes));
+  lanes_ = block_.lanes();
   tx.bind(*this);
   rx.bind(*this);
   for (unsigned vl = 0; vl < vls_; ++vl)
-    lanes_[vl].receiver = CreditReceiver(static_cast<uint32_t>(rx_buffer_bytes(config_, vl) / kCreditBlockBytes));
+    lane(vl).receiver = CreditReceiver(static_cast<uint32_t>(rx_buffer_bytes(config_, vl) / kCreditBlockBytes));
 }
 
 void Port::add_observer(PortObserver* o) {
@@ -74,6 +77,26 @@ class Port::CutLink : public tlm::tlm_fw_transport_if<IbProtocol> {
 };
 
 Port::~Port() = default;
+
+Port::VlBlock::VlBlock(unsigned data_vls) : data_vls_(data_vls) {
+  const std::size_t lanes = data_vls + 1, stats = data_vls + 2;
+  static_assert(sizeof(Lane) % alignof(VlStats) == 0, "the statistics follow the lanes aligned");
+  memory_ = ::operator new(lanes * sizeof(Lane) + stats * sizeof(VlStats), std::align_val_t{alignof(Lane)});
+  for (std::size_t i = 0; i < lanes; ++i) new (static_cast<Lane*>(memory_) + i) Lane();
+  VlStats* s = this->stats();
+  for (std::size_t i = 0; i < stats; ++i) new (s + i) VlStats();
+}
+
+Port::VlBlock::~VlBlock() {
+  for (std::size_t i = 0; i < std::size_t{data_vls_} + 2; ++i) stats()[i].~VlStats();
+  for (std::size_t i = 0; i < std::size_t{data_vls_} + 1; ++i) lanes()[i].~Lane();
+  ::operator delete(memory_, std::align_val_t{alignof(Lane)});
+}
+
+const Port::Lane& Port::idle_lane() {
+  static const Lane idle;
+  return idle;
+}
 
 void Port::cut(Outbox& outbox) {
   if (peer_ == nullptr) throw std::logic_error(std::string(name()) + ": cut before connect");
@@ -159,7 +182,8 @@ void Port::drop_link() {
   close_stalls();
   fc_pending_ = 0;
   for (unsigned vl = 0; vl < 16; ++vl) {
-    Lane& l = lanes_[vl];
+    if (vl >= vls_ && vl != kVl15) continue;  // nothing is queued on a VL the port does not operate
+    Lane& l = lane(vl);
     while (!l.txq.empty()) discard(l.txq.pop_front(), vl, DropReason::LinkDown);
     l.txq_bytes = 0;
     if (trace_ != nullptr) trace_->tx_bytes[vl] = 0;
@@ -167,9 +191,10 @@ void Port::drop_link() {
   tx_ready_ = 0;
   while (!in_flight_.empty()) {
     ib::Packet* p = in_flight_.pop_front();
-    if (p->kind == ib::PacketKind::FlowControl) pool_.release(p);
-    else discard(p, p->hdr.lrh.vl & 0xFu, DropReason::LinkDown);
+    discard(p, p->hdr.lrh.vl & 0xFu, DropReason::LinkDown);
   }
+  fc_in_flight_.clear();
+  fc_arriving_ = false;
   arriving_data_ = arriving_fc_ = 0;
   if (on_tx_space_) on_tx_space_();  // the upper layer learns that its queues are empty
 }
@@ -178,7 +203,7 @@ void Port::restart_link() {
   link_down_ = false;
   set_state(PortState::Init);
   for (unsigned vl = 0; vl < vls_; ++vl) {
-    Lane& l = lanes_[vl];
+    Lane& l = lane(vl);
     l.sender = CreditSender();
     l.receiver.restart();
     l.fc_sent_ps = Lane::kNeverSent;
@@ -223,7 +248,7 @@ SubmitResult Port::submit_on_vl(ib::Packet* p, unsigned vl) {
   if (!tx_has_room(vl, bytes)) return SubmitResult::Busy;
   const uint64_t now = now_ps();
   p->hdr.lrh.vl = static_cast<uint8_t>(vl);
-  Lane& l = lanes_[vl];
+  Lane& l = lane(vl);
   if (lifetimes_on_) {
     if (l.stall.stalled(now)) {
       discard(p, vl, DropReason::VlStalled);
@@ -236,7 +261,7 @@ SubmitResult Port::submit_on_vl(ib::Packet* p, unsigned vl) {
   tx_ready_ |= 1u << vl;
   if (lifetimes_on_ && l.txq.front() == p) new_head(vl);
   l.txq_bytes += bytes;
-  VlStats& s = stats_.vl[vl];
+  VlStats& s = vl_stats(vl);
   s.tx_high_water_bytes = std::max<uint64_t>(s.tx_high_water_bytes, l.txq_bytes);
   if (trace_ != nullptr) trace_->tx_bytes[vl] = l.txq_bytes;
   wake_tx();
@@ -250,7 +275,7 @@ void Port::open_stalls(const VlCandidates& candidates) {
   for (uint32_t open = tx_ready_ & ~stalled_ & ~(1u << kVl15); open != 0; open &= open - 1) {
     const auto vl = static_cast<unsigned>(__builtin_ctz(open));
     if (candidates[vl] != 0) continue;
-    lanes_[vl].stall_since = now + 1;
+    lane(vl).stall_since = now + 1;
     stalled_ = static_cast<uint16_t>(stalled_ | (1u << vl));
   }
 }
@@ -259,8 +284,8 @@ void Port::close_stalls() {
   const uint64_t now = now_ps();
   for (uint32_t open = stalled_; open != 0; open &= open - 1) {
     const auto vl = static_cast<unsigned>(__builtin_ctz(open));
-    Lane& l = lanes_[vl];
-    stats_.vl[vl].credit_stall_ps += now - (l.stall_since - 1);
+    Lane& l = lane(vl);
+    vl_stats(vl).credit_stall_ps += now - (l.stall_since - 1);
     l.stall_since = 0;
   }
   stalled_ = 0;
@@ -281,7 +306,7 @@ void Port::tx_method() {
   } else if (fc_pending_ != 0) {
     const unsigned vl = next_flow_control_vl();
     if (__builtin_expect(cosim_on_, false) && cosim_->credits()) return ask_cosim(TxQuestion::Kind::FlowControl, vl);
-    const Lane& l = lanes_[vl];
+    const Lane& l = lane(vl);
     transmit(make_flow_control(vl, l.sender.fctbs(), l.receiver.fccl()), kGrantFlowControl);
   } else {
     if (__builtin_expect(cosim_on_, false) &&
@@ -294,10 +319,12 @@ void Port::tx_method() {
 }
 
 void Port::warm_tx() const {
-  for (uint32_t ready = tx_ready_ & ~(1u << kVl15); ready != 0; ready &= ready - 1)
-    __builtin_prefetch(&lanes_[__builtin_ctz(ready)]);
+  for (uint32_t ready = tx_ready_ & ~(1u << kVl15); ready != 0; ready &= ready - 1) {
+    const auto vl = static_cast<unsigned>(__builtin_ctz(ready));
+    __builtin_prefetch(&lane(vl));
+    __builtin_prefetch(&vl_stats(vl));  // its transmission counters
+  }
   __builtin_prefetch(&arbiter_);
-  __builtin_prefetch(&stats_);
   // A transmission's second line, and the peer's receive side it appends to
   // (Port::arrive: the arrivals queue and, when that was empty, its alarm).
   __builtin_prefetch(&peer_rx_);
@@ -309,7 +336,7 @@ void Port::warm_tx() const {
 }
 
 void Port::warm_release(unsigned vl) const {
-  const Lane& l = lanes_[vl];
+  const Lane& l = lane(vl);
   __builtin_prefetch(l.rxq.front());
   __builtin_prefetch(&faults_on_);   // the receive side's two lines
   __builtin_prefetch(&fc_pending_);
@@ -334,14 +361,14 @@ void Port::warm_rx() const {
   // a flow-control packet its lane and the counters it shares with transmissions.
   for (uint32_t vls = arriving_data_; vls != 0; vls &= vls - 1) {
     const auto vl = static_cast<unsigned>(__builtin_ctz(vls));
-    __builtin_prefetch(&lanes_[vl]);
-    __builtin_prefetch(&stats_.vl[vl].rx_packets);
+    __builtin_prefetch(&lane(vl));
+    __builtin_prefetch(&vl_stats(vl).rx_packets);
   }
   if (arriving_data_ != 0) __builtin_prefetch(&block_ps_);
   for (uint32_t vls = arriving_fc_; vls != 0; vls &= vls - 1) {
     const auto vl = static_cast<unsigned>(__builtin_ctz(vls));
-    __builtin_prefetch(&lanes_[vl]);
-    __builtin_prefetch(&stats_.vl[vl]);
+    __builtin_prefetch(&lane(vl));
+    __builtin_prefetch(&vl_stats(vl));
   }
   warm_observers();
 }
@@ -354,7 +381,7 @@ VlCandidates Port::credit_candidates(VlCandidates* heads) const {
   VlCandidates candidates{};
   for (uint32_t ready = tx_ready_ & ~(1u << kVl15); ready != 0; ready &= ready - 1) {
     const auto vl = static_cast<unsigned>(__builtin_ctz(ready));
-    const Lane& l = lanes_[vl];
+    const Lane& l = lane(vl);
     const uint32_t blocks = blocks_for(l.txq.front()->wire_len);
     if (heads != nullptr) (*heads)[vl] = blocks;
     if (l.sender.may_send(blocks)) candidates[vl] = blocks;
@@ -382,7 +409,7 @@ bool Port::send_data(int vl, const VlCandidates& candidates) {
   }
   if (tx_space_reads_ != nullptr) __builtin_prefetch(tx_space_reads_);  // for on_tx_space_ below
   ib::Packet* p = pop_tx(static_cast<unsigned>(vl));
-  Lane& l = lanes_[vl];
+  Lane& l = lane(vl);
   const uint32_t blocks = blocks_for(p->wire_len);
   l.sender.on_sent(blocks);
   tell_cosim(CreditEvent::Sent, static_cast<unsigned>(vl), blocks);
@@ -418,7 +445,7 @@ void Port::tx_answer(const TxAnswer& a) {
 }
 
 ib::Packet* Port::pop_tx(unsigned vl) {
-  Lane& l = lanes_[vl];
+  Lane& l = lane(vl);
   ib::Packet* p = l.txq.pop_front();
   l.txq_bytes -= p->wire_len;
   if (l.txq.empty()) tx_ready_ &= ~(1u << vl);
@@ -431,12 +458,12 @@ ib::Packet* Port::pop_tx(unsigned vl) {
 }
 
 void Port::new_head(unsigned vl) {
-  lanes_[vl].head_since = now_ps();
+  lane(vl).head_since = now_ps();
   arm_lifetime(vl);
 }
 
 void Port::arm_lifetime(unsigned vl) {
-  const Lane& l = lanes_[vl];
+  const Lane& l = lane(vl);
   const uint64_t deadline = lifetimes_.deadline(l.head_since, l.txq.front()->received_ps);
   if (deadline >= lifetime_at_) return;  // the timer goes off earlier anyway
   lifetime_at_ = deadline;
@@ -450,7 +477,7 @@ void Port::lifetime_method() {
   bool freed = false;
   for (unsigned vl = 0; vl < 16; ++vl) {
     if (vl >= vls_ && vl != kVl15) continue;
-    Lane& l = lanes_[vl];
+    Lane& l = lane(vl);
     while (!l.txq.empty()) {
       const uint64_t received = l.txq.front()->received_ps;
       if (now < lifetimes_.deadline(l.head_since, received)) break;
@@ -473,7 +500,7 @@ void Port::lifetime_method() {
 }
 
 void Port::flush_stalled(unsigned vl) {
-  Lane& l = lanes_[vl];
+  Lane& l = lane(vl);
   while (!l.txq.empty()) discard(l.txq.pop_front(), vl, DropReason::VlStalled);
   l.txq_bytes = 0;
   tx_ready_ &= ~(1u << vl);
@@ -495,13 +522,13 @@ void Port::transmit(ib::Packet* p, uint32_t grant) {
   if (trace_ != nullptr) trace_->grant = grant;
   if (p->kind == ib::PacketKind::Data) {
     if (stamp_injection_) p->injected_ps = now;
-    VlStats& s = stats_.vl[p->hdr.lrh.vl];
+    VlStats& s = vl_stats(p->hdr.lrh.vl);
     s.busy_ps += serialization;
     ++s.tx_packets;
     s.tx_bytes += bytes;
     s.tx_payload_bytes += p->payload_len;
   } else {
-    VlStats& s = stats_.vl[p->fc.vl & 0xF];
+    VlStats& s = vl_stats(p->fc.vl & 0xF);
     s.busy_ps += serialization;
     ++s.fc_tx;
   }
@@ -523,8 +550,9 @@ void Port::transmit(ib::Packet* p, uint32_t grant) {
 }
 
 ib::Packet* Port::make_flow_control(unsigned vl, uint16_t fctbs, uint16_t fccl) {
-  Lane& l = lanes_[vl];
-  ib::Packet* p = pool_.acquire_flow_control();
+  Lane& l = lane(vl);
+  // To another port only its fields travel (arrive()): no packet of the pool.
+  ib::Packet* p = peer_is_port_ ? &pool_.flow_control_scratch(false) : pool_.acquire_flow_control();
   p->fc.vl = static_cast<uint8_t>(vl);
   p->fc.fctbs = fctbs;
   p->fc.fccl = fccl;
@@ -538,7 +566,7 @@ ib::Packet* Port::make_flow_control(unsigned vl, uint16_t fctbs, uint16_t fccl) 
 
 void Port::consider_flow_control(unsigned vl) {
   if (fc_pending_ & (1u << vl)) return;
-  const Lane& l = lanes_[vl];
+  const Lane& l = lane(vl);
   const bool sent_once = l.fc_sent_ps != Lane::kNeverSent;
   const bool fccl_changed = !sent_once || l.receiver.fccl() != l.fc_sent_fccl;
   if (!fccl_changed && l.sender.fctbs() == l.fc_sent_fctbs) return;
@@ -554,7 +582,7 @@ void Port::consider_flow_control(unsigned vl) {
 }
 
 bool Port::peer_would_stall(unsigned vl, uint64_t wait_ps) const {
-  const Lane& l = lanes_[vl];
+  const Lane& l = lane(vl);
   // The credit the peer holds keeps its link busy for this long...
   const double headroom_ps = l.receiver.sender_headroom(l.fc_sent_fccl) * block_ps_;
   // ...and a flow-control packet sent after waiting reaches it this late.
@@ -580,24 +608,43 @@ void Port::b_transport(ib::Packet& p, sc_time& delay) {
 void Port::rx_method() {
   const uint64_t now = now_ps();
   bool buffered = false;
-  while (!in_flight_.empty() && in_flight_.front()->due_ps <= now) {
+  for (;;) {
+    const ib::Packet* head = in_flight_.front();  // null when empty
+    // The earlier of the two queues' heads (link order; their due times never tie).
+    if (fc_arriving_ && fc_in_flight_.front().due_ps <= now && (head == nullptr || fc_in_flight_.front().due_ps < head->due_ps)) {
+      receive_fc_in_flight(now);
+      continue;
+    }
+    if (head == nullptr || head->due_ps > now) break;
     ib::Packet* p = in_flight_.pop_front();
     notify_observers([&](PortObserver& o) { o.on_arrival(*this, *p, now); });
-    if (p->kind == ib::PacketKind::FlowControl)
-      receive_flow_control(p);
-    else
-      buffered |= receive_data(p);
+    buffered |= receive_data(p);
   }
-  if (!in_flight_.empty()) rx_arrival_.notify_at(in_flight_.front()->due_ps);
+  uint64_t next = in_flight_.empty() ? UINT64_MAX : in_flight_.front()->due_ps;
+  if (fc_arriving_) next = std::min(next, fc_in_flight_.front().due_ps);
+  if (next != UINT64_MAX) rx_arrival_.notify_at(next);
   else arriving_data_ = arriving_fc_ = 0;
   if (buffered && on_rx_ready_) on_rx_ready_();  // the upper layer may take them now
 }
 
-void Port::receive_flow_control(ib::Packet* p) {
+void Port::receive_fc_in_flight(uint64_t now) {
+  const FcArrival a = fc_in_flight_.front();
+  fc_in_flight_.pop_front();
+  fc_arriving_ = !fc_in_flight_.empty();
+  ib::Packet& p = pool_.flow_control_scratch(true);
+  p.fc = a.fc;
+  p.due_ps = a.due_ps;
+  p.tail_ps = a.due_ps - rx_extra_ps_;  // a flow-control packet arrives when all of it is in, plus this receiver's latency
+  notify_observers([&](PortObserver& o) { o.on_arrival(*this, p, now); });
+  receive_flow_control(p);
+}
+
+void Port::receive_flow_control(const ib::Packet& packet) {
+  const ib::Packet* p = &packet;
   const unsigned vl = p->fc.vl;
   ++stats_.vl[vl & 0xF].fc_rx;
   if (vl < vls_ && p->fc.op <= 1) {
-    Lane& l = lanes_[vl];
+    Lane& l = lane(vl);
     l.sender.on_flow_control(p->fc.fccl);
     l.receiver.on_flow_control(p->fc.fctbs);
     tell_cosim(CreditEvent::FlowControl, vl, l.sender.fccl(), l.receiver.abr());
@@ -605,7 +652,6 @@ void Port::receive_flow_control(ib::Packet* p) {
     consider_flow_control(vl);
     wake_tx();
   }
-  pool_.release(p);
 }
 
 // Inlined into receive_data so that a port without faults pays nothing for
@@ -614,7 +660,7 @@ void Port::receive_flow_control(ib::Packet* p) {
   const unsigned vl = p->hdr.lrh.vl;
   const uint32_t bytes = p->wire_len;
   const uint32_t blocks = blocks_for(bytes);
-  Lane& l = lanes_[vl & 0xF];
+  Lane& l = lane(vl & 0xF);  // used only for an operated data VL, checked below
   if (vl == kVl15) {
     if (state_ == PortState::Down) {
       discard(p, vl, DropReason::LinkDown);
@@ -638,7 +684,7 @@ void Port::receive_flow_control(ib::Packet* p) {
     tell_cosim(CreditEvent::Received, vl, blocks);
   }
   if (stamp_arrivals_) p->received_ps = now_ps();
-  VlStats& s = stats_.vl[vl];
+  VlStats& s = vl_stats(vl);
   ++s.rx_packets;
   s.rx_bytes += bytes;
   s.rx_payload_bytes += p->payload_len;
@@ -727,14 +773,14 @@ bool Port::released_copy(unsigned vl, uint32_t wire_bytes) {
 }
 
 ib::Packet* Port::rx_pop(unsigned vl) {
-  const uint32_t bytes = lanes_[vl].rxq.front()->wire_len;
+  const uint32_t bytes = lane(vl).rxq.front()->wire_len;
   ib::Packet* p = rx_take(vl);
   rx_release(vl, bytes);
   return p;
 }
 
 ib::Packet* Port::rx_take(unsigned vl) {
-  ib::PacketQueue& q = lanes_[vl].rxq;
+  ib::PacketQueue& q = lane(vl).rxq;
   ib::Packet* p = q.pop_front();
   if (q.empty()) rx_ready_ = static_cast<uint16_t>(rx_ready_ & ~(1u << vl));
   if (__builtin_expect(faults_on_, false) && !copies_.empty()) took_copy(p);
@@ -748,7 +794,7 @@ void Port::rx_release(unsigned vl, uint32_t wire_bytes) {
     vl15_rx_bytes_ -= wire_bytes;
     if (trace_ != nullptr) trace_->rx_blocks[vl] = static_cast<uint32_t>(vl15_rx_bytes_ / kCreditBlockBytes);
   } else {
-    Lane& l = lanes_[vl];
+    Lane& l = lane(vl);
     l.receiver.on_released(blocks);
     tell_cosim(CreditEvent::Released, vl, blocks);
     if (trace_ != nullptr) trace_->rx_blocks[vl] = l.receiver.used_blocks();
@@ -758,7 +804,7 @@ void Port::rx_release(unsigned vl, uint32_t wire_bytes) {
 }
 
 void Port::discard(ib::Packet* p, unsigned vl, DropReason why) {
-  ++stats_.vl[std::min(vl, 15u)].drops[static_cast<std::size_t>(why)];
+  stats_.vl[std::min(vl, 15u)].drops.add(why);
   notify_observers([&](PortObserver& o) { o.on_drop(*this, *p, why, now_ps()); });
   pool_.release(p);
 }
@@ -773,7 +819,8 @@ void Port::trace_signals(sc_core::sc_trace_file* tf) {
   if (trace_ == nullptr) {
     trace_ = std::make_unique<TraceMirror>();
     for (unsigned vl = 0; vl < 16; ++vl) {
-      const Lane& l = lanes_[vl];
+      if (vl >= vls_ && vl != kVl15) continue;  // stays 0
+      const Lane& l = lane(vl);
       trace_->credits[vl] = l.sender.available();
       trace_->rx_blocks[vl] = vl == kVl15 ? static_cast<uint32_t>(vl15_rx_bytes_ / kCreditBlockBytes) : l.receiver.used_blocks();
       trace_->tx_bytes[vl] = l.txq_bytes;

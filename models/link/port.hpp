@@ -91,6 +91,11 @@
 //   P_Key violation (PortInfo.P_KeyViolations), tells the node's handler (its
 //   SMA sends a trap) and returns the packet to the pool. Violations are
 //   counted per port, not as a drop reason of a VL.
+// - Memory: the per-VL state (queues, credits, statistics) is kept for the
+//   VLs the port operates and VL15 only; counts of what arrives or is dropped
+//   on another VL go to one shared record (port_stats.hpp). tx_has_room,
+//   rx_empty and rx_front take a VL the port operates or VL15; the other
+//   queries answer for any VL (one it does not operate: empty, no credit).
 
 #include <systemc>
 #include <tlm>
@@ -108,6 +113,8 @@
 #include "models/ib/packet_queue.hpp"
 #include "models/ib/pkey.hpp"
 #include "models/link/credits.hpp"
+#include "models/link/fc_queue.hpp"
+#include "models/link/handler.hpp"
 #include "models/link/fault_injector.hpp"
 #include "models/link/ib_protocol.hpp"
 #include "models/link/lifetimes.hpp"
@@ -173,19 +180,20 @@ class Port : public sc_core::sc_module,
   // One per port. reads_first, if given, is what the handler reads first (its
   // owner's state for this port); a transmission prefetches it before its own
   // work, so that the handler does not start with a cache miss.
-  void on_tx_space(std::function<void()> handler, const void* reads_first = nullptr) {
+  // (Handlers: a lambda of at most 16 bytes of state, handler.hpp.)
+  void on_tx_space(Handler handler, const void* reads_first = nullptr) {
     on_tx_space_ = std::move(handler);
     tx_space_reads_ = reads_first;
   }
   // Whether submit_on_vl would queue a packet of this size now (a queue takes a
   // packet when it is empty or when the packet fits in tx_buffer_bytes).
   bool tx_has_room(unsigned vl, uint32_t wire_bytes) const {
-    const Lane& l = lanes_[vl];
+    const Lane& l = lane(vl);
     return l.txq.empty() || l.txq_bytes + wire_bytes <= tx_buffer_bytes_;
   }
   // Bytes queued for transmission on a VL, and what a VL's queue holds (an
   // upper layer that starts packets only while they fit: transport_engine.hpp).
-  uint32_t tx_queued_bytes(unsigned vl) const { return lanes_[vl].txq_bytes; }
+  uint32_t tx_queued_bytes(unsigned vl) const { return any_lane(vl).txq_bytes; }
   uint32_t tx_buffer_bytes() const { return tx_buffer_bytes_; }
   // Lifetimes of packets in the transmit queues (switch ports; default off).
   void set_lifetimes(const Lifetimes& lifetimes);
@@ -197,12 +205,12 @@ class Port : public sc_core::sc_module,
   // The upper layer's handler for "packets are waiting in the receive
   // buffers". The port calls it after taking in the arrivals due now, at the
   // same simulated time; it may call back into the port. One per port.
-  void on_rx_ready(std::function<void()> handler) { on_rx_ready_ = std::move(handler); }
-  bool rx_empty(unsigned vl) const { return lanes_[vl].rxq.empty(); }
+  void on_rx_ready(Handler handler) { on_rx_ready_ = handler; }
+  bool rx_empty(unsigned vl) const { return lane(vl).rxq.empty(); }
   // Bit per VL (15 = VL15) whose receive queue has packets: an upper layer
   // finds them without reading every VL's queue.
   uint32_t rx_ready_vls() const { return rx_ready_; }
-  const ib::Packet* rx_front(unsigned vl) const { return lanes_[vl].rxq.front(); }
+  const ib::Packet* rx_front(unsigned vl) const { return lane(vl).rxq.front(); }
   ib::Packet* rx_pop(unsigned vl);  // rx_take + rx_release
   // Takes the head packet of a VL; its buffer space stays in use (and its
   // credits held) until rx_release with its wire bytes.
@@ -293,15 +301,15 @@ class Port : public sc_core::sc_module,
   uint64_t busy_ps_until(uint64_t end_ps) const {
     return stats_.busy_ps() - (tx_free_at_ > end_ps ? tx_free_at_ - end_ps : 0);
   }
-  uint32_t rx_capacity_blocks(unsigned vl) const { return lanes_[vl].receiver.capacity_blocks(); }
-  uint32_t credits_available(unsigned vl) const { return lanes_[vl].sender.available(); }
+  uint32_t rx_capacity_blocks(unsigned vl) const { return any_lane(vl).receiver.capacity_blocks(); }
+  uint32_t credits_available(unsigned vl) const { return any_lane(vl).sender.available(); }
   // Receive-buffer occupancy of a data VL, in 64-byte blocks.
-  uint32_t rx_used_blocks(unsigned vl) const { return lanes_[vl].receiver.used_blocks(); }
+  uint32_t rx_used_blocks(unsigned vl) const { return any_lane(vl).receiver.used_blocks(); }
   // A data VL's credit-stall time up to `now_ps` (no earlier than the port's
   // last event), the stall still open then included: VlStats counts a stall
   // only when it ends.
   uint64_t credit_stall_ps_until(unsigned vl, uint64_t now_ps) const {
-    const Lane& l = lanes_[vl];
+    const Lane& l = any_lane(vl);
     const uint64_t open = l.stall_since != 0 && now_ps + 1 > l.stall_since ? now_ps + 1 - l.stall_since : 0;
     return stats_.vl[vl].credit_stall_ps + open;
   }
@@ -346,6 +354,39 @@ class Port : public sc_core::sc_module,
     VlStall stall;
   };
   static_assert(offsetof(Lane, stall_since) == 64, "a hop's lane state fits the first line");
+  // The per-VL state in one block sized to the VLs the port operates (a port
+  // is mostly its per-VL state): the lanes of data VLs 0..vls_-1 and VL15,
+  // then their statistics in VlStatsTable's order (the VL15's after the data
+  // VLs', then the one shared by the VLs the port does not operate).
+  class VlBlock {
+   public:
+    explicit VlBlock(unsigned data_vls);
+    ~VlBlock();
+    VlBlock(const VlBlock&) = delete;
+    VlBlock& operator=(const VlBlock&) = delete;
+    Lane* lanes() const { return static_cast<Lane*>(memory_); }
+    VlStats* stats() const { return reinterpret_cast<VlStats*>(lanes() + data_vls_ + 1); }
+
+   private:
+    void* memory_;
+    unsigned data_vls_;
+  };
+  // The lane of data VL vl (vl < vls_) or of VL15, which follows the data
+  // VLs'.
+  Lane& lane(unsigned vl) { return lanes_[std::min<unsigned>(vl, vls_)]; }
+  const Lane& lane(unsigned vl) const { return lanes_[std::min<unsigned>(vl, vls_)]; }
+  // The statistics of data VL vl or VL15, found from lanes_ (on a line every
+  // hop reads) rather than from the table's own pointer.
+  VlStats& vl_stats(unsigned vl) {
+    return reinterpret_cast<VlStats*>(lanes_ + vls_ + 1)[std::min<unsigned>(vl, vls_)];
+  }
+  const VlStats& vl_stats(unsigned vl) const {
+    return reinterpret_cast<const VlStats*>(lanes_ + vls_ + 1)[std::min<unsigned>(vl, vls_)];
+  }
+  // For the queries that may name any VL: a VL the port does not operate has
+  // an idle lane (empty, no credit, never stalled).
+  const Lane& any_lane(unsigned vl) const { return vl < vls_ || vl == kVl15 ? lane(vl) : idle_lane(); }
+  static const Lane& idle_lane();
   // Values a VCD samples, kept only while tracing.
   struct TraceMirror {
     std::array<uint32_t, 16> credits{};
@@ -386,7 +427,7 @@ class Port : public sc_core::sc_module,
   bool receive_faulted(ib::Packet* p);
   void queue_rx(ib::Packet* p) {  // an admitted packet, for the upper layer
     const unsigned vl = p->hdr.lrh.vl;
-    lanes_[vl].rxq.push_back(p);
+    lane(vl).rxq.push_back(p);
     rx_ready_ = static_cast<uint16_t>(rx_ready_ | (1u << vl));
   }
   void hold(ib::Packet* p, uint64_t until_ps);  // a delayed packet, admitted
@@ -394,16 +435,29 @@ class Port : public sc_core::sc_module,
   void took_copy(const ib::Packet* p);          // rx_take: p may be a copy
   bool released_copy(unsigned vl, uint32_t wire_bytes);  // rx_release of a copy: nothing to free
   void held_method();                           // hands the held packets that are due up
-  void receive_flow_control(ib::Packet* p);
+  void receive_flow_control(const ib::Packet& p);
   // A packet the peer sent: in flight until due_ps (what nb_transport_fw does).
+  // A flow-control packet travels as its fields (fc_in_flight_), not as a
+  // packet of the pool: when a link comes up every VL's is in flight at once,
+  // and a pool packet for each would be a large part of a big fabric's
+  // memory. A link between two ports sends it from the pool's scratch packet
+  // and receives it into the other one (PacketPool::flow_control_scratch).
   void arrive(ib::Packet& p, uint64_t due_ps) {
-    p.due_ps = due_ps;
-    if (in_flight_.empty()) rx_arrival_.notify_at(due_ps);
-    in_flight_.push_back(&p);
+    if (in_flight_.empty() && !fc_arriving_) rx_arrival_.notify_at(due_ps);
     // A bit for VLs 0..7 (the shift leaves 0 in eight bits for the others).
-    if (p.kind == ib::PacketKind::FlowControl) arriving_fc_ |= static_cast<uint8_t>(1u << (p.fc.vl & 0xF));
-    else arriving_data_ |= static_cast<uint8_t>(1u << (p.hdr.lrh.vl & 0xF));
+    if (p.kind == ib::PacketKind::FlowControl) {
+      fc_in_flight_.push_back({due_ps, p.fc});
+      fc_arriving_ = true;
+      arriving_fc_ |= static_cast<uint8_t>(1u << (p.fc.vl & 0xF));
+      if (!pool_.is_scratch(&p)) pool_.release(&p);
+      return;
+    }
+    p.due_ps = due_ps;
+    in_flight_.push_back(&p);
+    arriving_data_ |= static_cast<uint8_t>(1u << (p.hdr.lrh.vl & 0xF));
   }
+  // Receives the flow-control packet at the head of fc_in_flight_.
+  void receive_fc_in_flight(uint64_t now);
   ib::Packet* pop_tx(unsigned vl);   // removes a transmit queue's head
   void new_head(unsigned vl);        // lifetimes: the queue's head changed now
   void arm_lifetime(unsigned vl);
@@ -436,8 +490,9 @@ class Port : public sc_core::sc_module,
   // is a line of its own) and appends to in_flight_, which starts the next
   // line with what the receive handler reads first.
   Alarm rx_arrival_ = Alarm::method<&Port::rx_method, &Port::warm_rx>(this);
-  ib::PacketQueue in_flight_;         // arrivals (Packet::due_ps), in link order
-  std::function<void()> on_rx_ready_; // the upper layer's handler
+  ib::PacketQueue in_flight_;         // data arrivals (Packet::due_ps), in link order
+  Handler on_rx_ready_;               // the upper layer's
+  Lane* lanes_;                       // block_'s, on this line: both directions read it
   uint8_t observer_count_ = 0;        // at most kMaxObservers
   bool faults_on_ = false;            // faults_ is set (fills padding: no hot member moves)
   bool cosim_on_ = false;             // cosim_ is set (fills padding too)
@@ -445,7 +500,8 @@ class Port : public sc_core::sc_module,
   // (arriving_fc_) for that VL were put in flight since in_flight_ was last
   // empty; warm_rx prefetches what their reception will touch.
   uint8_t arriving_data_ = 0;
-  uint16_t vls_;
+  uint8_t vls_;
+  bool fc_arriving_ = false;          // fc_in_flight_ is not empty
   uint8_t rx_data_vls_;               // data VLs the state lets in: vls_ from Armed on, else 0
   uint8_t tx_data_vls_;               // data VLs the state lets out: vls_ when Active, else 0
   uint16_t mtu_;                      // at most kMaxMtu
@@ -460,6 +516,12 @@ class Port : public sc_core::sc_module,
   std::unique_ptr<TraceMirror> trace_; // while tracing
   uint64_t fc_timer_at_ = UINT64_MAX; // when fc_timer_ is armed for
   uint64_t fc_period_ps_ = LinkConfig{}.fc_period_ps;
+  // Flow-control arrivals (arrive()), the line a flow-control packet's
+  // reception reads besides the two above: in link order with in_flight_'s
+  // data packets, whose due times they never equal (a link carries one packet
+  // at a time, and each takes some time on it), so that merging the two
+  // queues by due time gives the link's order.
+  FcQueue fc_in_flight_;
   // Transmit side: the alarm, then a line of what a transmission reads, then
   // what a submission reads.
   Alarm tx_wakeup_ = Alarm::method<&Port::tx_method, &Port::warm_tx>(this);
@@ -471,7 +533,7 @@ class Port : public sc_core::sc_module,
   tlm::tlm_fw_transport_if<IbProtocol>* peer_rx_ = nullptr;  // what tx is bound to
   ib::PacketPool& pool_;
   const void* tx_space_reads_ = nullptr;  // on_tx_space's reads_first
-  std::function<void()> on_tx_space_; // the upper layer's handler
+  Handler on_tx_space_;               // the upper layer's
   bool peer_cut_through_ = false;
   bool stamp_injection_ = false;      // stamp_injections()
   bool stamp_for_hops_ = false;       // stamp_arrival_times()
@@ -487,11 +549,12 @@ class Port : public sc_core::sc_module,
   std::array<uint8_t, kSlCount> sl2vl_;
   Alarm fc_timer_ = Alarm::method<&Port::fc_timer_method>(this);
 
-  std::array<Lane, 16> lanes_;
-  PortStats stats_;
   VlArbiter arbiter_;
 
-  // Cold: VL15, lifetimes, configuration, tracing.
+  // Cold: the per-VL block's owner and the statistics' view of it, VL15,
+  // lifetimes, configuration, tracing.
+  VlBlock block_;
+  PortStats stats_;
   uint64_t vl15_buffer_bytes_;
   uint64_t vl15_rx_bytes_ = 0;
   Alarm lifetime_timer_ = Alarm::method<&Port::lifetime_method>(this);

@@ -2,8 +2,11 @@
 // Counters of one port, per VL, owned by the port. The statistics writer reads
 // them; the port never formats output.
 
+#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace hcasim::link {
 
@@ -26,10 +29,38 @@ enum class DropReason : uint8_t {
 constexpr std::size_t kDropReasonCount = static_cast<std::size_t>(DropReason::Count);
 const char* to_string(DropReason r);
 
+// A VL's drops by reason (indexed by DropReason). Most VLs of most ports never
+// drop a packet, so the counters are made at the first drop: until then a VL
+// keeps one pointer for them. Reading gives 0 for a reason never counted.
+class DropCounts {
+ public:
+  DropCounts() = default;
+  DropCounts(const DropCounts& o) { *this = o; }
+  DropCounts& operator=(const DropCounts& o) {
+    counts_ = o.counts_ ? std::make_unique<Counts>(*o.counts_) : nullptr;
+    return *this;
+  }
+  DropCounts(DropCounts&&) = default;
+  DropCounts& operator=(DropCounts&&) = default;
+  uint64_t operator[](std::size_t reason) const { return counts_ ? (*counts_)[reason] : 0; }
+  void add(DropReason why) {
+    if (!counts_) counts_ = std::make_unique<Counts>();
+    ++(*counts_)[static_cast<std::size_t>(why)];
+  }
+  std::size_t size() const { return kDropReasonCount; }
+  // Every reason's count, in DropReason order.
+  const uint64_t* begin() const { return counts_ ? counts_->data() : kNone.data(); }
+  const uint64_t* end() const { return begin() + kDropReasonCount; }
+
+ private:
+  using Counts = std::array<uint64_t, kDropReasonCount>;
+  static constexpr Counts kNone{};
+  std::unique_ptr<Counts> counts_;
+};
+
 // Laid out for the cache: a transmission updates the first line (a
 // flow-control packet's transmission and reception count there too, on the VL
-// it is for), a reception the second. Twelve drop reasons fill the third; a
-// thirteenth would add a line to every VL of every port.
+// it is for), a reception the second, where the drops' pointer fits too.
 struct alignas(64) VlStats {
   uint64_t tx_packets = 0;
   uint64_t tx_bytes = 0;            // wire bytes, LRH through VCRC
@@ -43,11 +74,40 @@ struct alignas(64) VlStats {
   uint64_t rx_bytes = 0;
   uint64_t rx_payload_bytes = 0;
   uint64_t rx_high_water_bytes = 0; // receive buffer occupancy, in 64-byte blocks x 64
-  std::array<uint64_t, kDropReasonCount> drops{};
+  DropCounts drops;
+};
+static_assert(sizeof(VlStats) == 128, "a VL's counters take two lines");
+
+// A port's VlStats, one per VL it operates: data VLs 0..n-1, then VL15, then
+// one shared by the VLs it does not operate (n..14: what arrives or is dropped
+// on them), so that a port of few VLs keeps few (a port is mostly its per-VL
+// state). operator[] takes a VL number 0..15 (a VL n..14 reads and counts the
+// shared one); the range is every one kept, so a sum over it counts
+// everything.
+class VlStatsTable {
+ public:
+  // The data_vls + 2 VlStats at `slots` (not owned: the port keeps them with
+  // its other per-VL state); data_vls: 0..15.
+  VlStatsTable(VlStats* slots, unsigned data_vls) : slots_(slots), data_vls_(static_cast<uint8_t>(data_vls)) {}
+  VlStats& operator[](unsigned vl) { return slots_[slot(vl)]; }
+  const VlStats& operator[](unsigned vl) const { return slots_[slot(vl)]; }
+  // A VL the port operates, or VL15 (what a port's own hot paths name).
+  VlStats& operated(unsigned vl) { return slots_[std::min<unsigned>(vl, data_vls_)]; }
+  const VlStats& operated(unsigned vl) const { return slots_[std::min<unsigned>(vl, data_vls_)]; }
+  const VlStats* begin() const { return slots_; }
+  const VlStats* end() const { return slots_ + data_vls_ + 2; }
+
+ private:
+  std::size_t slot(unsigned vl) const {
+    return vl < data_vls_ ? vl : vl == 15 ? data_vls_ : data_vls_ + 1u;
+  }
+  VlStats* slots_;
+  uint8_t data_vls_;
 };
 
 struct PortStats {
-  std::array<VlStats, 16> vl;
+  PortStats(VlStats* slots, unsigned data_vls) : vl(slots, data_vls) {}
+  VlStatsTable vl;
   // Sums over the VLs: kept per VL so that a hop updates one line.
   uint64_t busy_ps() const { return sum(&VlStats::busy_ps); }  // time the transmitter was serializing
   uint64_t fc_tx() const { return sum(&VlStats::fc_tx); }      // flow-control packets sent

@@ -19,8 +19,7 @@ void check_size(const std::vector<VlArbEntry>& entries) {
 uint32_t entry_at(uint32_t start, uint32_t k, uint32_t n) { return start + k < n ? start + k : start + k - n; }
 }  // namespace
 
-bool VlArbiter::has_candidate(const Turn& t, const std::array<VlArbEntry, kMaxArbEntries>& e,
-                              const VlCandidates& c) {
+bool VlArbiter::has_candidate(const Turn& t, const VlArbEntry* e, const VlCandidates& c) {
   for (uint32_t i = 0; i < t.size; ++i)
     if (e[i].weight != 0 && e[i].vl < kMaxDataVls && c[e[i].vl] != 0) return true;
   return false;
@@ -93,20 +92,49 @@ VlArbiter::VlArbiter(const VlArbConfig& config, unsigned operational_vls)
     : high_budget_reload_(static_cast<int64_t>(config.high_limit) * kHighLimitUnitBlocks),
       high_budget_(high_budget_reload_),
       policy_(config.policy),
-      unbounded_(config.high_limit >= kHighLimitUnbounded),
-      high_carry_(config.high.size(), 0),
-      low_carry_(config.low.size(), 0) {
+      unbounded_(config.high_limit >= kHighLimitUnbounded) {
   check_size(config.high);
   check_size(config.low);
   high_turn_.size = static_cast<uint32_t>(config.high.size());
   low_turn_.size = static_cast<uint32_t>(config.low.size());
   const VlArbConfig served = operational_tables(config, operational_vls);  // same sizes, limit and policy
-  std::copy(served.high.begin(), served.high.end(), high_entries_.begin());
-  std::copy(served.low.begin(), served.low.end(), low_entries_.begin());
+  const std::size_t n = served.low.size() + served.high.size();
+  on_heap_ = n > kInlineEntries;
+  if (on_heap_) entries_heap_ = std::make_unique<VlArbEntry[]>(n);
+  VlArbEntry* e = entries_heap_ ? entries_heap_.get() : entries_inline_.data();
+  std::copy(served.high.begin(), served.high.end(), std::copy(served.low.begin(), served.low.end(), e));
+  if (policy_ == WeightPolicy::Deficit) carry_ = std::make_unique<int64_t[]>(n);  // zeros
+}
+
+void VlArbiter::copy_from(const VlArbiter& o) {
+  // A copy of the same sizes (the crossbar's scratch copy of an output's arbiter) reuses its blocks.
+  const std::size_t had = std::size_t{low_turn_.size} + high_turn_.size;
+  high_turn_ = o.high_turn_;
+  low_turn_ = o.low_turn_;
+  high_budget_reload_ = o.high_budget_reload_;
+  high_budget_ = o.high_budget_;
+  policy_ = o.policy_;
+  unbounded_ = o.unbounded_;
+  high_exhausted_ = o.high_exhausted_;
+  on_heap_ = o.on_heap_;
+  entries_inline_ = o.entries_inline_;
+  const std::size_t n = std::size_t{o.low_turn_.size} + o.high_turn_.size;
+  if (o.entries_heap_ == nullptr) {
+    entries_heap_.reset();
+  } else {
+    if (entries_heap_ == nullptr || had != n) entries_heap_ = std::make_unique<VlArbEntry[]>(n);
+    std::copy(o.entries_heap_.get(), o.entries_heap_.get() + n, entries_heap_.get());
+  }
+  if (o.carry_ == nullptr) {
+    carry_.reset();
+  } else {
+    if (carry_ == nullptr || had != n) carry_ = std::make_unique<int64_t[]>(n);
+    std::copy(o.carry_.get(), o.carry_.get() + n, carry_.get());
+  }
 }
 
 bool VlArbiter::can_grant(const VlCandidates& c) const {
-  return has_candidate(high_turn_, high_entries_, c) || has_candidate(low_turn_, low_entries_, c);
+  return has_candidate(high_turn_, high_entries(), c) || has_candidate(low_turn_, low_entries(), c);
 }
 
 int VlArbiter::Table::pick_work_conserving(const VlCandidates& c) {
@@ -142,7 +170,7 @@ int VlArbiter::grant(const VlCandidates& c) {
   }
   // An empty high-priority table (the default) never grants and keeps no
   // state, so it is not searched.
-  const bool low_waiting = !unbounded_ && high_exhausted_ && has_candidate(low_turn_, low_entries_, c);
+  const bool low_waiting = !unbounded_ && high_exhausted_ && has_candidate(low_turn_, low_entries(), c);
   if (!low_waiting && high_turn_.size != 0) {
     const int vl = high().pick_work_conserving(c);
     if (vl >= 0) {

@@ -31,6 +31,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace hcasim::link {
@@ -46,7 +47,7 @@ struct VlArbEntry {
   uint8_t weight = 0;  // 64-byte blocks per turn, 0..255
 };
 
-enum class WeightPolicy { Overshoot, Deficit };
+enum class WeightPolicy : uint8_t { Overshoot, Deficit };
 
 struct VlArbConfig {
   std::vector<VlArbEntry> high;        // high-priority table, <= 64 entries
@@ -67,6 +68,11 @@ class VlArbiter {
  public:
   // Serves operational_tables(config, operational_vls).
   explicit VlArbiter(const VlArbConfig& config, unsigned operational_vls = kMaxDataVls);
+  VlArbiter(const VlArbiter& o) { copy_from(o); }
+  VlArbiter& operator=(const VlArbiter& o) {
+    if (this != &o) copy_from(o);
+    return *this;
+  }
 
   // Picks the VL that sends next and charges the packet to its table entry.
   // Returns -1 when no entry of either table can send.
@@ -85,8 +91,7 @@ class VlArbiter {
   // A table as the search sees it: its turn, entries and (deficit) carries.
   class Table {
    public:
-    Table(Turn& turn, const std::array<VlArbEntry, kMaxArbEntries>& entries, std::vector<int64_t>& carry,
-          WeightPolicy policy)
+    Table(Turn& turn, const VlArbEntry* entries, int64_t* carry, WeightPolicy policy)
         : turn_(turn), entries_(entries), carry_(carry), policy_(policy) {}
     int pick(const VlCandidates& c);
     int pick_work_conserving(const VlCandidates& c);
@@ -103,18 +108,30 @@ class VlArbiter {
     int pick_deficit(const VlCandidates& c);
 
     Turn& turn_;
-    const std::array<VlArbEntry, kMaxArbEntries>& entries_;
-    std::vector<int64_t>& carry_;
+    const VlArbEntry* entries_;
+    int64_t* carry_;  // deficit only
     WeightPolicy policy_;
   };
-  Table high() { return Table(high_turn_, high_entries_, high_carry_, policy_); }
-  Table low() { return Table(low_turn_, low_entries_, low_carry_, policy_); }
-  static bool has_candidate(const Turn& t, const std::array<VlArbEntry, kMaxArbEntries>& e, const VlCandidates& c);
+  // The entries: the low table's, then the high table's, in entries_inline_
+  // when they fit (the default table for up to 16 data VLs), else on the heap.
+  const VlArbEntry* entries() const { return on_heap_ ? entries_heap_.get() : entries_inline_.data(); }
+  const VlArbEntry* low_entries() const { return entries(); }
+  const VlArbEntry* high_entries() const { return entries() + low_turn_.size; }
+  // Deficit policy: the blocks each entry overshot in its last turn (low's,
+  // then high's); null under overshoot, which carries nothing.
+  int64_t* low_carry() { return carry_.get(); }
+  int64_t* high_carry() { return carry_ ? carry_.get() + low_turn_.size : nullptr; }
+  Table high() { return Table(high_turn_, high_entries(), high_carry(), policy_); }
+  Table low() { return Table(low_turn_, low_entries(), low_carry(), policy_); }
+  static bool has_candidate(const Turn& t, const VlArbEntry* e, const VlCandidates& c);
+  void copy_from(const VlArbiter& o);
 
   // Laid out for the cache: a grant reads the first line (both turns, the
-  // high-priority budget and the first four low-priority entries, which is
-  // all of the default table for up to four data VLs) and the line or two of
-  // entries of a larger table it serves.
+  // high-priority budget and the first six entries, which is all of the
+  // default table for up to six data VLs) and the line of entries after it
+  // for a larger table. An arbiter keeps no room for entries it does not
+  // have (64 of each table's would be 256 bytes: every port has one).
+  static constexpr unsigned kInlineEntries = 16;
   Turn high_turn_;
   Turn low_turn_;
   int64_t high_budget_reload_;     // blocks
@@ -122,10 +139,10 @@ class VlArbiter {
   WeightPolicy policy_;
   bool unbounded_;
   bool high_exhausted_ = false;
-  std::array<VlArbEntry, kMaxArbEntries> low_entries_{};
-  std::array<VlArbEntry, kMaxArbEntries> high_entries_{};
-  std::vector<int64_t> high_carry_;  // deficit policy: blocks overshot in an entry's last turn
-  std::vector<int64_t> low_carry_;
+  bool on_heap_ = false;  // entries_heap_ holds the entries
+  std::array<VlArbEntry, kInlineEntries> entries_inline_{};
+  std::unique_ptr<VlArbEntry[]> entries_heap_;  // when low + high entries exceed kInlineEntries
+  std::unique_ptr<int64_t[]> carry_;
 };
 
 }  // namespace hcasim::link

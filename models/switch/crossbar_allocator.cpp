@@ -43,7 +43,6 @@ uint16_t CrossbarAllocator::served_by(const link::VlArbConfig& c) {
 void CrossbarAllocator::set_arbitration(unsigned output, const link::VlArbConfig& c) {
   Output& o = outs_.at(output);
   o.arbiter = link::VlArbiter(c);
-  o.scratch = link::VlArbiter(c);
   o.served_vls = served_by(c);
 }
 
@@ -142,8 +141,8 @@ std::optional<CrossbarAllocator::Choice> CrossbarAllocator::decide(unsigned outp
     per[v] = decide_vl(output, v, ok);
     if (per[v]) offered[v] = req_[slot(per[v]->grant.input, per[v]->grant.vl)].blocks;
   }
-  o.scratch = o.arbiter;  // same table sizes: no allocation
-  const int vl = o.scratch.grant(offered);
+  scratch_ = o.arbiter;  // the same table sizes as the last copy: no allocation
+  const int vl = scratch_.grant(offered);
   if (vl < 0) return std::nullopt;
   Choice c = *per[static_cast<unsigned>(vl)];
   c.grant.offered = offered;

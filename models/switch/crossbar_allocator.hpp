@@ -156,10 +156,9 @@ class CrossbarAllocator {
   };
   // Laid out for the cache: what a request, a decision and a grant read for
   // output VLs 0..11 is in the first line; the arbiter starts the third (its
-  // first line holds what a grant reads); the reserved requester and the
-  // scratch arbiter (only when several output VLs compete) come after.
+  // first line holds what a grant reads); the reserved requester comes after.
   struct alignas(64) Output {
-    explicit Output(const link::VlArbConfig& c) : arbiter(c), scratch(c) {}
+    explicit Output(const link::VlArbConfig& c) : arbiter(c) {}
     struct PerVl {
       uint16_t ptr = 0;    // next requester id to consider (ids < kMaxInputs x 16)
       uint16_t count = 0;  // requesters waiting
@@ -173,7 +172,6 @@ class CrossbarAllocator {
     std::array<PerVl, kVlSlots> per{};        // by output VL
     alignas(64) link::VlArbiter arbiter;
     Grant reservation;                        // waiting for this requester's input (while reserved)
-    link::VlArbiter scratch;                  // for choices that may not be granted
   };
   static_assert(offsetof(Output, per) + 12 * sizeof(Output::PerVl) <= 64, "VLs 0..11 in the first line");
   struct Choice {
@@ -237,6 +235,9 @@ class CrossbarAllocator {
   std::vector<uint64_t> mask_;          // outputs x words_: bit (input * 16 + vl) = requesting
   std::vector<uint64_t> owed_;          // same layout: owed a turn
   std::vector<uint64_t> scratch_words_; // one output's owed requesters
+  // A copy of an output's arbiter for a choice among its VLs that may not be
+  // granted (only when several output VLs compete): one for all the outputs.
+  link::VlArbiter scratch_{link::VlArbConfig{}};
 };
 
 }  // namespace hcasim::sw

@@ -108,8 +108,9 @@ TransportEngine::~TransportEngine() {
     data_stage_.pop_front();
   }
   for (PortLanes& r : lanes_)
-    for (Lane& l : r.vl)
-      while (!l.parked.empty()) {
+    if (r.made != nullptr)
+      for (Lane& l : *r.made)
+        while (!l.parked.empty()) {
         pool_.release(l.parked.front().packet);
         l.parked.pop_front();
       }
@@ -145,7 +146,7 @@ bool TransportEngine::destroy_qp(uint32_t qpn) {
   scheduler_of(*e).forget(e);  // skipped by dispatch
   drop_promise(*e);
   if (e->waiting_vl)
-    for (Lane& l : lanes_[e->qp.port].vl)
+    for (Lane& l : lanes_[e->qp.port].vl())
       for (std::size_t i = 0; i < l.qps.size(); ++i)
         if (l.qps[i] == e) l.qps[i] = nullptr;  // skipped when room comes
   std::unique_ptr<Entry> gone = std::move(qps_[qpn]);
@@ -409,13 +410,14 @@ unsigned TransportEngine::next_vl(const Qp& qp) const {
 bool TransportEngine::vl_has_room(unsigned port_index, unsigned vl) const {
   const link::Port& port = *ports_[port_index].port;
   const uint64_t queued = port.tx_queued_bytes(vl);
-  const uint64_t started = lanes_[port_index].vl[vl].started_bytes;
+  const PortLanes& r = lanes_[port_index];
+  const uint64_t started = r.made != nullptr ? (*r.made)[vl].started_bytes : 0;
   return (queued == 0 && started == 0) || queued + started < port.tx_buffer_bytes();
 }
 
 void TransportEngine::drop_promise(Entry& e) {
   if (e.promise == 0) return;
-  lanes_[e.qp.port].vl[e.promise_vl].started_bytes -= e.promise;
+  lanes_[e.qp.port].vl()[e.promise_vl].started_bytes -= e.promise;
   e.promise = 0;
 }
 
@@ -424,7 +426,7 @@ void TransportEngine::start_packet(Engine& g, Entry& e) {
   const unsigned vl = next_vl(qp);
   // Without room kept for it, a QP finding others waiting for its VL's room,
   // or no room, waits behind them.
-  if (e.promise == 0 && vl < link::kVl15 && (!lanes_[qp.port].vl[vl].qps.empty() || !vl_has_room(qp.port, vl))) {
+  if (e.promise == 0 && vl < link::kVl15 && (!lanes_[qp.port].vl()[vl].qps.empty() || !vl_has_room(qp.port, vl))) {
     wait_for_room(e, vl);
     return;
   }
@@ -459,7 +461,7 @@ ib::Packet* TransportEngine::build_packet(Engine& g, Entry& e, unsigned vl) {
   g.packet = p;
   g.ready_ps = ready;
   g.started = {static_cast<uint8_t>(vl), p->wire_bytes()};
-  if (vl < link::kVl15) lanes_[qp.port].vl[vl].started_bytes += g.started.bytes;
+  if (vl < link::kVl15) lanes_[qp.port].vl()[vl].started_bytes += g.started.bytes;
   e.in_engine = true;
   ++stats_.packets_built;
   stats_.busy_ps += latency;
@@ -491,7 +493,7 @@ void TransportEngine::context_on_chip(Entry& e) {
 }
 
 void TransportEngine::wait_for_room(Entry& e, unsigned vl) {
-  Lane& l = lanes_[e.qp.port].vl[vl];
+  Lane& l = lanes_[e.qp.port].vl()[vl];
   block(e.qp.port, vl);
   l.qps.push_back(&e);
   e.waiting_vl = true;
@@ -555,15 +557,15 @@ void TransportEngine::to_port(Entry& e, ib::Packet* p, Started started) {
   PortLanes& r = lanes_[e.qp.port];
   // Behind packets already waiting for this VL (a QP's packets stay in
   // order); otherwise the port takes it, drops it, or finds the VL full.
-  if (vl >= link::kVl15 || r.vl[vl].parked.empty()) {
+  if (vl >= link::kVl15 || r.vl()[vl].parked.empty()) {
     if (port.submit(p) != link::SubmitResult::Busy) {
-      if (vl < link::kVl15) r.vl[vl].started_bytes -= started.bytes;
+      if (vl < link::kVl15) r.vl()[vl].started_bytes -= started.bytes;
       handed_on(e);
       return;
     }
   }
   block(e.qp.port, vl);
-  r.vl[vl].parked.push_back({&e, p, started.bytes});
+  r.vl()[vl].parked.push_back({&e, p, started.bytes});
   ++e.waiting_room;
   ++stats_.port_full_waits;
 }
@@ -582,7 +584,7 @@ void TransportEngine::serve_room(unsigned port_index) {
   link::Port& port = *ports_[port_index].port;
   for (uint32_t left = r.blocked; left != 0; left &= left - 1) {
     const unsigned vl = static_cast<unsigned>(__builtin_ctz(left));
-    Lane& l = r.vl[vl];
+    Lane& l = r.vl()[vl];
     while (!l.parked.empty() && port.submit(l.parked.front().packet) != link::SubmitResult::Busy) {
       Entry& e = *l.parked.front().entry;
       l.started_bytes -= l.parked.front().bytes;

@@ -273,7 +273,13 @@ class TransportEngine : public QpServices {
   };
   struct PortLanes {
     uint32_t blocked = 0;  // bit per VL with packets or QPs waiting for room
-    std::array<Lane, link::kVl15> vl;
+    // By data VL, made when a QP first sends on the port (a port of raw
+    // traffic only never needs them: 15 lanes of 128 bytes).
+    std::array<Lane, link::kVl15>& vl() {
+      if (made == nullptr) made = std::make_unique<std::array<Lane, link::kVl15>>();
+      return *made;
+    }
+    std::unique_ptr<std::array<Lane, link::kVl15>> made;
   };
   std::vector<PortLanes> lanes_;  // per port
   unsigned blocked_lists_ = 0;    // VLs with something waiting for room, over all ports (on_room_wanted)

@@ -284,7 +284,8 @@ int run(const Args& a) {
   if (const std::string why = details_refusal(s.outputs.details, config::port_names(s).size(), setup.flows.size());
       !why.empty())
     throw BadInput(why);
-  Simulation sim(setup.fabric, setup.flows, setup.options, setup.transport);
+  // The spec and flows move into the simulation: a copy of a large fabric's spec is a lot of memory.
+  Simulation sim(std::move(setup.fabric), std::move(setup.flows), setup.options, setup.transport);
   const double build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - build_start).count();
   sim.run();
   RunMetadata meta{s.name, s.run.seed, config_hash(resolved)};

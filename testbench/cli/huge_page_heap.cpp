@@ -25,6 +25,13 @@ bool thp_available() {
   return modes.find("[always]") != std::string::npos || modes.find("[madvise]") != std::string::npos;
 }
 
+// HCASIM_HUGE_PAGE_HEAP=0: a heap profiler (heaptrack, valgrind massif) would
+// otherwise report the reserve's one block as the process's peak.
+bool off_by_environment() {
+  const char* v = std::getenv("HCASIM_HUGE_PAGE_HEAP");
+  return v != nullptr && std::string(v) == "0";
+}
+
 }  // namespace
 
 std::size_t reserve_huge_page_heap(std::size_t bytes) {
@@ -32,7 +39,7 @@ std::size_t reserve_huge_page_heap(std::size_t bytes) {
   (void)bytes;
   return 0;
 #else
-  if (!thp_available()) return 0;
+  if (!thp_available() || off_by_environment()) return 0;
   // Large blocks from the heap, not mappings of their own; freed memory stays
   // in the heap (the reserved range must outlive the free below).
   mallopt(M_MMAP_MAX, 0);

@@ -19,9 +19,11 @@
 //   had it halves the request, down to 256 MiB.
 // - It changes where objects sit, never what the model does: results are the
 //   same with and without it.
-// - It does nothing and returns 0 where THP is off ("never" or absent) and in
-//   sanitizer builds (their allocator is not glibc's). Otherwise it returns the
-//   bytes marked.
+// - It does nothing and returns 0 where THP is off ("never" or absent), in
+//   sanitizer builds (their allocator is not glibc's) and with the environment
+//   variable HCASIM_HUGE_PAGE_HEAP=0 (for heap profilers, whose peak would
+//   otherwise be the reserve's one block). Otherwise it returns the bytes
+//   marked.
 // - anon_huge_page_bytes(): the process's anonymous memory on huge pages now
 //   (AnonHugePages of /proc/self/smaps_rollup), for the benchmark report; 0
 //   when the kernel does not say.

@@ -2,6 +2,7 @@
 
 #include <fnmatch.h>
 
+#include <iterator>
 #include <map>
 
 #include "testbench/workloads/traffic_patterns.hpp"
@@ -53,12 +54,14 @@ routing::CreditLoopReport check_credit_loops(const config::Scenario& s, const co
 
 SimulationSetup setup_from(const config::Scenario& s, const std::string& out_dir, bool quiet) {
   SimulationSetup r;
-  const config::RoutedFabric routed = config::route_fabric(s);
-  r.fabric = routed.spec;
+  config::RoutedFabric routed = config::route_fabric(s);
   if (s.routing.check_credit_loops) {
     r.credit_loops = check_credit_loops(s, routed);
     r.credit_loops_checked = true;
   }
+  r.fabric = std::move(routed.spec);
+  routed = {};  // the routes' own copy of the LFTs, no longer needed
+
   const HcaPorts ports(r.fabric);
   for (std::size_t i = 0; i < s.workload.flows.size(); ++i) {
     const config::FlowConfig& f = s.workload.flows[i];
@@ -86,9 +89,9 @@ SimulationSetup setup_from(const config::Scenario& s, const std::string& out_dir
     std::vector<std::string> names;
     const auto hosts = ports.select(p.hosts, &names);
     const auto targets = p.targets.empty() ? std::vector<workloads::Endpoint>{} : ports.select(p.targets);
-    const auto flows = workloads::expand_pattern(p, hosts, targets, s.run.seed, i, names,
-                                                 "workload.patterns." + std::to_string(i));
-    r.flows.insert(r.flows.end(), flows.begin(), flows.end());
+    auto flows = workloads::expand_pattern(p, hosts, targets, s.run.seed, i, names,
+                                           "workload.patterns." + std::to_string(i));
+    r.flows.insert(r.flows.end(), std::make_move_iterator(flows.begin()), std::make_move_iterator(flows.end()));
   }
   for (unsigned i = 0; i < s.workload.perftest.size(); ++i) {
     const config::PerftestConfig& t = s.workload.perftest[i];

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -107,14 +108,14 @@ uint64_t process_peak_rss_bytes() {
 }
 }  // namespace
 
-Simulation::Simulation(const config::FabricSpec& fabric, std::vector<workloads::FlowSpec> flows, RunOptions options,
+Simulation::Simulation(config::FabricSpec fabric, std::vector<workloads::FlowSpec> flows, RunOptions options,
                        const TransportWorkloads& transport)
     : flows_(std::move(flows)),
       results_(flows_.size()),
       options_(std::move(options)),
       parts_(make_partitions(options_.partitions)),
       partitioning_(partitioning_for(fabric, parts_)),
-      fabric_(std::make_unique<fabric::Fabric>(fabric, pool_, parts_.empty() ? nullptr : &partitioning_)) {
+      fabric_(std::make_unique<fabric::Fabric>(std::move(fabric), pool_, parts_.empty() ? nullptr : &partitioning_)) {
   check_partitioning(transport);
   if (parts_.empty()) {
     recorders_.push_back(std::make_unique<workloads::FlowRecorder>(results_, pool_));
@@ -122,7 +123,7 @@ Simulation::Simulation(const config::FabricSpec& fabric, std::vector<workloads::
     for (std::size_t q = 0; q < parts_.size(); ++q)
       recorders_.push_back(std::make_unique<workloads::FlowRecorder>(flows_.size(), parts_[q]->pool));
     for (std::size_t q = 1; q < parts_.size(); ++q) part_checkers_.push_back(std::make_unique<checkers::LinkChecker>());
-    cut_links_ = fabric::cut_links(fabric, partitioning_.of_node);
+    cut_links_ = fabric::cut_links(fabric_->spec(), partitioning_.of_node);
   }
   for (unsigned i = 0; i < fabric_->hca_count(); ++i) {
     const hca::Hca& h = fabric_->hca(i);
@@ -137,17 +138,28 @@ Simulation::Simulation(const config::FabricSpec& fabric, std::vector<workloads::
       throw std::invalid_argument("flow " + flows_[f].name + ": no such destination HCA port");
     return static_cast<uint16_t>(fabric_->hca(e.node).lid(e.port) + f % paths);
   };
+  // A destination list's base LIDs, resolved once for all the flows that share it.
+  std::map<const std::vector<workloads::Endpoint>*, std::shared_ptr<const std::vector<uint16_t>>> base_lids;
+  auto resolve = [&](workloads::Destinations& d, unsigned f) {
+    if (d.list() == nullptr) return;
+    auto& lids = base_lids[d.list().get()];
+    if (lids == nullptr) {
+      std::vector<uint16_t> v;
+      v.reserve(d.list()->size());
+      for (const workloads::Endpoint& e : *d.list()) v.push_back(lid_of(e, 0));
+      lids = std::make_shared<const std::vector<uint16_t>>(std::move(v));
+    }
+    d.set_lids(lids, static_cast<uint16_t>(f % paths));
+  };
   for (unsigned f = 0; f < flows_.size(); ++f) {
     workloads::FlowSpec& s = flows_[f];
     if (s.src_node >= hcas || s.src_port >= fabric_->hca(s.src_node).port_count())
       throw std::invalid_argument("flow " + s.name + ": no such source HCA port");
     s.slid = fabric_->hca(s.src_node).lid(s.src_port);
     s.dlid = lid_of({s.dst_node, s.dst_port}, f);
-    s.dlids.clear();
-    s.hot_dlids.clear();
-    for (const workloads::Endpoint& e : s.dsts) s.dlids.push_back(lid_of(e, f));
-    for (const workloads::Endpoint& e : s.hot) s.hot_dlids.push_back(lid_of(e, f));
-    if (s.choice != workloads::DestChoice::Fixed && s.dlids.empty() && s.hot_dlids.empty())
+    resolve(s.dsts, f);
+    resolve(s.hot, f);
+    if (s.choice != workloads::DestChoice::Fixed && s.dsts.empty() && s.hot.empty())
       throw std::invalid_argument("flow " + s.name + ": no destinations");
     if (s.dest_qp == 0 && !s.vl15) s.dest_qp = 0x100 + f;
     by_port[{s.src_node, s.src_port}].push_back(f);

@@ -79,7 +79,7 @@ class Simulation {
  public:
   // Flows name HCAs and ports by index; their LIDs are filled in here. Throws
   // std::invalid_argument for a flow naming a port the fabric lacks.
-  Simulation(const config::FabricSpec& fabric, std::vector<workloads::FlowSpec> flows, RunOptions options,
+  Simulation(config::FabricSpec fabric, std::vector<workloads::FlowSpec> flows, RunOptions options,
              const TransportWorkloads& transport = {});
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;

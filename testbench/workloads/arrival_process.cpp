@@ -7,7 +7,8 @@ namespace hcasim::workloads {
 
 ArrivalProcess::ArrivalProcess(const config::SourceSettings& s, double interval_ps, double peak_interval_ps,
                                uint64_t seed)
-    : kind_(s.arrival), interval_(interval_ps), peak_(peak_interval_ps), rng_(seed) {
+    : kind_(s.arrival), interval_(interval_ps), peak_(peak_interval_ps) {
+  if (kind_ != config::Arrival::Deterministic) rng_ = std::make_unique<std::mt19937_64>(seed);
   if (kind_ != config::Arrival::OnOff) return;
   if (interval_ps < peak_interval_ps)
     throw std::invalid_argument("on_off arrivals need an offered load of at most the link's rate");
@@ -17,7 +18,7 @@ ArrivalProcess::ArrivalProcess(const config::SourceSettings& s, double interval_
   mean_gap_ = s.burst * (interval_ps - peak_interval_ps);
 }
 
-double ArrivalProcess::uniform() { return static_cast<double>((rng_() >> 11) + 1) * 0x1.0p-53; }
+double ArrivalProcess::uniform() { return static_cast<double>(((*rng_)() >> 11) + 1) * 0x1.0p-53; }
 
 uint64_t ArrivalProcess::rounded(double ps) {
   const double want = ps + carry_;

@@ -17,6 +17,7 @@
 //   rounding remainder forward, so n gaps sum to n x interval within 1 ps.
 
 #include <cstdint>
+#include <memory>
 #include <random>
 
 #include "models/config/raw_traffic_settings.hpp"
@@ -42,7 +43,9 @@ class ArrivalProcess {
   double continue_burst_ = 0;  // on_off: probability that a packet is followed by another of its burst
   double mean_gap_ = 0;        // on_off: mean gap between bursts (added to a peak interval)
   double carry_ = 0;           // rounding remainder carried to the next gap
-  std::mt19937_64 rng_;
+  // Only the random kinds draw: a deterministic source keeps no generator
+  // (its 2.5 KB of state would be most of a raw flow's memory).
+  std::unique_ptr<std::mt19937_64> rng_;
 };
 
 }  // namespace hcasim::workloads

@@ -6,7 +6,9 @@
 // hot_fraction going to a hot list (hot spot). Random choices come from the
 // flow's own seeded generator, so a run is the same for the same seed.
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,58 @@ struct Endpoint {
 
 enum class DestChoice { Fixed, Uniform, Cycle, HotSpot };
 
+// A flow's list of destinations as a view of a list its pattern's flows share
+// (a uniform pattern over n hosts keeps one list of n, not n lists of n - 1):
+// entry i of the view is entry (first + i) mod n of the shared list, counting
+// past entry `skip` (the source itself; none when kNoSkip). Its LIDs are the
+// shared list's base LIDs plus the flow's own offset (the path it takes with
+// an LMC above 0).
+class Destinations {
+ public:
+  static constexpr std::size_t kNoSkip = SIZE_MAX;
+  Destinations() = default;
+  // The whole list but entry `skip` (kNoSkip: all of it), in its order.
+  static Destinations without(std::shared_ptr<const std::vector<Endpoint>> list, std::size_t skip) {
+    Destinations d;
+    d.count_ = list->size() - (skip < list->size() ? 1 : 0);
+    d.skip_ = skip < list->size() ? skip : kNoSkip;
+    d.list_ = std::move(list);
+    return d;
+  }
+  // The n - 1 entries after entry `from`, in turn, wrapping round (all but `from`).
+  static Destinations after(std::shared_ptr<const std::vector<Endpoint>> list, std::size_t from) {
+    Destinations d;
+    d.count_ = list->size() - 1;
+    d.first_ = from + 1 == list->size() ? 0 : from + 1;
+    d.list_ = std::move(list);
+    return d;
+  }
+
+  std::size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  Endpoint operator[](std::size_t i) const { return (*list_)[index(i)]; }
+  // The shared list (the simulation resolves its LIDs once per list).
+  const std::shared_ptr<const std::vector<Endpoint>>& list() const { return list_; }
+  // The shared list's LIDs, entry by entry, and this flow's offset to add.
+  void set_lids(std::shared_ptr<const std::vector<uint16_t>> lids, uint16_t offset) {
+    lids_ = std::move(lids);
+    offset_ = offset;
+  }
+  uint16_t lid(std::size_t i) const { return static_cast<uint16_t>((*lids_)[index(i)] + offset_); }
+
+ private:
+  std::size_t index(std::size_t i) const {
+    const std::size_t j = first_ + (i < skip_ ? i : i + 1);  // first_ < n and j - first_ < n
+    return j >= list_->size() ? j - list_->size() : j;
+  }
+  std::shared_ptr<const std::vector<Endpoint>> list_;
+  std::shared_ptr<const std::vector<uint16_t>> lids_;
+  std::size_t first_ = 0;
+  std::size_t skip_ = kNoSkip;
+  std::size_t count_ = 0;
+  uint16_t offset_ = 0;
+};
+
 struct FlowSpec {
   std::string name;
   std::string pattern;         // the traffic pattern it came from; "" = a single flow
@@ -32,8 +86,8 @@ struct FlowSpec {
   unsigned dst_node = 0;       // Fixed: the destination HCA and port
   unsigned dst_port = 0;
   DestChoice choice = DestChoice::Fixed;
-  std::vector<Endpoint> dsts;  // Uniform, Cycle, HotSpot: the destinations to pick from
-  std::vector<Endpoint> hot;   // HotSpot: the hot destinations
+  Destinations dsts;           // Uniform, Cycle, HotSpot: the destinations to pick from
+  Destinations hot;            // HotSpot: the hot destinations
   double hot_fraction = 0;     // HotSpot: share of packets to `hot`
   uint64_t seed = 0;           // Uniform, HotSpot: seed of the flow's random choices
   uint32_t dest_qp = 0;
@@ -48,9 +102,7 @@ struct FlowSpec {
 
   // Filled by the simulation from the fabric's LIDs.
   uint16_t slid = 0;
-  uint16_t dlid = 0;               // Fixed
-  std::vector<uint16_t> dlids;     // per entry of dsts
-  std::vector<uint16_t> hot_dlids; // per entry of hot
+  uint16_t dlid = 0;               // Fixed (dsts and hot hold the others' LIDs)
 };
 
 // Counts of the whole run, counts of the measured window (measure_window.hpp),

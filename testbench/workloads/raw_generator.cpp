@@ -30,7 +30,8 @@ RawGenerator::RawGenerator(const sc_core::sc_module_name& name, hca::Hca& hca, u
     const FlowSpec& s = specs[f];
     Active a;
     a.index = f;
-    a.rng.seed(s.seed);
+    if (s.choice == DestChoice::Uniform || s.choice == DestChoice::HotSpot)
+      a.rng = std::make_unique<std::mt19937_64>(s.seed);
     // Packet size on the wire does not depend on the sequence number.
     ib::Packet* probe = make_packet(a, 0);
     a.wire_bytes = probe->wire_bytes();
@@ -92,17 +93,17 @@ uint16_t RawGenerator::pick_dlid(Active& a) {
   const FlowSpec& s = specs_[a.index];
   switch (s.choice) {
     case DestChoice::Fixed: return s.dlid;
-    case DestChoice::Uniform: return s.dlids[below(a.rng(), s.dlids.size())];
+    case DestChoice::Uniform: return s.dsts.lid(below((*a.rng)(), s.dsts.size()));
     case DestChoice::Cycle: {
-      const uint16_t d = s.dlids[a.cursor];
-      a.cursor = (a.cursor + 1) % s.dlids.size();
+      const uint16_t d = s.dsts.lid(a.cursor);
+      a.cursor = (a.cursor + 1) % s.dsts.size();
       return d;
     }
     case DestChoice::HotSpot: {
-      const double u = static_cast<double>(a.rng() >> 11) * 0x1.0p-53;
-      if ((u < s.hot_fraction && !s.hot_dlids.empty()) || s.dlids.empty())
-        return s.hot_dlids[below(a.rng(), s.hot_dlids.size())];
-      return s.dlids[below(a.rng(), s.dlids.size())];
+      std::mt19937_64& rng = *a.rng;
+      const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
+      if ((u < s.hot_fraction && !s.hot.empty()) || s.dsts.empty()) return s.hot.lid(below(rng(), s.hot.size()));
+      return s.dsts.lid(below(rng(), s.dsts.size()));
     }
   }
   return s.dlid;

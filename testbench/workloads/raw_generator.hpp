@@ -38,6 +38,7 @@
 #include <systemc>
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <utility>
 #include <vector>
@@ -85,7 +86,7 @@ class RawGenerator : public sc_core::sc_module {
     uint64_t next_arrival_ps = 0;       // open loop: the next arrival (UINT64_MAX: none left)
     ib::RingFifo<uint64_t, 1> queue;    // open loop: arrival times of the packets waiting
     ib::Packet* pending = nullptr;      // built but refused as Busy
-    std::mt19937_64 rng;                // destination choices
+    std::unique_ptr<std::mt19937_64> rng;  // destination choices (Uniform, HotSpot; null for the others)
     std::size_t cursor = 0;             // Cycle: next destination
     uint64_t link_ps = 0;               // a packet's serialization time on the port
     uint64_t allowed_ps = 0;            // congestion control: no packet before then

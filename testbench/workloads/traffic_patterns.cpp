@@ -1,7 +1,10 @@
 #include "testbench/workloads/traffic_patterns.hpp"
 
 #include <algorithm>
+#include <map>
+#include <memory>
 #include <random>
+#include <utility>
 
 namespace hcasim::workloads {
 
@@ -15,12 +18,21 @@ uint64_t splitmix(uint64_t x) {
 std::size_t below(std::mt19937_64& rng, std::size_t n) {
   return static_cast<std::size_t>((static_cast<unsigned __int128>(rng()) * n) >> 64);
 }
-std::vector<Endpoint> without(const std::vector<Endpoint>& list, const Endpoint& e) {
-  std::vector<Endpoint> out;
-  for (const Endpoint& x : list)
-    if (!(x == e)) out.push_back(x);
-  return out;
-}
+// Position of each endpoint of a list, to find one without a search per flow.
+class Positions {
+ public:
+  explicit Positions(const std::vector<Endpoint>& list) {
+    for (std::size_t i = 0; i < list.size(); ++i) at_.emplace(std::make_pair(list[i].node, list[i].port), i);
+  }
+  // Its first position, or Destinations::kNoSkip when absent.
+  std::size_t of(const Endpoint& e) const {
+    auto it = at_.find({e.node, e.port});
+    return it == at_.end() ? Destinations::kNoSkip : it->second;
+  }
+
+ private:
+  std::map<std::pair<unsigned, unsigned>, std::size_t> at_;
+};
 }  // namespace
 
 uint64_t mix_seed(uint64_t a, uint64_t b, uint64_t c) { return splitmix(splitmix(splitmix(a) ^ b) ^ c); }
@@ -47,10 +59,16 @@ std::vector<FlowSpec> expand_pattern(const config::TrafficPatternConfig& p, cons
     for (std::size_t i = image.size() - 1; i > 0; --i) std::swap(image[i], image[below(rng, i)]);  // Sattolo
   }
 
+  // One list of the hosts and one of the targets, shared by every flow's view
+  // (the flow's own destinations are that list without itself).
+  const auto all = std::make_shared<const std::vector<Endpoint>>(hosts);
+  const auto hot = std::make_shared<const std::vector<Endpoint>>(targets);
+  const Positions host_at(hosts), target_at(targets);
   std::vector<FlowSpec> flows;
+  flows.reserve(sources.size());
   for (std::size_t i = 0; i < sources.size(); ++i) {
     const Endpoint src = sources[i];
-    const std::size_t at = static_cast<std::size_t>(std::find(hosts.begin(), hosts.end(), src) - hosts.begin());
+    const std::size_t at = p.kind == TrafficKind::Incast ? host_at.of(src) : i;  // the other kinds send from every host
     FlowSpec f;
     f.name = p.name + "." + host_names[at];
     f.pattern = p.name;
@@ -67,7 +85,7 @@ std::vector<FlowSpec> expand_pattern(const config::TrafficPatternConfig& p, cons
     switch (p.kind) {
       case TrafficKind::Uniform:
         f.choice = DestChoice::Uniform;
-        f.dsts = without(hosts, src);
+        f.dsts = Destinations::without(all, at);
         break;
       case TrafficKind::Permutation:
         f.choice = DestChoice::Fixed;
@@ -81,17 +99,17 @@ std::vector<FlowSpec> expand_pattern(const config::TrafficPatternConfig& p, cons
           f.dst_port = targets[0].port;
         } else {
           f.choice = DestChoice::Uniform;
-          f.dsts = targets;
+          f.dsts = Destinations::without(hot, Destinations::kNoSkip);
         }
         break;
       case TrafficKind::AllToAll:
         f.choice = DestChoice::Cycle;
-        for (std::size_t k = 1; k < hosts.size(); ++k) f.dsts.push_back(hosts[(at + k) % hosts.size()]);
+        f.dsts = Destinations::after(all, at);
         break;
       case TrafficKind::HotSpot:
         f.choice = DestChoice::HotSpot;
-        f.dsts = without(hosts, src);
-        f.hot = without(targets, src);
+        f.dsts = Destinations::without(all, at);
+        f.hot = Destinations::without(hot, target_at.of(src));
         f.hot_fraction = f.hot.empty() ? 0.0 : p.hot_fraction;
         break;
     }

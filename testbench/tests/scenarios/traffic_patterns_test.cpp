@@ -60,7 +60,7 @@ TEST_CASE("uniform: every source picks among the other hosts alone, each host re
   // A source's choices are the other hosts, never itself.
   for (const workloads::FlowSpec& f : run.sim->flows()) {
     REQUIRE(f.dsts.size() == kHosts - 1);
-    for (const workloads::Endpoint& d : f.dsts) REQUIRE(d.node != f.src_node);
+    for (std::size_t i = 0; i < f.dsts.size(); ++i) REQUIRE(f.dsts[i].node != f.src_node);
   }
   // Host h receives from each of the 7 others Binomial(kCount, 1/7): mean kCount,
   // variance 7 x kCount x (1/7)(6/7).
