@@ -72,8 +72,12 @@ FabricSize graph_size(const topology::Topology& g) {
   return z;
 }
 
-uint64_t fabric_bytes(const FabricSize& z) {
-  return plus(plus(times(z.hcas, kHostBytes), times(z.switches, kSwitchBytes)), times(z.ports, kPortBytes));
+// A switch's forwarding table holds a byte per LID up to the top one: the
+// fabric's LIDs (routing.lmc's paths per HCA port, one per switch).
+uint64_t fabric_bytes(const FabricSize& z, unsigned lmc) {
+  const uint64_t lids = plus(times(z.hcas, uint64_t{1} << lmc), z.switches);
+  const uint64_t per_switch = plus(kSwitchBytes, lids);
+  return plus(plus(times(z.hcas, kHostBytes), times(z.switches, per_switch)), times(z.ports, kPortBytes));
 }
 
 std::string gib(uint64_t bytes) {
@@ -124,9 +128,9 @@ uint64_t mtt_bytes(uint64_t region_bytes, uint64_t page_bytes) {
   return std::min(pages, host::kMttWriteLimit) * kMttEntryBytes;
 }
 
-Part fabric_part(const FabricSize& z) {
+Part fabric_part(const FabricSize& z, unsigned lmc) {
   const std::string prefix = z.shape.empty() ? "" : z.shape + ": ";
-  return {fabric_bytes(z), "topology",
+  return {fabric_bytes(z, lmc), "topology",
           prefix + std::to_string(z.hcas) + " HCAs with their hosts, " + std::to_string(z.switches) + " switches and " +
               std::to_string(z.ports) + " ports"};
 }
@@ -134,7 +138,7 @@ Part fabric_part(const FabricSize& z) {
 std::vector<Part> model_parts(const Scenario& s) {
   const FabricSize z = graph_size(s.graph);
   std::vector<Part> parts;
-  parts.push_back(fabric_part(z));
+  parts.push_back(fabric_part(z, s.routing.lmc));
   constexpr uint64_t kVerbsRegion = 2 * kVerbsAreaBytes;  // each side's region
   uint64_t page = s.hca.hca.page_bytes;  // the smallest any HCA has: the most entries
   for (const HcaOverride& o : s.hca_overrides) page = std::min(page, o.config.hca.page_bytes);
@@ -182,7 +186,7 @@ void check_topology_size(const Scenario& s) {
   if (s.topology.pattern == Pattern::Explicit || s.topology.pattern == Pattern::Ibnetdiscover) return;
   const FabricSize z = pattern_size(s.topology);
   check_lids(z, s, "topology");
-  check_parts(s, {fabric_part(z)});
+  check_parts(s, {fabric_part(z, s.routing.lmc)});
 }
 
 uint64_t model_bytes_estimate(const Scenario& s) {

@@ -31,12 +31,12 @@ namespace hcasim::config {
 constexpr uint64_t kMaxUnicastLids = 0xBFFF;  // IBA 4.1.3: unicast LIDs 0x0001-0xBFFF
 
 // Measured peak resident set sizes (docs/limits.md): single_switch with 2 to
-// 254 hosts, 3-level fat trees with k 4 to 12, perftest write_bw with 1 to
+// 254 hosts, 3-level fat trees with k 8 to 16, perftest write_bw with 1 to
 // 32768 QPs, rc-swarm with 504 to 32256 QPs and 84 to 344064 regions.
 constexpr uint64_t kProgramBytes = 24 << 20;     // the program before the model (12 MiB with back_to_back)
-constexpr uint64_t kHostBytes = 224 << 10;       // an HCA with its host, PCIe link and driver (234 KiB with its port)
-constexpr uint64_t kSwitchBytes = 16 << 10;      // a switch without its ports
-constexpr uint64_t kPortBytes = 16 << 10;        // a port: VL buffers' bookkeeping, arbiter, statistics (14 KiB)
+constexpr uint64_t kHostBytes = 12 << 10;        // an HCA with its host, PCIe link and driver, without its ports (8.4 KiB)
+constexpr uint64_t kSwitchBytes = 16 << 10;      // a switch without its ports and forwarding table (a byte per LID)
+constexpr uint64_t kPortBytes = 11 << 10;        // a port: per-VL queues, credits and statistics, arbiter, sockets (9.1-9.4 KiB)
 constexpr uint64_t kPerftestQpBytes = 24 << 10;  // a perftest or verbs QP: its rings and CQ of perftest's depths (11-17 KiB)
 constexpr uint64_t kSwarmQpBytes = 6 << 10;      // a swarm QP with its CQ (5.1 KiB)
 constexpr uint64_t kRegionBytes = 256;           // a memory region without its translation entries (190 B)

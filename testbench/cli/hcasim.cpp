@@ -435,6 +435,7 @@ int sc_main(int argc, char* argv[]) {
 // SystemC's own main would print its banner first; ours silences it and then
 // runs the usual elaboration entry point, which calls sc_main.
 int main(int argc, char* argv[]) {
+  reexec_with_deep_tcache(argv);  // see huge_page_heap.hpp
   reserve_huge_page_heap(std::size_t(4) << 30);  // address space only; see huge_page_heap.hpp
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   return sc_core::sc_elab_and_sim(argc, argv);

@@ -3,6 +3,7 @@
 
 #include <malloc.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -32,7 +33,24 @@ bool off_by_environment() {
   return v != nullptr && std::string(v) == "0";
 }
 
+constexpr const char* kTcacheTunable = "glibc.malloc.tcache_count";
+
 }  // namespace
+
+void reexec_with_deep_tcache(char* argv[]) {
+#if defined(HCASIM_UNDER_ASAN) || defined(HCASIM_UNDER_TSAN)  // their allocator is not glibc's
+  (void)argv;
+#else
+  if (off_by_environment()) return;
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  const std::string set = tunables != nullptr ? tunables : "";
+  if (set.find(kTcacheTunable) != std::string::npos) return;  // the user's, or ours after the exec
+  const std::string value = (set.empty() ? "" : set + ":") + kTcacheTunable + "=65535";
+  if (setenv("GLIBC_TUNABLES", value.c_str(), 1) != 0) return;
+  execv("/proc/self/exe", argv);
+  // The exec failed (no /proc): run on with the default free lists.
+#endif
+}
 
 std::size_t reserve_huge_page_heap(std::size_t bytes) {
 #if defined(HCASIM_UNDER_ASAN) || defined(HCASIM_UNDER_TSAN)  // their allocator is not glibc's

@@ -33,6 +33,27 @@
 
 namespace hcasim {
 
+// Deep per-size free lists for glibc malloc (its tunable
+// glibc.malloc.tcache_count, read only from the environment at start-up).
+//
+// Why: glibc keeps 7 freed blocks per size in its thread cache; the rest go to
+// "fast bins", which the next request of 1 KiB or more merges back into the
+// heap. Building a large fabric and writing its results allocate and free
+// millions of small blocks between such requests, and in a heap of hundreds of
+// MiB every merged or re-split block is a cache miss: for a k=16 3-level fat
+// tree (28,672 ports) glibc's own bookkeeping was 60% of a 16 s run, and with
+// 65,535 blocks per size the run takes 6.8 s (build 2.3 -> 0.9 s, results
+// 12 -> 4 s; docs/performance.md, Memory at scale).
+//
+// Rules: reexec_with_deep_tcache(argv) re-executes the program (/proc/self/exe,
+// same arguments) with glibc.malloc.tcache_count=65535 added to GLIBC_TUNABLES,
+// unless that variable already sets tcache_count (then it is the user's
+// choice), HCASIM_HUGE_PAGE_HEAP=0 is set (heap profilers: under valgrind the
+// re-executed program would run outside it), or the build is sanitized. It
+// returns only when it does not re-execute (or exec fails); call it first in
+// main. Results are the same either way: only where blocks come from changes.
+void reexec_with_deep_tcache(char* argv[]);
+
 std::size_t reserve_huge_page_heap(std::size_t bytes);
 uint64_t anon_huge_page_bytes();
 
