@@ -9,14 +9,18 @@ namespace {
 
 // Adds each unsigned count among the object's own members (not nested) to
 // totals, except the names given.
+// Both objects' members are in key order: one walk over the two, no lookup
+// per member (a large fabric adds every VL of every port).
 void add_counts(nlohmann::json& totals, const nlohmann::json& object, std::initializer_list<const char*> except = {}) {
-  for (const auto& item : object.items()) {
-    const std::string& key = item.key();
-    const nlohmann::json& value = item.value();
+  if (totals.is_null()) totals = nlohmann::json::object();
+  auto& sums = totals.get_ref<nlohmann::json::object_t&>();
+  auto at = sums.begin();
+  for (const auto& [key, value] : object.get_ref<const nlohmann::json::object_t&>()) {
     if (!value.is_number_unsigned()) continue;
     if (std::any_of(except.begin(), except.end(), [&](const char* e) { return key == e; })) continue;
-    const auto it = totals.find(key);
-    totals[key] = (it == totals.end() ? 0 : it->get<uint64_t>()) + value.get<uint64_t>();
+    while (at != sums.end() && at->first < key) ++at;
+    if (at != sums.end() && at->first == key) at->second = at->second.get<uint64_t>() + value.get<uint64_t>();
+    else at = sums.emplace_hint(at, key, value.get<uint64_t>());
   }
 }
 
@@ -107,27 +111,24 @@ void DetailSummary::add_port(const nlohmann::json& p) {
   utilization_.push_back(u);
   stall_share_.push_back(sim_ps_ ? static_cast<double>(stall) / static_cast<double>(sim_ps_) : 0.0);
   by_link_[{p["level"].get<unsigned>(), p["peer_level"].get<unsigned>()}].push_back(u);
-  nlohmann::json entry = {{"name", p["name"]},
-                          {"peer", p["peer"]},
-                          {"level", p["level"]},
-                          {"peer_level", p["peer_level"]},
-                          {"utilization", u},
-                          {"tx_packets", tx_packets},
-                          {"fc_packets_sent", p["fc_packets_sent"]},
-                          {"tx_data_throughput_bps", data_bps},
-                          {"credit_stall_ps", stall},
-                          {"drops", drops}};
   const auto hotter = [](const Hot& a, const Hot& b) {
     return a.utilization != b.utilization ? a.utilization > b.utilization : a.name < b.name;
   };
-  Hot h{u, p["name"].get<std::string>(), std::move(entry)};
-  if (hottest_.size() < kHottest) {
-    hottest_.push_back(std::move(h));
-    std::sort(hottest_.begin(), hottest_.end(), hotter);
-  } else if (hotter(h, hottest_.back())) {
-    hottest_.back() = std::move(h);
-    std::sort(hottest_.begin(), hottest_.end(), hotter);
-  }
+  Hot h{u, p["name"].get<std::string>(), {}};
+  if (hottest_.size() >= kHottest && !hotter(h, hottest_.back())) return;
+  h.entry = {{"name", p["name"]},
+             {"peer", p["peer"]},
+             {"level", p["level"]},
+             {"peer_level", p["peer_level"]},
+             {"utilization", u},
+             {"tx_packets", tx_packets},
+             {"fc_packets_sent", p["fc_packets_sent"]},
+             {"tx_data_throughput_bps", data_bps},
+             {"credit_stall_ps", stall},
+             {"drops", drops}};
+  if (hottest_.size() < kHottest) hottest_.push_back(std::move(h));
+  else hottest_.back() = std::move(h);
+  std::sort(hottest_.begin(), hottest_.end(), hotter);
 }
 
 void DetailSummary::add_flow(const nlohmann::json& f) {

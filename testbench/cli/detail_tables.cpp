@@ -1,4 +1,5 @@
 #include "testbench/cli/detail_tables.hpp"
+#include "testbench/cli/metric_paths.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -436,22 +437,20 @@ std::vector<DetailTable> make_tables() {
                cc_ccti_columns()});
   t.push_back({"sa_transfers", "sa_servers", "transfers", "SA transfer, as the server that answered saw it", 1, false,
                sa_transfer_columns()});
+  for (DetailTable& table : t)
+    for (DetailColumn& c : table.columns)
+      if (c.path != "@key") c.steps = split_dotted(c.path[0] == '/' ? c.path.substr(1) : c.path);
   return t;
 }
 
-// The value at a dotted path in a JSON value; null when absent.
-const nlohmann::json* at_path(const nlohmann::json& v, const std::string& path) {
+// The value at a path of keys in a JSON value; null when absent.
+const nlohmann::json* at_steps(const nlohmann::json& v, const std::vector<std::string>& steps) {
   const nlohmann::json* at = &v;
-  std::size_t from = 0;
-  while (from <= path.size()) {
-    const std::size_t dot = path.find('.', from);
-    const std::string key = path.substr(from, dot == std::string::npos ? std::string::npos : dot - from);
+  for (const std::string& key : steps) {
     if (!at->is_object()) return nullptr;
     const auto it = at->find(key);
     if (it == at->end()) return nullptr;
     at = &*it;
-    if (dot == std::string::npos) break;
-    from = dot + 1;
   }
   return at;
 }
@@ -489,8 +488,8 @@ void table_rows(const DetailTable& t, const nlohmann::json& object, std::vector<
     for (std::size_t i = 0; i < t.columns.size(); ++i) {
       const DetailColumn& c = t.columns[i];
       const nlohmann::json* v = c.path == "@key"   ? nullptr
-                                : c.path[0] == '/' ? at_path(object, c.path.substr(1))
-                                                   : at_path(source, c.path);
+                                : c.path[0] == '/' ? at_steps(object, c.steps)
+                                                   : at_steps(source, c.steps);
       nlohmann::json value = c.path == "@key" ? nlohmann::json(key) : v != nullptr ? *v : nlohmann::json();
       if (c.type == ColumnType::Text && !value.is_null() && !value.is_string()) value = value.dump();
       if (i >= t.key_columns && !is_zero(value)) zero = false;
@@ -500,7 +499,7 @@ void table_rows(const DetailTable& t, const nlohmann::json& object, std::vector<
     else rows.push_back(std::move(row));
   };
   if (t.each.empty()) return row_of(object, "");
-  const nlohmann::json* each = at_path(object, t.each);
+  const nlohmann::json* each = at_steps(object, split_dotted(t.each));
   if (each == nullptr) return;
   if (each->is_array()) {
     for (const nlohmann::json& e : *each) row_of(e, "");

@@ -39,6 +39,9 @@ struct DetailColumn {
   ColumnType type = ColumnType::Integer;
   std::string unit;     // "ps", "bytes", "b/s", "share" (0 to 1), "" for counts and names
   std::string meaning;  // one line for the reference
+  // `path` split at its dots, made with the tables (each row reads every
+  // column: a lookup by parts allocates nothing); empty for "@key".
+  std::vector<std::string> steps = {};
 };
 
 struct DetailTable {

@@ -4,9 +4,7 @@
 
 namespace hcasim {
 
-namespace {
-
-std::vector<std::string> split(const std::string& path) {
+std::vector<std::string> split_dotted(const std::string& path) {
   std::vector<std::string> out(1);
   for (char c : path) {
     if (c == '.') out.emplace_back();
@@ -14,6 +12,8 @@ std::vector<std::string> split(const std::string& path) {
   }
   return out;
 }
+
+namespace {
 
 bool all_digits(const std::string& s) {
   if (s.empty()) return false;
@@ -70,7 +70,7 @@ void walk(const nlohmann::json& at, const std::vector<std::string>& segs, std::s
 std::vector<MetricCell> pick_metric(const nlohmann::json& doc, const std::string& name, const std::string& path) {
   std::vector<MetricCell> out;
   std::vector<std::string> labels;
-  walk(doc, split(path), 0, labels, name, out);
+  walk(doc, split_dotted(path), 0, labels, name, out);
   return out;
 }
 

@@ -24,6 +24,9 @@ struct MetricCell {
   nlohmann::json value;
 };
 
+// A dotted path's segments: "a.b.0" -> {"a", "b", "0"}; "" -> {""}.
+std::vector<std::string> split_dotted(const std::string& path);
+
 std::vector<MetricCell> pick_metric(const nlohmann::json& doc, const std::string& name, const std::string& path);
 
 }  // namespace hcasim

@@ -647,6 +647,11 @@ std::vector<std::string> Simulation::load_warnings() const {
   return out;
 }
 
+void Simulation::close_outputs() {
+  capture_.reset();
+  waves_.reset();
+}
+
 nlohmann::json Simulation::port_json(const link::Port& p) const {
   nlohmann::json out = trace::port_stats_json(p, end_ps_);
   if (!window_open_.empty() && window_open_.size() == window_close_.size()) {

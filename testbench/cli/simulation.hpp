@@ -85,6 +85,10 @@ class Simulation {
   Simulation& operator=(const Simulation&) = delete;
 
   void run();
+  // Closes the files the run still holds open (the pcap and the VCD), as
+  // destroying the simulation would: for a program that ends without
+  // destroying it (exit_without_teardown).
+  void close_outputs();
 
   fabric::Fabric& fabric() { return *fabric_; }
   const fabric::Fabric& fabric() const { return *fabric_; }

@@ -1,4 +1,5 @@
 #include "testbench/cli/stats_compare.hpp"
+#include "testbench/cli/metric_paths.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -18,15 +19,6 @@ namespace {
 constexpr const char* kToleranceForm =
     "accepted: PATH=REL, a dotted stats.json path (* for one element, ** for any number) and a relative "
     "tolerance >= 0, e.g. flows.*.data_throughput_bps=0.02";
-
-std::vector<std::string> split_path(const std::string& path) {
-  std::vector<std::string> out;
-  std::size_t from = 0;
-  for (std::size_t dot; (dot = path.find('.', from)) != std::string::npos; from = dot + 1)
-    out.push_back(path.substr(from, dot - from));
-  out.push_back(path.substr(from));
-  return out;
-}
 
 bool match_from(const std::vector<std::string>& pat, std::size_t p, const std::vector<std::string>& path,
                 std::size_t q) {
@@ -199,7 +191,7 @@ Tolerance parse_tolerance(const std::string& text) {
     throw std::invalid_argument("--tol '" + text + "': " + kToleranceForm);
   Tolerance t;
   t.pattern = text.substr(0, eq);
-  for (const std::string& e : split_path(t.pattern))
+  for (const std::string& e : split_dotted(t.pattern))
     if (e.empty()) throw std::invalid_argument("--tol '" + text + "': an empty path element; " + kToleranceForm);
   const std::string number = text.substr(eq + 1);
   char* end = nullptr;
@@ -210,7 +202,7 @@ Tolerance parse_tolerance(const std::string& text) {
 }
 
 bool path_matches(const std::string& pattern, const std::string& path) {
-  return match_from(split_path(pattern), 0, split_path(path), 0);
+  return match_from(split_dotted(pattern), 0, split_dotted(path), 0);
 }
 
 Comparison compare_stats(const nlohmann::json& golden, const nlohmann::json& now,
