@@ -42,6 +42,10 @@ void reexec_with_deep_tcache(char* argv[]) {
   (void)argv;
 #else
   if (off_by_environment()) return;
+  // Under valgrind (its preloaded library in LD_PRELOAD) the re-executed
+  // program would run outside the tool.
+  const char* preload = std::getenv("LD_PRELOAD");
+  if (preload != nullptr && std::string(preload).find("vgpreload") != std::string::npos) return;
   const char* tunables = std::getenv("GLIBC_TUNABLES");
   const std::string set = tunables != nullptr ? tunables : "";
   if (set.find(kTcacheTunable) != std::string::npos) return;  // the user's, or ours after the exec

@@ -48,8 +48,9 @@ namespace hcasim {
 // Rules: reexec_with_deep_tcache(argv) re-executes the program (/proc/self/exe,
 // same arguments) with glibc.malloc.tcache_count=65535 added to GLIBC_TUNABLES,
 // unless that variable already sets tcache_count (then it is the user's
-// choice), HCASIM_HUGE_PAGE_HEAP=0 is set (heap profilers: under valgrind the
-// re-executed program would run outside it), or the build is sanitized. It
+// choice), HCASIM_HUGE_PAGE_HEAP=0 is set, the program runs under valgrind
+// (LD_PRELOAD names its vgpreload library: the re-executed program would run
+// outside the tool), or the build is sanitized. It
 // returns only when it does not re-execute (or exec fails); call it first in
 // main. Results are the same either way: only where blocks come from changes.
 void reexec_with_deep_tcache(char* argv[]);
