@@ -437,9 +437,11 @@ std::vector<DetailTable> make_tables() {
                cc_ccti_columns()});
   t.push_back({"sa_transfers", "sa_servers", "transfers", "SA transfer, as the server that answered saw it", 1, false,
                sa_transfer_columns()});
-  for (DetailTable& table : t)
+  for (DetailTable& table : t) {
+    if (!table.each.empty()) table.each_steps = split_dotted(table.each);
     for (DetailColumn& c : table.columns)
       if (c.path != "@key") c.steps = split_dotted(c.path[0] == '/' ? c.path.substr(1) : c.path);
+  }
   return t;
 }
 
@@ -499,7 +501,7 @@ void table_rows(const DetailTable& t, const nlohmann::json& object, std::vector<
     else rows.push_back(std::move(row));
   };
   if (t.each.empty()) return row_of(object, "");
-  const nlohmann::json* each = at_steps(object, split_dotted(t.each));
+  const nlohmann::json* each = at_steps(object, t.each_steps);
   if (each == nullptr) return;
   if (each->is_array()) {
     for (const nlohmann::json& e : *each) row_of(e, "");

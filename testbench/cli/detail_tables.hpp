@@ -52,6 +52,7 @@ struct DetailTable {
   unsigned key_columns = 1;  // the leading columns that name the row (not statistics)
   bool omit_zero = false;    // rows with every statistic 0 or NULL are left out (rules above)
   std::vector<DetailColumn> columns;
+  std::vector<std::string> each_steps = {};  // `each` split at its dots, made with the tables
 };
 
 // Every table, in the order they are written.
