@@ -633,6 +633,10 @@ FabricSpec unrouted_spec(const Scenario& s) {
   FabricSpec spec;
   spec.lmc = s.routing.lmc;
   spec.congestion_control = s.congestion_control;
+  // Sized once: a fabric's spec lives as long as the fabric, and vectors
+  // grown by doubling would keep up to half again in spare capacity.
+  spec.nodes.reserve(s.graph.nodes.size());
+  spec.links.reserve(s.graph.links.size());
   for (unsigned n = 0; n < s.graph.nodes.size(); ++n) {
     const TopoNode& t = s.graph.nodes[n];
     NodeSpec node;
@@ -641,6 +645,7 @@ FabricSpec unrouted_spec(const Scenario& s) {
     node.switch_config = s.switches.core;
     node.transport = s.transport;
     if (t.kind == NodeKind::Hca) node.hca = hca_settings(s, t.name);
+    node.ports.reserve(t.ports);
     for (unsigned p = 1; p <= t.ports; ++p) node.ports.push_back(port_config(s, port_name(s.graph, {n, p})));
     spec.nodes.push_back(std::move(node));
   }

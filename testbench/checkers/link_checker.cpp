@@ -17,6 +17,17 @@ std::string describe(const ib::Packet& p) {
 }
 }  // namespace
 
+void LinkChecker::reserve(std::size_t ports) {
+  views_.reserve(ports);
+  peer_.reserve(ports);
+  ports_.reserve(ports);
+}
+
+LinkChecker::VlView& LinkChecker::upper_vl(std::size_t view, unsigned vl) {
+  if (upper_.size() < views_.size()) upper_.resize(views_.size());
+  return upper_[view][vl - kViewVls];
+}
+
 void LinkChecker::add(const link::Port& port) {
   if (views_.size() <= port.id()) {
     views_.resize(port.id() + 1);
@@ -105,7 +116,7 @@ void LinkChecker::on_transmit(const link::Port& port, const ib::Packet& p, uint6
   if (to < remote_.size() && remote_[to] != 0) handed_[remote_[to] - 1].emplace_back(to, f);
   else d->wire.push_back(f);
   if (fc || p.hdr.lrh.vl == link::kVl15) return;
-  VlView& vl = d->vl[p.hdr.lrh.vl];
+  VlView& vl = vl_view(*d, p.hdr.lrh.vl);
   vl.sent_blocks += link::blocks_for(p.wire_len);
   if (!vl.limit_known || vl.sent_blocks > vl.limit_blocks)
     fail(now_ps, std::string(port.name()) + " sent " + describe(p) + " without credit (blocks sent " +
@@ -136,7 +147,7 @@ void LinkChecker::on_arrival(const link::Port& port, const ib::Packet& p, uint64
   if (p.fc.vl >= link::kVl15) return;
   // The flow-control packet grants credit to this port's own transmissions.
   if (out == nullptr) return;
-  VlView& vl = out->vl[p.fc.vl];
+  VlView& vl = vl_view(*out, p.fc.vl);
   if (!vl.limit_known) {
     vl.limit_blocks = p.fc.fccl;  // the counters start at 0 on both sides
     vl.limit_known = true;
@@ -150,7 +161,7 @@ void LinkChecker::on_arrival(const link::Port& port, const ib::Packet& p, uint64
 
 void LinkChecker::on_buffered(const link::Port& port, const ib::Packet& p, unsigned vl, uint32_t blocks) {
   if (vl == link::kVl15) return;
-  VlView& v = into(port).vl[vl];
+  VlView& v = vl_view(into(port), vl);
   v.buffered_blocks += static_cast<int32_t>(blocks);
   if (v.buffered_blocks > static_cast<int64_t>(port.rx_capacity_blocks(vl)))
     fail(link::now_ps(),
@@ -158,7 +169,7 @@ void LinkChecker::on_buffered(const link::Port& port, const ib::Packet& p, unsig
 }
 
 void LinkChecker::on_released(const link::Port& port, unsigned vl, uint32_t blocks) {
-  if (vl != link::kVl15) into(port).vl[vl].buffered_blocks -= static_cast<int32_t>(blocks);
+  if (vl != link::kVl15) vl_view(into(port), vl).buffered_blocks -= static_cast<int32_t>(blocks);
 }
 
 void LinkChecker::on_drop(const link::Port& port, const ib::Packet& p, link::DropReason why, uint64_t now_ps) {
@@ -180,7 +191,11 @@ void LinkChecker::on_link_down(const link::Port& port, uint64_t) {
   downed_[port.id()] = true;
   DirectionView& in = into(port);
   in.wire.clear();  // the port drops these next (on_drop, link_down)
-  for (VlView& v : in.vl) v.sent_blocks = v.limit_blocks = v.last_fccl = 0, v.limit_known = false;
+  for (unsigned vl = 0; vl < link::kVl15; ++vl) {
+    if (vl >= kViewVls && upper_.empty()) break;
+    VlView& v = vl_view(in, vl);
+    v.sent_blocks = v.limit_blocks = v.last_fccl = 0, v.limit_known = false;
+  }
 }
 
 void LinkChecker::finish(uint64_t now_ps) {

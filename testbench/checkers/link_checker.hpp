@@ -43,6 +43,10 @@ namespace hcasim::checkers {
 
 class LinkChecker : public link::PortObserver {
  public:
+  // Room for the views of `ports` ports (ids 0..ports-1), made once: a fabric's
+  // ports are watched one by one, and growing the views as they come would
+  // leave copies of them behind.
+  void reserve(std::size_t ports);
   void watch(link::Port& port);
   // A port watched by another partition's checker: known by its id, so the
   // links to it are checked; `partition` is its partition.
@@ -96,10 +100,19 @@ class LinkChecker : public link::PortObserver {
   // receiver's buffer. A data packet's transmission, arrival, buffering and
   // release all touch this one view; what they touch fits 128 bytes for links
   // of up to 2 data VLs (an adjacent-line pair the processor fetches together).
+  // Data VLs 0..7 (every link of a fabric of default ports) are in the view;
+  // VLs 8..14 in upper_, made when a link first uses one: a view of all 15
+  // took twice the memory, most of it never touched.
+  static constexpr unsigned kViewVls = 8;
+  static constexpr unsigned kUpperVls = 15 - kViewVls;
   struct alignas(128) DirectionView {
-    ib::RingFifo<InFlight, 3> wire;  // sent toward the port, not yet arrived
-    std::array<VlView, 15> vl;       // data VLs
+    ib::RingFifo<InFlight, 3> wire;    // sent toward the port, not yet arrived
+    std::array<VlView, kViewVls> vl;   // data VLs 0..7
   };
+  VlView& vl_view(DirectionView& d, unsigned vl) {
+    return vl < kViewVls ? d.vl[vl] : upper_vl(static_cast<std::size_t>(&d - views_.data()), vl);
+  }
+  VlView& upper_vl(std::size_t view, unsigned vl);
   void add(const link::Port& port);  // room for its id, and its pointer
   void fail(uint64_t now_ps, const std::string& what);
   DirectionView& into(const link::Port& receiver) { return views_[receiver.id()]; }
@@ -107,6 +120,7 @@ class LinkChecker : public link::PortObserver {
   DirectionView* out_of(const link::Port& sender);
 
   std::vector<DirectionView> views_;     // by receiving port id
+  std::vector<std::array<VlView, kUpperVls>> upper_;  // by receiving port id, VLs 8..14; empty until used
   std::vector<uint32_t> peer_;           // by port id: its peer's id, kUnknown or kNone
   std::vector<const link::Port*> ports_; // by port id
   // Parallel simulation: by port id, 0 for this checker's ports, else the

@@ -211,6 +211,7 @@ Simulation::Simulation(config::FabricSpec fabric, std::vector<workloads::FlowSpe
                             [this](uint64_t now) { window_close_ = port_counters(now); });
   }
   if (fabric_->spec().management.in_band) hold_workloads_for_sweep();
+  for (unsigned c = 0; c < std::max<std::size_t>(parts_.size(), 1); ++c) checker_of(c).reserve(fabric_->ports().size());
   for (link::Port* p : fabric_->ports()) {
     const unsigned q = fabric_->partition_of(*p);
     for (unsigned c = 0; c < std::max<std::size_t>(parts_.size(), 1); ++c) {

@@ -11,17 +11,22 @@ using namespace hcasim;
 namespace {
 
 struct Pair {
-  ib::PacketPool pool;
-  link::PortConfig config;
-  link::Port a{"a", config, pool};
-  link::Port b{"b", config, pool};
-  checkers::LinkChecker checker;
-  Pair() {
+  explicit Pair(uint32_t data_vls = 8) : config(with_vls(data_vls)) {
     b.set_id(1);
     link::Port::connect(a, b, link::LinkConfig{});
     checker.watch(a);
     checker.watch(b);
   }
+  static link::PortConfig with_vls(uint32_t data_vls) {
+    link::PortConfig c;
+    c.data_vls = data_vls;
+    return c;
+  }
+  ib::PacketPool pool;
+  link::PortConfig config;
+  link::Port a{"a", config, pool};
+  link::Port b{"b", config, pool};
+  checkers::LinkChecker checker;
   ib::Packet data(uint64_t id, uint32_t payload, uint8_t vl = 0) {
     ib::Packet p;
     p.hdr.bth.opcode = 0x64;
@@ -66,6 +71,38 @@ TEST_CASE("checker: sending past the advertised limit is a violation, up to it i
   REQUIRE(t.checker.ok());
   t.checker.on_transmit(t.a, t.data(3, 4 * 64 - 34), 400, 500);  // 12 > 10
   REQUIRE(t.checker.violations() == 1);
+}
+
+// The checker keeps VLs 8..14 apart from the view of VLs 0..7 (to save memory
+// on fabrics of 8 VLs): on a link of 15 data VLs, each VL's credit and buffer
+// are still its own.
+TEST_CASE("checker: on a link of 15 data VLs, VLs 8 to 14 are checked each on its own") {
+  Pair t(15);
+  for (const uint8_t vl : {uint8_t{3}, uint8_t{12}}) {  // 10 blocks on VL 12, 5 on VL 3
+    const auto f = t.credit(vl == 12 ? 10 : 5, vl);
+    t.checker.on_transmit(t.b, f, 0, 100);
+    t.checker.on_arrival(t.a, f, 100);
+  }
+  const uint32_t payload = 222;  // 258 bytes on the wire: 5 blocks
+  t.checker.on_transmit(t.a, t.data(1, payload, 12), 200, 300);
+  t.checker.on_transmit(t.a, t.data(2, payload, 12), 300, 400);  // 10 of 10 on VL 12
+  t.checker.on_transmit(t.a, t.data(3, payload, 3), 400, 500);   // 5 of 5 on VL 3
+  INFO((t.checker.messages().empty() ? "" : t.checker.messages()[0]));
+  REQUIRE(t.checker.ok());
+  t.checker.on_transmit(t.a, t.data(4, payload, 13), 500, 600);  // VL 13: no credit yet
+  REQUIRE(t.checker.violations() == 1);
+  t.checker.on_transmit(t.a, t.data(5, payload, 12), 600, 700);  // 15 > 10 on VL 12
+  REQUIRE(t.checker.violations() == 2);
+  // VL 14's receive buffer, filled past its capacity at b.
+  const auto p = t.data(6, 4096, 14);
+  const uint32_t capacity = t.b.rx_capacity_blocks(14);
+  REQUIRE(capacity > 0);
+  for (uint32_t used = 0; used + 65 <= capacity; used += 65) t.checker.on_buffered(t.b, p, 14, 65);
+  t.checker.on_buffered(t.b, p, 13, 65);  // another VL's buffer is not VL 14's
+  REQUIRE(t.checker.violations() == 2);
+  t.checker.on_buffered(t.b, p, 14, 65);
+  REQUIRE(t.checker.violations() == 3);
+  REQUIRE(t.checker.messages()[2].find("VL14 receive buffer overflows") != std::string::npos);
 }
 
 TEST_CASE("checker: the credit limit is followed across the 12-bit wrap") {
