@@ -19,5 +19,9 @@ while [ $# -gt 0 ]; do
     shift
   fi
 done
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cmake_args[@]}" >/dev/null
+# Ninja for a new build directory (one configured before keeps its generator): it schedules the
+# files of every target at once, where make waits for a target's libraries before compiling it.
+generator=()
+[ -f "$build/CMakeCache.txt" ] || ! command -v ninja >/dev/null || generator=(-G Ninja)
+cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cmake_args[@]}" >/dev/null
 cmake --build "$build" -j "$(nproc)" "${targets[@]}"

@@ -38,7 +38,9 @@ done
 command -v clang++ >/dev/null || { echo "fuzz.sh: needs clang++ and libFuzzer: apt-get install clang libclang-rt-14-dev" >&2; exit 2; }
 
 start=$(date +%s)
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ -DHCASIM_FUZZ=ON >/dev/null
+generator=()  # Ninja for a new build directory, as scripts/build.sh
+[ -f "$build/CMakeCache.txt" ] || ! command -v ninja >/dev/null || generator=(-G Ninja)
+cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ -DHCASIM_FUZZ=ON >/dev/null
 targets=()
 for h in "${harnesses[@]}"; do targets+=(--target "fuzz_$h"); done
 cmake --build "$build" -j "$(nproc)" "${targets[@]}" >"$build/fuzz-build.log" 2>&1 ||

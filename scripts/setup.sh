@@ -3,7 +3,7 @@
 # names them and stops (otherwise). Safe to run again: installs nothing twice.
 set -euo pipefail
 
-packages=(build-essential cmake pkg-config libsystemc-dev catch2 nlohmann-json3-dev libsqlite3-dev sqlite3 tshark python3 verilator
+packages=(build-essential cmake ninja-build pkg-config libsystemc-dev catch2 nlohmann-json3-dev libsqlite3-dev sqlite3 tshark python3 verilator
           python3-jsonschema python3-matplotlib python3-pandas munge slurmctld slurmd slurm-client opensm ibsim-utils
           clang libclang-rt-14-dev)
 
