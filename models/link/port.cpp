@@ -275,7 +275,7 @@ void Port::open_stalls(const VlCandidates& candidates) {
   for (uint32_t open = tx_ready_ & ~stalled_ & ~(1u << kVl15); open != 0; open &= open - 1) {
     const auto vl = static_cast<unsigned>(__builtin_ctz(open));
     if (candidates[vl] != 0) continue;
-    lane(vl).stall_since = now + 1;
+    data_lane(vl).stall_since = now + 1;
     stalled_ = static_cast<uint16_t>(stalled_ | (1u << vl));
   }
 }
@@ -284,8 +284,8 @@ void Port::close_stalls() {
   const uint64_t now = now_ps();
   for (uint32_t open = stalled_; open != 0; open &= open - 1) {
     const auto vl = static_cast<unsigned>(__builtin_ctz(open));
-    Lane& l = lane(vl);
-    vl_stats(vl).credit_stall_ps += now - (l.stall_since - 1);
+    Lane& l = data_lane(vl);
+    data_stats(vl).credit_stall_ps += now - (l.stall_since - 1);
     l.stall_since = 0;
   }
   stalled_ = 0;
@@ -306,7 +306,7 @@ void Port::tx_method() {
   } else if (fc_pending_ != 0) {
     const unsigned vl = next_flow_control_vl();
     if (__builtin_expect(cosim_on_, false) && cosim_->credits()) return ask_cosim(TxQuestion::Kind::FlowControl, vl);
-    const Lane& l = lane(vl);
+    const Lane& l = data_lane(vl);
     transmit(make_flow_control(vl, l.sender.fctbs(), l.receiver.fccl()), kGrantFlowControl);
   } else {
     if (__builtin_expect(cosim_on_, false) &&
@@ -381,7 +381,7 @@ VlCandidates Port::credit_candidates(VlCandidates* heads) const {
   VlCandidates candidates{};
   for (uint32_t ready = tx_ready_ & ~(1u << kVl15); ready != 0; ready &= ready - 1) {
     const auto vl = static_cast<unsigned>(__builtin_ctz(ready));
-    const Lane& l = lane(vl);
+    const Lane& l = data_lane(vl);
     const uint32_t blocks = blocks_for(l.txq.front()->wire_len);
     if (heads != nullptr) (*heads)[vl] = blocks;
     if (l.sender.may_send(blocks)) candidates[vl] = blocks;
@@ -409,7 +409,7 @@ bool Port::send_data(int vl, const VlCandidates& candidates) {
   }
   if (tx_space_reads_ != nullptr) __builtin_prefetch(tx_space_reads_);  // for on_tx_space_ below
   ib::Packet* p = pop_tx(static_cast<unsigned>(vl));
-  Lane& l = lane(vl);
+  Lane& l = data_lane(static_cast<unsigned>(vl));
   const uint32_t blocks = blocks_for(p->wire_len);
   l.sender.on_sent(blocks);
   tell_cosim(CreditEvent::Sent, static_cast<unsigned>(vl), blocks);
@@ -528,7 +528,7 @@ void Port::transmit(ib::Packet* p, uint32_t grant) {
     s.tx_bytes += bytes;
     s.tx_payload_bytes += p->payload_len;
   } else {
-    VlStats& s = vl_stats(p->fc.vl & 0xF);
+    VlStats& s = data_stats(p->fc.vl);  // sent for a VL the port operates
     s.busy_ps += serialization;
     ++s.fc_tx;
   }
@@ -550,7 +550,7 @@ void Port::transmit(ib::Packet* p, uint32_t grant) {
 }
 
 ib::Packet* Port::make_flow_control(unsigned vl, uint16_t fctbs, uint16_t fccl) {
-  Lane& l = lane(vl);
+  Lane& l = data_lane(vl);
   // To another port only its fields travel (arrive()): no packet of the pool.
   ib::Packet* p = peer_is_port_ ? &pool_.flow_control_scratch(false) : pool_.acquire_flow_control();
   p->fc.vl = static_cast<uint8_t>(vl);
@@ -566,7 +566,7 @@ ib::Packet* Port::make_flow_control(unsigned vl, uint16_t fctbs, uint16_t fccl) 
 
 void Port::consider_flow_control(unsigned vl) {
   if (fc_pending_ & (1u << vl)) return;
-  const Lane& l = lane(vl);
+  const Lane& l = data_lane(vl);
   const bool sent_once = l.fc_sent_ps != Lane::kNeverSent;
   const bool fccl_changed = !sent_once || l.receiver.fccl() != l.fc_sent_fccl;
   if (!fccl_changed && l.sender.fctbs() == l.fc_sent_fctbs) return;
@@ -582,7 +582,7 @@ void Port::consider_flow_control(unsigned vl) {
 }
 
 bool Port::peer_would_stall(unsigned vl, uint64_t wait_ps) const {
-  const Lane& l = lane(vl);
+  const Lane& l = data_lane(vl);
   // The credit the peer holds keeps its link busy for this long...
   const double headroom_ps = l.receiver.sender_headroom(l.fc_sent_fccl) * block_ps_;
   // ...and a flow-control packet sent after waiting reaches it this late.
@@ -644,7 +644,7 @@ void Port::receive_flow_control(const ib::Packet& packet) {
   const unsigned vl = p->fc.vl;
   ++stats_.vl[vl & 0xF].fc_rx;
   if (vl < vls_ && p->fc.op <= 1) {
-    Lane& l = lane(vl);
+    Lane& l = data_lane(vl);
     l.sender.on_flow_control(p->fc.fccl);
     l.receiver.on_flow_control(p->fc.fctbs);
     tell_cosim(CreditEvent::FlowControl, vl, l.sender.fccl(), l.receiver.abr());
@@ -794,7 +794,7 @@ void Port::rx_release(unsigned vl, uint32_t wire_bytes) {
     vl15_rx_bytes_ -= wire_bytes;
     if (trace_ != nullptr) trace_->rx_blocks[vl] = static_cast<uint32_t>(vl15_rx_bytes_ / kCreditBlockBytes);
   } else {
-    Lane& l = lane(vl);
+    Lane& l = data_lane(vl);  // buffered, so operated
     l.receiver.on_released(blocks);
     tell_cosim(CreditEvent::Released, vl, blocks);
     if (trace_ != nullptr) trace_->rx_blocks[vl] = l.receiver.used_blocks();

@@ -375,6 +375,11 @@ class Port : public sc_core::sc_module,
   // VLs'.
   Lane& lane(unsigned vl) { return lanes_[std::min<unsigned>(vl, vls_)]; }
   const Lane& lane(unsigned vl) const { return lanes_[std::min<unsigned>(vl, vls_)]; }
+  // The lane of a data VL the port operates (vl < vls_), where the caller
+  // knows it is one (the queues', the arbiter's and flow control's VLs): no
+  // clamp on a hop's path.
+  Lane& data_lane(unsigned vl) { return lanes_[vl]; }
+  const Lane& data_lane(unsigned vl) const { return lanes_[vl]; }
   // The statistics of data VL vl or VL15, found from lanes_ (on a line every
   // hop reads) rather than from the table's own pointer.
   VlStats& vl_stats(unsigned vl) {
@@ -383,6 +388,8 @@ class Port : public sc_core::sc_module,
   const VlStats& vl_stats(unsigned vl) const {
     return reinterpret_cast<const VlStats*>(lanes_ + vls_ + 1)[std::min<unsigned>(vl, vls_)];
   }
+  // Those of a data VL the port operates (see data_lane).
+  VlStats& data_stats(unsigned vl) { return reinterpret_cast<VlStats*>(lanes_ + vls_ + 1)[vl]; }
   // For the queries that may name any VL: a VL the port does not operate has
   // an idle lane (empty, no credit, never stalled).
   const Lane& any_lane(unsigned vl) const { return vl < vls_ || vl == kVl15 ? lane(vl) : idle_lane(); }
