@@ -191,11 +191,11 @@ void LinkChecker::on_link_down(const link::Port& port, uint64_t) {
   downed_[port.id()] = true;
   DirectionView& in = into(port);
   in.wire.clear();  // the port drops these next (on_drop, link_down)
-  for (unsigned vl = 0; vl < link::kVl15; ++vl) {
-    if (vl >= kViewVls && upper_.empty()) break;
-    VlView& v = vl_view(in, vl);
-    v.sent_blocks = v.limit_blocks = v.last_fccl = 0, v.limit_known = false;
-  }
+  // The credit counts restart; what the receiver buffered stays.
+  const auto restart = [](VlView& v) { v.sent_blocks = v.limit_blocks = v.last_fccl = 0, v.limit_known = false; };
+  for (VlView& v : in.vl) restart(v);
+  if (port.id() < upper_.size())
+    for (VlView& v : upper_[port.id()]) restart(v);
 }
 
 void LinkChecker::finish(uint64_t now_ps) {
