@@ -15,10 +15,10 @@ Port::Port(const sc_core::sc_module_name& name, const PortConfig& config, ib::Pa
       mtu_(static_cast<uint16_t>(std::min(config.mtu, kMaxMtu))),
       pool_(pool),
       tx_buffer_bytes_(static_cast<uint32_t>(std::min(config.tx_buffer_bytes, kMaxVlBufferBytes))),  // larger throws below
-      sl2vl_(resolved_sl2vl(config)),
+      stats_(nullptr, 0),  // set once block_ is made
       arbiter_(resolved_vlarb(config), config.effective_vls()),
       block_(vls_),
-      stats_(block_.stats(), vls_),
+      sl2vl_(resolved_sl2vl(config)),
       vl15_buffer_bytes_(config.vl15_buffer_bytes),
       config_(config),
       vlarb_(resolved_vlarb(config)) {
@@ -29,6 +29,7 @@ Port::Port(const sc_core::sc_module_name& name, const PortConfig& config, ib::Pa
     throw std::invalid_argument(std::string(this->name()) + ": tx_buffer of " + std::to_string(config.tx_buffer_bytes) +
                                 " bytes; accepted: at most " + std::to_string(kMaxVlBufferBytes));
   lanes_ = block_.lanes();
+  stats_.vl = VlStatsTable(block_.slots(), vls_);
   tx.bind(*this);
   rx.bind(*this);
   for (unsigned vl = 0; vl < vls_; ++vl)
@@ -79,18 +80,23 @@ class Port::CutLink : public tlm::tlm_fw_transport_if<IbProtocol> {
 Port::~Port() = default;
 
 Port::VlBlock::VlBlock(unsigned data_vls) : data_vls_(data_vls) {
-  const std::size_t lanes = data_vls + 1, stats = data_vls + 2;
-  static_assert(sizeof(Lane) % alignof(VlStats) == 0, "the statistics follow the lanes aligned");
-  memory_ = ::operator new(lanes * sizeof(Lane) + stats * sizeof(VlStats), std::align_val_t{alignof(Lane)});
+  const std::size_t lanes = data_vls + 1, slots = data_vls + 2;
+  static_assert(sizeof(Lane) % alignof(VlStats*) == 0, "the slots follow the lanes aligned");
+  memory_ = ::operator new(lanes * sizeof(Lane) + slots * sizeof(VlStats*), std::align_val_t{alignof(Lane)});
   for (std::size_t i = 0; i < lanes; ++i) new (static_cast<Lane*>(memory_) + i) Lane();
-  VlStats* s = this->stats();
-  for (std::size_t i = 0; i < stats; ++i) new (s + i) VlStats();
+  std::fill_n(this->slots(), slots, nullptr);
 }
 
 Port::VlBlock::~VlBlock() {
-  for (std::size_t i = 0; i < std::size_t{data_vls_} + 2; ++i) stats()[i].~VlStats();
+  for (std::size_t i = 0; i < std::size_t{data_vls_} + 2; ++i) delete static_cast<VlRecord*>(slots()[i]);
   for (std::size_t i = 0; i < std::size_t{data_vls_} + 1; ++i) lanes()[i].~Lane();
   ::operator delete(memory_, std::align_val_t{alignof(Lane)});
+}
+
+VlStats* Port::make_record(std::size_t slot) {
+  VlStats* r = new VlRecord();
+  slots()[slot] = r;
+  return r;
 }
 
 const Port::Lane& Port::idle_lane() {
@@ -249,8 +255,9 @@ SubmitResult Port::submit_on_vl(ib::Packet* p, unsigned vl) {
   const uint64_t now = now_ps();
   p->hdr.lrh.vl = static_cast<uint8_t>(vl);
   Lane& l = lane(vl);
+  VlRecord& r = record(vl);  // the VL's packets are counted there from now on
   if (lifetimes_on_) {
-    if (l.stall.stalled(now)) {
+    if (r.stall.stalled(now)) {
       discard(p, vl, DropReason::VlStalled);
       return SubmitResult::Dropped;
     }
@@ -261,8 +268,7 @@ SubmitResult Port::submit_on_vl(ib::Packet* p, unsigned vl) {
   tx_ready_ |= 1u << vl;
   if (lifetimes_on_ && l.txq.front() == p) new_head(vl);
   l.txq_bytes += bytes;
-  VlStats& s = vl_stats(vl);
-  s.tx_high_water_bytes = std::max<uint64_t>(s.tx_high_water_bytes, l.txq_bytes);
+  r.tx_high_water_bytes = std::max<uint64_t>(r.tx_high_water_bytes, l.txq_bytes);
   if (trace_ != nullptr) trace_->tx_bytes[vl] = l.txq_bytes;
   wake_tx();
   return SubmitResult::Queued;
@@ -275,7 +281,7 @@ void Port::open_stalls(const VlCandidates& candidates) {
   for (uint32_t open = tx_ready_ & ~stalled_ & ~(1u << kVl15); open != 0; open &= open - 1) {
     const auto vl = static_cast<unsigned>(__builtin_ctz(open));
     if (candidates[vl] != 0) continue;
-    data_lane(vl).stall_since = now + 1;
+    queued_record(vl).stall_since = now + 1;
     stalled_ = static_cast<uint16_t>(stalled_ | (1u << vl));
   }
 }
@@ -284,9 +290,9 @@ void Port::close_stalls() {
   const uint64_t now = now_ps();
   for (uint32_t open = stalled_; open != 0; open &= open - 1) {
     const auto vl = static_cast<unsigned>(__builtin_ctz(open));
-    Lane& l = data_lane(vl);
-    data_stats(vl).credit_stall_ps += now - (l.stall_since - 1);
-    l.stall_since = 0;
+    VlRecord& r = queued_record(vl);
+    r.credit_stall_ps += now - (r.stall_since - 1);
+    r.stall_since = 0;
   }
   stalled_ = 0;
 }
@@ -322,9 +328,10 @@ void Port::warm_tx() const {
   for (uint32_t ready = tx_ready_ & ~(1u << kVl15); ready != 0; ready &= ready - 1) {
     const auto vl = static_cast<unsigned>(__builtin_ctz(ready));
     __builtin_prefetch(&lane(vl));
-    __builtin_prefetch(&vl_stats(vl));  // its transmission counters
+    __builtin_prefetch(slots()[vl]);  // its transmission counters
   }
   __builtin_prefetch(&arbiter_);
+  __builtin_prefetch(&stats_);  // the port's busy time
   // A transmission's second line, and the peer's receive side it appends to
   // (Port::arrive: the arrivals queue and, when that was empty, its alarm).
   __builtin_prefetch(&peer_rx_);
@@ -362,14 +369,11 @@ void Port::warm_rx() const {
   for (uint32_t vls = arriving_data_; vls != 0; vls &= vls - 1) {
     const auto vl = static_cast<unsigned>(__builtin_ctz(vls));
     __builtin_prefetch(&lane(vl));
-    __builtin_prefetch(&vl_stats(vl).rx_packets);
+    __builtin_prefetch(slots()[vl]);  // null until the VL's first packet: no effect
   }
-  if (arriving_data_ != 0) __builtin_prefetch(&block_ps_);
-  for (uint32_t vls = arriving_fc_; vls != 0; vls &= vls - 1) {
-    const auto vl = static_cast<unsigned>(__builtin_ctz(vls));
-    __builtin_prefetch(&lane(vl));
-    __builtin_prefetch(&vl_stats(vl));
-  }
+  if ((arriving_data_ | arriving_fc_) != 0) __builtin_prefetch(&block_ps_);  // with the port's counters
+  for (uint32_t vls = arriving_fc_; vls != 0; vls &= vls - 1)
+    __builtin_prefetch(&lane(static_cast<unsigned>(__builtin_ctz(vls))));
   warm_observers();
 }
 
@@ -451,20 +455,19 @@ ib::Packet* Port::pop_tx(unsigned vl) {
   if (l.txq.empty()) tx_ready_ &= ~(1u << vl);
   if (trace_ != nullptr) trace_->tx_bytes[vl] = l.txq_bytes;
   if (lifetimes_on_) {
-    l.stall.on_sent();
+    queued_record(vl).stall.on_sent();
     if (!l.txq.empty()) new_head(vl);
   }
   return p;
 }
 
 void Port::new_head(unsigned vl) {
-  lane(vl).head_since = now_ps();
+  queued_record(vl).head_since = now_ps();
   arm_lifetime(vl);
 }
 
 void Port::arm_lifetime(unsigned vl) {
-  const Lane& l = lane(vl);
-  const uint64_t deadline = lifetimes_.deadline(l.head_since, l.txq.front()->received_ps);
+  const uint64_t deadline = lifetimes_.deadline(queued_record(vl).head_since, lane(vl).txq.front()->received_ps);
   if (deadline >= lifetime_at_) return;  // the timer goes off earlier anyway
   lifetime_at_ = deadline;
   lifetime_timer_.notify_at(std::max(deadline, now_ps()));
@@ -479,15 +482,16 @@ void Port::lifetime_method() {
     if (vl >= vls_ && vl != kVl15) continue;
     Lane& l = lane(vl);
     while (!l.txq.empty()) {
+      VlRecord& r = queued_record(vl);
       const uint64_t received = l.txq.front()->received_ps;
-      if (now < lifetimes_.deadline(l.head_since, received)) break;
-      const bool hoq = lifetimes_.hoq_expired_first(l.head_since, received);
+      if (now < lifetimes_.deadline(r.head_since, received)) break;
+      const bool hoq = lifetimes_.hoq_expired_first(r.head_since, received);
       ib::Packet* gone = l.txq.pop_front();
       l.txq_bytes -= gone->wire_len;
       discard(gone, vl, hoq ? DropReason::HoqLifetime : DropReason::SwitchLifetime);
       freed = true;
-      l.head_since = now;
-      if (hoq && l.stall.on_hoq_discard(lifetimes_, now)) flush_stalled(vl);
+      r.head_since = now;
+      if (hoq && r.stall.on_hoq_discard(lifetimes_, now)) flush_stalled(vl);
     }
     if (trace_ != nullptr) trace_->tx_bytes[vl] = l.txq_bytes;
     if (l.txq.empty()) tx_ready_ &= ~(1u << vl);
@@ -520,17 +524,15 @@ void Port::transmit(ib::Packet* p, uint32_t grant) {
   tx_free_at_ = now + serialization;
   close_stalls();
   if (trace_ != nullptr) trace_->grant = grant;
+  stats_.busy_ps_ += serialization;
   if (p->kind == ib::PacketKind::Data) {
     if (stamp_injection_) p->injected_ps = now;
-    VlStats& s = vl_stats(p->hdr.lrh.vl);
-    s.busy_ps += serialization;
+    VlStats& s = queued_record(p->hdr.lrh.vl);
     ++s.tx_packets;
     s.tx_bytes += bytes;
     s.tx_payload_bytes += p->payload_len;
   } else {
-    VlStats& s = data_stats(p->fc.vl);  // sent for a VL the port operates
-    s.busy_ps += serialization;
-    ++s.fc_tx;
+    ++stats_.fc_tx_;
   }
   notify_observers([&](PortObserver& o) { o.on_transmit(*this, *p, now, arrival); });
   // Bound to the peer port itself (connect): straight to what its
@@ -642,7 +644,7 @@ void Port::receive_fc_in_flight(uint64_t now) {
 void Port::receive_flow_control(const ib::Packet& packet) {
   const ib::Packet* p = &packet;
   const unsigned vl = p->fc.vl;
-  ++stats_.vl[vl & 0xF].fc_rx;
+  ++stats_.fc_rx_;
   if (vl < vls_ && p->fc.op <= 1) {
     Lane& l = data_lane(vl);
     l.sender.on_flow_control(p->fc.fccl);
@@ -684,7 +686,7 @@ void Port::receive_flow_control(const ib::Packet& packet) {
     tell_cosim(CreditEvent::Received, vl, blocks);
   }
   if (stamp_arrivals_) p->received_ps = now_ps();
-  VlStats& s = vl_stats(vl);
+  VlStats& s = record(vl);
   ++s.rx_packets;
   s.rx_bytes += bytes;
   s.rx_payload_bytes += p->payload_len;
@@ -804,7 +806,7 @@ void Port::rx_release(unsigned vl, uint32_t wire_bytes) {
 }
 
 void Port::discard(ib::Packet* p, unsigned vl, DropReason why) {
-  stats_.vl[std::min(vl, 15u)].drops.add(why);
+  record_at(stats_.vl.slot(std::min(vl, 15u))).drops.add(why);
   notify_observers([&](PortObserver& o) { o.on_drop(*this, *p, why, now_ps()); });
   pool_.release(p);
 }

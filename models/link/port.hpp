@@ -91,9 +91,12 @@
 //   P_Key violation (PortInfo.P_KeyViolations), tells the node's handler (its
 //   SMA sends a trap) and returns the packet to the pool. Violations are
 //   counted per port, not as a drop reason of a VL.
-// - Memory: the per-VL state (queues, credits, statistics) is kept for the
-//   VLs the port operates and VL15 only; counts of what arrives or is dropped
-//   on another VL go to one shared record (port_stats.hpp). tx_has_room,
+// - Memory: the per-VL state is kept for the VLs the port operates and VL15
+//   only: a line of queues and credits each, and a record of counters, credit
+//   stalls and lifetimes made at the VL's first packet or drop (flow control
+//   runs on every operated VL, but is counted per port). Counts of what
+//   arrives or is dropped on another VL go to one shared record
+//   (port_stats.hpp). tx_has_room,
 //   rx_empty and rx_front take a VL the port operates or VL15; the other
 //   queries answer for any VL (one it does not operate: empty, no credit).
 
@@ -309,9 +312,10 @@ class Port : public sc_core::sc_module,
   // last event), the stall still open then included: VlStats counts a stall
   // only when it ends.
   uint64_t credit_stall_ps_until(unsigned vl, uint64_t now_ps) const {
-    const Lane& l = any_lane(vl);
-    const uint64_t open = l.stall_since != 0 && now_ps + 1 > l.stall_since ? now_ps + 1 - l.stall_since : 0;
-    return stats_.vl[vl].credit_stall_ps + open;
+    const VlRecord* r = vl < vls_ ? find_record(vl) : nullptr;
+    if (r == nullptr) return 0;
+    const uint64_t open = r->stall_since != 0 && now_ps + 1 > r->stall_since ? now_ps + 1 - r->stall_since : 0;
+    return r->credit_stall_ps + open;
   }
 
   // At most kMaxObservers per port (a checker, a capture and a tracer fit).
@@ -332,14 +336,12 @@ class Port : public sc_core::sc_module,
   void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 
  private:
-  // One VL's transmit and receive state, together in one 128-byte block (an
-  // adjacent-line pair the processor fetches together) instead of one line in
-  // each of a dozen per-VL arrays (the fabric benchmarks are bound by cache
-  // misses). VL15 is lane 15.
-  struct alignas(128) Lane {
+  // One VL's transmit and receive state, in one cache line instead of one
+  // line in each of a dozen per-VL arrays (the fabric benchmarks are bound by
+  // cache misses): queues, credits and the last flow-control packet sent for
+  // the VL (its time, FCCL and FCTBS). VL15 is the lane after the data VLs'.
+  struct alignas(64) Lane {
     static constexpr uint64_t kNeverSent = UINT64_MAX;
-    // Line 1, what a hop reads and writes: queues, credits and the last
-    // flow-control packet sent for the VL (its time, FCCL and FCTBS).
     uint64_t fc_sent_ps = kNeverSent;
     ib::PacketQueue txq;          // queued packets carry their wire bytes (Packet::wire_len)
     ib::PacketQueue rxq;
@@ -348,16 +350,22 @@ class Port : public sc_core::sc_module,
     CreditReceiver receiver;
     uint16_t fc_sent_fccl = 0;
     uint16_t fc_sent_fctbs = 0;
-    // Line 2: credit stalls, lifetimes.
+  };
+  static_assert(sizeof(Lane) == 64, "a hop's lane state is one line");
+  // A VL's counters and the state that only a VL with packets needs (credit
+  // stalls, lifetimes), made at the VL's first packet or drop: flow control
+  // runs on every VL a port operates, but most VLs of most ports carry no
+  // packet (a port is mostly its per-VL state).
+  struct alignas(64) VlRecord : VlStats {
     uint64_t stall_since = 0;     // 0 = not stalled, else start + 1
     uint64_t head_since = 0;      // lifetimes: when the queue's head became the head
     VlStall stall;
   };
-  static_assert(offsetof(Lane, stall_since) == 64, "a hop's lane state fits the first line");
-  // The per-VL state in one block sized to the VLs the port operates (a port
-  // is mostly its per-VL state): the lanes of data VLs 0..vls_-1 and VL15,
-  // then their statistics in VlStatsTable's order (the VL15's after the data
-  // VLs', then the one shared by the VLs the port does not operate).
+  static_assert(sizeof(VlRecord) == 128, "a VL's record is two lines");
+  // The per-VL state in one block sized to the VLs the port operates: the
+  // lanes of data VLs 0..vls_-1 and VL15, then the slots of their records in
+  // VlStatsTable's order (VL15's after the data VLs', then the one shared by
+  // the VLs the port does not operate), null until made.
   class VlBlock {
    public:
     explicit VlBlock(unsigned data_vls);
@@ -365,7 +373,7 @@ class Port : public sc_core::sc_module,
     VlBlock(const VlBlock&) = delete;
     VlBlock& operator=(const VlBlock&) = delete;
     Lane* lanes() const { return static_cast<Lane*>(memory_); }
-    VlStats* stats() const { return reinterpret_cast<VlStats*>(lanes() + data_vls_ + 1); }
+    VlStats** slots() const { return reinterpret_cast<VlStats**>(lanes() + data_vls_ + 1); }
 
    private:
     void* memory_;
@@ -380,16 +388,26 @@ class Port : public sc_core::sc_module,
   // clamp on a hop's path.
   Lane& data_lane(unsigned vl) { return lanes_[vl]; }
   const Lane& data_lane(unsigned vl) const { return lanes_[vl]; }
-  // The statistics of data VL vl or VL15, found from lanes_ (on a line every
-  // hop reads) rather than from the table's own pointer.
-  VlStats& vl_stats(unsigned vl) {
-    return reinterpret_cast<VlStats*>(lanes_ + vls_ + 1)[std::min<unsigned>(vl, vls_)];
+  // The record slots, found from lanes_ (on a line every hop reads) rather
+  // than from the block.
+  VlStats** slots() const { return reinterpret_cast<VlStats**>(lanes_ + vls_ + 1); }
+  // The record of data VL vl or VL15, made if the VL has none yet.
+  VlRecord& record(unsigned vl) { return record_at(std::min<unsigned>(vl, vls_)); }
+  // That of a data VL the port operates (see data_lane).
+  VlRecord& data_record(unsigned vl) { return record_at(vl); }
+  VlRecord& record_at(std::size_t slot) {
+    VlStats* s = slots()[slot];
+    if (__builtin_expect(s == nullptr, false)) s = make_record(slot);
+    return static_cast<VlRecord&>(*s);
   }
-  const VlStats& vl_stats(unsigned vl) const {
-    return reinterpret_cast<const VlStats*>(lanes_ + vls_ + 1)[std::min<unsigned>(vl, vls_)];
+  // That of a VL that has queued a packet (a data VL with tx_ready_ or
+  // stalled_ set, or a transmission's VL): made when the packet was.
+  VlRecord& queued_record(unsigned vl) { return static_cast<VlRecord&>(*slots()[std::min<unsigned>(vl, vls_)]); }
+  // The record of data VL vl or VL15 if it has one, else null.
+  const VlRecord* find_record(unsigned vl) const {
+    return static_cast<const VlRecord*>(slots()[std::min<unsigned>(vl, vls_)]);
   }
-  // Those of a data VL the port operates (see data_lane).
-  VlStats& data_stats(unsigned vl) { return reinterpret_cast<VlStats*>(lanes_ + vls_ + 1)[vl]; }
+  VlStats* make_record(std::size_t slot);
   // For the queries that may name any VL: a VL the port does not operate has
   // an idle lane (empty, no credit, never stalled).
   const Lane& any_lane(unsigned vl) const { return vl < vls_ || vl == kVl15 ? lane(vl) : idle_lane(); }
@@ -549,19 +567,19 @@ class Port : public sc_core::sc_module,
   bool lifetimes_on_ = false;
   uint8_t fc_next_ = 0;               // where the round robin over due VLs resumes
   uint32_t tx_buffer_bytes_;          // <= kMaxVlBufferBytes
-  // Flow control (with fc_timer_at_ and fc_period_ps_ above), and the SL-to-VL
-  // table of a CA port's submissions.
+  // Flow control (with fc_timer_at_ and fc_period_ps_ above), and the
+  // counters a transmission and a flow-control packet update per port.
   double block_ps_ = 0;               // time one credit block takes on the wire
   uint64_t fc_flight_ps_ = 0;         // serialization + propagation of a flow-control packet
-  std::array<uint8_t, kSlCount> sl2vl_;
+  PortStats stats_;
   Alarm fc_timer_ = Alarm::method<&Port::fc_timer_method>(this);
 
   VlArbiter arbiter_;
 
-  // Cold: the per-VL block's owner and the statistics' view of it, VL15,
-  // lifetimes, configuration, tracing.
+  // Cold: the per-VL block's owner, the SL-to-VL table of a CA port's
+  // submissions, VL15, lifetimes, configuration, tracing.
   VlBlock block_;
-  PortStats stats_;
+  std::array<uint8_t, kSlCount> sl2vl_;
   uint64_t vl15_buffer_bytes_;
   uint64_t vl15_rx_bytes_ = 0;
   Alarm lifetime_timer_ = Alarm::method<&Port::lifetime_method>(this);

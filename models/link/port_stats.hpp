@@ -2,7 +2,6 @@
 // Counters of one port, per VL, owned by the port. The statistics writer reads
 // them; the port never formats output.
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -58,67 +57,82 @@ class DropCounts {
   std::unique_ptr<Counts> counts_;
 };
 
-// Laid out for the cache: a transmission updates the first line (a
-// flow-control packet's transmission and reception count there too, on the VL
-// it is for), a reception the second, where the drops' pointer fits too.
-struct alignas(64) VlStats {
+// A VL's counters. A port makes them at the VL's first packet or drop (a
+// port operates up to 15 data VLs, and most carry nothing), so the VLs that
+// never counted anything cost a null pointer. Laid out for the cache: a
+// transmission and a reception update the first line; credit stalls and drops
+// the second, with what the port keeps beside them (Port::VlRecord).
+struct VlStats {
   uint64_t tx_packets = 0;
   uint64_t tx_bytes = 0;            // wire bytes, LRH through VCRC
   uint64_t tx_payload_bytes = 0;
   uint64_t tx_high_water_bytes = 0; // transmit buffer occupancy, wire bytes
-  uint64_t credit_stall_ps = 0;     // time the link sat idle while this VL's head packet lacked credits
-  uint64_t busy_ps = 0;             // time the transmitter serialized this VL's packets (flow control included)
-  uint64_t fc_tx = 0;               // flow-control packets sent for this VL
-  uint64_t fc_rx = 0;               // flow-control packets received for this VL
-  alignas(64) uint64_t rx_packets = 0;
+  uint64_t rx_packets = 0;
   uint64_t rx_bytes = 0;
   uint64_t rx_payload_bytes = 0;
   uint64_t rx_high_water_bytes = 0; // receive buffer occupancy, in 64-byte blocks x 64
+  uint64_t credit_stall_ps = 0;     // time the link sat idle while this VL's head packet lacked credits
   DropCounts drops;
 };
-static_assert(sizeof(VlStats) == 128, "a VL's counters take two lines");
+static_assert(sizeof(VlStats) == 80, "a VL's counters: one line of traffic, then stalls and drops");
 
-// A port's VlStats, one per VL it operates: data VLs 0..n-1, then VL15, then
-// one shared by the VLs it does not operate (n..14: what arrives or is dropped
-// on them), so that a port of few VLs keeps few (a port is mostly its per-VL
-// state). operator[] takes a VL number 0..15 (a VL n..14 reads and counts the
-// shared one); the range is every one kept, so a sum over it counts
-// everything.
+// A port's VlStats, one slot per VL it operates: data VLs 0..n-1, then VL15,
+// then one shared by the VLs it does not operate (n..14: what arrives or is
+// dropped on them). A slot is null until its VL counts something; reading it
+// gives zeros. operator[] takes a VL number 0..15 (a VL n..14 reads the shared
+// slot); the range is every slot, so a sum over it counts everything.
 class VlStatsTable {
  public:
-  // The data_vls + 2 VlStats at `slots` (not owned: the port keeps them with
-  // its other per-VL state); data_vls: 0..15.
-  VlStatsTable(VlStats* slots, unsigned data_vls) : slots_(slots), data_vls_(static_cast<uint8_t>(data_vls)) {}
-  VlStats& operator[](unsigned vl) { return slots_[slot(vl)]; }
-  const VlStats& operator[](unsigned vl) const { return slots_[slot(vl)]; }
-  // A VL the port operates, or VL15 (what a port's own hot paths name).
-  VlStats& operated(unsigned vl) { return slots_[std::min<unsigned>(vl, data_vls_)]; }
-  const VlStats& operated(unsigned vl) const { return slots_[std::min<unsigned>(vl, data_vls_)]; }
-  const VlStats* begin() const { return slots_; }
-  const VlStats* end() const { return slots_ + data_vls_ + 2; }
-
- private:
+  // The data_vls + 2 slots at `slots` (not owned: the port keeps them with its
+  // other per-VL state); data_vls: 0..15.
+  VlStatsTable(VlStats* const* slots, unsigned data_vls) : slots_(slots), data_vls_(static_cast<uint8_t>(data_vls)) {}
+  const VlStats& operator[](unsigned vl) const { return or_none(slots_[slot(vl)]); }
+  // Where VL vl's counters are kept (see above).
   std::size_t slot(unsigned vl) const {
     return vl < data_vls_ ? vl : vl == 15 ? data_vls_ : data_vls_ + 1u;
   }
-  VlStats* slots_;
+
+  class Iterator {
+   public:
+    explicit Iterator(VlStats* const* at) : at_(at) {}
+    const VlStats& operator*() const { return or_none(*at_); }
+    Iterator& operator++() {
+      ++at_;
+      return *this;
+    }
+    bool operator!=(const Iterator& o) const { return at_ != o.at_; }
+
+   private:
+    VlStats* const* at_;
+  };
+  Iterator begin() const { return Iterator(slots_); }
+  Iterator end() const { return Iterator(slots_ + data_vls_ + 2); }
+
+ private:
+  static const VlStats& or_none(const VlStats* s) {
+    static const VlStats none;
+    return s != nullptr ? *s : none;
+  }
+  VlStats* const* slots_;
   uint8_t data_vls_;
 };
 
-struct PortStats {
-  PortStats(VlStats* slots, unsigned data_vls) : vl(slots, data_vls) {}
+// A port's counters: per VL, and the transmitter's time and flow-control
+// packets per port (they are counted on every VL a port operates, and per VL
+// they would make every VL's counters).
+class PortStats {
+ public:
+  PortStats(VlStats* const* slots, unsigned data_vls) : vl(slots, data_vls) {}
   VlStatsTable vl;
-  // Sums over the VLs: kept per VL so that a hop updates one line.
-  uint64_t busy_ps() const { return sum(&VlStats::busy_ps); }  // time the transmitter was serializing
-  uint64_t fc_tx() const { return sum(&VlStats::fc_tx); }      // flow-control packets sent
-  uint64_t fc_rx() const { return sum(&VlStats::fc_rx); }      // flow-control packets received
+  uint64_t busy_ps() const { return busy_ps_; }  // time the transmitter was serializing (flow control included)
+  uint64_t fc_tx() const { return fc_tx_; }      // flow-control packets sent
+  uint64_t fc_rx() const { return fc_rx_; }      // flow-control packets received
 
  private:
-  uint64_t sum(uint64_t VlStats::*field) const {
-    uint64_t n = 0;
-    for (const VlStats& s : vl) n += s.*field;
-    return n;
-  }
+  friend class Port;  // counts them
+  uint64_t busy_ps_ = 0;
+  uint64_t fc_tx_ = 0;
+  uint64_t fc_rx_ = 0;
 };
 
 }  // namespace hcasim::link

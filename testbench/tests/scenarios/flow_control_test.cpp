@@ -105,3 +105,37 @@ TEST_CASE("a port takes a transmit buffer of up to 1 GiB per VL and refuses a la
   pc.tx_buffer_bytes = link::kMaxVlBufferBytes + 64;
   REQUIRE_THROWS_WITH(link::Port("too_large", pc, pool), Catch::Contains("accepted: at most 1073741824"));
 }
+
+TEST_CASE("flow control runs on every operated VL and is counted per port; an idle VL reads zeros") {
+  // 8 data VLs, traffic on VL 0 only: each VL's credits are advertised at
+  // link up, so each port sends at least one flow-control packet per VL, and
+  // the transmitter's busy time is its data packets' and its flow-control
+  // packets' serialization (IBA 7.9.4: a flow-control packet is 6 bytes).
+  link::PortConfig pc;
+  pc.data_vls = 8;
+  const link::LinkConfig lc{};
+  auto sim = run_b2b(pc, pc, lc, {flow(0, 2048, 50)});
+  const link::Port& tx = *sim->fabric().ports()[0];
+  const link::Port& rx = *sim->fabric().ports()[1];
+  REQUIRE(tx.stats().fc_tx() >= 8);
+  REQUIRE(rx.stats().fc_tx() >= 8);
+  REQUIRE(rx.stats().fc_rx() == tx.stats().fc_tx());
+  REQUIRE(tx.stats().fc_rx() == rx.stats().fc_tx());
+  const uint64_t data_ps = 50 * tx.timing().serialization_ps(ud_wire_bytes(2048));
+  const uint64_t fc_ps = tx.stats().fc_tx() * tx.timing().serialization_ps(ib::kFlowControlBytes);
+  REQUIRE(ib::kFlowControlBytes == 6);
+  REQUIRE(tx.stats().busy_ps() == data_ps + fc_ps);
+  REQUIRE(tx.stats().vl[0].tx_packets == 50);
+  REQUIRE(rx.stats().vl[0].rx_packets == 50);
+  for (unsigned vl = 1; vl < 16; ++vl) {
+    INFO("VL " << vl);
+    for (const link::Port* p : {&tx, &rx}) {
+      const link::VlStats& v = p->stats().vl[vl];
+      CHECK(v.tx_packets + v.rx_packets + v.tx_bytes + v.rx_bytes + v.credit_stall_ps == 0);
+      CHECK(p->credit_stall_ps_until(vl, sim->sim_time_ps()) == 0);
+    }
+  }
+  uint64_t sent = 0;
+  for (const link::VlStats& v : tx.stats().vl) sent += v.tx_packets;
+  REQUIRE(sent == 50);
+}
