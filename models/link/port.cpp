@@ -8,20 +8,23 @@ namespace hcasim::link {
 using sc_core::sc_time;
 
 Port::Port(const sc_core::sc_module_name& name, const PortConfig& config, ib::PacketPool& pool)
+    : Port(name, std::make_shared<const SharedPortConfig>(config), pool) {}
+
+Port::Port(const sc_core::sc_module_name& name, std::shared_ptr<const SharedPortConfig> shared, ib::PacketPool& pool)
     : sc_module(name),
-      vls_(static_cast<uint8_t>(std::min(config.effective_vls(), kMaxDataVls))),
+      vls_(static_cast<uint8_t>(std::min(shared->config.effective_vls(), kMaxDataVls))),
       rx_data_vls_(static_cast<uint8_t>(vls_)),
       tx_data_vls_(static_cast<uint8_t>(vls_)),
-      mtu_(static_cast<uint16_t>(std::min(config.mtu, kMaxMtu))),
+      mtu_(static_cast<uint16_t>(std::min(shared->config.mtu, kMaxMtu))),
       pool_(pool),
-      tx_buffer_bytes_(static_cast<uint32_t>(std::min(config.tx_buffer_bytes, kMaxVlBufferBytes))),  // larger throws below
+      tx_buffer_bytes_(static_cast<uint32_t>(std::min(shared->config.tx_buffer_bytes, kMaxVlBufferBytes))),  // larger throws below
       stats_(nullptr, 0),  // set once block_ is made
-      arbiter_(resolved_vlarb(config), config.effective_vls()),
+      arbiter_(shared->vlarb, shared->config.effective_vls()),
       block_(vls_),
-      sl2vl_(resolved_sl2vl(config)),
-      vl15_buffer_bytes_(config.vl15_buffer_bytes),
-      config_(config),
-      vlarb_(resolved_vlarb(config)) {
+      sl2vl_(resolved_sl2vl(shared->config)),
+      vl15_buffer_bytes_(shared->config.vl15_buffer_bytes),
+      shared_(std::move(shared)) {
+  const PortConfig& config = shared_->config;
   if (config.mtu > kMaxMtu)
     throw std::invalid_argument(std::string(this->name()) + ": MTU of " + std::to_string(config.mtu) +
                                 " bytes; accepted: at most " + std::to_string(kMaxMtu));
@@ -33,7 +36,7 @@ Port::Port(const sc_core::sc_module_name& name, const PortConfig& config, ib::Pa
   tx.bind(*this);
   rx.bind(*this);
   for (unsigned vl = 0; vl < vls_; ++vl)
-    lane(vl).receiver = CreditReceiver(static_cast<uint32_t>(rx_buffer_bytes(config_, vl) / kCreditBlockBytes));
+    lane(vl).receiver = CreditReceiver(static_cast<uint32_t>(rx_buffer_bytes(config, vl) / kCreditBlockBytes));
 }
 
 void Port::add_observer(PortObserver* o) {
@@ -49,8 +52,9 @@ void Port::connect(Port& a, Port& b, const LinkConfig& link) {
   b.timing_ = LinkTiming(link);
   a.peer_ = &b;
   b.peer_ = &a;
+  const auto shared = std::make_shared<const LinkConfig>(link);
   for (Port* p : {&a, &b}) {
-    p->link_ = link;
+    p->link_ = shared;
     p->fc_period_ps_ = link.fc_period_ps;
     p->block_ps_ = static_cast<double>(kCreditBlockBytes) * 8e12 / p->timing_.data_rate_bps();
     p->head_ps_ = p->timing_.bytes_ps(ib::kLrhBytes);
@@ -99,6 +103,11 @@ VlStats* Port::make_record(std::size_t slot) {
   return r;
 }
 
+const LinkConfig& Port::link_config() const {
+  static const LinkConfig unlinked;
+  return link_ != nullptr ? *link_ : unlinked;
+}
+
 const Port::Lane& Port::idle_lane() {
   static const Lane idle;
   return idle;
@@ -135,7 +144,10 @@ void Port::set_rx_timing(bool cut_through, uint64_t extra_latency_ps) {
 }
 
 void Port::set_lifetimes(const Lifetimes& lifetimes) {
-  lifetimes_ = lifetimes;
+  if (lifetime_ == nullptr && !lifetimes.enabled()) return;  // off, as by default
+  if (lifetime_ == nullptr)
+    lifetime_.reset(new LifetimeState{lifetimes, UINT64_MAX, Alarm::method_on<&Port::lifetime_method>(rx_arrival_.timeline(), this)});
+  lifetime_->lifetimes = lifetimes;
   lifetimes_on_ = lifetimes.enabled();
   stamp_arrivals_ = lifetimes_on_ || stamp_for_hops_;
 }
@@ -219,7 +231,7 @@ void Port::restart_link() {
 }
 
 void Port::set_vlarb(const VlArbConfig& c) {
-  vlarb_ = c;
+  programmed_vlarb_ = std::make_unique<VlArbConfig>(c);
   arbiter_ = VlArbiter(c, vls_);
 }
 
@@ -467,15 +479,17 @@ void Port::new_head(unsigned vl) {
 }
 
 void Port::arm_lifetime(unsigned vl) {
-  const uint64_t deadline = lifetimes_.deadline(queued_record(vl).head_since, lane(vl).txq.front()->received_ps);
-  if (deadline >= lifetime_at_) return;  // the timer goes off earlier anyway
-  lifetime_at_ = deadline;
-  lifetime_timer_.notify_at(std::max(deadline, now_ps()));
+  LifetimeState& t = *lifetime_;
+  const uint64_t deadline = t.lifetimes.deadline(queued_record(vl).head_since, lane(vl).txq.front()->received_ps);
+  if (deadline >= t.at) return;  // the timer goes off earlier anyway
+  t.at = deadline;
+  t.timer.notify_at(std::max(deadline, now_ps()));
 }
 
 void Port::lifetime_method() {
   // Discards every expired head; then re-arms for the earliest deadline left.
-  lifetime_at_ = UINT64_MAX;
+  lifetime_->at = UINT64_MAX;
+  const Lifetimes& lifetimes = lifetime_->lifetimes;
   const uint64_t now = now_ps();
   bool freed = false;
   for (unsigned vl = 0; vl < 16; ++vl) {
@@ -484,14 +498,14 @@ void Port::lifetime_method() {
     while (!l.txq.empty()) {
       VlRecord& r = queued_record(vl);
       const uint64_t received = l.txq.front()->received_ps;
-      if (now < lifetimes_.deadline(r.head_since, received)) break;
-      const bool hoq = lifetimes_.hoq_expired_first(r.head_since, received);
+      if (now < lifetimes.deadline(r.head_since, received)) break;
+      const bool hoq = lifetimes.hoq_expired_first(r.head_since, received);
       ib::Packet* gone = l.txq.pop_front();
       l.txq_bytes -= gone->wire_len;
       discard(gone, vl, hoq ? DropReason::HoqLifetime : DropReason::SwitchLifetime);
       freed = true;
       r.head_since = now;
-      if (hoq && r.stall.on_hoq_discard(lifetimes_, now)) flush_stalled(vl);
+      if (hoq && r.stall.on_hoq_discard(lifetimes, now)) flush_stalled(vl);
     }
     if (trace_ != nullptr) trace_->tx_bytes[vl] = l.txq_bytes;
     if (l.txq.empty()) tx_ready_ &= ~(1u << vl);
@@ -730,24 +744,32 @@ bool Port::receive_faulted(ib::Packet* p) {
   return accept(p);
 }
 
+Port::Detours& Port::detours() {
+  if (detours_ == nullptr)
+    detours_.reset(new Detours{{}, {}, Alarm::method_on<&Port::held_method>(rx_arrival_.timeline(), this)});
+  return *detours_;
+}
+
 void Port::hold(ib::Packet* p, uint64_t until_ps) {
   p->due_ps = until_ps;
-  const auto at = std::upper_bound(held_.begin(), held_.end(), until_ps,
+  Detours& d = detours();
+  const auto at = std::upper_bound(d.held.begin(), d.held.end(), until_ps,
                                    [](uint64_t t, const ib::Packet* q) { return t < q->due_ps; });
-  held_.insert(at, p);
-  held_timer_.notify_at(held_.front()->due_ps);
+  d.held.insert(at, p);
+  d.held_timer.notify_at(d.held.front()->due_ps);
 }
 
 void Port::held_method() {
   const uint64_t now = now_ps();
+  std::vector<ib::Packet*>& held = detours_->held;
   std::size_t n = 0;
-  for (; n < held_.size() && held_[n]->due_ps <= now; ++n) {
-    ib::Packet* p = held_[n];
+  for (; n < held.size() && held[n]->due_ps <= now; ++n) {
+    ib::Packet* p = held[n];
     if (stamp_arrivals_) p->received_ps = now;
     queue_rx(p);
   }
-  held_.erase(held_.begin(), held_.begin() + static_cast<std::ptrdiff_t>(n));
-  if (!held_.empty()) held_timer_.notify_at(held_.front()->due_ps);
+  held.erase(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(n));
+  if (!held.empty()) detours_->held_timer.notify_at(held.front()->due_ps);
   if (n != 0 && on_rx_ready_) on_rx_ready_();
 }
 
@@ -756,19 +778,20 @@ void Port::copy_in(const ib::Packet& p) {
   *c = p;
   c->next = nullptr;
   const unsigned vl = p.hdr.lrh.vl;
-  copies_.push_back({c, p.wire_len, static_cast<uint8_t>(vl)});
+  detours().copies.push_back({c, p.wire_len, static_cast<uint8_t>(vl)});
   queue_rx(c);
 }
 
 void Port::took_copy(const ib::Packet* p) {
-  for (Copy& c : copies_)
+  for (Copy& c : detours_->copies)
     if (c.p == p) c.p = nullptr;
 }
 
 bool Port::released_copy(unsigned vl, uint32_t wire_bytes) {
-  for (auto it = copies_.begin(); it != copies_.end(); ++it)
+  std::vector<Copy>& copies = detours_->copies;
+  for (auto it = copies.begin(); it != copies.end(); ++it)
     if (it->p == nullptr && it->vl == vl && it->wire_bytes == wire_bytes) {
-      copies_.erase(it);
+      copies.erase(it);
       return true;
     }
   return false;
@@ -785,12 +808,12 @@ ib::Packet* Port::rx_take(unsigned vl) {
   ib::PacketQueue& q = lane(vl).rxq;
   ib::Packet* p = q.pop_front();
   if (q.empty()) rx_ready_ = static_cast<uint16_t>(rx_ready_ & ~(1u << vl));
-  if (__builtin_expect(faults_on_, false) && !copies_.empty()) took_copy(p);
+  if (__builtin_expect(faults_on_, false) && has_copies()) took_copy(p);
   return p;
 }
 
 void Port::rx_release(unsigned vl, uint32_t wire_bytes) {
-  if (__builtin_expect(faults_on_, false) && !copies_.empty() && released_copy(vl, wire_bytes)) return;
+  if (__builtin_expect(faults_on_, false) && has_copies() && released_copy(vl, wire_bytes)) return;
   const uint32_t blocks = blocks_for(wire_bytes);
   if (vl == kVl15) {
     vl15_rx_bytes_ -= wire_bytes;

@@ -157,6 +157,8 @@ class Port : public sc_core::sc_module,
   // arriving packet touches sits right after the interface the peer calls.
 
   Port(const sc_core::sc_module_name& name, const PortConfig& config, ib::PacketPool& pool);
+  // The same with a configuration other ports share (share_port_configs).
+  Port(const sc_core::sc_module_name& name, std::shared_ptr<const SharedPortConfig> config, ib::PacketPool& pool);
   Port() = delete;
   Port(const Port&) = delete;
   Port& operator=(const Port&) = delete;
@@ -290,11 +292,11 @@ class Port : public sc_core::sc_module,
   }
   const std::array<uint8_t, kSlCount>& sl2vl() const { return sl2vl_; }
   void set_vlarb(const VlArbConfig& c);
-  const VlArbConfig& vlarb() const { return vlarb_; }
-  const PortConfig& config() const { return config_; }
+  const VlArbConfig& vlarb() const { return programmed_vlarb_ != nullptr ? *programmed_vlarb_ : shared_->vlarb; }
+  const PortConfig& config() const { return shared_->config; }
   const LinkTiming& timing() const { return timing_; }
   // The link's configuration (speed, width, ...); defaults when unlinked.
-  const LinkConfig& link_config() const { return link_; }
+  const LinkConfig& link_config() const;
   const Port* peer() const { return peer_; }
   Port* peer() { return peer_; }
   const PortStats& stats() const { return stats_; }
@@ -582,31 +584,41 @@ class Port : public sc_core::sc_module,
   std::array<uint8_t, kSlCount> sl2vl_;
   uint64_t vl15_buffer_bytes_;
   uint64_t vl15_rx_bytes_ = 0;
-  Alarm lifetime_timer_ = Alarm::method<&Port::lifetime_method>(this);
-  uint64_t lifetime_at_ = UINT64_MAX; // when lifetime_timer_ is armed for
-  Lifetimes lifetimes_;
+  // Lifetimes: made when they are first set on (off by default; see the rules).
+  struct LifetimeState {
+    Lifetimes lifetimes;
+    uint64_t at = UINT64_MAX;          // when the timer is armed for
+    Alarm timer;
+  };
+  std::unique_ptr<LifetimeState> lifetime_;
   bool rx_cut_through_ = false;       // this port as receiver
   uint64_t rx_extra_ps_ = 0;
   std::unique_ptr<FaultInjector> faults_;  // while faults_on_
   class CutLink;
   std::unique_ptr<CutLink> cut_;           // while the link is cut: what tx sends to
-  std::vector<ib::Packet*> held_;          // delayed packets, by due_ps (release time), FIFO among equals
-  Alarm held_timer_ = Alarm::method<&Port::held_method>(this);
+  // Delayed and duplicated packets (fault rules), made at the first.
   struct Copy {
     const ib::Packet* p;  // while in a receive queue; nullptr once taken
     uint32_t wire_bytes;
     uint8_t vl;
   };
-  std::vector<Copy> copies_;               // copies made by duplicate, not yet released
+  struct Detours {
+    std::vector<ib::Packet*> held;       // delayed packets, by due_ps (release time), FIFO among equals
+    std::vector<Copy> copies;            // copies made by duplicate, not yet released
+    Alarm held_timer;
+  };
+  std::unique_ptr<Detours> detours_;
+  Detours& detours();
+  bool has_copies() const { return detours_ != nullptr && !detours_->copies.empty(); }
   TxCosim* cosim_ = nullptr;               // while cosim_on_
   std::vector<uint16_t> pkeys_ = ib::default_pkey_table();  // P_KeyTable
   bool enforce_inbound_ = false;           // PortInfo.PartitionEnforcementInbound
   bool enforce_outbound_ = false;          // PortInfo.PartitionEnforcementOutbound
   uint64_t pkey_violations_ = 0;           // packets refused for their P_Key
   std::function<void(const ib::Packet&)> on_pkey_violation_;
-  PortConfig config_;
-  VlArbConfig vlarb_;                      // the arbiter's tables
-  LinkConfig link_;                        // what connect() was given
+  std::shared_ptr<const SharedPortConfig> shared_;  // the configuration and its resolved tables
+  std::unique_ptr<VlArbConfig> programmed_vlarb_;   // the arbiter's tables once set_vlarb replaced them
+  std::shared_ptr<const LinkConfig> link_;          // what connect() was given, shared with the peer
   PortState state_ = PortState::Active;
 
  public:

@@ -22,4 +22,22 @@ uint64_t rx_buffer_bytes(const PortConfig& c, unsigned vl) {
   return vl < c.vl_buffers.size() ? c.vl_buffers[vl] : c.vl_buffer_bytes;
 }
 
+bool operator==(const PortConfig& a, const PortConfig& b) {
+  static_assert(sizeof(PortConfig) == 160, "a field was added: compare it here");
+  return a.data_vls == b.data_vls && a.operational_vls == b.operational_vls && a.mtu == b.mtu &&
+         a.vl_buffer_bytes == b.vl_buffer_bytes && a.vl_buffers == b.vl_buffers &&
+         a.vl15_buffer_bytes == b.vl15_buffer_bytes && a.tx_buffer_bytes == b.tx_buffer_bytes && a.sl2vl == b.sl2vl &&
+         a.vlarb == b.vlarb && a.drain_rate_bps == b.drain_rate_bps && a.vl_arbiter == b.vl_arbiter &&
+         a.credit_manager == b.credit_manager;
+}
+
+std::vector<std::shared_ptr<const SharedPortConfig>> share_port_configs(const std::vector<PortConfig>& configs) {
+  std::vector<std::shared_ptr<const SharedPortConfig>> shared;
+  shared.reserve(configs.size());
+  for (std::size_t i = 0; i < configs.size(); ++i)
+    shared.push_back(i > 0 && configs[i] == configs[i - 1] ? shared.back()
+                                                           : std::make_shared<const SharedPortConfig>(configs[i]));
+  return shared;
+}
+
 }  // namespace hcasim::link

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "models/link/vl_arbiter.hpp"
@@ -41,5 +42,19 @@ struct PortConfig {
 std::array<uint8_t, kSlCount> resolved_sl2vl(const PortConfig& c);
 VlArbConfig resolved_vlarb(const PortConfig& c);
 uint64_t rx_buffer_bytes(const PortConfig& c, unsigned vl);
+
+bool operator==(const PortConfig& a, const PortConfig& b);
+inline bool operator!=(const PortConfig& a, const PortConfig& b) { return !(a == b); }
+
+// A port configuration and the arbitration tables it resolves to, shared by
+// the ports that have it (a switch's ports mostly have one): a port keeps a
+// pointer, not a copy of the configuration and its tables.
+struct SharedPortConfig {
+  explicit SharedPortConfig(const PortConfig& c) : config(c), vlarb(resolved_vlarb(c)) {}
+  PortConfig config;
+  VlArbConfig vlarb;
+};
+// One shared record per run of equal configurations in `configs` (in order).
+std::vector<std::shared_ptr<const SharedPortConfig>> share_port_configs(const std::vector<PortConfig>& configs);
 
 }  // namespace hcasim::link

@@ -169,6 +169,10 @@ class alignas(64) Alarm : private AlarmHook {
   // Calls handler(context): one cache line, kept beside the state it serves.
   Alarm(Handler handler, void* context, Warm warm = nullptr)
       : timeline_(&Timeline::current()), handler_(handler), context_(context), warm_(warm) {}
+  // The same on a given timeline rather than the current one: an alarm made
+  // after the build, on its neighbours' timeline (Alarm::timeline()).
+  Alarm(Timeline& timeline, Handler handler, void* context)
+      : timeline_(&timeline), handler_(handler), context_(context), warm_(nullptr) {}
   // Calls f(), kept on the heap: for wakeups off the hot path and for tests.
   explicit Alarm(std::function<void()> f)
       : Alarm(&call_function, new std::function<void()>(std::move(f))) {}
@@ -176,6 +180,11 @@ class alignas(64) Alarm : private AlarmHook {
   template <auto Method, class T>
   static Alarm method(T* object) {
     return Alarm(&call_method<T, Method>, object);
+  }
+  // The same on a given timeline (see above).
+  template <auto Method, class T>
+  static Alarm method_on(Timeline& timeline, T* object) {
+    return Alarm(timeline, &call_method<T, Method>, object);
   }
   // The same, with object->WarmUp() as its warm-up.
   template <auto Method, auto WarmUp, class T>

@@ -55,6 +55,11 @@ struct VlArbConfig {
   uint32_t high_limit = 0;             // LimitOfHighPriority, 4 KiB units, 255 = unbounded
   WeightPolicy policy = WeightPolicy::Overshoot;
 };
+inline bool operator==(const VlArbEntry& a, const VlArbEntry& b) { return a.vl == b.vl && a.weight == b.weight; }
+inline bool operator==(const VlArbConfig& a, const VlArbConfig& b) {
+  static_assert(sizeof(VlArbConfig) == 56, "a field was added: compare it here");
+  return a.high == b.high && a.low == b.low && a.high_limit == b.high_limit && a.policy == b.policy;
+}
 
 // Per data VL: the size in blocks of the head packet when it may be sent now
 // (it has credits), 0 when the VL cannot send.

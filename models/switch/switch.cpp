@@ -74,9 +74,10 @@ struct alignas(64) Switch::Impl {
         alloc(static_cast<unsigned>(configs.size()), arbitration(configs)), transfers(configs.size()) {
     const bool cut_through = config.forwarding == Forwarding::CutThrough;
     const link::Lifetimes lifetimes{config.hoq_life_ps, config.switch_life_ps, config.vl_stall_count};
+    const auto shared = link::share_port_configs(configs);
     for (unsigned i = 0; i < configs.size(); ++i) {
       const std::string name = "p" + std::to_string(i + 1);
-      link::Port& p = ports.emplace_back(name.c_str(), configs[i], pool);
+      link::Port& p = ports.emplace_back(name.c_str(), shared[i], pool);
       p.set_rx_timing(cut_through, config.latency_ps);
       p.set_lifetimes(lifetimes);
       transfers.emplace_back(*this, p, i);

@@ -106,7 +106,7 @@ TEST_CASE("a port takes a transmit buffer of up to 1 GiB per VL and refuses a la
   REQUIRE_THROWS_WITH(link::Port("too_large", pc, pool), Catch::Contains("accepted: at most 1073741824"));
 }
 
-TEST_CASE("flow control runs on every operated VL and is counted per port; an idle VL reads zeros") {
+TEST_CASE("flow control runs on every operated VL and is counted per port, and an idle VL reads zeros") {
   // 8 data VLs, traffic on VL 0 only: each VL's credits are advertised at
   // link up, so each port sends at least one flow-control packet per VL, and
   // the transmitter's busy time is its data packets' and its flow-control
