@@ -215,6 +215,25 @@ std::vector<uint64_t> parse_perftest_sizes(const nlohmann::json& v, const std::s
   return out;
 }
 
+uint64_t parse_perftest_start(const nlohmann::json& v, const std::string& path) {
+  if (v.is_string() && v.get<std::string>() == "after_previous") return kAfterPrevious;
+  const std::string accepted = "accepted: \"after_previous\" or a time such as \"10us\"";
+  uint64_t ps = 0;
+  try {
+    ps = parse_time_ps(v, path);
+  } catch (const ConfigError&) {
+    throw ConfigError(path, v.dump() + " is neither \"after_previous\" nor a time; " + accepted);
+  }
+  if (ps == kAfterPrevious) throw ConfigError(path, "a time too large; " + accepted);
+  return ps;
+}
+
+nlohmann::json format_perftest_start(uint64_t start_ps) {
+  return start_ps == kAfterPrevious ? nlohmann::json("after_previous") : nlohmann::json(format_time_ps(start_ps));
+}
+
+nlohmann::json perftest_start_schema() { return schema::any_of({{{"const", "after_previous"}}, schema::time()}); }
+
 nlohmann::json format_perftest_sizes(const std::vector<uint64_t>& sizes) {
   nlohmann::json out = nlohmann::json::array();
   for (uint64_t s : sizes) out.push_back(format_bytes(s));

@@ -50,6 +50,7 @@ enum class PerftestKind { WriteBw, SendBw, ReadBw, WriteLat, SendLat, ReadLat, A
 enum class AtomicKind { FetchAdd, CmpSwap };
 
 constexpr uint64_t kPerftestMaxSize = uint64_t{1} << 23;  // perftest -a: 2 B .. 8 MiB
+constexpr uint64_t kAfterPrevious = UINT64_MAX;           // a perftest's start: when the one before it ends
 
 struct PerftestConfig {
   std::string name;                    // "" = "<test><index>", e.g. "write_bw0"
@@ -79,7 +80,7 @@ struct PerftestConfig {
                                        // is 220 B for write_lat, 236 B for send_lat over RC / UC, 0 for bw tests)
   uint32_t post_list = 1;              // bandwidth tests: WRs per post, one doorbell each list (perftest -l)
   uint32_t cq_moderation = 1;          // bandwidth tests: every this-many-th WR is signaled (perftest -Q; the tool's default 100)
-  uint64_t start_ps = 0;               // when the first size starts
+  uint64_t start_ps = kAfterPrevious;  // when the first size starts: after the test before it (the first: 0), or this time
 };
 
 enum class VerbsOpKind { Send, SendWithImm, SendWithInv, Write, WriteWithImm, Read, CmpSwap, FetchAdd, PostRecv };
@@ -158,6 +159,10 @@ std::vector<std::string> parse_access_names(const nlohmann::json& v, const std::
 nlohmann::json format_access_names(const std::vector<std::string>& names);
 nlohmann::json perftest_sizes_schema();  // JSON Schemas of the two forms above (config_schema.hpp)
 nlohmann::json access_names_schema();
+// A perftest's "start": "after_previous" (kAfterPrevious) or a time.
+uint64_t parse_perftest_start(const nlohmann::json& v, const std::string& path);
+nlohmann::json format_perftest_start(uint64_t start_ps);
+nlohmann::json perftest_start_schema();
 const Names<transport::WcStatus>& wc_status_names();
 const Names<transport::QpType>& qp_type_names();
 const Names<VerbsOpKind>& verbs_op_names();
@@ -220,7 +225,11 @@ void describe(Io& io, PerftestConfig& c) {
   io.uint("post_list", c.post_list, 1, 1u << 16, "bandwidth tests: WRs posted together with one doorbell (perftest -l)");
   io.uint("cq_moderation", c.cq_moderation, 1, 1u << 16,
           "bandwidth tests: every this-many-th WR is signaled, and the last (perftest -Q; the tool's default 100)");
-  io.time("start", c.start_ps, 0, UINT64_MAX, "when the first size starts");
+  io.custom("start", c.start_ps, parse_perftest_start, format_perftest_start,
+            {"\"after_previous\" or a time such as \"10us\"", perftest_start_schema},
+            "when the first size starts: \"after_previous\" = when the test before it in the list ends (the first "
+            "test: at 0), as the tools run one after another; a time = then, whether or not another test runs (tests "
+            "that share a port while both run get a warning)");
 }
 
 template <class Io>

@@ -186,6 +186,7 @@ Simulation::Simulation(config::FabricSpec fabric, std::vector<workloads::FlowSpe
         std::make_unique<workloads::Perftest>(name.c_str(), t, hca_of(t.client), hca_of(t.server)));
     perftest_ends_.emplace_back(t.client, t.server);
   }
+  chain_perftests();
   for (const workloads::VerbsScriptSpec& v : transport.verbs) {
     const std::string name = "verbs" + std::to_string(v.index);
     scripts_.push_back(std::make_unique<workloads::VerbsScript>(name.c_str(), v, hca_of(v.a), hca_of(v.b)));
@@ -312,7 +313,52 @@ void Simulation::make_time_series() {
   }
 }
 
+bool Simulation::chained_perftest(std::size_t i) const {
+  return i > 0 && perftests_[i]->spec().config.start_ps == config::kAfterPrevious;
+}
+
+void Simulation::chain_perftests() {
+  for (std::size_t i = 1; i < perftests_.size(); ++i) {
+    if (!chained_perftest(i)) continue;
+    perftests_[i]->defer_start();
+    perftests_[i - 1]->then([this, i] {
+      const auto begin = [this, i] { perftests_[i]->begin(link::now_ps()); };
+      if (workloads_held_) look_up_path(perftest_ends_[i].first, perftest_ends_[i].second, begin);
+      else begin();
+    });
+  }
+}
+
+std::vector<std::string> Simulation::perftest_overlaps() const {
+  // Each test's span: its first size's start to its last size's end (or the
+  // run's end, for a size left unfinished).
+  const auto span = [this](const workloads::Perftest& t) -> std::pair<uint64_t, uint64_t> {
+    const auto& sizes = t.result().sizes;
+    if (sizes.empty()) return {0, 0};
+    return {sizes.front().start_ps, sizes.back().done ? sizes.back().end_ps : end_ps_};
+  };
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < perftests_.size(); ++i)
+    for (std::size_t j = i + 1; j < perftests_.size(); ++j) {
+      const auto [a0, a1] = span(*perftests_[i]);
+      const auto [b0, b1] = span(*perftests_[j]);
+      const uint64_t from = std::max(a0, b0), until = std::min(a1, b1);
+      if (from >= until) continue;
+      for (const workloads::Endpoint& e : {perftest_ends_[i].first, perftest_ends_[i].second}) {
+        const auto same = [&e](const workloads::Endpoint& o) { return o.node == e.node && o.port == e.port; };
+        if (!same(perftest_ends_[j].first) && !same(perftest_ends_[j].second)) continue;
+        out.push_back("perftest " + perftests_[i]->spec().config.name + " and " + perftests_[j]->spec().config.name +
+                      " ran at the same time on " + fabric_->hca(e.node).port(e.port).name() + " from " +
+                      config::format_time_ps(from) + " to " + config::format_time_ps(until) +
+                      ": each one's figures include the other's traffic");
+        break;
+      }
+    }
+  return out;
+}
+
 void Simulation::hold_workloads_for_sweep() {
+  workloads_held_ = true;
   for (auto& g : generators_) g->defer_start();
   for (auto& t : perftests_) t->defer_start();
   for (auto& v : scripts_) v->defer_start();
@@ -328,7 +374,8 @@ void Simulation::hold_workloads_for_sweep() {
     if (measurement_) measurement_->start(now);
     for (auto& g : generators_) g->begin();
     for (std::size_t i = 0; i < perftests_.size(); ++i)
-      look_up_path(perftest_ends_[i].first, perftest_ends_[i].second, [this, i, now] { perftests_[i]->begin(now); });
+      if (!chained_perftest(i))
+        look_up_path(perftest_ends_[i].first, perftest_ends_[i].second, [this, i, now] { perftests_[i]->begin(now); });
     for (std::size_t i = 0; i < scripts_.size(); ++i)
       look_up_path(verbs_ends_[i].first, verbs_ends_[i].second, [this, i, now] { scripts_[i]->begin(now); });
     for (auto& d : dma_tests_) d->begin(now);

@@ -158,6 +158,10 @@ class Simulation {
   // (rate-limited flows only), as one line each for the summary.
   std::vector<std::string> load_warnings() const;
   static constexpr double kCarriedWarning = 0.95;
+  // Perftests that shared an HCA port while both ran (a test with a start
+  // time beside another), as one line each for the summary: each one's
+  // figures include the other's traffic.
+  std::vector<std::string> perftest_overlaps() const;
   // stats.json's run.measurement (measurement.hpp); null without run.warmup or run.measure.
   nlohmann::json measurement_json() const { return measurement_ ? measurement_->json(end_ps_) : nlohmann::json(); }
 
@@ -174,6 +178,11 @@ class Simulation {
   uint64_t path_lookups_ = 0;
   std::map<std::pair<mgmt::SaAgent*, uint64_t>, std::function<void(const mgmt::SaCompletion&)>> lookups_;
   std::vector<std::pair<workloads::Endpoint, workloads::Endpoint>> perftest_ends_, verbs_ends_;
+  // Perftests run one after another (perftest.hpp): test i > 0 whose start
+  // is after_previous begins when test i - 1 ends.
+  bool chained_perftest(std::size_t i) const;
+  void chain_perftests();
+  bool workloads_held_ = false;  // in band: transport workloads look up their paths first
   void report_progress(bool final_line, uint64_t now_ps);
   void make_time_series();
   void run_kernel();       // one partition: the SystemC kernel runs the model

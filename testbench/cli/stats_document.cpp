@@ -68,7 +68,8 @@ nlohmann::json stats_document(const Simulation& sim, const RunMetadata& meta) {
                 {"partition_wakeups", sim.partition_wakeups()},
                 {"workload_failures", sim.workload_failures()},
                 {"load_warnings", nlohmann::json::array()},
-                {"flows_under_offered", 0}};
+                {"flows_under_offered", 0},
+                {"perftest_overlaps", sim.perftest_overlaps()}};
   // The first kListedWarnings lines; every flow that carried less is a row of the flows table.
   const std::vector<std::string> warnings = sim.load_warnings();
   for (std::size_t i = 0; i < warnings.size() && i < kListedWarnings; ++i) doc["run"]["load_warnings"].push_back(warnings[i]);
@@ -173,6 +174,7 @@ std::string human_summary(const nlohmann::json& s) {
   const uint64_t warned = s["run"]["flows_under_offered"].get<uint64_t>();
   if (warned > s["run"]["load_warnings"].size())
     o << "  warning: ... " << warned << " flows in all carried less than they were offered\n";
+  for (const auto& w : s["run"]["perftest_overlaps"]) o << "  warning: " << w.get<std::string>() << "\n";
   o << transport_summary(s);
   o << dma_summary(s);
   const auto& c = s["checker"];

@@ -103,6 +103,18 @@ void Perftest::start_of_simulation() {
   if (!deferred_) begin(0);
 }
 
+void Perftest::begin(uint64_t offset_ps) {
+  begun_ = true;
+  if (cfg_.idle) return end_test();
+  start_.notify_at(offset_ps + (cfg_.start_ps == config::kAfterPrevious ? 0 : cfg_.start_ps));
+}
+
+void Perftest::end_test() {
+  if (ended_) return;
+  ended_ = true;
+  if (then_) then_();
+}
+
 uint64_t Perftest::slot_addr(uint64_t area, unsigned q, uint64_t k, uint32_t slots) const {
   return area + (uint64_t{q} * slots + k % slots) * slot_bytes_;
 }
@@ -117,6 +129,7 @@ void Perftest::fail(const std::string& message) {
     result_.failures.push_back(cfg_.name + ": size " + config::format_bytes(size_) + ": " + message);
   failed_ = true;
   running_ = false;
+  end_test();
 }
 
 TransportCounters Perftest::counters_now() const {
@@ -246,6 +259,7 @@ void Perftest::end_size() {
     }
   }
   if (++size_at_ < sizes_.size()) begin_size();
+  else end_test();
 }
 
 transport::SendWr Perftest::wr(uint64_t id, WrOpcode op, uint64_t local, uint32_t len, const Side& s) const {

@@ -7,6 +7,10 @@
 //   pairs connected RESET -> INIT -> RTR -> RTS (connection.hpp), one memory
 //   region per side. Sizes run one after another: a size starts when the
 //   previous one is done (the first at `start`).
+// - Tests run one after another too, as the tools do: a test whose start is
+//   after_previous is begun by the Simulation when the test before it ends
+//   (then()): its last size done, or the test failed; an idle test ends when it
+//   begins. A test with a start time begins then, whatever runs.
 // - The host polls its CQ: a completion is acted on at the simulated time it is
 //   made (a deferred alarm at the same time, never inside the engine's call).
 // - Bandwidth tests: each QP keeps `outstanding` WRs posted until it has
@@ -52,6 +56,7 @@
 #include <systemc>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -102,7 +107,12 @@ class Perftest : public sc_core::sc_module {
   // A fabric managed in band: hold the start until the SM is done, then
   // begin() at the current time, start times counted from `offset_ps`.
   void defer_start() { deferred_ = true; }
-  void begin(uint64_t offset_ps) { if (!cfg_.idle) start_.notify_at(offset_ps + cfg_.start_ps); }
+  // Begins at offset_ps plus the test's start (after_previous: plus 0).
+  void begin(uint64_t offset_ps);
+  // Called once, when the test ends (see the rules).
+  void then(std::function<void()> f) { then_ = std::move(f); }
+  bool begun() const { return begun_; }
+  bool ended() const { return ended_; }
 
   const PerftestSpec& spec() const { return spec_; }
   const PerftestResult& result() const { return result_; }
@@ -176,6 +186,9 @@ class Perftest : public sc_core::sc_module {
   uint64_t atomic_value_ = 0;     // atomic_lat: what the server's word holds
   uint64_t progress_ps_ = 0;      // when the running size began or last completed a message
   bool running_ = false, failed_ = false;
+  bool begun_ = false, ended_ = false;
+  std::function<void()> then_;
+  void end_test();
   TransportCounters size_base_;   // counters_now() when the running size began
   bool counting_ = false;         // a size's counters are open
   PerftestResult result_;

@@ -107,6 +107,10 @@ const std::vector<Example>& examples() {
        on(kConfigs + "perftest_write_bw.json", "--set 'workload.perftest.0.sizes=[\"64KiB\"]'")},
       {"models/config/verbs_workload_config.cpp", "a list such as [\\\"64KiB\\\", 8]",
        on(kConfigs + "perftest_write_bw.json", "--set 'workload.perftest.0.sizes=[\"64KiB\", 8]'")},
+      {"models/config/verbs_workload_config.hpp", "or a time such as \\\"10us\\\"",
+       on(kConfigs + "perftest_write_bw.json", "--set workload.perftest.0.start=10us")},
+      {"models/config/verbs_workload_config.cpp", "or a time such as \\\"10us\\\"",
+       on(kConfigs + "perftest_write_bw.json", "--set workload.perftest.0.start=10us")},
       // Management.
       {"models/config/management_config.cpp", "an HCA port name such as hca0.p1",
        on(kB2b, "--set management.mode=in_band --set management.sm=hca0.p1")},

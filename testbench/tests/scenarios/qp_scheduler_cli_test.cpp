@@ -31,9 +31,10 @@ std::string scenario(const std::string& transport, const std::string& tests, con
          tests + R"( ] }, "run": { "duration": ")" + duration + R"(" } })";
 }
 
+// A saturating write_bw test; a scenario's tests all start at 0, to share the ports.
 std::string write_bw(const std::string& client, const std::string& server, unsigned sl, unsigned weight,
                      unsigned qps = 1) {
-  return R"({ "test": "write_bw", "client": ")" + client + R"(", "server": ")" + server +
+  return R"({ "test": "write_bw", "start": "0us", "client": ")" + client + R"(", "server": ")" + server +
          R"(", "sizes": ["64KiB"], "iterations": 1000000, "sl": )" + std::to_string(sl) +
          R"(, "weight": )" + std::to_string(weight) + R"(, "qps": )" + std::to_string(qps) + " }";
 }
