@@ -101,7 +101,7 @@ void check_perftest(PerftestConfig& t, const std::string& at, const PortCheck& p
                                            (rd_atomic ? "rc" : send ? "rc, uc or ud" : "rc or uc"));
   if (!is_bandwidth(t.test) && t.qps != 1)
     throw ConfigError(at + ".qps", "latency tests use one QP; accepted: 1");
-  if (!is_bandwidth(t.test) && (t.post_list != 1 || t.cq_moderation != 1))
+  if (!is_bandwidth(t.test) && (t.post_list != 1 || t.cq_moderation > 1))
     throw ConfigError(at + (t.post_list != 1 ? ".post_list" : ".cq_moderation"),
                       "latency tests post and signal every operation; accepted: 1");
   if (t.post_list > t.tx_depth)
@@ -120,6 +120,7 @@ void check_perftest(PerftestConfig& t, const std::string& at, const PortCheck& p
   if (t.mtu > port_mtu)
     throw ConfigError(at + ".mtu", std::to_string(t.mtu) + " exceeds the ports' MTU " + std::to_string(port_mtu) +
                                        "; accepted: 0 (the ports' MTU) or 256 to " + std::to_string(port_mtu));
+  resolve_perftest_tool_defaults(t);
   const bool ud = t.qp_type == QpType::Ud;
   // perftest -a over UD runs 2 B up to the MTU (send_bw.c: size_max_pow from the MTU).
   if (ud && t.sizes == perftest_all_sizes())
@@ -230,6 +231,45 @@ uint64_t parse_perftest_start(const nlohmann::json& v, const std::string& path) 
 
 nlohmann::json format_perftest_start(uint64_t start_ps) {
   return start_ps == kAfterPrevious ? nlohmann::json("after_previous") : nlohmann::json(format_time_ps(start_ps));
+}
+
+uint32_t parse_perftest_inline(const nlohmann::json& v, const std::string& path) {
+  if (v.is_string() && v.get<std::string>() == "tool") return kToolInline;
+  const std::string accepted = "accepted: \"tool\" or a size from 0B to 4000B";
+  uint64_t bytes = 0;
+  try {
+    bytes = parse_bytes(v, path);
+  } catch (const ConfigError&) {
+    throw ConfigError(path, v.dump() + " is neither \"tool\" nor a size; " + accepted);
+  }
+  if (bytes > 4000) throw ConfigError(path, format_bytes(bytes) + " is too large; " + accepted);
+  return static_cast<uint32_t>(bytes);
+}
+
+nlohmann::json format_perftest_inline(uint32_t bytes) {
+  return bytes == kToolInline ? nlohmann::json("tool") : nlohmann::json(format_bytes(bytes));
+}
+
+nlohmann::json perftest_inline_schema() { return schema::any_of({{{"const", "tool"}}, schema::bytes(0, 4000)}); }
+
+void resolve_perftest_tool_defaults(PerftestConfig& t) {
+  const bool bw = is_bandwidth(t.test);
+  // DEF_SIZE_BW 65536 (over UD the MTU, as the tool clamps it), DEF_SIZE_LAT 2,
+  // DEF_SIZE_ATOMIC 8; DEF_ITERS_WB 5000, DEF_ITERS 1000.
+  if (t.sizes.empty()) {
+    const bool ud = t.qp_type == transport::QpType::Ud;
+    const uint64_t bw_size = ud && t.mtu != 0 ? std::min<uint64_t>(65536, t.mtu) : 65536;
+    t.sizes = {bw ? bw_size : t.test == PerftestKind::AtomicLat ? 8u : 2u};
+  }
+  if (t.iterations == 0) t.iterations = bw ? 5000 : 1000;
+  if (t.cq_moderation == 0) t.cq_moderation = bw ? std::min(kToolCqModeration, t.tx_depth) : 1;
+  if (t.inline_size == kToolInline) t.inline_size = perftest_inline_default(t.test, t.qp_type);
+}
+
+uint32_t perftest_inline_default(PerftestKind test, transport::QpType type) {
+  if (test == PerftestKind::WriteLat) return 220;
+  if (test == PerftestKind::SendLat) return type == transport::QpType::Ud ? 188 : 236;
+  return 0;
 }
 
 nlohmann::json perftest_start_schema() { return schema::any_of({{{"const", "after_previous"}}, schema::time()}); }

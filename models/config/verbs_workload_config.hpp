@@ -51,6 +51,8 @@ enum class AtomicKind { FetchAdd, CmpSwap };
 
 constexpr uint64_t kPerftestMaxSize = uint64_t{1} << 23;  // perftest -a: 2 B .. 8 MiB
 constexpr uint64_t kAfterPrevious = UINT64_MAX;           // a perftest's start: when the one before it ends
+constexpr uint32_t kToolInline = UINT32_MAX;              // a perftest's inline_size: the tool's choice
+constexpr uint32_t kToolCqModeration = 100;               // perftest DEF_CQ_MOD
 
 struct PerftestConfig {
   std::string name;                    // "" = "<test><index>", e.g. "write_bw0"
@@ -76,10 +78,12 @@ struct PerftestConfig {
   transport::QpType qp_type = transport::QpType::Rc;
   AtomicKind atomic = AtomicKind::FetchAdd;  // atomic_lat: the operation
   bool idle = false;                   // create and connect the QPs, send nothing (memory measurements)
-  uint32_t inline_size = 0;            // messages of at most this size go inline (perftest -I; the tool's default
-                                       // is 220 B for write_lat, 236 B for send_lat over RC / UC, 0 for bw tests)
+  uint32_t inline_size = kToolInline;  // messages of at most this size go inline (perftest -I); kToolInline =
+                                       // the tool's choice for the test (perftest_inline_default), filled in by
+                                       // check_verbs_workloads
   uint32_t post_list = 1;              // bandwidth tests: WRs per post, one doorbell each list (perftest -l)
-  uint32_t cq_moderation = 1;          // bandwidth tests: every this-many-th WR is signaled (perftest -Q; the tool's default 100)
+  uint32_t cq_moderation = 0;          // bandwidth tests: every this-many-th WR is signaled (perftest -Q); 0 = the
+                                       // tool's: 100, at most tx_depth; latency tests 1 (check_verbs_workloads)
   uint64_t start_ps = kAfterPrevious;  // when the first size starts: after the test before it (the first: 0), or this time
 };
 
@@ -163,6 +167,19 @@ nlohmann::json access_names_schema();
 uint64_t parse_perftest_start(const nlohmann::json& v, const std::string& path);
 nlohmann::json format_perftest_start(uint64_t start_ps);
 nlohmann::json perftest_start_schema();
+// A perftest's "inline_size": "tool" (kToolInline) or a size of at most 4000 bytes.
+uint32_t parse_perftest_inline(const nlohmann::json& v, const std::string& path);
+nlohmann::json format_perftest_inline(uint32_t bytes);
+nlohmann::json perftest_inline_schema();
+// perftest's inline size for a test (perftest_parameters.c, ctx_set_max_inline):
+// write_lat 220 (DEF_INLINE_WRITE), send_lat 236 on RC and UC
+// (DEF_INLINE_SEND_RC_UC) and 188 on UD (DEF_INLINE_SEND_UD), 0 otherwise.
+uint32_t perftest_inline_default(PerftestKind test, transport::QpType type);
+// Fills in the knobs left to the tool: sizes [] and iterations 0 (the tool's
+// per test), cq_moderation 0 (DEF_CQ_MOD 100, lowered to tx_depth as
+// perftest's force_dependecies does; latency tests 1) and inline_size
+// kToolInline (perftest_inline_default). Call after mtu is known.
+void resolve_perftest_tool_defaults(PerftestConfig& t);
 const Names<transport::WcStatus>& wc_status_names();
 const Names<transport::QpType>& qp_type_names();
 const Names<VerbsOpKind>& verbs_op_names();
@@ -217,14 +234,14 @@ void describe(Io& io, PerftestConfig& c) {
             Names<AtomicKind>{{"fetch_add", AtomicKind::FetchAdd}, {"cmp_swap", AtomicKind::CmpSwap}},
             "atomic_lat: the operation");
   io.boolean("idle", c.idle, "create and connect the QPs but send nothing (memory per QP)");
-  uint64_t inline_size = c.inline_size;
-  io.bytes("inline_size", inline_size, 0, 4000,
-           "messages of at most this size go inline in the WQE (perftest -I; the tool uses 220B for write_lat, "
-           "236B for send_lat on RC and UC, 0B for bandwidth tests)");
-  c.inline_size = static_cast<uint32_t>(inline_size);
+  io.custom("inline_size", c.inline_size, parse_perftest_inline, format_perftest_inline,
+            {"\"tool\" or a size from 0B to 4000B", perftest_inline_schema},
+            "messages of at most this size go inline in the WQE (perftest -I); \"tool\" = perftest's choice: "
+            "220B for write_lat, 236B for send_lat on RC and UC, 188B on UD, 0B for the other tests");
   io.uint("post_list", c.post_list, 1, 1u << 16, "bandwidth tests: WRs posted together with one doorbell (perftest -l)");
-  io.uint("cq_moderation", c.cq_moderation, 1, 1u << 16,
-          "bandwidth tests: every this-many-th WR is signaled, and the last (perftest -Q; the tool's default 100)");
+  io.uint("cq_moderation", c.cq_moderation, 0, 1u << 16,
+          "bandwidth tests: every this-many-th WR is signaled, and the last (perftest -Q); 0 = the tool's: 100, "
+          "at most tx_depth (latency tests: 1)");
   io.custom("start", c.start_ps, parse_perftest_start, format_perftest_start,
             {"\"after_previous\" or a time such as \"10us\"", perftest_start_schema},
             "when the first size starts: \"after_previous\" = when the test before it in the list ends (the first "

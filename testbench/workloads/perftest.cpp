@@ -27,13 +27,10 @@ uint64_t swap_value(uint64_t k) { return (k + 1) * 0x9E3779B97F4A7C15ull; }
 Perftest::Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec, host::Driver& client,
                    host::Driver& server)
     : sc_module(name), spec_(spec), cfg_(spec_.config) {
+  config::resolve_perftest_tool_defaults(spec_.config);  // a spec not read from a scenario
   const bool bw = config::is_bandwidth(cfg_.test);
   sizes_ = cfg_.sizes;
-  const bool ud = cfg_.qp_type == transport::QpType::Ud;
-  // perftest's default sizes; over UD a bandwidth test's 64 KiB becomes the MTU, as the tool clamps it.
-  const uint64_t bw_size = ud ? std::min<uint64_t>(65536, cfg_.mtu) : 65536;
-  if (sizes_.empty()) sizes_ = {bw ? bw_size : cfg_.test == PerftestKind::AtomicLat ? 8u : 2u};
-  iterations_ = cfg_.iterations != 0 ? cfg_.iterations : bw ? 5000 : 1000;  // perftest's defaults
+  iterations_ = cfg_.iterations;
   result_.halved = cfg_.test == PerftestKind::SendLat || cfg_.test == PerftestKind::WriteLat;
 
   params_.type = cfg_.qp_type;
