@@ -143,6 +143,7 @@ uint64_t Driver::cpu(uint64_t cost_ps, unsigned thread) {
   uint64_t& free = cpu_free_ps_[thread];
   free = std::max(free, link::now_ps()) + cost_ps;
   stats_.cpu_busy_ps += cost_ps;
+  stats_.thread_busy_ps[thread] += cost_ps;
   return free;
 }
 
@@ -153,6 +154,7 @@ void Driver::take_cpu(uint64_t cost_ps, unsigned thread) {
   const uint64_t now = link::now_ps();
   free = free + cost_ps > now ? free + cost_ps : now;
   stats_.cpu_busy_ps += cost_ps;
+  stats_.thread_busy_ps[thread] += cost_ps;
 }
 
 void Driver::mmio_write(uint64_t offset, const uint8_t* data, unsigned length, uint64_t at_ps) {
@@ -210,7 +212,10 @@ uint32_t Driver::create_cq(uint32_t depth, unsigned thread, hca::CqRing::Compres
   Cq& cq = *cqs_[cqn];
   cq.ring = r;
   cq.thread = thread;
-  if (cpu_free_ps_.size() <= thread) cpu_free_ps_.resize(thread + 1, 0);
+  if (cpu_free_ps_.size() <= thread) {
+    cpu_free_ps_.resize(thread + 1, 0);
+    stats_.thread_busy_ps.resize(thread + 1, 0);
+  }
   if (r.vector < vector_cqs_.size()) {
     if (vector_cqs_[r.vector].empty()) program_vector(r.vector);
     vector_cqs_[r.vector].push_back(cqn);

@@ -97,6 +97,7 @@ struct DriverStats {
   uint64_t interrupts = 0;         // MSI-X messages taken
   uint64_t mmio_errors = 0;        // MMIO writes the HCA answered with an error
   uint64_t cpu_busy_ps = 0;        // the threads' time on the costs above, summed
+  std::vector<uint64_t> thread_busy_ps = {0};  // the same per CPU thread (create_cq's thread numbers)
 };
 
 // Where the driver keeps what it allocates in host memory (its own region,
@@ -157,6 +158,13 @@ class Driver : public sc_core::sc_module {
   uint16_t lid(unsigned port) const { return hca_.lid(port); }
   const DriverConfig& config() const { return config_; }
   const DriverStats& stats() const { return stats_; }
+  // A CPU thread's busy time up to end_ps: DriverStats counts a cost when the
+  // thread takes it on, so the part of its booked work after end_ps is left
+  // out (a thread's utilization stays <= 1).
+  uint64_t thread_busy_ps_until(unsigned thread, uint64_t end_ps) const {
+    const uint64_t free = cpu_free_ps_[thread];
+    return stats_.thread_busy_ps[thread] - (free > end_ps ? free - end_ps : 0);
+  }
 
  private:
   struct Qp;

@@ -293,7 +293,11 @@ std::vector<DetailColumn> host_columns() {
   for (const char* n : {"posts", "recv_posts", "doorbells", "blueflame_writes", "inline_wqes", "cq_polls", "cqes", "arms",
                         "interrupts", "mmio_errors"})
     c.count(std::string("driver.") + n, std::string("driver: ") + n);
-  c.ps("driver.cpu_busy_ps", "driver: CPU time spent").share("driver.cpu_utilization", "driver: CPU time over the simulated time");
+  c.ps("driver.cpu_busy_ps", "driver: CPU time spent, summed over its threads")
+      .count("driver.cpu_threads", "driver: its CPU threads")
+      .share("driver.cpu_utilization", "driver: CPU time over the simulated time, the mean of its threads")
+      .share("driver.cpu_utilization_max", "driver: the busiest thread's CPU time over the simulated time")
+      .text("driver.cpu_thread_utilization", "driver: each thread's CPU time over the simulated time, as a JSON list");
   for (const char* n : {"doorbells", "blueflame_writes", "blueflame_wqes", "wqe_fetches", "send_wqes", "record_reads",
                         "recv_wqe_fetches", "recv_wqes", "cqes", "cqes_lost", "arms", "interrupts", "interrupts_masked",
                         "bad_doorbells", "bad_wqes", "mmio_errors"})

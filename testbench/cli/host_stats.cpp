@@ -1,5 +1,6 @@
 #include "testbench/cli/host_stats.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "models/pcie/pcie_stats.hpp"
@@ -11,6 +12,25 @@ namespace {
 
 double share(uint64_t part, uint64_t whole) {
   return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+// The driver's CPU time: the sum over its threads, each thread's share of the
+// simulated time, their mean and the busiest's.
+nlohmann::json cpu_json(const host::Driver& d, uint64_t sim_ps) {
+  const std::size_t threads = d.stats().thread_busy_ps.size();
+  nlohmann::json each = nlohmann::json::array();
+  uint64_t sum = 0, most = 0;
+  for (unsigned t = 0; t < threads; ++t) {
+    const uint64_t busy = d.thread_busy_ps_until(t, sim_ps);
+    each.push_back(share(busy, sim_ps));
+    sum += busy;
+    most = std::max(most, busy);
+  }
+  return {{"cpu_busy_ps", sum},
+          {"cpu_threads", threads},
+          {"cpu_utilization", share(sum, sim_ps * threads)},
+          {"cpu_utilization_max", share(most, sim_ps)},
+          {"cpu_thread_utilization", each}};
 }
 
 nlohmann::json pcie_json(const pcie::PcieLink& link, uint64_t sim_ps) {
@@ -136,9 +156,7 @@ void each_host_json(const fabric::Fabric& f, uint64_t sim_ps, const JsonSink& si
            {"cqes", d.cqes},
            {"arms", d.arms},
            {"interrupts", d.interrupts},
-           {"mmio_errors", d.mmio_errors},
-           {"cpu_busy_ps", d.cpu_busy_ps},
-           {"cpu_utilization", share(d.cpu_busy_ps, sim_ps)}}},
+           {"mmio_errors", d.mmio_errors}}},
          {"front_end",
           {{"doorbells", fe.doorbells},
            {"blueflame_writes", fe.blueflame_writes},
@@ -158,6 +176,7 @@ void each_host_json(const fabric::Fabric& f, uint64_t sim_ps, const JsonSink& si
            {"mmio_errors", h.mmio_stats().errors}}},
          {"dma", dma_json(h.dma_stats())},
          {"caches", caches_json(h.contexts())}});
+    out["driver"].update(cpu_json(host.driver, sim_ps));
     add_compression(out["front_end"], h);
     if (host.iommu) out["iommu"] = iommu_json(*host.iommu);
     sink(std::move(out));

@@ -56,6 +56,19 @@ TEST_CASE("swarm: each machine holds threads x machines x vms QPs, and CPU-bound
     CHECK(m["qps"].get<unsigned>() == 36);
     CHECK(m["ops_per_s"].get<double>() == Approx(bound).epsilon(0.02));
   }
+  // CPU-bound: each of the 3 threads busy nearly all the time, so the mean
+  // over the threads (not their sum) is close to 1, and it is their mean.
+  for (const auto& host : stats["hosts"]["first"]) {
+    const nlohmann::json& d = host["driver"];
+    INFO(d.dump());
+    REQUIRE(d["cpu_threads"].get<unsigned>() == 3);
+    double sum = 0;
+    for (const auto& t : d["cpu_thread_utilization"]) sum += t.get<double>();
+    CHECK(d["cpu_utilization"].get<double>() == Approx(sum / 3).epsilon(1e-9));
+    CHECK(d["cpu_utilization"].get<double>() > 0.9);
+    CHECK(d["cpu_utilization"].get<double>() <= 1.0);
+    CHECK(d["cpu_utilization_max"].get<double>() <= 1.0);
+  }
   // The QPs a machine makes for itself carry nothing: 3 x 2 per machine stay in RESET.
   unsigned reset = 0;
   for (const auto& q : read_table(dir / "rate", "qps")) reset += q["state"] == "reset";
