@@ -221,6 +221,8 @@ void describe(Io& io, HcaSettings& c) {
   io.object("cpu", cpu, "the driver's CPU costs");
   c.host.driver = cpu.driver;
   io.uint("wqe_fetch_batch", c.hca.wqe_fetch_batch, 1, 64, "WQEs the HCA reads per DMA read of a send or receive ring");
+  io.uint("wqe_prefetch", c.hca.wqe_prefetch, 0, 1024,
+          "send WQEs ahead of the one a transmit unit takes whose fetch into the WQE cache starts then (0: no prefetch)");
   io.uint("uar_pages", c.hca.uar_pages, 1, 1024, "BAR0 UAR pages (user contexts)");
   MsixObject msix{c.hca};
   io.object("msix", msix, "MSI-X vectors and interrupt moderation");

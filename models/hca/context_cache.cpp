@@ -28,8 +28,12 @@ void ContextCache::check(const ContextCacheConfig& config) {
   if (config.mshrs == 0) throw std::invalid_argument("context cache: mshrs must be at least 1");
 }
 
-ContextCache::ContextCache(const ContextCacheConfig& config, Transfer fill, Transfer write_back)
-    : config_(config), fill_(std::move(fill)), write_back_(std::move(write_back)), rng_state_(config.seed) {
+ContextCache::ContextCache(const ContextCacheConfig& config, Transfer fill, Transfer write_back, SetIndex set_index)
+    : config_(config),
+      fill_(std::move(fill)),
+      write_back_(std::move(write_back)),
+      set_index_(set_index),
+      rng_state_(config.seed) {
   check(config_);
   if (config_.perfect) return;
   ways_ = config_.ways == 0 ? config_.entries : config_.ways;
@@ -39,6 +43,11 @@ ContextCache::ContextCache(const ContextCacheConfig& config, Transfer fill, Tran
 bool ContextCache::dirty(uint64_t key) const {
   auto it = index_.find(key);
   return it != index_.end() && lines_[it->second].dirty;
+}
+
+bool ContextCache::pinned(uint64_t key) const {
+  auto it = index_.find(key);
+  return it != index_.end() && lines_[it->second].pinned;
 }
 
 void ContextCache::unlink(Set& s, uint32_t line) {
@@ -81,13 +90,28 @@ uint32_t ContextCache::take_free(Set& s, uint32_t set_index) {
 
 uint64_t ContextCache::next_random() { return splitmix64_output(rng_state_ += kGolden); }
 
+uint32_t ContextCache::victim(const Set& s) {
+  if (config_.replacement == Replacement::Lru) {
+    uint32_t line = s.tail;
+    while (lines_[line].pinned) line = lines_[line].prev;
+    return line;
+  }
+  uint32_t way = static_cast<uint32_t>(next_random() % ways_);
+  while (lines_[s.base + way].pinned) way = (way + 1) % ways_;
+  return s.base + way;
+}
+
 uint32_t ContextCache::allocate(uint64_t key, uint64_t now_ps) {
   if (set_lists_.empty()) set_lists_.resize(sets_);
   const uint32_t set_index = set_of(key);
   Set& s = set_lists_[set_index];
   uint32_t line = take_free(s, set_index);
   if (line == kNone) {
-    line = config_.replacement == Replacement::Lru ? s.tail : s.base + static_cast<uint32_t>(next_random() % ways_);
+    if (s.pinned == ways_) {
+      ++stats_.bypasses;
+      return kNone;
+    }
+    line = victim(s);
     Line& victim = lines_[line];
     ++stats_.evictions;
     if (victim.dirty) {
@@ -101,9 +125,41 @@ uint32_t ContextCache::allocate(uint64_t key, uint64_t now_ps) {
   l.key = key;
   l.valid = true;
   l.dirty = false;
+  l.pinned = false;
   push_front(s, line);
   index_.emplace(key, line);
   return line;
+}
+
+uint64_t ContextCache::start_fill(uint64_t now_ps, const std::function<uint64_t(uint64_t)>& read) {
+  if (mshr_free_ps_.empty()) mshr_free_ps_.assign(config_.mshrs, 0);
+  auto mshr = std::min_element(mshr_free_ps_.begin(), mshr_free_ps_.end());
+  uint64_t start = now_ps;
+  if (*mshr > now_ps) {
+    start = *mshr;
+    ++stats_.mshr_full_waits;
+  }
+  const uint64_t done = read ? std::max(start, read(start)) : start;
+  *mshr = done;
+  return done;
+}
+
+void ContextCache::prefetch(const uint64_t* keys, std::size_t count, uint64_t now_ps,
+                            const std::function<uint64_t(uint64_t)>& read) {
+  if (config_.perfect) return;
+  prefetched_.clear();
+  for (std::size_t i = 0; i < count; ++i) {
+    if (index_.count(keys[i]) != 0) continue;
+    const uint32_t line = allocate(keys[i], now_ps);
+    if (line == kNone) continue;  // a bypass: nothing to keep it in
+    lines_[line].pinned = true;
+    ++set_lists_[lines_[line].set].pinned;
+    prefetched_.push_back(line);
+  }
+  if (prefetched_.empty()) return;
+  const uint64_t done = start_fill(now_ps, read);
+  for (uint32_t line : prefetched_) lines_[line].ready_ps = done;
+  stats_.prefetches += prefetched_.size();
 }
 
 uint64_t ContextCache::access(uint64_t key, bool write, uint64_t now_ps) {
@@ -126,32 +182,44 @@ uint64_t ContextCache::access(uint64_t key, bool write, uint64_t now_ps) {
   }
   ++stats_.misses;
   const uint32_t line = allocate(key, now_ps);
-  if (mshr_free_ps_.empty()) mshr_free_ps_.assign(config_.mshrs, 0);
-  auto mshr = std::min_element(mshr_free_ps_.begin(), mshr_free_ps_.end());
-  uint64_t start = now_ps;
-  if (*mshr > now_ps) {
-    start = *mshr;
-    ++stats_.mshr_full_waits;
+  const uint64_t done = start_fill(now_ps, [&](uint64_t start) { return fill_ ? fill_(key, start) : start; });
+  if (line != kNone) {
+    Line& l = lines_[line];
+    l.ready_ps = done;
+    if (write && config_.write_back) l.dirty = true;
   }
-  const uint64_t done = fill_ ? std::max(start, fill_(key, start)) : start;
-  *mshr = done;
-  Line& l = lines_[line];
-  l.ready_ps = done;
-  if (write && config_.write_back) l.dirty = true;
   stats_.miss_latency.add(done - now_ps, now_ps);
   return done;
 }
 
-void ContextCache::insert(uint64_t key, uint64_t ready_ps) {
+bool ContextCache::insert(uint64_t key, uint64_t ready_ps, bool pin) {
   ++stats_.inserts;
-  if (config_.perfect) return;
+  if (config_.perfect) return true;
   auto it = index_.find(key);
+  uint32_t line = kNone;
   if (it != index_.end()) {
-    touch(it->second);
-    return;
+    line = it->second;
+    touch(line);
+  } else {
+    line = allocate(key, ready_ps);
+    if (line == kNone) return false;
+    lines_[line].ready_ps = ready_ps;
   }
-  const uint32_t line = allocate(key, ready_ps);
-  lines_[line].ready_ps = ready_ps;
+  Line& l = lines_[line];
+  if (pin && !l.pinned) {
+    l.pinned = true;
+    ++set_lists_[l.set].pinned;
+  }
+  return true;
+}
+
+bool ContextCache::unpin(uint64_t key) {
+  auto it = index_.find(key);
+  if (it == index_.end() || !lines_[it->second].pinned) return false;
+  Line& l = lines_[it->second];
+  l.pinned = false;
+  --set_lists_[l.set].pinned;
+  return true;
 }
 
 bool ContextCache::invalidate(uint64_t key) {
@@ -161,8 +229,10 @@ bool ContextCache::invalidate(uint64_t key) {
   const uint32_t line = it->second;
   Set& s = set_lists_[lines_[line].set];
   unlink(s, line);
+  if (lines_[line].pinned) --s.pinned;
   lines_[line].valid = false;
   lines_[line].dirty = false;
+  lines_[line].pinned = false;
   lines_[line].next = s.free;
   s.free = line;
   index_.erase(it);

@@ -31,7 +31,7 @@ inline ContextCacheConfig cache_defaults(uint32_t entries, uint32_t ways, uint32
 // cache's lines are 64 B, one send WQE basic block (mlx5's WQEBB); it is read
 // only (no write-back). Its 640 lines are an assumption large enough that
 // rc-swarm's 14 threads x 24 READs miss no WQE; Connect-IB's fall at a window
-// of 32 calibrates it to 384 (docs/experiments/wqe_window.md).
+// of 32 once calibrated it to 384 (docs/experiments/wqe_window.md: no longer).
 struct ContextCachesConfig {
   ContextCacheConfig qpc = cache_defaults(512, 8, 256, 16, true);   // QP contexts: written by every packet
   ContextCacheConfig cqc = cache_defaults(128, 8, 64, 8, true);     // CQ contexts: written by every completion
@@ -44,6 +44,7 @@ struct HcaConfig {
   uint32_t uar_pages = 16;                // BAR0 UAR pages (user contexts), after the register page
   uint32_t msix_vectors = 64;             // MSI-X table entries (at most 128: the register page's second half)
   uint32_t wqe_fetch_batch = 4;           // WQEs read per DMA read of a send or receive ring (ConnectX reads several)
+  uint32_t wqe_prefetch = 8;              // send WQEs ahead of the one a unit takes that the WQE cache fetches then (0: off)
   uint32_t msix_moderation_count = 1;     // completions an armed CQ collects before its interrupt (1 = each)
   uint64_t msix_moderation_ps = 0;        // or this long after the first of them, ps (0 = no timer)
   // Per-CQ defaults: create_cq may choose compression, modify_cq the moderation (completion_writer.hpp).

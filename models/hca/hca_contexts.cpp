@@ -30,19 +30,16 @@ HcaContexts::HcaContexts(const HcaConfig& config, DmaEngine& dma, WqeCache::Ring
       bytes_(entry_bytes(config)),
       mtt_per_line_(std::max<uint32_t>(1, config.caches.mtt.entry_bytes / kMttBytes)),
       configs_(config.caches),
+      prefetch_depth_(config.wqe_prefetch),
+      prefetch_batch_(config.wqe_fetch_batch),
       rings_of_(std::move(rings_of)) {
   // Refused now, as when the caches were made with the HCA.
   for (const ContextCacheConfig* c : {&configs_.qpc, &configs_.cqc, &configs_.mpt, &configs_.mtt, &configs_.wqe})
     ContextCache::check(*c);
 }
 
-uint8_t* HcaContexts::scratch() const {
-  if (scratch_.empty()) {
-    uint32_t largest = configs_.wqe.entry_bytes;
-    for (const ContextCacheConfig* c : {&configs_.qpc, &configs_.cqc, &configs_.mpt, &configs_.mtt})
-      largest = std::max(largest, c->entry_bytes);
-    scratch_.assign(largest, 0);
-  }
+uint8_t* HcaContexts::scratch(std::size_t bytes) const {
+  if (scratch_.size() < bytes) scratch_.resize(bytes);
   return scratch_.data();
 }
 
@@ -59,10 +56,10 @@ ContextCache& HcaContexts::at(ContextKind kind) const {
   made = std::make_unique<ContextCache>(
       c,
       [self, kind, purpose, bytes](uint64_t key, uint64_t start) {
-        return self->dma_.read(self->address(kind, key), self->scratch(), bytes, purpose, start);
+        return self->dma_.read(self->address(kind, key), self->scratch(bytes), bytes, purpose, start);
       },
       [self, kind, bytes](uint64_t key, uint64_t start) {
-        uint8_t* zeros = self->scratch();
+        uint8_t* zeros = self->scratch(bytes);
         std::fill_n(zeros, bytes, 0);
         return self->dma_.write(self->address(kind, key), zeros, bytes, DmaPurpose::ContextWriteBack, start);
       });
@@ -73,7 +70,7 @@ WqeCache& HcaContexts::wqes() const {
   if (wqes_ == nullptr) {
     auto* self = const_cast<HcaContexts*>(this);
     wqes_ = std::make_unique<WqeCache>(configs_.wqe, rings_of_, [self](uint64_t addr, uint32_t bytes, uint64_t start) {
-      return self->dma_.read(addr, self->scratch(), bytes, DmaPurpose::WqeRefetch, start);
+      return self->dma_.read(addr, self->scratch(bytes), bytes, DmaPurpose::WqeRefetch, start);
     });
   }
   return *wqes_;
@@ -132,12 +129,23 @@ uint64_t HcaContexts::wqe(uint32_t qpn, bool send_queue, uint64_t wr_id, uint64_
   return wqes().lookup(qpn, send_queue ? WqeRing::Send : WqeRing::Receive, static_cast<uint32_t>(wr_id), now_ps);
 }
 
+void HcaContexts::wqe_uncached(uint32_t qpn, uint32_t counter, uint32_t bytes) {
+  if (has_icm_) wqes().uncached(qpn, WqeRing::Send, counter, bytes);
+}
+
+void HcaContexts::wqe_prefetch(uint32_t qpn, uint64_t wr_id, uint32_t posted, uint64_t now_ps) {
+  if (has_icm_)
+    wqes().prefetch(qpn, WqeRing::Send, static_cast<uint32_t>(wr_id), std::min(posted, prefetch_batch_), now_ps);
+}
+
 void HcaContexts::wqe_done(uint32_t qpn, bool send_queue, uint64_t wr_id) {
   if (has_icm_) wqes().done(qpn, send_queue ? WqeRing::Send : WqeRing::Receive, static_cast<uint32_t>(wr_id));
 }
 
-void HcaContexts::wqe_fetched(uint32_t qpn, bool send_queue, uint32_t counter, uint32_t bytes, uint64_t ready_ps) {
-  if (has_icm_) wqes().insert(qpn, send_queue ? WqeRing::Send : WqeRing::Receive, counter, bytes, ready_ps);
+bool HcaContexts::wqe_fetched(uint32_t qpn, bool send_queue, uint32_t counter, uint32_t bytes, uint64_t ready_ps,
+                              bool pinned) {
+  if (!has_icm_) return true;
+  return wqes().insert(qpn, send_queue ? WqeRing::Send : WqeRing::Receive, counter, bytes, ready_ps, pinned);
 }
 
 void HcaContexts::forget_mr(const MemoryRegion& mr) {

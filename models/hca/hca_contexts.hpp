@@ -69,19 +69,27 @@ class HcaContexts : public transport::ContextLookups {
   void forget_mr(const MemoryRegion& mr);
   uint64_t wqe(uint32_t qpn, bool send_queue, uint64_t wr_id, uint64_t now_ps) override;
   void wqe_done(uint32_t qpn, bool send_queue, uint64_t wr_id) override;
-  void wqe_fetched(uint32_t qpn, bool send_queue, uint32_t counter, uint32_t bytes, uint64_t ready_ps);
+  uint32_t wqe_prefetch_depth() const override { return has_icm_ ? prefetch_depth_ : 0; }
+  void wqe_prefetch(uint32_t qpn, uint64_t wr_id, uint32_t posted, uint64_t now_ps) override;
+  // pinned: a BlueFlame WQE, kept until its first use; false when the cache had no room to pin it.
+  bool wqe_fetched(uint32_t qpn, bool send_queue, uint32_t counter, uint32_t bytes, uint64_t ready_ps,
+                   bool pinned = false);
+  // A send WQE posted without its lines (a BlueFlame copy dropped): its first lookup reads it.
+  void wqe_uncached(uint32_t qpn, uint32_t counter, uint32_t bytes);
 
   // A cache is made at its first use (an HCA whose host posts no work, or that
   // has no host, makes none); reading one makes it as it would have started.
   const ContextCache& cache(ContextKind k) const {
     return k == ContextKind::Wqe ? wqes().cache() : at(k);
   }
+  // Refetches of WQEs a BlueFlame write carried (wqe_cache.hpp).
+  uint64_t blueflame_wqe_reads() const { return wqes_ ? wqes_->blueflame_reads() : 0; }
 
  private:
   ContextCache& at(ContextKind k) const;
   WqeCache& wqes() const;
   uint64_t address(ContextKind k, uint64_t key) const;
-  uint8_t* scratch() const;
+  uint8_t* scratch(std::size_t bytes) const;  // at least bytes long
 
   DmaEngine& dma_;
   IcmEntryBytes bytes_;
@@ -89,6 +97,8 @@ class HcaContexts : public transport::ContextLookups {
   IcmLayout layout_;
   bool has_icm_ = false;
   ContextCachesConfig configs_;
+  uint32_t prefetch_depth_;
+  uint32_t prefetch_batch_;  // WQEs one prefetch reads at most (wqe_fetch_batch)
   WqeCache::RingsOf rings_of_;
   // Made at the first use (at(), wqes(), scratch()).
   mutable std::array<std::unique_ptr<ContextCache>, static_cast<std::size_t>(ContextKind::Wqe)> caches_;  // the ICM's

@@ -17,16 +17,32 @@
 //   slot's first n = ceil(B / E) lines (at most L). A line holds no part of
 //   another WQE.
 // - Line j of slot s of ring r (0 send, 1 receive) of QP q has the key
-//   (2q + r) x 2^32 + ((s L + j + (2q + r) x 0x9E3779B1) mod 2^32): a ring's
-//   lines fall in consecutive sets (set = key mod sets) and rings start at
-//   scattered sets, as hardware hashes its index (an assumption).
-// - insert(q, ring, counter, bytes, ready): the fetcher brought the WQE of
-//   `bytes` (0: the stride); its n lines are on chip from ready
-//   (ContextCache::insert: no lookup, no DMA), and n is kept until it is done.
-// - lookup(q, ring, counter, now): the engine needs the WQE again; returns
-//   when its n lines are on chip (n = L for a WQE never inserted). A missing
-//   line is refetched: its bytes
-//   are read from ring + s S + j E by one DMA read (the fill), on an MSHR.
+//   (2q + r) x 2^32 + s L + j and lives in set (s L + j + start(2q + r)) mod
+//   sets, start(k) = floor(frac(k x 0x9E3779B9 / 2^32) x sets) (Fibonacci
+//   hashing): a ring's lines fill consecutive sets, and rings start at sets
+//   spread evenly over the cache whatever the set count, so rings of QPs
+//   that post in step (a benchmark's) share the sets evenly rather than pile
+//   into a few (an assumption: the hashing of real HCAs is not published).
+// - insert(q, ring, counter, bytes, ready, pinned): the fetcher brought the
+//   WQE of `bytes` (0: the stride); its n lines are on chip from ready
+//   (ContextCache::insert: no lookup, no DMA), and n is kept until it is
+//   done. A pinned WQE (one a BlueFlame write carried) cannot be evicted
+//   until its first lookup; when a set it needs has every way pinned, none
+//   of its lines is kept and insert returns false (the front end then posts
+//   it uncached: its first lookup reads its n lines, as after uncached()).
+// - lookup(q, ring, counter, now): the engine needs the WQE; returns
+//   when its n lines are on chip (n = L for a WQE never inserted), and
+//   unpins them (the first use of a BlueFlame WQE). A missing line is
+//   refetched: its bytes are read from ring + s S + j E by one DMA read (the
+//   fill), on an MSHR. A refetch of a WQE a BlueFlame write carried counts
+//   in blueflame_reads (after its first use only: a READ's response, a
+//   resend).
+// - prefetch(q, ring, counter, count, now): the engine will want the WQE
+//   soon (wqe_prefetch WQEs ahead of the one it takes). Unless its first
+//   line is on chip or on the way, the lines of it and of the posted WQEs
+//   after it, count in all (at most to the ring's end), are fetched by one
+//   DMA read of their slots, pinned until their lookups (ContextCache::
+//   prefetch).
 // - done(q, ring, counter): the WQE completed; its lines are invalidated.
 //   WQEs are read only for the HCA: never dirty, never written back.
 // - forget(q): every line of the QP's rings is dropped (destroy, reset).
@@ -36,6 +52,7 @@
 #include <cstdint>
 #include <functional>
 #include <unordered_map>
+#include <vector>
 
 #include "models/hca/context_cache.hpp"
 #include "models/hca/qp_rings.hpp"
@@ -63,20 +80,25 @@ class WqeCache {
   WqeCache& operator=(const WqeCache&) = delete;
 
   uint64_t lookup(uint32_t qpn, WqeRing ring, uint32_t counter, uint64_t now_ps);
-  void insert(uint32_t qpn, WqeRing ring, uint32_t counter, uint32_t bytes, uint64_t ready_ps);
+  bool insert(uint32_t qpn, WqeRing ring, uint32_t counter, uint32_t bytes, uint64_t ready_ps, bool pinned = false);
+  void prefetch(uint32_t qpn, WqeRing ring, uint32_t counter, uint32_t count, uint64_t now_ps);
+  // The WQE of `bytes` was posted without its lines (a BlueFlame copy dropped): a refetch reads its n lines.
+  void uncached(uint32_t qpn, WqeRing ring, uint32_t counter, uint32_t bytes);
   void done(uint32_t qpn, WqeRing ring, uint32_t counter);
   void forget(uint32_t qpn);
 
-  // Lines per WQE of a ring of this stride, and the key of a line (the rules).
+  // Lines per WQE of a ring of this stride, the key of a line and its set (the rules).
   uint32_t lines_per_wqe(uint32_t stride) const;
   static uint64_t key(const WqeLine& l, uint32_t lines_per_wqe);
+  static uint32_t set_of(uint64_t key, uint32_t sets);
   // The inverse of key, given the ring's lines per WQE.
   static WqeLine line_of(uint64_t key, uint32_t lines_per_wqe);
 
   const ContextCache& cache() const { return cache_; }
+  uint64_t blueflame_reads() const { return blueflame_reads_; }
 
  private:
-  static constexpr uint32_t kHash = 0x9E3779B1u;  // 2^32 / golden ratio, odd
+  static constexpr uint32_t kHash = 0x9E3779B9u;  // 2^32 / golden ratio
   // The ring's slot of counter and its lines per slot; false when the QP has no such ring.
   bool place(uint32_t qpn, WqeRing ring, uint32_t counter, uint32_t& slot, uint32_t& lines) const;
   static uint64_t slot_key(uint32_t qpn, WqeRing ring, uint32_t slot) {
@@ -85,12 +107,21 @@ class WqeCache {
   // The lines the WQE in that slot takes (as inserted; all of the slot's when unknown).
   uint32_t used(uint64_t slot_key, uint32_t lines) const;
   uint64_t fill(uint64_t key, uint64_t start_ps);
+  // Keeps the size of the WQE in that slot (used_); returns its lines.
+  uint32_t note_size(uint32_t qpn, WqeRing ring, uint32_t slot, uint32_t lines, uint32_t bytes);
+  bool came_by_blueflame(uint32_t ring_key, uint32_t slot) const;
+  // Sets (on) or clears the slot's bit; entries sizes a ring's bits when they are first made.
+  void mark_blueflame(uint32_t ring_key, uint32_t slot, uint32_t entries, bool on);
 
   uint32_t entry_bytes_;
   RingsOf rings_of_;
   Read read_;
   ContextCache cache_;
   std::unordered_map<uint64_t, uint32_t> used_;  // slot_key -> lines of the WQE there, when fewer than the slot's
+  // Ring key -> a bit per slot: the WQE there came by BlueFlame (until done).
+  std::unordered_map<uint32_t, std::vector<uint64_t>> blueflame_;
+  std::vector<uint64_t> keys_;  // prefetch's scratch
+  uint64_t blueflame_reads_ = 0;
 };
 
 }  // namespace hcasim::hca

@@ -109,11 +109,22 @@ void WqeFetcher::handle(const Event& e) {
         const SendWqeHeader h = read_send_header(wqe);
         const bool next = h.index == static_cast<uint16_t>(q->sq_fetched) && q->sq_posted == q->sq_fetched &&
                           q->sq_in_flight == 0 && may_fetch(e.qpn);
+        const uint32_t counter = q->sq_fetched;
         if (next) {
-          ++stats_.blueflame_wqes;
+          // Pinned in the WQE cache when its unit will want it before the
+          // prefetch would fetch it and there is room; else the write's
+          // copy is dropped and the WQE is read from the ring when the
+          // prefetch or a unit wants it.
+          const uint32_t bytes = wqe_bytes(h, e.count);
+          if (contexts_.wqe_fetched(e.qpn, true, counter, bytes, link::now_ps(), true)) {
+            ++stats_.blueflame_wqes;
+          } else {
+            ++stats_.blueflame_refused;
+            contexts_.wqe_uncached(e.qpn, counter, bytes);
+          }
           ++q->sq_posted;
           ++q->sq_fetched;
-          post_send_wqe(e.qpn, *q, wqe, e.count, q->sq_fetched - 1);
+          post_send_wqe(e.qpn, *q, wqe, e.count, counter, true);
         } else {  // a doorbell for that WQE: read it from the ring
           const uint32_t ahead = static_cast<uint16_t>(h.index + 1 - static_cast<uint16_t>(q->sq_fetched));
           if (ahead > q->rings.sq_entries) {
@@ -160,6 +171,12 @@ void WqeFetcher::handle(const Event& e) {
   if (buffered) free_buffers_.push_back(e.buffer);
 }
 
+bool WqeFetcher::wanted_soon(uint32_t qpn) const {
+  if (config_.wqe_prefetch == 0) return true;
+  const transport::Qp* qp = engine_.find(qpn);
+  return qp == nullptr || qp->sq.size() - qp->next_wqe < config_.wqe_prefetch;
+}
+
 bool WqeFetcher::may_fetch(uint32_t qpn) const {
   const transport::Qp* qp = engine_.find(qpn);
   if (qp == nullptr) return false;
@@ -196,14 +213,19 @@ void WqeFetcher::post_send_wqes(const Event& e, QpHost& q) {
   --q.sq_in_flight;
   const uint32_t stride = q.rings.sq_stride;
   for (uint32_t i = 0; i < e.count; ++i) {
-    post_send_wqe(e.qpn, q, buffers_[e.buffer].data() + std::size_t{i} * stride, stride, e.first + i);
+    post_send_wqe(e.qpn, q, buffers_[e.buffer].data() + std::size_t{i} * stride, stride, e.first + i, false);
     if (find(e.qpn) != &q) return;
   }
 }
 
-void WqeFetcher::post_send_wqe(uint32_t qpn, QpHost& q, const uint8_t* wqe, uint32_t bytes, uint32_t counter) {
+uint32_t WqeFetcher::wqe_bytes(const SendWqeHeader& h, uint32_t bytes) {
+  return std::min<uint32_t>(uint32_t{h.ds} * 16, bytes);
+}
+
+void WqeFetcher::post_send_wqe(uint32_t qpn, QpHost& q, const uint8_t* wqe, uint32_t bytes, uint32_t counter,
+                               bool cached) {
   const SendWqeHeader h = read_send_header(wqe);
-  contexts_.wqe_fetched(qpn, true, counter, std::min<uint32_t>(uint32_t{h.ds} * 16, bytes), link::now_ps());
+  if (!cached) contexts_.wqe_fetched(qpn, true, counter, wqe_bytes(h, bytes), link::now_ps());
   transport::SendWr wr;
   const WqeError err = decode_send_wqe(wqe, bytes, q.type, wr);
   wr.wr_id = counter;

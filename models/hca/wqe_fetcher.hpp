@@ -16,9 +16,15 @@
 //   is in RTS, SQD, SQE or ERR (ERR and SQE flush what they get); a QP that
 //   reaches RTS later is fetched then (kick).
 // - BlueFlame: a write carrying the QP's next WQE, with no fetch under way
-//   and nothing else posted, is taken as it is (no DMA); otherwise it counts
-//   as a doorbell for that WQE and the ring is read (an index more than a
-//   ring ahead of the WQEs fetched is a wrong counter, as below).
+//   and nothing else posted, is taken as it is (no DMA) and held in the WQE
+//   cache, pinned until the transmit unit first uses it, so a BlueFlame WQE
+//   is never read over PCIe for its first use. When the cache has no room
+//   to pin it (a set it needs holds only pinned lines), the HCA drops the
+//   write's copy (blueflame_refused): the WQE is posted uncached and read
+//   from its ring by the prefetch (hca.wqe_prefetch) or when a unit first
+//   needs it (a WQE cache miss, off the units). Any other BlueFlame write
+//   counts as a doorbell for its WQE and the ring is read (an index more
+//   than a ring ahead of the WQEs fetched is a wrong counter, as below).
 // - Receive: WQEs are fetched when a request needs one and the QP holds none
 //   (transport::RecvWqeSource): the doorbell record's receive counter is read
 //   when every known WQE is fetched, then up to wqe_fetch_batch WQEs; the
@@ -58,6 +64,7 @@ struct FetchStats {
   uint64_t doorbells = 0;         // send doorbells handled
   uint64_t blueflame_writes = 0;
   uint64_t blueflame_wqes = 0;    // WQEs taken from a BlueFlame write (no fetch)
+  uint64_t blueflame_refused = 0; // BlueFlame writes of the next WQE whose copy was dropped (read when wanted)
   uint64_t sq_fetches = 0;        // DMA reads of send rings
   uint64_t send_wqes = 0;         // send WQEs posted to the engines
   uint64_t record_reads = 0;      // DMA reads of doorbell records (receive counters)
@@ -123,9 +130,14 @@ class WqeFetcher : public transport::RecvWqeSource {
   void due();
   void handle(const Event& e);
   bool may_fetch(uint32_t qpn) const;
+  // Fewer than wqe_prefetch of the QP's send WQEs wait ahead of the next one (always with no prefetch).
+  bool wanted_soon(uint32_t qpn) const;
   void fetch_send(uint32_t qpn, QpHost& q);
   void post_send_wqes(const Event& e, QpHost& q);
-  void post_send_wqe(uint32_t qpn, QpHost& q, const uint8_t* wqe, uint32_t bytes, uint32_t counter);
+  // cached: the WQE is in the WQE cache already (a BlueFlame WQE pinned there).
+  void post_send_wqe(uint32_t qpn, QpHost& q, const uint8_t* wqe, uint32_t bytes, uint32_t counter, bool cached);
+  // The bytes a send WQE takes: its control segment's size, at most what was read.
+  static uint32_t wqe_bytes(const SendWqeHeader& h, uint32_t bytes);
   void fail_wqe(uint32_t qpn, uint32_t counter, uint32_t vendor_err);
   void fetch_recv(uint32_t qpn, QpHost& q);  // one batch
   void read_recv_record(uint32_t qpn, QpHost& q);

@@ -12,6 +12,10 @@
 //   to QP qpn's send (or receive) queue is on chip for work starting at now:
 //   a send WQE's first packet, a READ or atomic response scattered by its
 //   WQE's list, a receive WQE taking a SEND. wqe_done says the WQE completed.
+// - wqe_prefetch_depth() says how far ahead the engine prefetches send WQEs:
+//   as it takes WQE i of a QP's send queue it calls wqe_prefetch for WQE
+//   i + depth, when posted, with the number of WQEs posted from it on (0:
+//   no prefetch).
 // - They are function calls: they schedule nothing.
 
 #include <cstdint>
@@ -24,6 +28,8 @@ class ContextLookups {
   virtual uint64_t qp_context(uint32_t qpn, uint64_t now_ps) = 0;
   virtual uint64_t wqe(uint32_t qpn, bool send_queue, uint64_t wr_id, uint64_t now_ps) = 0;
   virtual void wqe_done(uint32_t qpn, bool send_queue, uint64_t wr_id) = 0;
+  virtual uint32_t wqe_prefetch_depth() const { return 0; }
+  virtual void wqe_prefetch(uint32_t /*qpn*/, uint64_t /*wr_id*/, uint32_t /*posted*/, uint64_t /*now_ps*/) {}
 };
 
 }  // namespace hcasim::transport

@@ -442,11 +442,6 @@ ib::Packet* TransportEngine::build_packet(Engine& g, Entry& e, unsigned vl) {
   uint64_t ready = 0;
   const uint64_t now = now_ps();
   const bool responding = Responder::has_work(qp);
-  // A send WQE's first packet: the unit reads the WQE (looked up before the
-  // packet is built, which may complete it).
-  uint64_t wqe_ready = now;
-  if (contexts_ != nullptr && !responding && qp.next_packet == 0 && qp.next_wqe < qp.sq.size())
-    wqe_ready = contexts_->wqe(qp.qpn, true, qp.sq[qp.next_wqe].wr.wr_id, now);
   ib::Packet* p = responding ? Responder::next_packet(qp, *this, ready)
                              : Requester::next_packet(qp, *this, first, ready);
   if (p == nullptr) {  // the WQE failed locally; its completions are made
@@ -466,23 +461,34 @@ ib::Packet* TransportEngine::build_packet(Engine& g, Entry& e, unsigned vl) {
   ++stats_.packets_built;
   stats_.busy_ps += latency;
   arm(e);
-  e.context_held = false;  // the next packet looks its QPC up again
-  // A send WQE's first packet: the unit is done once the WQE is on chip.
-  g.done.notify_at(std::max(now, wqe_ready) + latency);
+  e.context_held = false;  // the next packet looks its QPC (and WQE) up again
+  g.done.notify_at(now + latency);
   return p;
 }
 
 bool TransportEngine::context_on_chip_now(Entry& e) {
   if (contexts_ == nullptr || e.context_held) return true;
   const uint64_t now = now_ps();
-  const uint64_t on_chip = contexts_->qp_context(e.qp.qpn, now);
+  const uint64_t qpc = contexts_->qp_context(e.qp.qpn, now);
+  // A send WQE's first packet: its WQE is read once the QPC (its ring's
+  // address) is on chip.
+  const Qp& qp = e.qp;
+  uint64_t on_chip = qpc;
+  if (!Responder::has_work(qp) && qp.next_packet == 0 && qp.next_wqe < qp.sq.size()) {
+    on_chip = contexts_->wqe(qp.qpn, true, qp.sq[qp.next_wqe].wr.wr_id, std::max(now, qpc));
+    if (on_chip > std::max(now, qpc)) ++stats_.wqe_waits;
+    const std::size_t ahead = qp.next_wqe + contexts_->wqe_prefetch_depth();
+    if (ahead > qp.next_wqe && ahead < qp.sq.size())
+      contexts_->wqe_prefetch(qp.qpn, qp.sq[ahead].wr.wr_id, static_cast<uint32_t>(qp.sq.size() - ahead),
+                              std::max(now, qpc));
+  }
   if (on_chip <= now) {
     e.context_held = true;
     return true;
   }
   e.context_filling = true;
   e.context.notify_at(on_chip);
-  ++stats_.context_waits;
+  if (qpc > now) ++stats_.context_waits;
   return false;
 }
 

@@ -34,9 +34,9 @@
 //   reads of many packets overlap. While tx_dma_packets packets wait there,
 //   no new packet is started.
 // - With the HCA's caches (context_lookups.hpp): a QP takes a unit once its
-//   context is on chip (context_on_chip_now: it waits off the units while the
-//   QPC fills); the unit building a send WQE's first packet looks the WQE up
-//   when it starts and is done latency after it is on chip; a received
+//   context is on chip and, for a send WQE's first packet, its WQE too (the
+//   WQE looked up once the QPC is there; context_on_chip_now: it waits off
+//   the units while they fill, so a miss holds no unit); a received
 //   packet reaches its QP once its QP's context is on chip and, for a READ
 //   response or atomic ACK, the send WQE it answers (its scatter list). A
 //   completed WQE is dropped from the WQE cache (wqe_done).
@@ -113,6 +113,7 @@ struct EngineStats {
   uint64_t port_full_waits = 0;    // packets that found their VL's transmit queue full (or others waiting for it) and waited for room
   uint64_t rx_unit_waits = 0;      // times a received packet waited for its QP's earlier packet on a receive unit
   uint64_t context_waits = 0;      // times a QP's next packet waited for its QPC's fill (no unit held)
+  uint64_t wqe_waits = 0;          // times a send WQE's first packet waited for the WQE's refetch (no unit held)
   uint64_t data_waits = 0;         // packets that waited in the data stage for host memory
   uint64_t data_wait_ps = 0;       // their time there, summed
   uint64_t busy_ps = 0;            // engine time spent building packets, summed over engines

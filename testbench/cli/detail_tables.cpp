@@ -244,7 +244,8 @@ std::vector<DetailColumn> engine_columns() {
       .count("packets_received", "packets the receive side took")
       .count("unknown_qp_drops", "packets for a QP that does not exist")
       .count("port_full_waits", "times a unit waited for room in the port")
-      .count("context_waits", "times a unit waited for a context fill")
+      .count("context_waits", "times a QP waited for its QPC's fill (no unit held)")
+      .count("wqe_waits", "times a send WQE's first packet waited for the WQE's refetch (no unit held)")
       .count("data_waits", "times a unit waited for gather data")
       .ps("data_wait_ps", "time units waited for gather data")
       .ps("busy_ps", "time the units were busy, summed over units")
@@ -298,7 +299,8 @@ std::vector<DetailColumn> host_columns() {
       .share("driver.cpu_utilization", "driver: CPU time over the simulated time, the mean of its threads")
       .share("driver.cpu_utilization_max", "driver: the busiest thread's CPU time over the simulated time")
       .text("driver.cpu_thread_utilization", "driver: each thread's CPU time over the simulated time, as a JSON list");
-  for (const char* n : {"doorbells", "blueflame_writes", "blueflame_wqes", "wqe_fetches", "send_wqes", "record_reads",
+  for (const char* n : {"doorbells", "blueflame_writes", "blueflame_wqes", "blueflame_refused", "blueflame_wqe_reads",
+                        "wqe_fetches", "send_wqes", "record_reads",
                         "recv_wqe_fetches", "recv_wqes", "cqes", "cqes_lost", "arms", "interrupts", "interrupts_masked",
                         "bad_doorbells", "bad_wqes", "mmio_errors"})
     c.count(std::string("front_end.") + n, std::string("HCA front end: ") + n);
@@ -329,6 +331,8 @@ std::vector<DetailColumn> cache_columns() {
   c.count("write_backs", "dirty lines written back")
       .count("mshr_full_waits", "misses that waited for a free MSHR")
       .count("inserts", "lines put in by other means (prefetched WQEs)")
+      .count("bypasses", "misses and inserts that found every way of their set pinned (nothing kept)")
+      .count("prefetches", "lines the WQE prefetch filled")
       .count("occupancy", "valid lines at the end");
   return c.take();
 }

@@ -112,6 +112,8 @@ nlohmann::json caches_json(const hca::HcaContexts& contexts) {
     one["write_backs"] = c.stats().write_backs;
     one["mshr_full_waits"] = c.stats().mshr_full_waits;
     one["inserts"] = c.stats().inserts;
+    one["bypasses"] = c.stats().bypasses;
+    one["prefetches"] = c.stats().prefetches;
     one["occupancy"] = c.occupancy();
     out[hca::to_string(static_cast<hca::ContextKind>(k))] = std::move(one);
   }
@@ -161,6 +163,8 @@ void each_host_json(const fabric::Fabric& f, uint64_t sim_ps, const JsonSink& si
           {{"doorbells", fe.doorbells},
            {"blueflame_writes", fe.blueflame_writes},
            {"blueflame_wqes", fe.blueflame_wqes},
+           {"blueflame_refused", fe.blueflame_refused},
+           {"blueflame_wqe_reads", h.contexts().blueflame_wqe_reads()},
            {"wqe_fetches", fe.sq_fetches},
            {"send_wqes", fe.send_wqes},
            {"record_reads", fe.record_reads + c.record_reads},

@@ -188,6 +188,7 @@ void each_engine_json(const fabric::Fabric& f, uint64_t sim_ps, const JsonSink& 
                    {"unknown_qp_drops", s.unknown_qp_drops},
                    {"port_full_waits", s.port_full_waits},
                    {"context_waits", s.context_waits},
+                   {"wqe_waits", s.wqe_waits},
                    {"data_waits", s.data_waits},
                    {"data_wait_ps", s.data_wait_ps},
                    {"busy_ps", s.busy_ps},

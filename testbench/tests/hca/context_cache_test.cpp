@@ -243,3 +243,58 @@ TEST_CASE("a cache whose ways do not divide its entries is refused") {
   cfg.mshrs = 0;
   REQUIRE_THROWS_AS(make(cfg, r), std::invalid_argument);
 }
+
+TEST_CASE("a pinned line is never a victim, and a set of pinned lines keeps nothing more") {
+  Recorder r;
+  ContextCache c = make(config(2, 0), r);  // one set of two ways, LRU
+  CHECK(c.insert(10, 0, true));
+  CHECK(c.insert(11, 0));
+  // 12 misses: the LRU line is 10, pinned, so 11 goes.
+  CHECK(c.access(12, false, 5) == 5 + kFillPs);
+  CHECK(c.contains(10));
+  CHECK_FALSE(c.contains(11));
+  CHECK(c.pinned(10));
+  CHECK(c.insert(12, 0, true));  // already present: now pinned too
+  // Both ways pinned: a miss is filled and not kept, an insert keeps nothing.
+  CHECK(c.access(13, false, 200) == 200 + kFillPs);
+  CHECK_FALSE(c.contains(13));
+  CHECK_FALSE(c.insert(14, 300));
+  CHECK(c.stats().bypasses == 2);
+  // Unpinned, 10 is the victim again.
+  CHECK(c.unpin(10));
+  CHECK_FALSE(c.unpin(10));
+  CHECK(c.access(15, false, 400) == 400 + kFillPs);
+  CHECK_FALSE(c.contains(10));
+  CHECK(c.contains(12));
+  // An invalidated pinned line frees its way.
+  CHECK(c.invalidate(12));
+  CHECK(c.insert(16, 500, true));
+  CHECK(c.occupancy() == 2);
+}
+
+TEST_CASE("a prefetch fills its absent lines by one read on one MSHR, pinned, and is no lookup") {
+  Recorder r;
+  ContextCacheConfig cfg = config(4, 0);
+  cfg.mshrs = 1;
+  ContextCache c = make(cfg, r);
+  c.insert(2, 0);
+  std::vector<std::pair<uint64_t, uint64_t>> reads;  // start, count of keys
+  const std::array<uint64_t, 3> keys{1, 2, 3};
+  c.prefetch(keys.data(), keys.size(), 50, [&](uint64_t start) {
+    reads.emplace_back(start, 0);
+    return start + 300;
+  });
+  CHECK(reads.size() == 1);
+  CHECK(c.stats().prefetches == 2);  // 1 and 3; 2 was there
+  CHECK(c.stats().lookups == 0);
+  CHECK(c.pinned(1));
+  CHECK(c.pinned(3));
+  CHECK_FALSE(c.pinned(2));
+  // The one MSHR is busy until 350: a miss at 100 starts then.
+  CHECK(c.access(7, false, 100) == 350 + kFillPs);
+  CHECK(c.stats().mshr_full_waits == 1);
+  // A lookup of a prefetched line merges on its fill.
+  CHECK(c.access(3, false, 200) == 350);
+  CHECK(c.stats().merged == 1);
+  CHECK(r.fills.size() == 1);  // only the miss went through the cache's own fill
+}

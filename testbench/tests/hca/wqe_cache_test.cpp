@@ -56,15 +56,11 @@ struct Rig {
 
 }  // namespace
 
-TEST_CASE("a WQE line's key: the QP and ring in the high word, slot and line hashed by the ring in the low word") {
-  // (2q + r) x 2^32 + ((s L + j + (2q + r) x 0x9E3779B1) mod 2^32), by hand:
-  // QP 5 send: 2q + r = 10; 10 x 0x9E3779B1 = 0x6_2E2A_C0EA, mod 2^32 0x2E2AC0EA.
-  CHECK(WqeCache::key({5, WqeRing::Send, 3, 0}, 1) == 0xA'2E2A'C0EDull);      // + 3
-  CHECK(WqeCache::key({5, WqeRing::Send, 3, 1}, 2) == 0xA'2E2A'C0F1ull);      // + 3 x 2 + 1
-  // QP 5 receive: 11 x 0x9E3779B1 = 0x6_CC62_3A9B.
-  CHECK(WqeCache::key({5, WqeRing::Receive, 0, 0}, 1) == 0xB'CC62'3A9Bull);
-  // The low word wraps: slot 0xFFFFFFFF of QP 0's send ring (hash 0) is 0xFFFFFFFF.
-  CHECK(WqeCache::key({0, WqeRing::Send, 0xFFFFFFFFu, 0}, 1) == 0xFFFFFFFFull);
+TEST_CASE("a WQE line's key: the QP and ring in the high word, slot and line in the low word") {
+  // (2q + r) x 2^32 + s L + j:
+  CHECK(WqeCache::key({5, WqeRing::Send, 3, 0}, 1) == 0xA'0000'0003ull);
+  CHECK(WqeCache::key({5, WqeRing::Send, 3, 1}, 2) == 0xA'0000'0007ull);  // 3 x 2 + 1
+  CHECK(WqeCache::key({5, WqeRing::Receive, 0, 0}, 1) == 0xB'0000'0000ull);
   for (const WqeLine l : {WqeLine{5, WqeRing::Send, 3, 1}, WqeLine{70000, WqeRing::Receive, 511, 0},
                           WqeLine{(1u << 24) - 1, WqeRing::Send, 65535, 3}}) {
     const WqeLine back = WqeCache::line_of(WqeCache::key(l, 4), 4);
@@ -72,6 +68,21 @@ TEST_CASE("a WQE line's key: the QP and ring in the high word, slot and line has
     CHECK(back.ring == l.ring);
     CHECK(back.slot == l.slot);
     CHECK(back.line == l.line);
+  }
+}
+
+TEST_CASE("a WQE line's set: consecutive in its ring, rings started by Fibonacci hashing") {
+  // start(k) = floor(frac(k x 0x9E3779B9 / 2^32) x sets); 80 sets (640 lines of 8 ways).
+  // Ring 10 (QP 5 send): 10 x 0x9E3779B9 = 0x6_2E2A_C072 -> 0x2E2AC072 / 2^32 = 0.18034, x 80 = 14.4: 14.
+  CHECK(WqeCache::set_of(WqeCache::key({5, WqeRing::Send, 0, 0}, 1), 80) == 14);
+  CHECK(WqeCache::set_of(WqeCache::key({5, WqeRing::Send, 70, 0}, 1), 80) == (14 + 70) % 80);
+  // Send rings of QPs posting in step: 512 QPs at the same slot fill the 80
+  // sets within one of evenly (6.4 a set), never more than a set's 8 ways.
+  std::vector<uint32_t> per_set(80, 0);
+  for (uint32_t q = 2; q < 2 + 512; ++q) ++per_set[WqeCache::set_of(WqeCache::key({q, WqeRing::Send, 7, 0}, 1), 80)];
+  for (uint32_t n : per_set) {
+    CHECK(n >= 5);
+    CHECK(n <= 8);
   }
 }
 
@@ -172,4 +183,40 @@ TEST_CASE("forget drops one QP's lines of both rings, a QP without rings and a p
   for (uint32_t c = 0; c < 8; ++c) CHECK(ideal.cache.lookup(5, WqeRing::Send, c, 50) == 50);
   CHECK(ideal.reads.log.empty());
   CHECK(ideal.cache.cache().stats().hits == 16);  // 2 lines (128-byte slots, 64-byte lines) per lookup
+}
+
+TEST_CASE("a pinned WQE stays until its first lookup, and a WQE the cache cannot pin keeps its size for the refetch") {
+  // One set of two 64-byte lines: QP 5's send WQEs take 2 lines of their 128-byte slots.
+  Rig rig(config(2, 0));
+  CHECK(rig.cache.insert(5, WqeRing::Send, 0, 0, 0, true));
+  // No room to pin the next: none of its lines kept, and its size (48 B: one line) remembered.
+  CHECK_FALSE(rig.cache.insert(5, WqeRing::Send, 1, 48, 0, true));
+  CHECK(rig.cache.cache().occupancy() == 2);
+  // A prefetch finds no room either; 0's lookup hits and unpins it.
+  CHECK(rig.cache.lookup(5, WqeRing::Send, 0, 10) == 10);
+  CHECK(rig.reads.log.empty());
+  // 1's first lookup reads its one line only.
+  CHECK(rig.cache.lookup(5, WqeRing::Send, 1, 20) == 20 + kReadPs);
+  using R = std::tuple<uint64_t, uint32_t, uint64_t>;
+  CHECK(rig.reads.log == std::vector<R>{R{0x10000 + 128, 64, 20}});
+  CHECK(rig.cache.blueflame_reads() == 0);
+  // 0 (a BlueFlame WQE) evicted after its first use and read again: counted.
+  rig.cache.lookup(5, WqeRing::Send, 2, 30);
+  rig.cache.lookup(5, WqeRing::Send, 0, 40);
+  CHECK(rig.cache.blueflame_reads() == 2);  // its two lines
+  rig.cache.done(5, WqeRing::Send, 0);
+}
+
+TEST_CASE("a prefetch reads the posted WQEs from one slot on in one DMA read, never past the ring's end") {
+  Rig rig(config(16, 0, 128));  // 128-byte lines: one per 128-byte slot
+  rig.cache.prefetch(5, WqeRing::Send, 13, 4, 100);  // slots 13, 14, 15: the ring's end
+  using R = std::tuple<uint64_t, uint32_t, uint64_t>;
+  CHECK(rig.reads.log == std::vector<R>{R{0x10000 + 13 * 128, 3 * 128, 100}});
+  CHECK(rig.cache.cache().stats().prefetches == 3);
+  // Its first line on the way: a second prefetch from it reads nothing.
+  rig.cache.prefetch(5, WqeRing::Send, 13, 4, 150);
+  CHECK(rig.reads.log.size() == 1);
+  // The lookups merge on the read (ready at 100 + 1000) and hit after.
+  CHECK(rig.cache.lookup(5, WqeRing::Send, 14, 200) == 100 + kReadPs);
+  CHECK(rig.cache.lookup(5, WqeRing::Send, 15, 2000) == 2000);
 }
