@@ -426,12 +426,13 @@ TEST_CASE("plot sweep: over 20 series the first 20 drawn in order and the legend
   // A table of 23 message sizes (the series) at two offered loads, each one run of
   // 100 Gb/s plus 1 Gb/s per size index.
   std::ostringstream table;
-  table << "run,point,seed,size,offered,rate_bps,exit_code,error\n";
+  table << "run,point,seed,size,offered,rate_bps,wait_ns,exit_code,error\n";
   for (int i = 0; i < 23; ++i)
     for (const char* offered : {"50%", "100%"})
-      table << "r" << i << offered << ",0,1," << i + 1 << "B," << offered << "," << 1e11 + i * 1e9 << ",0,\n";
+      table << "r" << i << offered << ",0,1," << i + 1 << "B," << offered << "," << 1e11 + i * 1e9 << "," << 100 + i
+            << ",0,\n";
   write_file(dir / "results.csv", table.str());
-  write_file(dir / "results.json", R"({"axes": ["size", "offered"], "metrics": ["rate_bps"]})");
+  write_file(dir / "results.json", R"({"axes": ["size", "offered"], "metrics": ["rate_bps", "wait_ns"]})");
   const CommandResult r = run_command("plot sweep " + dir.file("") + " --x offered --y rate_bps --series size --out " +
                                           dir.file("many"), dir);
   INFO(r.err);
@@ -445,4 +446,9 @@ TEST_CASE("plot sweep: over 20 series the first 20 drawn in order and the legend
   const auto texts = svg_texts(dir / "many.svg");
   CHECK(has_text(texts, "3 more size values left out (21B to 23B)"));
   CHECK(has_text(texts, "rate_bps (Gb/s)"));
+  // Other units as the column's name says them.
+  const CommandResult ns = run_command("plot sweep " + dir.file("") + " --x offered --y wait_ns --where size=1B --out " +
+                                           dir.file("wait"), dir);
+  REQUIRE(ns.exit_code == 0);
+  CHECK(has_text(svg_texts(dir / "wait.svg"), "wait_ns (ns)"));
 }
