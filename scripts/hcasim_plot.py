@@ -1,40 +1,14 @@
 #!/usr/bin/python3
 """hcasim plot: pictures of a sweep's table, a run's statistics and its time series.
 
-Run as `hcasim plot KIND ...` (the program starts this script with Debian's
-/usr/bin/python3 and matplotlib). Every picture is written as PNG and SVG
-(OUT.png and OUT.svg; an OUT ending in .png or .svg writes that one only), and
-beside it OUT.csv holds the values drawn (in the units of their source: a
-rate in b/s even where the axis shows Gb/s), one row per point of a series,
-so a script or a test can read back what a picture shows.
-
-  hcasim plot sweep DIR|results.csv|results.db --x AXIS --y METRIC [--series AXIS]
-                    [--where AXIS=VALUE ...] [--band minmax|std] [--logx] [--logy]
-                    [--title TEXT] [--out OUT]
-                    [--reference FILE.csv [--reference-x COL] [--reference-y COL]
-                     [--reference-where COL=VALUE ...] [--reference-label TEXT]]
-      The metric's mean over seeds (and over any run of the same x and
-      series) against an axis, one line per value of the series axis, with the
-      min-max range (or one standard deviation) as a band. Other axes that
-      vary must be fixed with --where. Failed runs (exit code not 0) are left
-      out and counted in the title. --reference draws published points
-      (a CSV with a header, '#' lines are comments; x an axis value, y in the
-      metric's units; columns x and y unless --reference-x/-y name others) as
-      black crosses beside the model's lines, filtered by --reference-where;
-      they go in OUT.csv as the series "reference: LABEL" (runs 0).
-  hcasim plot run DIR [--out PREFIX]
-      From one run's results.db (or details.json): PREFIX_throughput (per flow), PREFIX_latency
-      (per flow, the CDF through the reported min, percentiles and max; with
-      more than 12 flows the 4 fastest and 8 slowest at p99), and for a fabric
-      with switches PREFIX_ports (utilisation and credit-stall share of every
-      switch port, a heat map with the switches by level: a switch's level is
-      its distance in links from the nearest HCA).
-  hcasim plot timeseries DIR|timeseries.csv [--kind port|flow|qp]
-                    [--metric METRIC] [--match REGEX] [--top N] [--out OUT]
-      One line per port-VL, flow or QP over time: byte counts as Gb/s over
-      their interval (summed over --bin K intervals; by default enough for at
-      most 60 points a line), the rest as sampled. The N largest by their sum
-      (8 by default) when more match.
+Run as `hcasim plot sweep|run|timeseries ...` (the program starts this script
+with Debian's /usr/bin/python3 and matplotlib); `hcasim plot KIND --help`
+describes every option, docs/plots.md shows examples. Every picture is written
+as PNG and SVG (OUT.png and OUT.svg; an OUT ending in .png or .svg writes that
+one only; the SVG keeps its text as text), and beside it OUT.csv holds the
+values drawn (in the units of their source: a rate in b/s even where the axis
+shows Gb/s), one row per point of a series, so a script or a test can read
+back what a picture shows.
 Exit codes: 0 written, 2 bad input (one line on stderr naming what is wrong).
 """
 
@@ -52,8 +26,17 @@ import sys
 import matplotlib
 
 matplotlib.use("Agg")
+import matplotlib.lines  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
+
+# Tick labels say the numbers themselves ("1e7" offsets are what SI-scaled units replace), and an
+# SVG's text stays text, so it can be searched and edited.
+plt.rcParams.update({"axes.formatter.useoffset": False, "svg.fonttype": "none"})
+
+MAX_LINES = 20
+# Ten colours, solid then dashed: up to MAX_LINES lines that differ in colour or in line style.
+LINE_STYLES = [{"color": c, "linestyle": ls} for ls in ("-", "--") for c in plt.get_cmap("tab10").colors]
 
 
 class BadInput(Exception):
@@ -105,19 +88,82 @@ def sort_key(value):
     return (0, float(m.group(1)) * scale, str(value))
 
 
-def axis_scale(name):
-    """(divisor, label): rates in b/s are drawn in Gb/s."""
-    if re.search(r"_bps(\[|$)", name):
-        return 1e9, f"{name} (Gb/s)"
-    return 1.0, axis_label(name)
+def number_text(v):
+    """A number as a person writes it on an axis: 0.2, 5, 2,000, 1,500,000 (no exponent)."""
+    return format(v, ",.10g")
 
 
-def axis_label(name):
-    """Units where the column name says them."""
-    for suffix, unit in (("_bps", "b/s"), ("_ns", "ns"), ("_ps", "ps"), ("_bytes", "bytes"), ("_gbps", "Gb/s")):
-        if re.search(re.escape(suffix) + r"(\[|$)", name):
-            return f"{name} ({unit})"
-    return name
+def rounded(v):
+    """A number to three significant digits, as number_text writes it: 686.592 -> 687."""
+    return number_text(float(f"{v:.3g}"))
+
+
+def human_time(ps):
+    """A duration in ps with the unit that keeps it short: 1 ms, 300 us, 2.5 ns."""
+    ps = float(f"{ps:.3g}")  # rounded first, so 999.9 us is 1 ms, never 1e+03 us
+    for unit, div in (("s", 1e12), ("ms", 1e9), ("us", 1e6), ("ns", 1e3)):
+        if ps >= div:
+            return f"{ps / div:g} {unit}"
+    return f"{ps:g} ps"
+
+
+RATE_UNITS = (("_bps", "b/s"), ("_per_s", " ops/s"))  # M ops/s, but Mb/s
+OTHER_UNITS = (("_ns", "ns"), ("_ps", "ps"), ("_bytes", "bytes"), ("_gbps", "Gb/s"))
+SI_PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def names_unit(name, suffix):
+    """True when a column name ends in suffix, or in suffix and a label: throughput_bps[bulk_sl0]."""
+    return re.search(re.escape(suffix) + r"(\[|$)", name) is not None
+
+
+def axis_unit(name, values):
+    """(divisor, label) of an axis drawing the column name: a rate (a name ending in _bps or _per_s) in
+    the SI prefix of its largest value (Gb/s, M ops/s), other units as the name says them."""
+    for suffix, unit in RATE_UNITS:
+        if names_unit(name, suffix):
+            top = max((abs(v) for v in values), default=0.0)
+            divisor, prefix = next(((d, p) for d, p in SI_PREFIXES if top >= d), (1.0, ""))
+            return divisor, f"{name} ({(prefix + unit).strip()})"
+    for suffix, unit in OTHER_UNITS:
+        if names_unit(name, suffix):
+            return 1.0, f"{name} ({unit})"
+    return 1.0, name
+
+
+def log_ticks(lo, hi):
+    """Ticks across [lo, hi] on a log axis: powers of ten, else 1-2-5 steps, else every digit, whichever
+    first gives three; on a range narrower than that its ends and middle."""
+    first, last = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    for mantissas in ((1,), (1, 2, 5), range(1, 10)):
+        ticks = [m * 10.0 ** e for e in range(first, last + 1) for m in mantissas if lo <= m * 10.0 ** e <= hi]
+        if len(ticks) >= 3:
+            return ticks
+    return sorted({float(f"{v:.3g}") for v in (lo, math.sqrt(lo * hi), hi)})
+
+
+def label_log_axis(axis, values, at_values=False):
+    """Labels a log axis where its data is: at the values themselves (at_values, when at most 12: a
+    sweep's x values), or by log_ticks across their range; no labels between."""
+    values = sorted({v for v in values if v > 0})
+    if not values:
+        return
+    ticks = values if at_values and len(values) <= 12 else log_ticks(values[0], values[-1])
+    axis.set_major_locator(matplotlib.ticker.FixedLocator(ticks))
+    axis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: number_text(v)))
+    axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
+def legend(ax, left_out="", **kwargs):
+    """The legend of ax's lines, and as its last entry what was left out (when something was); of
+    more than 8 entries beside the axes, where it hides no line."""
+    handles, labels = ax.get_legend_handles_labels()
+    if left_out:
+        handles.append(matplotlib.lines.Line2D([], [], linestyle="none"))
+        labels.append(left_out)
+    if len(labels) > 8 and "loc" not in kwargs:
+        kwargs.update(loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.legend(handles, labels, handlelength=3, **kwargs)  # long enough to show a dash
 
 
 # --- sweep -----------------------------------------------------------------
@@ -156,108 +202,95 @@ def read_sweep_rows(path):
         return list(csv.DictReader(f))
 
 
-def plot_sweep(a):
-    path = os.path.join(a.table, "results.csv") if os.path.isdir(a.table) else a.table
+def read_sweep(table):
+    """(path, rows, axes, metrics): a sweep's table and, from results.json beside it, which of its
+    columns are axes and which metrics (none known without it)."""
+    path = os.path.join(table, "results.csv") if os.path.isdir(table) else table
     if not os.path.exists(path):
         raise BadInput(f"{path}: no such file; accepted: a sweep's folder, its results.csv or its results.db")
     rows = read_sweep_rows(path)
     if not rows:
         raise BadInput(f"{path}: no rows")
-    columns = list(rows[0].keys())
     meta_path = os.path.join(os.path.dirname(path), "results.json")
-    axes = json.load(open(meta_path))["axes"] if os.path.exists(meta_path) else []
-    for flag, col in (("--x", a.x), ("--y", a.y), ("--series", a.series)):
-        if col is not None and col not in columns:
-            raise BadInput(f"{flag} {col}: not a column of {path}; accepted: {', '.join(columns)}")
-    where = parse_where(a.where, columns, "--where", "AXIS", axes or columns)
-    rows = [r for r in rows if all(r[k] == v for k, v in where.items())]
-    free = [ax for ax in axes if ax not in (a.x, a.series) and ax not in where and len({r[ax] for r in rows}) > 1]
-    if free:
-        raise BadInput(f"axis {free[0]} varies and is not plotted; accepted: --series {free[0]} or "
-                       f"--where {free[0]}=VALUE (values: {', '.join(sorted({r[free[0]] for r in rows}, key=sort_key))})")
-    failed = [r for r in rows if r.get("exit_code", "0") != "0"]
-    groups = collections.defaultdict(list)
+    meta = json.load(open(meta_path)) if os.path.exists(meta_path) else {}
+    return path, rows, meta.get("axes", []), meta.get("metrics", [])
+
+
+def tied_to(rows, column, keys):
+    """True when column has one value for each combination of the keys' values (as a zip sweep's
+    axes have for each other's)."""
+    seen = {}
+    return all(seen.setdefault(tuple(r[k] for k in keys), r[column]) == r[column] for r in rows)
+
+
+def point_axes(rows, axes, a, where, x_is_axis):
+    """(key, tied): the axis whose values are the points of a line (--x when it is an axis; for a
+    metric on x the first axis that varies) and the other varying axes, each tied to it. An axis
+    that varies apart from the key (and is not the series or fixed by --where) is refused."""
+    varying = [ax for ax in axes if ax != a.series and ax not in where and len({r[ax] for r in rows}) > 1]
+    key = a.x if x_is_axis else next(iter(varying), None)
+    by = [c for c in (a.series, key) if c]
+    for ax in varying:
+        if ax != key and not tied_to(rows, ax, by):
+            values = ", ".join(sorted({r[ax] for r in rows}, key=sort_key))
+            whose = key if x_is_axis else f"{key}, whose values set the points of --x {a.x}"
+            raise BadInput(f"axis {ax} varies and is not plotted (it is not tied to {whose}); accepted: "
+                           f"--series {ax} or --where {ax}=VALUE (values: {values})")
+    return key, [ax for ax in varying if ax != key]
+
+
+def band(values, kind):
+    """(mean, low, high) of values: low and high their min and max, or one standard deviation about
+    the mean."""
+    m = statistics.fmean(values)
+    if kind == "std":
+        d = statistics.stdev(values) if len(values) > 1 else 0.0
+        return m, m - d, m + d
+    return m, min(values), max(values)
+
+
+def sweep_points(rows, a, key, shown, x_is_axis):
+    """{series: {key value: {"y": [...], "x": [...], "axes": [...]}}}: each point's runs' y values,
+    x values (a metric on x) and the values of the axes shown beside it; failed runs (exit code not
+    0) and runs without numbers left out."""
+    points = collections.defaultdict(dict)
     for r in rows:
-        if r in failed:
+        y, x = number(r[a.y]), None if x_is_axis else number(r[a.x])
+        if r.get("exit_code", "0") != "0" or y is None or (x is None and not x_is_axis):
             continue
-        y = number(r[a.y])
-        if y is None:
-            continue
-        groups[(r[a.series] if a.series else "", r[a.x])].append(y)
-    if not groups:
-        raise BadInput(f"--y {a.y}: no run has a number there")
-    series = sorted({s for s, _ in groups}, key=sort_key)
-    scale, ylabel = axis_scale(a.y)
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    out_rows = []
-    for s in series:
-        xs = sorted({x for t, x in groups if t == s}, key=sort_key)
-        # Numbers and percentages at their values; quantities with units (8KiB, 100m) evenly
-        # spaced in order, or at their magnitudes on a log axis.
-        numeric = all(axis_number(x) is not None for x in xs)
-        magnitudes = a.logx and all(sort_key(x)[0] == 0 for x in xs)
-        pos = ([axis_number(x) for x in xs] if numeric else [sort_key(x)[1] for x in xs] if magnitudes
-               else list(range(len(xs))))
-        mean, lo, hi = [], [], []
-        for x in xs:
-            v = groups[(s, x)]
-            m = statistics.fmean(v)
-            if a.band == "std":
-                d = statistics.stdev(v) if len(v) > 1 else 0.0
-                lo.append(m - d)
-                hi.append(m + d)
-            else:
-                lo.append(min(v))
-                hi.append(max(v))
-            mean.append(m)
-            out_rows.append([s, x, m, lo[-1], hi[-1], len(v)])
-        label = f"{a.series} = {s}" if a.series else a.y
-        ax.plot(pos, [m / scale for m in mean], marker="o", label=label)
-        ax.fill_between(pos, [v / scale for v in lo], [v / scale for v in hi], alpha=0.2)
-        if not numeric:
-            ax.set_xticks(pos, xs)
-            ax.minorticks_off()
-        elif any(str(x).strip().endswith("%") for x in xs):
-            ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter())
-    if a.reference:
-        points = reference_points(a)
-        xs = sorted({x for _, x in groups}, key=sort_key)
-        numeric = all(axis_number(x) is not None for x in xs)
-        magnitudes = a.logx and all(sort_key(x)[0] == 0 for x in xs)
-        pos = []
-        for x, _ in points:
-            if numeric and axis_number(x) is not None:
-                pos.append(axis_number(x))
-            elif magnitudes and sort_key(x)[0] == 0:
-                pos.append(sort_key(x)[1])
-            elif x in xs:
-                pos.append(xs.index(x))
-            else:
-                raise BadInput(f"--reference {a.reference}: x {x} is not a value of --x {a.x}; "
-                               f"accepted: {', '.join(xs)}")
-        ax.plot(pos, [y / scale for _, y in points], linestyle="none", marker="x", color="black", markersize=8,
-                label=a.reference_label)
-        out_rows += [[f"reference: {a.reference_label}", x, y, y, y, 0] for x, y in points]
-    ax.set_xlabel(axis_label(a.x))
-    ax.set_ylabel(ylabel)
-    if a.logx:
-        ax.set_xscale("log")
-    if a.logy:
-        ax.set_yscale("log")
-    seeds = max(len(v) for v in groups.values())
-    band = "min to max" if a.band == "minmax" else "one standard deviation"
-    title = a.title or f"{a.y} against {a.x}"
-    note = f"mean of {seeds} run{'s' if seeds > 1 else ''} per point, band: {band}"
-    if where:
-        note += "; " + ", ".join(f"{k} = {v}" for k, v in where.items())
-    if failed:
-        note += f"; {len(failed)} failed run{'s' if len(failed) > 1 else ''} left out"
-    ax.set_title(f"{title}\n{note}", fontsize=10)
-    ax.grid(True, alpha=0.3)
-    if a.series or len(series) > 1 or a.reference:
-        ax.legend(fontsize=8)
-    out = a.out or os.path.join(os.path.dirname(path), "plots", re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{a.y}_vs_{a.x}"))
-    save(fig, out, ["series", "x", "mean", "low", "high", "runs"], out_rows)
+        p = points[r[a.series] if a.series else ""].setdefault(r[key] if key else "", {
+            "y": [], "x": [], "axes": [r[c] for c in shown]})
+        p["y"].append(y)
+        if x is not None:
+            p["x"].append(x)
+    return points
+
+
+def x_placement(keys, logx):
+    """(place, numeric): place maps an axis value to where it is drawn (None where it cannot):
+    numbers and percentages at their values; quantities with units (8KiB, 100m) at their magnitudes
+    on a log axis, else evenly in order. numeric: the values are numbers."""
+    ordered = sorted(keys, key=sort_key)
+    if all(axis_number(k) is not None for k in ordered):
+        return axis_number, True
+    if logx and all(sort_key(k)[0] == 0 for k in ordered):
+        return lambda k: sort_key(k)[1] if sort_key(k)[0] == 0 else None, False
+    return lambda k: ordered.index(k) if k in ordered else None, False
+
+
+def sweep_line(points, a, place):
+    """One series' points in x order, each (x, CSV row after the series, tick label): x is the axis
+    value placed by place, or with no place (a metric on x) the mean of the point's x values."""
+    line = []
+    for k, p in points.items():
+        m, lo, hi = band(p["y"], a.band)
+        if place:
+            x, row = place(k), [k, m, lo, hi, len(p["y"])] + p["axes"]
+        else:
+            x = statistics.fmean(p["x"])
+            row = [x, m, lo, hi, len(p["y"]), min(p["x"]), max(p["x"])] + p["axes"]
+        line.append((x, row, " / ".join([k] + p["axes"])))
+    return sorted(line, key=lambda point: point[0])
 
 
 def reference_points(a):
@@ -284,7 +317,106 @@ def reference_points(a):
     return points
 
 
-    return points
+def draw_reference(ax, a, place, accepted, scale):
+    """The --reference points as black crosses, x placed as the sweep's (a number for a metric on x);
+    their CSV rows (series "reference: LABEL", 0 runs). scale: the axes' (x, y) divisors."""
+    points = reference_points(a)
+    pos = []
+    for x, _ in points:
+        p = place(x)
+        if p is None:
+            raise BadInput(f"--reference {a.reference}: x {x} is not a value of --x {a.x}; accepted: {accepted}")
+        pos.append(p / scale[0])
+    ax.plot(pos, [y / scale[1] for _, y in points], linestyle="none", marker="x", color="black", markersize=8,
+            label=a.reference_label)
+    return [[f"reference: {a.reference_label}", x, y, y, y, 0] for x, y in points]
+
+
+def plot_sweep(a):
+    path, rows, axes, metrics = read_sweep(a.table)
+    columns = list(rows[0].keys())
+    for flag, col in (("--x", a.x), ("--y", a.y), ("--series", a.series)):
+        if col is not None and col not in columns:
+            raise BadInput(f"{flag} {col}: not a column of {path}; accepted: {', '.join(columns)}")
+    where = parse_where(a.where, columns, "--where", "AXIS", axes or columns)
+    rows = [r for r in rows if all(r[k] == v for k, v in where.items())]
+    x_is_axis = a.x not in metrics
+    key, tied = point_axes(rows, axes, a, where, x_is_axis)
+    shown = tied if x_is_axis else [c for c in [key] + tied if c]
+    points = sweep_points(rows, a, key, shown, x_is_axis)
+    if not points:
+        raise BadInput(f"--y {a.y}: no run has a number there" + ("" if x_is_axis else f" and at --x {a.x}"))
+    series = sorted(points, key=sort_key)
+    drawn, left = series[:MAX_LINES], series[MAX_LINES:]
+    keys = sorted({k for s in drawn for k in points[s]}, key=sort_key)
+    place, numeric = x_placement(keys, a.logx) if x_is_axis else (axis_number, True)
+    lines = {s: sweep_line(points[s], a, place if x_is_axis else None) for s in drawn}
+    ydiv, ylabel = axis_unit(a.y, [row[1] for line in lines.values() for _, row, _ in line])
+    xdiv, xlabel = axis_unit(a.x, [x for line in lines.values() for x, _, _ in line]) if numeric else (1.0, a.x)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    ax.set_xscale("log" if a.logx else "linear")
+    ax.set_yscale("log" if a.logy else "linear")
+    out_rows, ticks = draw_sweep_lines(ax, a, lines, (xdiv, ydiv))
+    if a.reference:
+        accepted = ", ".join(keys) if x_is_axis else "a number"
+        out_rows += [row + [""] * (len(out_rows[0]) - len(row))
+                     for row in draw_reference(ax, a, place, accepted, (xdiv, ydiv))]
+    percent = x_is_axis and any(k.strip().endswith("%") for k in keys)
+    label_x_axis(ax, ticks if x_is_axis and (tied or not numeric) else {}, list(ticks), a.logx, percent)
+    if a.logy:
+        label_log_axis(ax.yaxis, [row[j] / ydiv for s in drawn for _, row, _ in lines[s] for j in (2, 3)])
+    ax.set_xlabel(" / ".join([xlabel] + tied) if x_is_axis else xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(f"{a.title or f'{a.y} against {a.x}'}\n{sweep_note(a, points, rows, where)}", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    if a.series or len(series) > 1 or a.reference:
+        legend(ax, f"{len(left)} more {a.series} values left out ({left[0]} to {left[-1]})" if left else "",
+               fontsize=8)
+    out = a.out or os.path.join(os.path.dirname(path), "plots", re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{a.y}_vs_{a.x}"))
+    extra = ([] if x_is_axis else ["x_low", "x_high"]) + shown
+    save(fig, out, ["series", "x", "mean", "low", "high", "runs"] + extra, out_rows)
+
+
+def draw_sweep_lines(ax, a, lines, scale):
+    """Each series' line of means and its band, in its own style. scale: the axes' (x, y) divisors.
+    Returns the CSV rows and the tick label of each x drawn."""
+    out_rows, ticks = [], {}
+    for (s, line), style in zip(lines.items(), LINE_STYLES):
+        xs = [x / scale[0] for x, _, _ in line]
+        mean, lo, hi = ([row[j] / scale[1] for _, row, _ in line] for j in (1, 2, 3))
+        ax.plot(xs, mean, marker="o", label=f"{a.series} = {s}" if a.series else a.y, **style)
+        ax.fill_between(xs, lo, hi, alpha=0.2, color=style["color"])
+        out_rows += [[s] + row for _, row, _ in line]
+        ticks.update((x, label) for x, (_, _, label) in zip(xs, line))
+    return out_rows, ticks
+
+
+def label_x_axis(ax, texts, positions, logx, percent):
+    """x ticks. texts {position: label} (axis values that are not numbers, or that other axes are tied
+    to: the tied values after a slash): each at its point; else on a log axis at the data's positions;
+    else percentages (percent) as such."""
+    if texts:
+        ax.set_xticks(sorted(texts), [texts[x] for x in sorted(texts)])
+        ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+        if len(texts) > 8:
+            ax.tick_params(axis="x", labelrotation=45)
+    elif logx:
+        label_log_axis(ax.xaxis, positions, at_values=True)
+    elif percent:
+        ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter())
+
+
+def sweep_note(a, points, rows, where):
+    """The title's second line: runs per point, the band, the --where filters, failed runs."""
+    runs = max(len(p["y"]) for s in points.values() for p in s.values())
+    kind = "min to max" if a.band == "minmax" else "one standard deviation"
+    note = f"mean of {runs} run{'s' if runs > 1 else ''} per point, band: {kind}"
+    if where:
+        note += "; " + ", ".join(f"{k} = {v}" for k, v in where.items())
+    failed = sum(r.get("exit_code", "0") != "0" for r in rows)
+    if failed:
+        note += f"; {failed} failed run{'s' if failed > 1 else ''} left out"
+    return note
 
 
 # --- one run -----------------------------------------------------------------
@@ -368,26 +500,39 @@ def percentile_points(latency):
     return sorted(pts, key=lambda p: (p[1], p[0]))
 
 
+def fastest_and_slowest(flows):
+    """At most MAX_LINES flows to draw: all of them, or the quarter of MAX_LINES fastest and the
+    rest slowest at p99 (equal p99s by name); and the legend's line about the others ("" when none
+    is left out)."""
+    if len(flows) <= MAX_LINES:
+        return flows, ""
+    flows = sorted(flows, key=lambda f: (f["latency"].get("p99_ns", 0), f["name"]))
+    fast = MAX_LINES // 4
+    slow = MAX_LINES - fast
+    left = [f["latency"].get("p99_ns", 0) for f in flows[fast:-slow]]
+    return (flows[:fast] + flows[-slow:],
+            f"{len(left)} flows left out: p99 {rounded(left[0])} to {rounded(left[-1])} ns")
+
+
 def flow_latency(flows, prefix, name):
     flows = [f for f in flows if f.get("latency", {}).get("count", 0) > 0]
     if not flows:
         return
-    if len(flows) > 12:  # the slowest at p99 and the fastest, named
-        flows = sorted(flows, key=lambda f: f["latency"].get("p99_ns", 0))
-        flows = flows[:4] + flows[-8:]
+    flows, left_out = fastest_and_slowest(flows)
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    rows = []
-    for f in flows:
-        pts = percentile_points(f["latency"])
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=".", label=f["name"])
-        rows += [[f["name"], x, q] for x, q in pts]
     ax.set_xscale("log")
+    rows = []
+    for f, style in zip(flows, LINE_STYLES):
+        pts = percentile_points(f["latency"])
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=".", label=f["name"], **style)
+        rows += [[f["name"], x, q] for x, q in pts]
+    label_log_axis(ax.xaxis, [r[1] for r in rows])
     ax.set_xlabel("latency (ns)")
     ax.set_ylabel("fraction of packets at or below")
     ax.set_title(f"{name}: latency CDF per flow\n(straight lines between the reported min, percentiles and max)",
                  fontsize=10)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    legend(ax, left_out, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     save(fig, prefix + "_latency", ["flow", "latency_ns", "fraction"], rows)
 
 
@@ -424,7 +569,7 @@ def port_heat_map(s, levels, ports, prefix, name):
     step = max(1, len(order) // 40)
     axes[0].set_yticks(range(0, len(order), step), [f"L{levels[w]} {w}" for w in order][::step], fontsize=7)
     axes[0].set_ylabel("switch (L = level, top first)")
-    fig.suptitle(f"{name}: switch ports over {sim / 1e6:.3g} us", fontsize=11)
+    fig.suptitle(f"{name}: switch ports over {human_time(sim)}", fontsize=11)
     save(fig, prefix + "_ports", ["switch", "level", "port", "utilization", "credit_stall_share"], rows)
 
 
@@ -457,7 +602,10 @@ def plot_timeseries(a):
     metric = a.metric or metrics[0]
     if metric not in metrics:
         raise BadInput(f"--metric {metric}: accepted for kind {a.kind}: {', '.join(metrics)}")
-    pattern = re.compile(a.match) if a.match else None
+    try:
+        pattern = re.compile(a.match) if a.match else None
+    except re.error as e:
+        raise BadInput(f"--match {a.match}: accepted: a Python regular expression ({e})") from e
     lines = collections.defaultdict(list)
     for r in rows:
         label = r["name"] + (f" VL{r['vl']}" if r["vl"] != "" else "")
@@ -473,7 +621,7 @@ def plot_timeseries(a):
     width = a.bin or max(1, math.ceil(longest / 60)) if rate else 1
     fig, ax = plt.subplots(figsize=(8, 4.5))
     out_rows = []
-    for label in sorted(chosen, key=sort_key):
+    for label, style in zip(sorted(chosen, key=sort_key), LINE_STYLES):
         pts = sorted(lines[label])
         xs, ys = [], []
         start = 0
@@ -488,7 +636,7 @@ def plot_timeseries(a):
             ys.append(y)
             out_rows.append([label, t, y])
             start = t
-        ax.plot(xs, ys, label=label, marker="." if len(xs) <= 60 else None)
+        ax.plot(xs, ys, label=label, marker="." if len(xs) <= 60 else None, **style)
     ax.set_xlabel("simulated time (us)")
     if rate:
         ax.set_ylim(bottom=0)
@@ -497,7 +645,8 @@ def plot_timeseries(a):
     shown = f"{len(chosen)} of {len(lines)}" if len(lines) > len(chosen) else f"{len(lines)}"
     ax.set_title(f"{metric} per {a.kind} over time ({shown}, largest by total)", fontsize=10)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    left = len(lines) - len(chosen)
+    legend(ax, f"{left} more left out, smaller by total" if left else "", fontsize=7, ncol=2)
     out = a.out or os.path.join(os.path.dirname(path), "plots", f"timeseries_{a.kind}_{metric}")
     save(fig, out, ["series", "time_ps", "gbps" if rate else metric], out_rows)
 
@@ -506,39 +655,94 @@ class Parser(argparse.ArgumentParser):
     """argparse's, with its errors on one line."""
 
     def error(self, message):
-        raise BadInput(f"{message}; see hcasim plot --help")
+        raise BadInput(f"{message}; see {self.prog} --help")
+
+
+def whole_number(flag, lo, hi):
+    """An argparse type: a whole number from lo to hi; else one line naming flag and the range."""
+    def parse(text):
+        if not re.fullmatch(r"[0-9]+", text) or not lo <= int(text) <= hi:
+            raise BadInput(f"{flag} {text}: accepted: a whole number from {lo} to {hi}")
+        return int(text)
+    return parse
+
+
+OUT_HELP = ("the files' name: OUT.png, OUT.svg and OUT.csv, the values drawn (an OUT ending in .png or .svg: "
+            "that picture and the CSV)")
+
+
+def sweep_parser(sub):
+    sw = sub.add_parser("sweep", help="a metric against an axis or another metric, from a sweep's table",
+                        description="A metric's mean over the runs of each point, against an axis or another metric, "
+                        f"one line per value of --series (at most {MAX_LINES}), the runs' range as a band. Every axis "
+                        "that varies is plotted, tied to the one on x (as a zip sweep's axes are: their values are "
+                        "written beside x's) or fixed with --where. Failed runs are left out and counted in the title.")
+    sw.add_argument("table", metavar="DIR|results.csv|results.db",
+                    help="a sweep's folder, its results.csv or results.db")
+    sw.add_argument("--x", required=True, metavar="COLUMN",
+                    help="on the x axis: an axis (the points at its values) or a metric (each point at the mean of "
+                    "its runs' values, e.g. qps_per_machine; the sweep's first varying axis sets the points)")
+    sw.add_argument("--y", required=True, metavar="METRIC",
+                    help="on the y axis; a rate (a name ending in _bps or _per_s) in SI units: Gb/s, M ops/s")
+    sw.add_argument("--series", metavar="AXIS",
+                    help=f"one line per value of this axis; over {MAX_LINES} values the first {MAX_LINES} in order, "
+                    "the legend says how many were left out")
+    sw.add_argument("--where", action="append", default=[], metavar="AXIS=VALUE",
+                    help="only the runs with this value of an axis (repeatable)")
+    sw.add_argument("--band", choices=["minmax", "std"], default="minmax",
+                    help="the band about each mean: the runs' min to max (minmax, the default) or one standard "
+                    "deviation (std)")
+    sw.add_argument("--logx", action="store_true",
+                    help="a log x axis, labelled at the points; quantities with units placed at their magnitudes")
+    sw.add_argument("--logy", action="store_true", help="a log y axis, labelled across the values drawn")
+    sw.add_argument("--title", metavar="TEXT", help="the title's first line (default: Y against X)")
+    sw.add_argument("--out", metavar="OUT", help=OUT_HELP + "; default DIR/plots/Y_vs_X")
+    sw.add_argument("--reference", metavar="FILE.csv",
+                    help="published points drawn as black crosses: a CSV with a header ('#' lines are comments), x "
+                    "a value of --x, y in the metric's units; in OUT.csv as the series 'reference: LABEL'")
+    sw.add_argument("--reference-x", default="x", metavar="COL", help="the reference's x column (default: x)")
+    sw.add_argument("--reference-y", default="y", metavar="COL", help="the reference's y column (default: y)")
+    sw.add_argument("--reference-where", action="append", default=[], metavar="COL=VALUE",
+                    help="only the reference rows with this value (repeatable)")
+    sw.add_argument("--reference-label", default="reference", metavar="TEXT",
+                    help="the reference's name in the legend (default: reference)")
+
+
+def run_parser(sub):
+    rn = sub.add_parser("run", help="per-flow throughput and latency, switch ports as a heat map",
+                        description="From one run's results.db (or details.json): PREFIX_throughput (each flow's), "
+                        "PREFIX_latency (each flow's CDF through the reported min, percentiles and max; over "
+                        f"{MAX_LINES} flows the {MAX_LINES // 4} fastest and {MAX_LINES - MAX_LINES // 4} slowest at "
+                        "p99, the legend says how many were left out) and, with switches, PREFIX_ports (every switch "
+                        "port's utilisation and credit-stall share as heat maps, switches by level).")
+    rn.add_argument("run", metavar="DIR", help="a run's output folder, or its stats.json")
+    rn.add_argument("--out", metavar="PREFIX", help="the files' prefix (default: DIR/plots/SCENARIO)")
+
+
+def timeseries_parser(sub):
+    ts = sub.add_parser("timeseries", help="a run's time series",
+                        description="One line per port and VL, flow or QP of timeseries.csv over time: byte counts as "
+                        "Gb/s over their interval, other metrics as sampled.")
+    ts.add_argument("series_file", metavar="DIR|timeseries.csv",
+                    help="a run's folder with timeseries.csv (outputs.sample_interval), or the file")
+    ts.add_argument("--kind", choices=["port", "flow", "qp"], default="flow",
+                    help="whose lines: port (one per port and VL), flow (the default) or qp")
+    ts.add_argument("--metric", metavar="METRIC", help="the metric drawn (default: the kind's first by name)")
+    ts.add_argument("--match", metavar="REGEX", help="only the lines whose label (the name, VLn for ports) matches")
+    ts.add_argument("--top", type=whole_number("--top", 1, MAX_LINES), default=8, metavar="N",
+                    help=f"the N lines largest by their total, 1 to {MAX_LINES} (default 8); the legend says how "
+                    "many more matched")
+    ts.add_argument("--bin", type=whole_number("--bin", 0, 10**6), default=0, metavar="K",
+                    help="byte counts summed over K intervals (default 0: enough for at most 60 points a line)")
+    ts.add_argument("--out", metavar="OUT", help=OUT_HELP + "; default DIR/plots/timeseries_KIND_METRIC")
 
 
 def main(argv):
-    p = Parser(prog="hcasim plot", description=__doc__.split("\n")[0])
-    sub = p.add_subparsers(dest="what", required=True, parser_class=Parser)
-    sw = sub.add_parser("sweep", help="a metric against an axis from a sweep's table")
-    sw.add_argument("table")
-    sw.add_argument("--x", required=True)
-    sw.add_argument("--y", required=True)
-    sw.add_argument("--series")
-    sw.add_argument("--where", action="append", default=[])
-    sw.add_argument("--band", choices=["minmax", "std"], default="minmax")
-    sw.add_argument("--logx", action="store_true")
-    sw.add_argument("--logy", action="store_true")
-    sw.add_argument("--title")
-    sw.add_argument("--out")
-    sw.add_argument("--reference")
-    sw.add_argument("--reference-x", default="x")
-    sw.add_argument("--reference-y", default="y")
-    sw.add_argument("--reference-where", action="append", default=[])
-    sw.add_argument("--reference-label", default="reference")
-    rn = sub.add_parser("run", help="per-flow throughput and latency, switch ports as a heat map")
-    rn.add_argument("run")
-    rn.add_argument("--out")
-    ts = sub.add_parser("timeseries", help="a run's time series")
-    ts.add_argument("series_file")
-    ts.add_argument("--kind", choices=["port", "flow", "qp"], default="flow")
-    ts.add_argument("--metric")
-    ts.add_argument("--match")
-    ts.add_argument("--top", type=int, default=8)
-    ts.add_argument("--bin", type=int, default=0)
-    ts.add_argument("--out")
+    p = Parser(prog="hcasim plot", description=__doc__.split("\n")[0],
+               epilog="hcasim plot KIND --help: its options; docs/plots.md: examples")
+    sub = p.add_subparsers(dest="what", required=True, parser_class=Parser, metavar="sweep|run|timeseries")
+    for add in (sweep_parser, run_parser, timeseries_parser):
+        add(sub)
     a = p.parse_args(argv)
     {"sweep": plot_sweep, "run": plot_run, "timeseries": plot_timeseries}[a.what](a)
 
