@@ -86,7 +86,7 @@ std::string comparison_report(const Comparison& c) {
   std::string out = c.same() ? "all " + with_commas(c.values) + " values as in the golden results\n"
                              : with_commas(c.differences.size()) + " of " + with_commas(c.values) +
                                    " values differ from the golden results:\n";
-  for (const Difference& d : c.differences) out += "  " + describe(d) + "\n";
+  for (const std::string& line : report_lines(c.differences)) out += "  " + line + "\n";
   return out;
 }
 

@@ -1,11 +1,11 @@
 #include "testbench/cli/stats_compare.hpp"
 #include "testbench/cli/metric_paths.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
-#include <algorithm>
 #include <memory>
 #include <stdexcept>
 
@@ -273,6 +273,49 @@ std::string describe(const Difference& d) {
 
 bool is_stats_document(const nlohmann::json& doc) {
   return doc.is_object() && doc.contains("schema") && doc["schema"] == "hcasim-stats";
+}
+
+}  // namespace hcasim
+
+namespace hcasim {
+
+namespace {
+bool has(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
+}  // namespace
+
+DifferenceRank rank_of(const std::string& path) {
+  const std::string name = path.substr(path.find_last_of('.') + 1);
+  if (name == "batches" || name == "batch_lag1_autocorrelation" || has(name, "_ci95")) return DifferenceRank::ByProduct;
+  if (has(name, "bps") || has(name, "Mpps") || has(name, "rate") || has(name, "per_s") || has(name, "throughput") ||
+      has(name, "drop") || has(name, "lost"))
+    return DifferenceRank::Headline;
+  const bool percentile = name.size() > 4 && name[0] == 'p' && name[1] >= '0' && name[1] <= '9' &&
+                          name.compare(name.size() - 3, 3, "_ns") == 0;
+  if (percentile || name == "mean_ns" || name == "max_ns") return DifferenceRank::Headline;
+  return DifferenceRank::Other;
+}
+
+std::vector<std::string> report_lines(const std::vector<Difference>& differences) {
+  std::vector<std::string> lines;
+  for (DifferenceRank listed : {DifferenceRank::Headline, DifferenceRank::Other})
+    for (const Difference& d : differences)
+      if (rank_of(d.path) == listed) lines.push_back(describe(d));
+  std::size_t by_products = 0;
+  std::vector<std::string> kinds;
+  for (const Difference& d : differences) {
+    if (rank_of(d.path) != DifferenceRank::ByProduct) continue;
+    ++by_products;
+    const std::string name = d.path.substr(d.path.find_last_of('.') + 1);
+    if (std::find(kinds.begin(), kinds.end(), name) == kinds.end()) kinds.push_back(name);
+  }
+  if (by_products > 0) {
+    std::sort(kinds.begin(), kinds.end());
+    std::string line = "and " + std::to_string(by_products) + " statistical by-product" + (by_products > 1 ? "s" : "") +
+                       " of the latency estimates (";
+    for (std::size_t i = 0; i < kinds.size(); ++i) line += (i ? ", " : "") + kinds[i];
+    lines.push_back(line + "), not listed");
+  }
+  return lines;
 }
 
 }  // namespace hcasim

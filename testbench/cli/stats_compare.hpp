@@ -91,6 +91,18 @@ nlohmann::json tables_json(const std::string& db);
 // "flows.0.data_throughput_bps: 1.9e+11 -> 1.8e+11 (-5.263%, tolerance 1e-09)  [flows.0 = f0]".
 std::string describe(const Difference& d);
 
+// How a report lists a difference: headline metrics first (throughput and
+// rates, latency percentiles and means, drops and losses: a path's last name
+// holds bps, rate, per_s, throughput, drop or lost, or is a pN or mean or
+// max latency in ns), then the rest, and the statistical by-products of the
+// latency estimates (batches, batch_lag1_autocorrelation, mean_ci95_ns)
+// only counted.
+enum class DifferenceRank { Headline = 0, Other = 1, ByProduct = 2 };
+DifferenceRank rank_of(const std::string& path);
+// The report's lines: headline differences, then the others (each in path
+// order), then one line counting the by-products and naming their kinds.
+std::vector<std::string> report_lines(const std::vector<Difference>& differences);
+
 // Whether a JSON document is an hcasim stats.json (its "schema" key).
 bool is_stats_document(const nlohmann::json& doc);
 

@@ -156,3 +156,31 @@ TEST_CASE("junit: counts per suite and in all, escaping, failure message = first
   CHECK(xml.find(kJunitWrittenBy) != std::string::npos);
   CHECK(xml_escape("a\tb\rc\x7f") == "a\tb\rc?");
 }
+
+TEST_CASE("compare: a report lists throughput, latency and drops first and only counts the latency estimates' by-products") {
+  CHECK(rank_of("flows.3.data_throughput_bps") == DifferenceRank::Headline);
+  CHECK(rank_of("perftest.0.sizes.0.msg_rate_Mpps") == DifferenceRank::Headline);
+  CHECK(rank_of("flows.0.latency.p99_ns") == DifferenceRank::Headline);
+  CHECK(rank_of("flows.0.latency.mean_ns") == DifferenceRank::Headline);
+  CHECK(rank_of("ports.totals.drops") == DifferenceRank::Headline);
+  CHECK(rank_of("hosts.first.0.caches.wqe.misses") == DifferenceRank::Other);
+  CHECK(rank_of("flows.0.latency.batch_lag1_autocorrelation") == DifferenceRank::ByProduct);
+  CHECK(rank_of("flows.0.latency.mean_ci95_ns") == DifferenceRank::ByProduct);
+  CHECK(rank_of("flows.0.latency.batches") == DifferenceRank::ByProduct);
+
+  json golden = small_document();
+  json now = small_document();
+  now["flows"][0]["latency"]["batches"] = 12;
+  now["flows"][0]["latency"]["batch_lag1_autocorrelation"] = 0.5;
+  now["flows"][1]["latency"]["batches"] = 9;
+  now["flows"][0]["packets_sent"] = 90;
+  now["flows"][1]["data_throughput_bps"] = 0.5e11;
+  const Comparison c = compare_stats(golden, now, {});
+  REQUIRE(c.differences.size() == 5);
+  const std::vector<std::string> lines = report_lines(c.differences);
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0].find("flows.1.data_throughput_bps") != std::string::npos);  // the headline first
+  CHECK(lines[1].find("flows.0.packets_sent") != std::string::npos);
+  CHECK(lines[2] == "and 3 statistical by-products of the latency estimates (batch_lag1_autocorrelation, batches), "
+                    "not listed");
+}
