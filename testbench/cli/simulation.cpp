@@ -21,6 +21,7 @@
 #include "testbench/cli/progress_line.hpp"
 #include "testbench/cli/transport_stats.hpp"
 #include "testbench/cli/windowed_run.hpp"
+#include "testbench/workloads/load_shortfall.hpp"
 
 namespace hcasim {
 
@@ -685,7 +686,7 @@ std::vector<std::string> Simulation::load_warnings() const {
     const auto [from, until] = rate_span(s, r);
     const double offered = trace::bits_per_second(r.offered_bytes, until - from);
     const double accepted = trace::bits_per_second(r.accepted_bytes, until - from);
-    if (offered > 0 && accepted < kCarriedWarning * offered) {
+    if (workloads::carried_short(r.offered, r.offered_bytes, r.accepted_bytes, kCarriedWarning)) {
       char line[256];
       std::snprintf(line, sizeof line, "flow %s carried %.1f%% of its offered load (accepted %.3f of %.3f Gb/s)",
                     s.name.c_str(), 100.0 * accepted / offered, accepted / 1e9, offered / 1e9);

@@ -155,7 +155,8 @@ class Simulation {
   // start) with run.warmup or run.measure, else from its start to measured_until.
   std::pair<uint64_t, uint64_t> rate_span(const workloads::FlowSpec& s, const workloads::FlowResult& r) const;
   // Flows that carried less than kCarriedWarning of the load they were offered
-  // (rate-limited flows only), as one line each for the summary.
+  // by more than chance explains (load_shortfall.hpp; rate-limited flows
+  // only), as one line each for the summary.
   std::vector<std::string> load_warnings() const;
   static constexpr double kCarriedWarning = 0.95;
   // Perftests that shared an HCA port while both ran (a test with a start
