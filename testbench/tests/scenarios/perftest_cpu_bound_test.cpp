@@ -1,0 +1,40 @@
+// docs/perftest.md "One posting thread bounds small messages": 64 B write_bw
+// with the default host runs at one WR per (post + blueflame) CPU time of
+// the one posting thread, at any QP count.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "testbench/tests/scenarios/cli_util.hpp"
+
+using namespace hcasim;
+using namespace hcasim::test;
+
+namespace {
+
+nlohmann::json small_write_bw(unsigned qps) {
+  return {{"name", "cpu_bound"},
+          {"topology", {{"pattern", "back_to_back"}}},
+          {"link", {{"speed", "HDR"}, {"width", "4x"}}},
+          {"workload",
+           {{"perftest", nlohmann::json::array({{{"test", "write_bw"}, {"client", "hca0.p1"}, {"server", "hca1.p1"},
+                                                 {"sizes", {"64B"}}, {"iterations", 20000 / qps}, {"qps", qps}}})}}}};
+}
+
+}  // namespace
+
+TEST_CASE("64 B write_bw with the default host is bound by its one posting thread: 1 / (post + blueflame) at 1, 4 and 16 QPs") {
+  const ScratchDir dir("perftest_cpu_bound");
+  constexpr double kPerWrNs = 40 + 200;  // hca.cpu.post + hca.cpu.blueflame defaults (docs/scenario-reference.md)
+  for (unsigned qps : {1u, 4u, 16u}) {
+    const std::string name = "q" + std::to_string(qps);
+    const CommandResult r = run_scenario_json(dir, name, small_write_bw(qps).dump());
+    INFO(name << ": " << r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto s = nlohmann::json::parse(slurp(dir / name / "stats.json"));
+    CHECK(s["perftest"][0]["sizes"][0]["msg_rate_Mpps"].get<double>() == Approx(1e3 / kPerWrNs).epsilon(0.01));
+    CHECK(s["hosts"]["first"][0]["driver"]["cpu_utilization"].get<double>() > 0.99);
+  }
+}
