@@ -104,6 +104,11 @@ void check_perftest(PerftestConfig& t, const std::string& at, const PortCheck& p
   if (!is_bandwidth(t.test) && (t.post_list != 1 || t.cq_moderation > 1))
     throw ConfigError(at + (t.post_list != 1 ? ".post_list" : ".cq_moderation"),
                       "latency tests post and signal every operation; accepted: 1");
+  if (!is_bandwidth(t.test) && t.threads != 1)
+    throw ConfigError(at + ".threads", "latency tests post from one thread; accepted: 1");
+  if (t.threads > t.qps)
+    throw ConfigError(at + ".threads", std::to_string(t.threads) + " is above qps " + std::to_string(t.qps) +
+                                           "; accepted: at most qps (each thread posts to its own QPs)");
   if (t.post_list > t.tx_depth)
     throw ConfigError(at + ".post_list", std::to_string(t.post_list) + " is above tx_depth " +
                                              std::to_string(t.tx_depth) + "; accepted: at most tx_depth");

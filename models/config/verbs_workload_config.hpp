@@ -82,6 +82,7 @@ struct PerftestConfig {
                                        // the tool's choice for the test (perftest_inline_default), filled in by
                                        // check_verbs_workloads
   uint32_t post_list = 1;              // bandwidth tests: WRs per post, one doorbell each list (perftest -l)
+  uint32_t threads = 1;                // bandwidth tests: posting threads per side, QP q on thread q mod threads
   uint32_t cq_moderation = 0;          // bandwidth tests: every this-many-th WR is signaled (perftest -Q); 0 = the
                                        // tool's: 100, at most tx_depth; latency tests 1 (check_verbs_workloads)
   uint64_t start_ps = kAfterPrevious;  // when the first size starts: after the test before it (the first: 0), or this time
@@ -239,6 +240,9 @@ void describe(Io& io, PerftestConfig& c) {
             "messages of at most this size go inline in the WQE (perftest -I); \"tool\" = perftest's choice: "
             "220B for write_lat, 236B for send_lat on RC and UC, 188B on UD, 0B for the other tests");
   io.uint("post_list", c.post_list, 1, 1u << 16, "bandwidth tests: WRs posted together with one doorbell (perftest -l)");
+  io.uint("threads", c.threads, 1, 1u << 10,
+          "bandwidth tests: CPU threads posting and polling on each side, each with its own CQ and QPs "
+          "(QP q on thread q mod threads), as several ib_write_bw processes");
   io.uint("cq_moderation", c.cq_moderation, 0, 1u << 16,
           "bandwidth tests: every this-many-th WR is signaled, and the last (perftest -Q); 0 = the tool's: 100, "
           "at most tx_depth (latency tests: 1)");

@@ -52,16 +52,18 @@ Perftest::Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec
        {std::tuple{&client_, &client, spec_.client}, std::tuple{&server_, &server, spec_.server}}) {
     side->driver = driver;
     side->port = end.port;
-    side->cq = driver->create_cq(static_cast<uint32_t>(std::min<uint64_t>(cq_depth, UINT32_MAX)));
+    for (unsigned t = 0; t < cfg_.threads; ++t) {
+      side->cqs.push_back(driver->create_cq(static_cast<uint32_t>(std::min<uint64_t>(cq_depth, UINT32_MAX)), t));
+      driver->on_cq_event(side->cqs.back(), [this] { poll_.notify_now(); });
+    }
     side->mr = driver->reg_mr(base, 2 * kAreaBytes, all);
     side->src = base;
     side->dst = base + kAreaBytes;
-    driver->on_cq_event(side->cq, [this] { poll_.notify_now(); });
   }
   qps_.resize(cfg_.qps);
   for (unsigned q = 0; q < cfg_.qps; ++q) {
-    const QpEnd a = create_qp_on(client, client_.port, client_.cq, params_);
-    const QpEnd b = create_qp_on(server, server_.port, server_.cq, params_);
+    const QpEnd a = create_qp_on(client, client_.port, client_.cqs[q % cfg_.threads], params_);
+    const QpEnd b = create_qp_on(server, server_.port, server_.cqs[q % cfg_.threads], params_);
     bring_up(a, server.lid(server_.port), b.qpn, params_.psn_a, params_.psn_b, params_);
     bring_up(b, client.lid(client_.port), a.qpn, params_.psn_b, params_.psn_a, params_);
     qps_[q].client_qpn = a.qpn;
@@ -147,10 +149,11 @@ std::string Perftest::waits(bool* blocked) const {
   constexpr std::size_t kNamed = 4;  // QPs named; the rest counted
   std::vector<std::string> named;
   std::size_t more = 0;
-  for (const QpRun& q : qps_)
-    for (const auto& [side, qpn, port] : {std::tuple{&client_, q.client_qpn, &cfg_.client},
-                                          std::tuple{&server_, q.server_qpn, &cfg_.server}}) {
-      const std::string w = describe_wait(QpEnd{side->driver, side->port, qpn, side->cq}, *port, blocked);
+  for (std::size_t i = 0; i < qps_.size(); ++i)
+    for (const auto& [side, qpn, port] : {std::tuple{&client_, qps_[i].client_qpn, &cfg_.client},
+                                          std::tuple{&server_, qps_[i].server_qpn, &cfg_.server}}) {
+      const uint32_t cq = side->cqs[i % side->cqs.size()];
+      const std::string w = describe_wait(QpEnd{side->driver, side->port, qpn, cq}, *port, blocked);
       if (w.empty()) continue;
       if (named.size() < kNamed) named.push_back(w);
       else ++more;
@@ -391,12 +394,16 @@ bool Perftest::check(const std::string& what, Side& dst_side, uint64_t dst, cons
 }
 
 void Perftest::poll() {
-  wcs_.clear();
-  client_.driver->poll_cq(client_.cq, SIZE_MAX, wcs_);
-  for (const transport::WorkCompletion& wc : wcs_) on_client(wc);
-  wcs_.clear();
-  server_.driver->poll_cq(server_.cq, SIZE_MAX, wcs_);
-  for (const transport::WorkCompletion& wc : wcs_) on_server(wc);
+  for (uint32_t cq : client_.cqs) {
+    wcs_.clear();
+    client_.driver->poll_cq(cq, SIZE_MAX, wcs_);
+    for (const transport::WorkCompletion& wc : wcs_) on_client(wc);
+  }
+  for (uint32_t cq : server_.cqs) {
+    wcs_.clear();
+    server_.driver->poll_cq(cq, SIZE_MAX, wcs_);
+    for (const transport::WorkCompletion& wc : wcs_) on_server(wc);
+  }
   for (std::size_t i = 0; i < landings_.size() && running_; ++i) {  // UC write_bw
     const uint64_t slot = landings_[i];
     const auto q = static_cast<unsigned>(slot / slots_);

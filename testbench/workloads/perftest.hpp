@@ -3,7 +3,9 @@
 // ib_read_bw, ib_write_lat, ib_send_lat, ib_read_lat, ib_atomic_lat.
 //
 // Rules:
-// - Set-up as perftest: one CQ per side shared by the test's QPs, `qps` QP
+// - Set-up as perftest: one CQ per side shared by the test's QPs (with
+//   `threads` > 1 one CQ per thread, on that driver thread: QP pair q uses
+//   thread q mod threads on both sides, as several processes would), `qps` QP
 //   pairs connected RESET -> INIT -> RTR -> RTS (connection.hpp), one memory
 //   region per side. Sizes run one after another: a size starts when the
 //   previous one is done (the first at `start`).
@@ -130,7 +132,7 @@ class Perftest : public sc_core::sc_module {
   struct Side {
     host::Driver* driver = nullptr;
     unsigned port = 0;
-    uint32_t cq = 0;
+    std::vector<uint32_t> cqs;    // one per thread: QP pair q's CQ is cqs[q mod threads]
     hca::MemoryRegion mr;
     uint64_t src = 0, dst = 0;    // slot areas
     bool landed = false;          // write_lat: the last byte of dst slot 0 was written

@@ -69,6 +69,7 @@ TEST_CASE("every perftest default is the tool's, as docs/perftest.md's table giv
     got["cq_moderation"].push_back(std::to_string(t.cq_moderation) + (bw ? " (`DEF_CQ_MOD`)" : ""));
     got["inline_size"].push_back(std::to_string(t.inline_size));
     got["post_list"].push_back(std::to_string(t.post_list));
+    got["threads"].push_back(std::to_string(t.threads));
     got["atomic"].push_back(t.atomic == config::AtomicKind::FetchAdd ? "fetch_add" : "cmp_swap");
     got["pkey_index"].push_back(std::to_string(t.pkey_index));
     got["start"].push_back(config::format_perftest_start(t.start_ps).get<std::string>());
