@@ -123,8 +123,23 @@ void CompletionWriter::flush(Cq& cq) {
     ++stats_.blocks;
     stats_.mini_cqes += n - 1;
   }
+  const std::size_t keep = std::size_t{r.entries} * kTracedPerEntry;
+  for (const Cq::Held& h : cq.block) {
+    if (cq.traced.size() == keep) cq.traced.pop_front();
+    cq.traced.push_back({cq.written++, h.wc.times});
+  }
   for (const Cq::Held& h : cq.block) count_for_interrupt(cq, h);
   cq.block.clear();
+}
+
+transport::WrTimes CompletionWriter::times(uint32_t cqn, uint64_t seq) {
+  if (!exists(cqn)) return {};
+  Cq& cq = *cqs_[cqn];
+  while (!cq.traced.empty() && cq.traced.front().seq < seq) cq.traced.pop_front();
+  if (cq.traced.empty() || cq.traced.front().seq != seq) return {};
+  const transport::WrTimes t = cq.traced.front().times;
+  cq.traced.pop_front();
+  return t;
 }
 
 void CompletionWriter::count_for_interrupt(Cq& cq, const Cq::Held& h) {

@@ -38,6 +38,11 @@
 //   cqe_block_entries(n) of them; the room check and the overrun above
 //   apply to the block as a whole (an overrun loses all of its completions).
 //   Moderation counts the block's completions when it is written.
+// - Latency parts (model tracing, not in the CQE): the WrTimes of each
+//   completion written are kept, in the order written, until the driver takes
+//   them by their number (times()); at most kTracedPerEntry per ring entry
+//   are kept, the oldest dropped first, so a CQ nobody polls holds a bounded
+//   number.
 
 #include <cstdint>
 #include <functional>
@@ -46,6 +51,8 @@
 
 #include "models/hca/dma_engine.hpp"
 #include "models/hca/hca_config.hpp"
+#include "models/hca/host_formats.hpp"
+#include "models/ib/ring_fifo.hpp"
 #include "models/link/timeline.hpp"
 #include "models/transport/verbs.hpp"
 
@@ -112,6 +119,10 @@ class CompletionWriter {
   // Interrupt moderation of one CQ from now on (count 0 = 1: every completion; period 0 = no timer).
   void moderate(uint32_t cqn, uint32_t count, uint64_t period_ps);
   bool compressing(uint32_t cqn) const { return cqs_.at(cqn)->compress; }
+  // The WrTimes of CQ cqn's completion number `seq` (0, 1, ... in the order
+  // written); forgets those before it. Empty when not kept (or no such CQ).
+  transport::WrTimes times(uint32_t cqn, uint64_t seq);
+  static constexpr uint32_t kTracedPerEntry = kMiniCqesPerEntry + 1;
 
   const CompletionStats& stats() const { return stats_; }
 
@@ -138,6 +149,12 @@ class CompletionWriter {
     std::vector<Held> waiting;    // completions waiting for the CQ's context, in order
     uint64_t context_ps = 0;      // when the CQ's context is on chip for them
     uint32_t produced = 0;        // ring entries written
+    struct Traced {
+      uint64_t seq;
+      transport::WrTimes times;
+    };
+    ib::RingFifo<Traced, 1> traced;  // latency parts: the times of completions written, in order
+    uint64_t written = 0;         // completions written
     uint32_t consumed = 0;        // consumer counter last read
     bool overrun = false;
     uint8_t armed = 0;            // 0, kCqArmNext or kCqArmSolicited

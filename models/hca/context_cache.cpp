@@ -152,8 +152,7 @@ void ContextCache::prefetch(const uint64_t* keys, std::size_t count, uint64_t no
     if (index_.count(keys[i]) != 0) continue;
     const uint32_t line = allocate(keys[i], now_ps);
     if (line == kNone) continue;  // a bypass: nothing to keep it in
-    lines_[line].pinned = true;
-    ++set_lists_[lines_[line].set].pinned;
+    set_pinned(line, true);
     prefetched_.push_back(line);
   }
   if (prefetched_.empty()) return;
@@ -162,7 +161,7 @@ void ContextCache::prefetch(const uint64_t* keys, std::size_t count, uint64_t no
   stats_.prefetches += prefetched_.size();
 }
 
-uint64_t ContextCache::access(uint64_t key, bool write, uint64_t now_ps) {
+uint64_t ContextCache::access(uint64_t key, bool write, uint64_t now_ps, bool unpin) {
   ++stats_.lookups;
   if (config_.perfect) {
     ++stats_.hits;
@@ -172,6 +171,7 @@ uint64_t ContextCache::access(uint64_t key, bool write, uint64_t now_ps) {
   if (it != index_.end()) {
     Line& l = lines_[it->second];
     touch(it->second);
+    if (unpin) set_pinned(it->second, false);
     if (write && config_.write_back) l.dirty = true;
     if (l.ready_ps <= now_ps) {
       ++stats_.hits;
@@ -205,20 +205,21 @@ bool ContextCache::insert(uint64_t key, uint64_t ready_ps, bool pin) {
     if (line == kNone) return false;
     lines_[line].ready_ps = ready_ps;
   }
-  Line& l = lines_[line];
-  if (pin && !l.pinned) {
-    l.pinned = true;
-    ++set_lists_[l.set].pinned;
-  }
+  if (pin) set_pinned(line, true);
   return true;
 }
 
 bool ContextCache::unpin(uint64_t key) {
   auto it = index_.find(key);
-  if (it == index_.end() || !lines_[it->second].pinned) return false;
-  Line& l = lines_[it->second];
-  l.pinned = false;
-  --set_lists_[l.set].pinned;
+  return it != index_.end() && set_pinned(it->second, false);
+}
+
+bool ContextCache::set_pinned(uint32_t line, bool pinned) {
+  Line& l = lines_[line];
+  if (l.pinned == pinned) return false;
+  l.pinned = pinned;
+  if (pinned) ++set_lists_[l.set].pinned;
+  else --set_lists_[l.set].pinned;
   return true;
 }
 

@@ -100,7 +100,8 @@ class ContextCache {
   // What the constructor refuses, without making a cache (throws the same).
   static void check(const ContextCacheConfig& config);
 
-  uint64_t access(uint64_t key, bool write, uint64_t now_ps);
+  // unpin: the line, when present, may be a victim again (as unpin(key)).
+  uint64_t access(uint64_t key, bool write, uint64_t now_ps, bool unpin = false);
   bool insert(uint64_t key, uint64_t ready_ps, bool pin = false);
   void prefetch(const uint64_t* keys, std::size_t count, uint64_t now_ps, const std::function<uint64_t(uint64_t)>& read);
   // The line may be a victim again; false if absent or not pinned.
@@ -152,6 +153,8 @@ class ContextCache {
   uint32_t take_free(Set& s, uint32_t set_index);
   // The victim of a full set: its least recently used (or random) unpinned line.
   uint32_t victim(const Set& s);
+  // Pins or unpins a line, keeping its set's count; false when it already was so.
+  bool set_pinned(uint32_t line, bool pinned);
   // A line of key's set for key (evicting when the set is full), made most
   // recent; kNone when every way is pinned.
   uint32_t allocate(uint64_t key, uint64_t now_ps);

@@ -141,6 +141,8 @@ class Hca : public sc_core::sc_module {
   std::string modify_cq(uint32_t n, uint32_t count, uint64_t period_ps);
   bool cq_exists(uint32_t n) const { return completions_->exists(n); }
   bool cq_compressing(uint32_t n) const { return completions_->compressing(n); }
+  // Latency parts: the WrTimes of CQ n's completion number seq (CompletionWriter::times).
+  transport::WrTimes completion_times(uint32_t n, uint64_t seq) { return completions_->times(n, seq); }
   // A QP over rings in host memory; throws std::invalid_argument when a CQ
   // does not exist, a ring is not a power of two holding the QP's
   // max_send_wr / max_recv_wr, a stride cannot hold max_send_sge /

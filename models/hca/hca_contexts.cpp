@@ -129,10 +129,6 @@ uint64_t HcaContexts::wqe(uint32_t qpn, bool send_queue, uint64_t wr_id, uint64_
   return wqes().lookup(qpn, send_queue ? WqeRing::Send : WqeRing::Receive, static_cast<uint32_t>(wr_id), now_ps);
 }
 
-void HcaContexts::wqe_uncached(uint32_t qpn, uint32_t counter, uint32_t bytes) {
-  if (has_icm_) wqes().uncached(qpn, WqeRing::Send, counter, bytes);
-}
-
 void HcaContexts::wqe_prefetch(uint32_t qpn, uint64_t wr_id, uint32_t posted, uint64_t now_ps) {
   if (has_icm_)
     wqes().prefetch(qpn, WqeRing::Send, static_cast<uint32_t>(wr_id), std::min(posted, prefetch_batch_), now_ps);

@@ -74,8 +74,6 @@ class HcaContexts : public transport::ContextLookups {
   // pinned: a BlueFlame WQE, kept until its first use; false when the cache had no room to pin it.
   bool wqe_fetched(uint32_t qpn, bool send_queue, uint32_t counter, uint32_t bytes, uint64_t ready_ps,
                    bool pinned = false);
-  // A send WQE posted without its lines (a BlueFlame copy dropped): its first lookup reads it.
-  void wqe_uncached(uint32_t qpn, uint32_t counter, uint32_t bytes);
 
   // A cache is made at its first use (an HCA whose host posts no work, or that
   // has no host, makes none); reading one makes it as it would have started.

@@ -91,11 +91,8 @@ uint64_t WqeCache::lookup(uint32_t qpn, WqeRing ring, uint32_t counter, uint64_t
   if (!place(qpn, ring, counter, slot, lines)) return now_ps;
   uint64_t ready = now_ps;
   const uint32_t n = used(slot_key(qpn, ring, slot), lines);
-  for (uint32_t j = 0; j < n; ++j) {
-    const uint64_t k = key({qpn, ring, slot, j}, lines);
-    ready = std::max(ready, cache_.access(k, false, now_ps));
-    cache_.unpin(k);
-  }
+  for (uint32_t j = 0; j < n; ++j)
+    ready = std::max(ready, cache_.access(key({qpn, ring, slot, j}, lines), false, now_ps, true));
   return ready;
 }
 
@@ -124,11 +121,6 @@ uint32_t WqeCache::note_size(uint32_t qpn, WqeRing ring, uint32_t slot, uint32_t
   if (n < lines) used_[sk] = n;
   else if (!used_.empty()) used_.erase(sk);
   return n;
-}
-
-void WqeCache::uncached(uint32_t qpn, WqeRing ring, uint32_t counter, uint32_t bytes) {
-  uint32_t slot = 0, lines = 0;
-  if (place(qpn, ring, counter, slot, lines)) note_size(qpn, ring, slot, lines, bytes);
 }
 
 bool WqeCache::insert(uint32_t qpn, WqeRing ring, uint32_t counter, uint32_t bytes, uint64_t ready_ps, bool pinned) {

@@ -29,7 +29,7 @@
 //   done. A pinned WQE (one a BlueFlame write carried) cannot be evicted
 //   until its first lookup; when a set it needs has every way pinned, none
 //   of its lines is kept and insert returns false (the front end then posts
-//   it uncached: its first lookup reads its n lines, as after uncached()).
+//   it uncached: its size is kept, so its first lookup reads its n lines).
 // - lookup(q, ring, counter, now): the engine needs the WQE; returns
 //   when its n lines are on chip (n = L for a WQE never inserted), and
 //   unpins them (the first use of a BlueFlame WQE). A missing line is
@@ -82,8 +82,6 @@ class WqeCache {
   uint64_t lookup(uint32_t qpn, WqeRing ring, uint32_t counter, uint64_t now_ps);
   bool insert(uint32_t qpn, WqeRing ring, uint32_t counter, uint32_t bytes, uint64_t ready_ps, bool pinned = false);
   void prefetch(uint32_t qpn, WqeRing ring, uint32_t counter, uint32_t count, uint64_t now_ps);
-  // The WQE of `bytes` was posted without its lines (a BlueFlame copy dropped): a refetch reads its n lines.
-  void uncached(uint32_t qpn, WqeRing ring, uint32_t counter, uint32_t bytes);
   void done(uint32_t qpn, WqeRing ring, uint32_t counter);
   void forget(uint32_t qpn);
 

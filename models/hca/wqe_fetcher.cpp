@@ -76,7 +76,7 @@ void WqeFetcher::due() {
 void WqeFetcher::send_doorbell(uint32_t qpn, uint32_t counter, uint64_t at_ps) {
   const QpHost* q = find(qpn);
   if (q == nullptr) return;
-  schedule({at_ps, 0, Kind::Doorbell, qpn, counter, 0, 0, q->generation});
+  schedule({at_ps, 0, Kind::Doorbell, qpn, counter, 0, 0, q->generation, link::now_ps()});
 }
 
 void WqeFetcher::blueflame(uint32_t qpn, const uint8_t* wqe, uint32_t bytes, uint64_t at_ps) {
@@ -84,7 +84,7 @@ void WqeFetcher::blueflame(uint32_t qpn, const uint8_t* wqe, uint32_t bytes, uin
   if (q == nullptr) return;
   const uint32_t b = take_buffer(bytes);
   std::copy_n(wqe, bytes, buffers_[b].begin());
-  schedule({at_ps, 0, Kind::BlueFlame, qpn, 0, bytes, b, q->generation});
+  schedule({at_ps, 0, Kind::BlueFlame, qpn, 0, bytes, b, q->generation, link::now_ps()});
 }
 
 void WqeFetcher::handle(const Event& e) {
@@ -96,6 +96,8 @@ void WqeFetcher::handle(const Event& e) {
     switch (e.kind) {
       case Kind::Doorbell:
         ++stats_.doorbells;
+        q->rung.mmio_ps = e.mmio_ps;
+        q->rung.at_hca_ps = e.at_ps;
         if (e.first - q->sq_fetched > q->rings.sq_entries) {
           ++stats_.bad_doorbells;  // more WQEs than the ring holds: the counter is wrong
           break;
@@ -105,26 +107,24 @@ void WqeFetcher::handle(const Event& e) {
         break;
       case Kind::BlueFlame: {
         ++stats_.blueflame_writes;
+        q->rung.mmio_ps = e.mmio_ps;
+        q->rung.at_hca_ps = e.at_ps;
         const uint8_t* wqe = buffers_[e.buffer].data();
         const SendWqeHeader h = read_send_header(wqe);
         const bool next = h.index == static_cast<uint16_t>(q->sq_fetched) && q->sq_posted == q->sq_fetched &&
                           q->sq_in_flight == 0 && may_fetch(e.qpn);
         const uint32_t counter = q->sq_fetched;
         if (next) {
-          // Pinned in the WQE cache when its unit will want it before the
-          // prefetch would fetch it and there is room; else the write's
+          // Pinned in the WQE cache when there is room; else the write's
           // copy is dropped and the WQE is read from the ring when the
-          // prefetch or a unit wants it.
-          const uint32_t bytes = wqe_bytes(h, e.count);
-          if (contexts_.wqe_fetched(e.qpn, true, counter, bytes, link::now_ps(), true)) {
+          // prefetch or a unit wants it (the cache keeps its size).
+          if (contexts_.wqe_fetched(e.qpn, true, counter, wqe_bytes(h, e.count), link::now_ps(), true))
             ++stats_.blueflame_wqes;
-          } else {
+          else
             ++stats_.blueflame_refused;
-            contexts_.wqe_uncached(e.qpn, counter, bytes);
-          }
           ++q->sq_posted;
           ++q->sq_fetched;
-          post_send_wqe(e.qpn, *q, wqe, e.count, counter, true);
+          post_send_wqe(e.qpn, *q, wqe, e.count, counter, true, q->rung);
         } else {  // a doorbell for that WQE: read it from the ring
           const uint32_t ahead = static_cast<uint16_t>(h.index + 1 - static_cast<uint16_t>(q->sq_fetched));
           if (ahead > q->rings.sq_entries) {
@@ -171,12 +171,6 @@ void WqeFetcher::handle(const Event& e) {
   if (buffered) free_buffers_.push_back(e.buffer);
 }
 
-bool WqeFetcher::wanted_soon(uint32_t qpn) const {
-  if (config_.wqe_prefetch == 0) return true;
-  const transport::Qp* qp = engine_.find(qpn);
-  return qp == nullptr || qp->sq.size() - qp->next_wqe < config_.wqe_prefetch;
-}
-
 bool WqeFetcher::may_fetch(uint32_t qpn) const {
   const transport::Qp* qp = engine_.find(qpn);
   if (qp == nullptr) return false;
@@ -204,7 +198,7 @@ void WqeFetcher::fetch_send(uint32_t qpn, QpHost& q) {
     ++q.sq_in_flight;
     const uint32_t first = q.sq_fetched;
     q.sq_fetched += count;
-    schedule({done, 0, Kind::SendWqes, qpn, first, count, b, q.generation});
+    schedule({done, 0, Kind::SendWqes, qpn, first, count, b, q.generation, q.rung.mmio_ps, q.rung.at_hca_ps});
     if (find(qpn) != &q) return;  // handled at once, and the QP is gone
   }
 }
@@ -212,8 +206,11 @@ void WqeFetcher::fetch_send(uint32_t qpn, QpHost& q) {
 void WqeFetcher::post_send_wqes(const Event& e, QpHost& q) {
   --q.sq_in_flight;
   const uint32_t stride = q.rings.sq_stride;
+  transport::WrTimes rung;
+  rung.mmio_ps = e.mmio_ps;
+  rung.at_hca_ps = e.rung_ps;
   for (uint32_t i = 0; i < e.count; ++i) {
-    post_send_wqe(e.qpn, q, buffers_[e.buffer].data() + std::size_t{i} * stride, stride, e.first + i, false);
+    post_send_wqe(e.qpn, q, buffers_[e.buffer].data() + std::size_t{i} * stride, stride, e.first + i, false, rung);
     if (find(e.qpn) != &q) return;
   }
 }
@@ -223,7 +220,7 @@ uint32_t WqeFetcher::wqe_bytes(const SendWqeHeader& h, uint32_t bytes) {
 }
 
 void WqeFetcher::post_send_wqe(uint32_t qpn, QpHost& q, const uint8_t* wqe, uint32_t bytes, uint32_t counter,
-                               bool cached) {
+                               bool cached, const transport::WrTimes& rung) {
   const SendWqeHeader h = read_send_header(wqe);
   if (!cached) contexts_.wqe_fetched(qpn, true, counter, wqe_bytes(h, bytes), link::now_ps());
   transport::SendWr wr;
@@ -233,7 +230,7 @@ void WqeFetcher::post_send_wqe(uint32_t qpn, QpHost& q, const uint8_t* wqe, uint
   if (err == WqeError::BadSize) return fail_wqe(qpn, counter, kBadWqeSize);
   if (h.qpn != qpn || h.index != static_cast<uint16_t>(counter)) return fail_wqe(qpn, counter, kBadWqeHeader);
   ++stats_.send_wqes;
-  if (!engine_.post_send(qpn, wr).empty()) fail_wqe(qpn, counter, kBadWqeRefused);
+  if (!engine_.post_send(qpn, wr, rung).empty()) fail_wqe(qpn, counter, kBadWqeRefused);
 }
 
 void WqeFetcher::fail_wqe(uint32_t qpn, uint32_t counter, uint32_t vendor_err) {

@@ -110,6 +110,10 @@ class WqeFetcher : public transport::RecvWqeSource {
     uint32_t count;   // SendWqes / RecvWqes: WQEs in the buffer
     uint32_t buffer;  // BlueFlame, SendWqes, RecvWqes, RecvRecord: index into buffers_
     uint32_t generation;  // the QP's at scheduling (QpHost::generation)
+    // Doorbell, BlueFlame: when the MMIO write left the CPU; SendWqes: the
+    // times of the doorbell the read is for (WrTimes mmio_ps, at_hca_ps).
+    uint64_t mmio_ps = 0;
+    uint64_t rung_ps = 0;
     bool operator>(const Event& o) const { return at_ps != o.at_ps ? at_ps > o.at_ps : seq > o.seq; }
   };
   struct QpHost {
@@ -124,18 +128,18 @@ class WqeFetcher : public transport::RecvWqeSource {
     bool rq_flush = false;     // fetch every receive WQE posted (the QP is in ERR)
     bool rq_record_due = false;  // ERR came while reads were under way: read the record afresh after them
     uint32_t generation = 0;   // new at add and reset (generations_): events of an older one are dropped
+    transport::WrTimes rung;   // the latest doorbell's (or BlueFlame write's) mmio_ps and at_hca_ps
   };
 
   void schedule(Event e);
   void due();
   void handle(const Event& e);
   bool may_fetch(uint32_t qpn) const;
-  // Fewer than wqe_prefetch of the QP's send WQEs wait ahead of the next one (always with no prefetch).
-  bool wanted_soon(uint32_t qpn) const;
   void fetch_send(uint32_t qpn, QpHost& q);
   void post_send_wqes(const Event& e, QpHost& q);
   // cached: the WQE is in the WQE cache already (a BlueFlame WQE pinned there).
-  void post_send_wqe(uint32_t qpn, QpHost& q, const uint8_t* wqe, uint32_t bytes, uint32_t counter, bool cached);
+  void post_send_wqe(uint32_t qpn, QpHost& q, const uint8_t* wqe, uint32_t bytes, uint32_t counter, bool cached,
+                     const transport::WrTimes& rung);
   // The bytes a send WQE takes: its control segment's size, at most what was read.
   static uint32_t wqe_bytes(const SendWqeHeader& h, uint32_t bytes);
   void fail_wqe(uint32_t qpn, uint32_t counter, uint32_t vendor_err);

@@ -41,6 +41,7 @@ struct Driver::Cq {
   uint32_t consumed = 0;
   std::deque<uint64_t> visible;  // when each ring entry written and not yet polled is visible, in ring order
   std::deque<WorkCompletion> expanded;  // completions of a compressed block read, not yet handed out
+  uint64_t decoded = 0;         // completions read (their number for Hca::completion_times)
   std::function<void()> poll_handler, interrupt_handler;
   link::Alarm due = link::Alarm::method<&Cq::on_due>(this);
 };
@@ -394,8 +395,14 @@ bool Driver::expand_block(Cq& cq, uint64_t now) {
   if (cq.visible.size() < need || cq.visible[need - 1] > now) return false;  // the rest of the block is not there yet
   uint16_t wqe_index = 0;
   const WorkCompletion title = hca::decode_cqe(cqe, wqe_index);
+  const uint64_t visible = cq.visible[need - 1];
+  const auto traced = [&](WorkCompletion& wc) {
+    wc.times = hca_.completion_times(cq.cqn, cq.decoded++);
+    wc.times.cqe_ps = visible;
+  };
   cq.expanded.push_back(title);
   resolve(cq.expanded.back(), wqe_index);
+  traced(cq.expanded.back());
   uint8_t array[hca::kCqeBytes];
   for (uint32_t i = 0; i < minis; ++i) {
     const uint32_t e = 1 + i / hca::kMiniCqesPerEntry;
@@ -405,6 +412,7 @@ bool Driver::expand_block(Cq& cq, uint64_t now) {
     wc.opcode = m.opcode;
     wc.byte_len = m.byte_len;
     resolve(wc, m.wqe_index);
+    traced(wc);
     cq.expanded.push_back(wc);
   }
   for (uint32_t e = 0; e < need; ++e) cq.visible.pop_front();

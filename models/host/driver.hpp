@@ -31,7 +31,9 @@
 //   MSI-X write lands, on thread 0. With every cost 0 and a link of no cost,
 //   these happen at once, in the HCA's call.
 // - poll_cq hands out only CQEs already visible in host memory; it maps each
-//   CQE's WQE index back to the wr_id posted, frees the ring slots, and
+//   CQE's WQE index back to the wr_id posted, adds the completion's WrTimes
+//   (model tracing the HCA keeps beside the CQE; cqe_ps: when its CQE, or
+//   the block's last entry, was visible), frees the ring slots, and
 //   writes the CQ's consumer counter (ring entries consumed) into its
 //   doorbell record. A compressed block (host_formats.hpp) is read whole once
 //   all its entries are visible and expanded into its completions, title

@@ -25,7 +25,7 @@ struct SendWqe {
   SendWr wr;
   uint32_t unusable = 0;       // vendor error of a WQE the HCA could not decode (0: a usable WQE)
   uint64_t length = 0;         // message bytes (sum of the gather list; 8 for atomics)
-  uint64_t posted_ps = 0;
+  WrTimes times;               // its stages so far (on_chip_ps: when the engine took it)
   uint32_t first_psn = 0;      // valid once assigned (first packet sent)
   uint32_t psns = 0;           // PSNs it takes: request packets, or a READ's response packets
   uint32_t ssn = 0;            // send sequence number (1, 2, ...)
@@ -60,6 +60,7 @@ struct Response {
   uint32_t start_psn = 0;      // ReadData: the stream's first and last PSN
   uint32_t last_psn = 0;
   uint64_t ready_ps = 0;       // AtomicAck: when the original value read from host memory is at the HCA
+  uint64_t request_ps = 0;     // when the request it answers reached the QP (latency parts)
 };
 
 struct QpStats {

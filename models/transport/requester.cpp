@@ -37,7 +37,16 @@ WorkCompletion send_completion(const Qp& qp, const SendWqe& w, WcStatus status, 
   wc.byte_len = static_cast<uint32_t>(w.length);
   wc.qp_num = qp.qpn;
   wc.time_ps = now;
+  wc.times = w.times;
   return wc;
+}
+
+// w is answered by response p: done, with the answer's times (WrTimes).
+void answered(SendWqe& w, const ib::Packet& p, uint64_t now) {
+  w.done = true;
+  w.times.at_responder_ps = p.answered_ps;
+  w.times.response_ps = p.submitted_ps;
+  w.times.response_in_ps = now;
 }
 
 bool sending_state(QpState s) { return s == QpState::Rts || s == QpState::Sqd; }
@@ -96,6 +105,7 @@ ib::Packet* Requester::next_packet(Qp& qp, QpServices& s, bool& first_of_message
   const uint32_t psn = qp.send_psn;
   const bool resend = psn_diff(psn, qp.fresh_psn) < 0;
   ib::Packet* p = s.new_packet();
+  p->ssn = w.ssn;
   ib::Headers& h = p->hdr;
   const bool ud = qp.type == QpType::Ud;
   const AddressVector& av = ud ? w.wr.ah : qp.attr.ah_attr;
@@ -192,10 +202,10 @@ void Requester::on_response(Qp& qp, QpServices& s, const ib::Packet& p) {
   const uint8_t syndrome = p.hdr.aeth.syndrome;
   switch (syndrome & 0x60) {
     case kAethAck:
-      ack_through(qp, s, psn);
+      ack_through(qp, s, psn, p);
       return;
     case kAethRnrNak: {
-      if (!ack_through(qp, s, psn_add(psn, kPsnMask))) return;
+      if (!ack_through(qp, s, psn_add(psn, kPsnMask), p)) return;
       ++qp.stats.rnr_naks_received;
       if (qp.attr.rnr_retry != 7) {  // seed 001: 7 means retry forever
         if (qp.rnr_left == 0) {
@@ -211,7 +221,7 @@ void Requester::on_response(Qp& qp, QpServices& s, const ib::Packet& p) {
       return;
     }
     case kAethNak: {
-      if (!ack_through(qp, s, psn_add(psn, kPsnMask))) return;
+      if (!ack_through(qp, s, psn_add(psn, kPsnMask), p)) return;
       const uint8_t code = syndrome & 31;
       if (code <= kNakRemoteOperational) ++qp.stats.naks_received[code];
       static constexpr WcStatus kStatus[] = {WcStatus::Success, WcStatus::RemInvReqErr, WcStatus::RemAccessErr,
@@ -226,7 +236,7 @@ void Requester::on_response(Qp& qp, QpServices& s, const ib::Packet& p) {
 
 // Acknowledges every PSN up to psn. False when that showed lost READ or atomic
 // responses and a resend (or a failure) followed: the caller stops.
-bool Requester::ack_through(Qp& qp, QpServices& s, uint32_t psn) {
+bool Requester::ack_through(Qp& qp, QpServices& s, uint32_t psn, const ib::Packet& response) {
   if (psn_diff(psn, qp.una) < 0) return true;  // nothing new
   for (std::size_t i = 0; i < qp.sq.size(); ++i) {
     SendWqe& w = qp.sq[i];
@@ -243,7 +253,7 @@ bool Requester::ack_through(Qp& qp, QpServices& s, uint32_t psn) {
       resend_from(qp, s, qp.una, false);
       return false;
     }
-    w.done = true;
+    answered(w, response, s.now_ps());
   }
   qp.una = psn_add(psn, 1);
   retire(qp, s);
@@ -255,7 +265,7 @@ void Requester::on_read_response(Qp& qp, QpServices& s, const ib::Packet& p) {
   const uint32_t psn = p.hdr.bth.psn;
   const uint8_t op = p.hdr.bth.opcode;
   if (op == ib::op::kRcReadRespFirst || op == ib::op::kRcReadRespOnly) {
-    if (!ack_through(qp, s, psn_add(psn, kPsnMask))) return;  // the AETH acknowledges earlier PSNs
+    if (!ack_through(qp, s, psn_add(psn, kPsnMask), p)) return;  // the AETH acknowledges earlier PSNs
   }
   const int i = wqe_holding(qp, psn);
   if (i < 0 || qp.sq[i].wr.opcode != WrOpcode::RdmaRead) {
@@ -277,7 +287,7 @@ void Requester::on_read_response(Qp& qp, QpServices& s, const ib::Packet& p) {
   scatter(s.memory(), w.wr.sg_list, offset, p.payload.data(), p.payload_len);
   qp.una = psn_add(psn, 1);
   if (psn == last_psn(w)) {
-    w.done = true;
+    answered(w, p, s.now_ps());
     --qp.rd_atomic_outstanding;
   }
   retire(qp, s);
@@ -286,7 +296,7 @@ void Requester::on_read_response(Qp& qp, QpServices& s, const ib::Packet& p) {
 
 void Requester::on_atomic_ack(Qp& qp, QpServices& s, const ib::Packet& p) {
   const uint32_t psn = p.hdr.bth.psn;
-  if (!ack_through(qp, s, psn_add(psn, kPsnMask))) return;
+  if (!ack_through(qp, s, psn_add(psn, kPsnMask), p)) return;
   const int i = wqe_holding(qp, psn);
   if (i < 0 || !is_atomic(qp.sq[i].wr.opcode) || psn != qp.una) {
     ++qp.stats.dropped;
@@ -297,7 +307,7 @@ void Requester::on_atomic_ack(Qp& qp, QpServices& s, const ib::Packet& p) {
   to_le64(p.hdr.atomic_ack_eth.orig_data, bytes);
   scatter(s.memory(), w.wr.sg_list, 0, bytes, 8);
   qp.una = psn_add(psn, 1);
-  w.done = true;
+  answered(w, p, s.now_ps());
   --qp.rd_atomic_outstanding;
   retire(qp, s);
   progress(qp, s);
@@ -419,7 +429,7 @@ void Requester::queue_unusable(Qp& qp, QpServices& s, const SendWr& wr, uint32_t
   SendWqe w;
   w.wr = wr;
   w.unusable = vendor_err;
-  w.posted_ps = s.now_ps();
+  w.times.on_chip_ps = s.now_ps();
   w.ssn = ++qp.ssn;
   qp.sq.push_back(std::move(w));
 }

@@ -89,7 +89,7 @@ class Requester {
   static void queue_unusable(Qp& qp, QpServices& s, const SendWr& wr, uint32_t vendor_err);
 
  private:
-  static bool ack_through(Qp& qp, QpServices& s, uint32_t psn);
+  static bool ack_through(Qp& qp, QpServices& s, uint32_t psn, const ib::Packet& response);
   static void retire(Qp& qp, QpServices& s);
   static void progress(Qp& qp, QpServices& s);
   static void resend_from(Qp& qp, QpServices& s, uint32_t psn, bool timeout);

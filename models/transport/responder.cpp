@@ -413,6 +413,7 @@ ib::Packet* Responder::next_packet(Qp& qp, QpServices& s, uint64_t& data_ready_p
   Response& r = qp.responses.front();
   data_ready_ps = r.ready_ps;
   ib::Packet* p = s.new_packet();
+  p->answered_ps = r.request_ps;
   ib::Headers& h = p->hdr;
   const AddressVector& av = qp.attr.ah_attr;
   const auto fill = [&](uint8_t opcode, uint32_t psn) {

@@ -247,7 +247,7 @@ std::string TransportEngine::modify_qp(uint32_t qpn, const QpAttr& attr, uint32_
   return "";
 }
 
-std::string TransportEngine::post_send(uint32_t qpn, const SendWr& wr) {
+std::string TransportEngine::post_send(uint32_t qpn, const SendWr& wr, const WrTimes& times) {
   Entry* found = entry(qpn);
   if (found == nullptr) return "no QP " + std::to_string(qpn);
   Entry& e = *found;
@@ -266,7 +266,8 @@ std::string TransportEngine::post_send(uint32_t qpn, const SendWr& wr) {
   w.wr = wr;
   const bool atomic = wr.opcode == WrOpcode::AtomicCmpSwp || wr.opcode == WrOpcode::AtomicFetchAdd;
   w.length = atomic ? 8 : !wr.inline_data.empty() ? wr.inline_data.size() : sg_length(wr.sg_list);
-  w.posted_ps = now_ps();
+  w.times = times;
+  w.times.on_chip_ps = now_ps();
   w.ssn = ++qp.ssn;
   qp.sq.push_back(std::move(w));
   wake(e);
@@ -475,12 +476,12 @@ bool TransportEngine::context_on_chip_now(Entry& e) {
   const Qp& qp = e.qp;
   uint64_t on_chip = qpc;
   if (!Responder::has_work(qp) && qp.next_packet == 0 && qp.next_wqe < qp.sq.size()) {
-    on_chip = contexts_->wqe(qp.qpn, true, qp.sq[qp.next_wqe].wr.wr_id, std::max(now, qpc));
-    if (on_chip > std::max(now, qpc)) ++stats_.wqe_waits;
+    const uint64_t from = std::max(now, qpc);
+    on_chip = contexts_->wqe(qp.qpn, true, qp.sq[qp.next_wqe].wr.wr_id, from);
+    if (on_chip > from) ++stats_.wqe_waits;
     const std::size_t ahead = qp.next_wqe + contexts_->wqe_prefetch_depth();
     if (ahead > qp.next_wqe && ahead < qp.sq.size())
-      contexts_->wqe_prefetch(qp.qpn, qp.sq[ahead].wr.wr_id, static_cast<uint32_t>(qp.sq.size() - ahead),
-                              std::max(now, qpc));
+      contexts_->wqe_prefetch(qp.qpn, qp.sq[ahead].wr.wr_id, static_cast<uint32_t>(qp.sq.size() - ahead), from);
   }
   if (on_chip <= now) {
     e.context_held = true;
@@ -520,6 +521,7 @@ void TransportEngine::engine_done(Engine& g) {
   e.in_engine = false;
   g.entry = nullptr;
   g.packet = nullptr;
+  if (SendWqe* w = carried_wqe(e.qp, *p)) w->times.built_ps = now;
   if (g.ready_ps <= now && e.waiting_data == 0) {
     to_port(e, p, g.started);
   } else {
@@ -564,7 +566,7 @@ void TransportEngine::to_port(Entry& e, ib::Packet* p, Started started) {
   // Behind packets already waiting for this VL (a QP's packets stay in
   // order); otherwise the port takes it, drops it, or finds the VL full.
   if (vl >= link::kVl15 || r.vl()[vl].parked.empty()) {
-    if (port.submit(p) != link::SubmitResult::Busy) {
+    if (submit(port, e, p) != link::SubmitResult::Busy) {
       if (vl < link::kVl15) r.vl()[vl].started_bytes -= started.bytes;
       handed_on(e);
       return;
@@ -574,6 +576,21 @@ void TransportEngine::to_port(Entry& e, ib::Packet* p, Started started) {
   r.vl()[vl].parked.push_back({&e, p, started.bytes});
   ++e.waiting_room;
   ++stats_.port_full_waits;
+}
+
+link::SubmitResult TransportEngine::submit(link::Port& port, Entry& e, ib::Packet* p) {
+  const uint64_t now = now_ps();
+  p->submitted_ps = now;  // read before the port may release it (a drop)
+  SendWqe* w = carried_wqe(e.qp, *p);
+  const link::SubmitResult r = port.submit(p);
+  if (r != link::SubmitResult::Busy && w != nullptr) w->times.sent_ps = now;
+  return r;
+}
+
+SendWqe* TransportEngine::carried_wqe(Qp& qp, const ib::Packet& p) {
+  if (p.ssn == 0 || qp.sq.empty()) return nullptr;
+  const uint32_t i = p.ssn - qp.sq.front().ssn;  // SSNs are consecutive in the send queue
+  return i < qp.sq.size() && qp.sq[i].ssn == p.ssn ? &qp.sq[i] : nullptr;
 }
 
 void TransportEngine::handed_on(Entry& e) {
@@ -591,7 +608,7 @@ void TransportEngine::serve_room(unsigned port_index) {
   for (uint32_t left = r.blocked; left != 0; left &= left - 1) {
     const unsigned vl = static_cast<unsigned>(__builtin_ctz(left));
     Lane& l = r.vl()[vl];
-    while (!l.parked.empty() && port.submit(l.parked.front().packet) != link::SubmitResult::Busy) {
+    while (!l.parked.empty() && submit(port, *l.parked.front().entry, l.parked.front().packet) != link::SubmitResult::Busy) {
       Entry& e = *l.parked.front().entry;
       l.started_bytes -= l.parked.front().bytes;
       l.parked.pop_front();
@@ -719,7 +736,9 @@ void TransportEngine::execute(Entry& e, ib::Packet* p) {
   // congestion_hooks.hpp: an RC request with FECN is answered with BECN.
   if ((p->hdr.bth.resv8a & ib::kBthFecn) != 0 && e.qp.type == QpType::Rc && ports_[e.qp.port].cc != nullptr)
     e.qp.becn_owed = true;
+  const std::size_t queued = e.qp.responses.size();
   Responder::on_request(e.qp, *this, *p);
+  for (std::size_t i = queued; i < e.qp.responses.size(); ++i) e.qp.responses[i].request_ps = now_ps();
   after(e);
   pool_.release(p);
 }

@@ -164,7 +164,9 @@ class TransportEngine : public QpServices {
   Qp* find(uint32_t qpn);
   const Qp* find(uint32_t qpn) const;
   std::string modify_qp(uint32_t qpn, const QpAttr& attr, uint32_t mask);
-  std::string post_send(uint32_t qpn, const SendWr& wr);
+  // times: what the front end knows of the WR's trip (its doorbell's times);
+  // the engine stamps on_chip_ps and the later stages (WrTimes).
+  std::string post_send(uint32_t qpn, const SendWr& wr, const WrTimes& times = {});
   std::string post_recv(uint32_t qpn, const RecvWr& wr);
   // A send WQE the HCA's front end could not use (Requester::queue_unusable).
   void post_unusable(uint32_t qpn, const SendWr& wr, uint32_t vendor_err);
@@ -229,6 +231,9 @@ class TransportEngine : public QpServices {
   void drop_promise(Entry& e);
   void to_port(Entry& e, ib::Packet* p, Started started);  // a built packet whose data is there: to its port, or its VL's room list
   void handed_on(Entry& e);      // a packet of e went to its port
+  // port.submit(p), stamping when p went (Packet::submitted_ps; its WQE's sent_ps).
+  link::SubmitResult submit(link::Port& port, Entry& e, ib::Packet* p);
+  static SendWqe* carried_wqe(Qp& qp, const ib::Packet& p);  // the send WQE a request packet carries, if still queued
   void rx_due();                 // rx_units 0: the pipeline's packets due now reach their QPs
   void start_rx();               // free receive units take waiting packets
   void rx_unit_done(RxUnit& u);

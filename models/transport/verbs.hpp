@@ -126,6 +126,21 @@ struct RecvWr {
   std::vector<Sge> sg_list;
 };
 
+// Model tracing, in no verbs structure: when a send WR passed each stage of
+// its trip, for its latency in parts (docs/latency-parts.md). 0: not passed
+// (or not known: a WR posted without the HCA's front end has no MMIO times).
+struct WrTimes {
+  uint64_t mmio_ps = 0;           // its doorbell or BlueFlame write left the CPU
+  uint64_t at_hca_ps = 0;         // that write reached the HCA
+  uint64_t on_chip_ps = 0;        // its WQE was on chip: taken from the BlueFlame write, or read from the ring
+  uint64_t built_ps = 0;          // a transmit unit finished its last request packet
+  uint64_t sent_ps = 0;           // that packet went to the port (its gathered data there, room in the port)
+  uint64_t at_responder_ps = 0;   // the request the answer covers reached the responder's QP
+  uint64_t response_ps = 0;       // the answer (ACK, READ data, atomic ACK) went to the responder's port
+  uint64_t response_in_ps = 0;    // the answer reached this QP
+  uint64_t cqe_ps = 0;            // its CQE was visible in host memory (the driver's poll_cq fills it)
+};
+
 struct WorkCompletion {
   uint64_t wr_id = 0;
   WcStatus status = WcStatus::Success;
@@ -142,6 +157,7 @@ struct WorkCompletion {
   uint32_t vendor_err = 0;        // the model's detail code for an error status (0 = none)
   bool solicited = false;         // model: a receive of a message with the solicited event bit (for CQ arming)
   uint64_t time_ps = 0;           // simulated time the completion was made
+  WrTimes times;                  // model: a send completion's stages; a receive's cqe_ps
 };
 
 // Attributes of modify_qp; the mask says which are given.

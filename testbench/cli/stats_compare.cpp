@@ -275,16 +275,13 @@ bool is_stats_document(const nlohmann::json& doc) {
   return doc.is_object() && doc.contains("schema") && doc["schema"] == "hcasim-stats";
 }
 
-}  // namespace hcasim
-
-namespace hcasim {
-
 namespace {
 bool has(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
+std::string last_name(const std::string& path) { return path.substr(path.find_last_of('.') + 1); }
 }  // namespace
 
 DifferenceRank rank_of(const std::string& path) {
-  const std::string name = path.substr(path.find_last_of('.') + 1);
+  const std::string name = last_name(path);
   if (name == "batches" || name == "batch_lag1_autocorrelation" || has(name, "_ci95")) return DifferenceRank::ByProduct;
   if (has(name, "bps") || has(name, "Mpps") || has(name, "rate") || has(name, "per_s") || has(name, "throughput") ||
       has(name, "drop") || has(name, "lost"))
@@ -305,7 +302,7 @@ std::vector<std::string> report_lines(const std::vector<Difference>& differences
   for (const Difference& d : differences) {
     if (rank_of(d.path) != DifferenceRank::ByProduct) continue;
     ++by_products;
-    const std::string name = d.path.substr(d.path.find_last_of('.') + 1);
+    const std::string name = last_name(d.path);
     if (std::find(kinds.begin(), kinds.end(), name) == kinds.end()) kinds.push_back(name);
   }
   if (by_products > 0) {

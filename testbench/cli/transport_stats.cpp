@@ -27,6 +27,34 @@ nlohmann::json latency_section(const trace::LatencyRecord& h, bool halved) {
           {"p99_99_ns", static_cast<double>(h.quantile(0.9999)) / k}};
 }
 
+// Mean of each part of a latency (latency_parts.hpp), in the order of the trip.
+nlohmann::json latency_parts_json(const workloads::LatencyParts& p) {
+  const double n = p.samples == 0 ? 1.0 : static_cast<double>(p.samples);
+  nlohmann::json parts = nlohmann::json::array();
+  for (std::size_t i = 0; i < workloads::kLatencyParts; ++i)
+    parts.push_back({{"part", workloads::latency_part_info()[i].name},
+                     {"mean_ns", static_cast<double>(p.sum_ps[i]) / n / 1000.0},
+                     {"sum_ps", p.sum_ps[i]}});
+  return {{"samples", p.samples},
+          {"mean_ns", static_cast<double>(p.total_ps()) / n / 1000.0},
+          {"sum_ps", p.total_ps()},
+          {"parts", parts}};
+}
+
+// "   parts [ns]: cpu_post 240.0, doorbell 262.1, ..." (parts of 0 left out).
+std::string latency_parts_text(const nlohmann::json& l) {
+  std::string text = "     latency parts, mean [ns]:";
+  char part[64];
+  const char* sep = " ";
+  for (const auto& p : l["parts"]) {
+    if (p["sum_ps"].get<uint64_t>() == 0) continue;
+    std::snprintf(part, sizeof part, "%s%s %.1f", sep, p["part"].get<std::string>().c_str(), p["mean_ns"].get<double>());
+    text += part;
+    sep = ", ";
+  }
+  return text + "\n";
+}
+
 nlohmann::json naks(const uint64_t (&n)[4]) {
   return {{"psn_seq_err", n[0]}, {"inv_req", n[1]}, {"rem_access", n[2]}, {"rem_op", n[3]}};
 }
@@ -84,6 +112,7 @@ nlohmann::json perftest_json(const workloads::Perftest& t, const fabric::Fabric&
       j["msg_rate_Mpps"] = seconds > 0 ? static_cast<double>(s.messages) / seconds / 1e6 : 0.0;
     } else {
       j["latency"] = latency_section(s.round_trip_ps, r.halved);
+      if (s.parts.samples > 0) j["latency_parts"] = latency_parts_json(s.parts);
     }
     j["transport"] = counters_json(s.counters);
     sizes.push_back(std::move(j));
@@ -128,6 +157,11 @@ nlohmann::json verbs_script_json(const workloads::VerbsScript& v) {
                    {"got", r.completed ? nlohmann::json(transport::to_string(r.status)) : nlohmann::json(nullptr)},
                    {"posted_ps", r.posted_ps},
                    {"completed_ps", r.completed_ps}});
+    if (r.completed && o.op != config::VerbsOpKind::PostRecv) {
+      workloads::LatencyParts parts;
+      parts.add(r.posted_ps, r.times, r.completed_ps);
+      ops.back()["latency_parts"] = latency_parts_json(parts);
+    }
   }
   return {{"name", c.name},
           {"type", transport::to_string(c.type)},
@@ -227,6 +261,7 @@ nlohmann::json swarms_json(const std::vector<std::unique_ptr<workloads::Swarm>>&
                    {"ops_per_s_per_machine", r.machines.empty() ? 0.0 : sum / static_cast<double>(r.machines.size())},
                    {"machines", std::move(machines)},
                    {"latency", trace::latency_json(r.latency_ps)},
+                   {"latency_parts", latency_parts_json(r.parts)},
                    {"failures", r.failures}});
   }
   return out;
@@ -245,6 +280,8 @@ std::string transport_summary(const nlohmann::json& stats) {
                   w["ops_per_s_per_machine"].get<double>() / 1e6, w["latency"]["p50_ns"].get<double>(),
                   w["latency"]["p99_ns"].get<double>());
     o << line;
+    if (w.contains("latency_parts") && w["latency_parts"]["samples"].get<uint64_t>() > 0)
+      o << latency_parts_text(w["latency_parts"]);
   }
   for (const auto& t : stats["perftest"]) {
     std::snprintf(line, sizeof line, "  perftest %s: %s %s, %s -> %s, %llu QP%s%s\n",
@@ -279,6 +316,7 @@ std::string transport_summary(const nlohmann::json& stats) {
                       l["p99_ns"].get<double>() / 1e3, l["p99_9_ns"].get<double>() / 1e3);
       }
       o << line << counters_text(s["transport"]) << "\n";
+      if (s.contains("latency_parts")) o << latency_parts_text(s["latency_parts"]);
     }
   }
   for (const auto& v : stats["verbs"]) {

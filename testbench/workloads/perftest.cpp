@@ -492,6 +492,7 @@ void Perftest::on_client(const transport::WorkCompletion& wc) {
     }
   }
   r.round_trip_ps.add(now_ps() - posted_ps_, now_ps());
+  if (cfg_.test != PerftestKind::SendLat) r.parts.add(posted_ps_, wc.times, now_ps());
   ++r.messages;
   progress_ps_ = now_ps();
   if (++round_ < iterations_) ping();

@@ -31,7 +31,8 @@
 //   modelled as the host seeing the write when the responder's write of the
 //   buffer's last byte is visible in host memory (host::Driver::watch_memory).
 //   Both report round trip / 2, as perftest. read_lat, atomic_lat: post to completion of each operation, the
-//   full round trip, as perftest.
+//   full round trip, as perftest. Their round trips are also split into
+//   parts (latency_parts.hpp): post to the client acting on the completion.
 // - Data check: source slots hold a pattern of address and test, destination
 //   slots start zeroed. WR k of a QP uses slot k mod slots at both ends; once
 //   its data has landed (write, read: the client's completion; send: the
@@ -69,6 +70,7 @@
 #include "models/trace/latency_record.hpp"
 #include "testbench/workloads/connection.hpp"
 #include "testbench/workloads/flow.hpp"
+#include "testbench/workloads/latency_parts.hpp"
 #include "testbench/workloads/perftest_counters.hpp"
 
 namespace hcasim::workloads {
@@ -90,6 +92,7 @@ struct PerftestSizeResult {
   uint64_t end_ps = 0;
   bool done = false;
   trace::LatencyRecord round_trip_ps; // latency tests: one sample per iteration
+  LatencyParts parts;             // read_lat, atomic_lat: each round trip in parts
   TransportCounters counters;     // the test's QPs, over this size
 };
 

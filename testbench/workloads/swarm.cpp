@@ -124,6 +124,7 @@ void Swarm::run(Thread& t) {
       if (now >= result_.count_from_ps) {
         ++result_.machines[t.machine].completed;
         result_.latency_ps.add(now - s.posted_ps, now);
+        result_.parts.add(s.posted_ps, wc.times, now);
       }
       s.busy = false;
     }

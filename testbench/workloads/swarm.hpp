@@ -41,6 +41,7 @@
 #include "models/link/timeline.hpp"
 #include "models/trace/latency_record.hpp"
 #include "testbench/workloads/flow.hpp"
+#include "testbench/workloads/latency_parts.hpp"
 
 namespace hcasim::workloads {
 
@@ -62,6 +63,7 @@ struct SwarmResult {
   uint64_t count_from_ps = 0;        // start + warmup
   uint64_t count_to_ps = 0;          // the run's end
   trace::LatencyRecord latency_ps;   // counted operations: post to completion polled
+  LatencyParts parts;                // the same, in parts (latency_parts.hpp)
   std::vector<std::string> failures;
 };
 

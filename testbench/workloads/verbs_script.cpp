@@ -166,6 +166,7 @@ void VerbsScript::on_completion(std::size_t i, const transport::WorkCompletion& 
   r.completed = true;
   r.status = wc.status;
   r.completed_ps = now_ps();
+  r.times = wc.times;
   const config::VerbsOpConfig& o = cfg_.ops[i];
   if (wc.status != o.expect)
     fail(i, std::string("expected ") + transport::to_string(o.expect) + ", got " + transport::to_string(wc.status));

@@ -34,6 +34,7 @@
 
 #include "models/config/verbs_workload_config.hpp"
 #include "models/link/timeline.hpp"
+#include "models/transport/verbs.hpp"
 #include "testbench/workloads/connection.hpp"
 #include "testbench/workloads/flow.hpp"
 
@@ -51,6 +52,7 @@ struct VerbsOpResult {
   transport::WcStatus status = transport::WcStatus::Success;
   uint64_t posted_ps = 0;
   uint64_t completed_ps = 0;
+  transport::WrTimes times;  // a send-side operation's stages (latency_parts.hpp)
 };
 
 class VerbsScript : public sc_core::sc_module {
