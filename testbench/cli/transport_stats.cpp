@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "models/trace/port_stats_json.hpp"
+#include "testbench/cli/perftest_bound_json.hpp"
 
 namespace hcasim {
 
@@ -110,6 +111,7 @@ nlohmann::json perftest_json(const workloads::Perftest& t, const fabric::Fabric&
       j["bw_Gbps"] = seconds > 0 ? bytes * 8 / seconds / 1e9 : 0.0;
       j["bw_average"] = c.report_gbits ? j["bw_Gbps"] : j["bw_MBps"];  // in bw_unit, as the table prints it
       j["msg_rate_Mpps"] = seconds > 0 ? static_cast<double>(s.messages) / seconds / 1e6 : 0.0;
+      j.update(perftest_bound_json(t, s, f, seconds > 0 ? static_cast<double>(s.messages) / seconds : 0.0));
     } else {
       j["latency"] = latency_section(s.round_trip_ps, r.halved);
       if (s.parts.samples > 0) j["latency_parts"] = latency_parts_json(s.parts);
@@ -318,6 +320,7 @@ std::string transport_summary(const nlohmann::json& stats) {
       o << line << counters_text(s["transport"]) << "\n";
       if (s.contains("latency_parts")) o << latency_parts_text(s["latency_parts"]);
     }
+    for (const auto& s : t["sizes"]) o << perftest_bound_text(s, t["sizes"].size() > 1);
   }
   for (const auto& v : stats["verbs"]) {
     std::size_t as_expected = 0;

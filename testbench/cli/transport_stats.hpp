@@ -11,6 +11,8 @@
 //   repeats the one the table prints: Gb/s with report_gbits, else MiB/s.
 // - Each size carries its transport counters (perftest_counters.hpp), printed
 //   after perftest's columns.
+// - Each bandwidth size carries its bounds and names the least
+//   (perftest_bound_json.hpp), printed one line a size after the table.
 // - Latency: t_min, t_max, t_typical (median), t_avg, p99, p99.9 in
 //   nanoseconds; send_lat and write_lat report half the round trip, read_lat
 //   and atomic_lat the full round trip (perftest's conventions).

@@ -130,6 +130,10 @@ TEST_CASE("write_bw of 64 KiB over HDR 4x: PCIe-bound on Gen3 x16 within 1% of t
   CHECK(std::abs(measured / bound - 1) <= 0.01);
   // The server's upstream direction is the busy one.
   CHECK(stats["hosts"]["first"][1]["pcie"]["upstream"]["utilization"].get<double>() > 0.97);
+  // stats.json names that bound (docs/perftest.md "What bounds a test"): PCIe, at the server, per message.
+  CHECK(size["bound"] == "pcie");
+  CHECK(size["bound_side"] == "server");
+  CHECK(size["bound_msgs_per_s"].get<double>() == Approx(bound / 8 / 65536).epsilon(1e-9));
 }
 
 TEST_CASE("write_bw of 64 KiB over HDR 4x on Gen4 x16 reaches the link-bound result of a host side of no cost") {
