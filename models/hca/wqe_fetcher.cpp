@@ -8,6 +8,16 @@ namespace hcasim::hca {
 
 using transport::QpState;
 
+namespace {
+// What the front end knows of a send WR's trip: its doorbell's times.
+transport::WrTimes rung_times(uint64_t mmio_ps, uint64_t at_hca_ps) {
+  transport::WrTimes t;
+  t.mmio_ps = mmio_ps;
+  t.at_hca_ps = at_hca_ps;
+  return t;
+}
+}  // namespace
+
 WqeFetcher::WqeFetcher(const HcaConfig& config, transport::TransportEngine& engine, DmaEngine& dma,
                        HcaContexts& contexts)
     : config_(config), engine_(engine), dma_(dma), contexts_(contexts) {}
@@ -96,8 +106,8 @@ void WqeFetcher::handle(const Event& e) {
     switch (e.kind) {
       case Kind::Doorbell:
         ++stats_.doorbells;
-        q->rung.mmio_ps = e.mmio_ps;
-        q->rung.at_hca_ps = e.at_ps;
+        q->rung_mmio_ps = e.mmio_ps;
+        q->rung_at_hca_ps = e.at_ps;
         if (e.first - q->sq_fetched > q->rings.sq_entries) {
           ++stats_.bad_doorbells;  // more WQEs than the ring holds: the counter is wrong
           break;
@@ -107,8 +117,8 @@ void WqeFetcher::handle(const Event& e) {
         break;
       case Kind::BlueFlame: {
         ++stats_.blueflame_writes;
-        q->rung.mmio_ps = e.mmio_ps;
-        q->rung.at_hca_ps = e.at_ps;
+        q->rung_mmio_ps = e.mmio_ps;
+        q->rung_at_hca_ps = e.at_ps;
         const uint8_t* wqe = buffers_[e.buffer].data();
         const SendWqeHeader h = read_send_header(wqe);
         const bool next = h.index == static_cast<uint16_t>(q->sq_fetched) && q->sq_posted == q->sq_fetched &&
@@ -124,7 +134,7 @@ void WqeFetcher::handle(const Event& e) {
             ++stats_.blueflame_refused;
           ++q->sq_posted;
           ++q->sq_fetched;
-          post_send_wqe(e.qpn, *q, wqe, e.count, counter, true, q->rung);
+          post_send_wqe(e.qpn, *q, wqe, e.count, counter, true, rung_times(e.mmio_ps, e.at_ps));
         } else {  // a doorbell for that WQE: read it from the ring
           const uint32_t ahead = static_cast<uint16_t>(h.index + 1 - static_cast<uint16_t>(q->sq_fetched));
           if (ahead > q->rings.sq_entries) {
@@ -198,7 +208,7 @@ void WqeFetcher::fetch_send(uint32_t qpn, QpHost& q) {
     ++q.sq_in_flight;
     const uint32_t first = q.sq_fetched;
     q.sq_fetched += count;
-    schedule({done, 0, Kind::SendWqes, qpn, first, count, b, q.generation, q.rung.mmio_ps, q.rung.at_hca_ps});
+    schedule({done, 0, Kind::SendWqes, qpn, first, count, b, q.generation, q.rung_mmio_ps, q.rung_at_hca_ps});
     if (find(qpn) != &q) return;  // handled at once, and the QP is gone
   }
 }
@@ -206,9 +216,7 @@ void WqeFetcher::fetch_send(uint32_t qpn, QpHost& q) {
 void WqeFetcher::post_send_wqes(const Event& e, QpHost& q) {
   --q.sq_in_flight;
   const uint32_t stride = q.rings.sq_stride;
-  transport::WrTimes rung;
-  rung.mmio_ps = e.mmio_ps;
-  rung.at_hca_ps = e.rung_ps;
+  const transport::WrTimes rung = rung_times(e.mmio_ps, e.rung_ps);
   for (uint32_t i = 0; i < e.count; ++i) {
     post_send_wqe(e.qpn, q, buffers_[e.buffer].data() + std::size_t{i} * stride, stride, e.first + i, false, rung);
     if (find(e.qpn) != &q) return;

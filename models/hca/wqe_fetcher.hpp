@@ -128,7 +128,8 @@ class WqeFetcher : public transport::RecvWqeSource {
     bool rq_flush = false;     // fetch every receive WQE posted (the QP is in ERR)
     bool rq_record_due = false;  // ERR came while reads were under way: read the record afresh after them
     uint32_t generation = 0;   // new at add and reset (generations_): events of an older one are dropped
-    transport::WrTimes rung;   // the latest doorbell's (or BlueFlame write's) mmio_ps and at_hca_ps
+    uint64_t rung_mmio_ps = 0;   // the latest doorbell's (or BlueFlame write's) WrTimes mmio_ps
+    uint64_t rung_at_hca_ps = 0; // and at_hca_ps
   };
 
   void schedule(Event e);
