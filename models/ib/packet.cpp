@@ -25,7 +25,7 @@ void Packet::reset() {
   hdr = Headers{};
   flow = 0;
   seq = 0;
-  created_ps = submitted_ps = answered_ps = injected_ps = 0;
+  created_ps = submitted_ps = request_in_ps = injected_ps = 0;
   ssn = 0;
   fc = FlowControl{};
   payload.clear();

@@ -58,7 +58,7 @@ class alignas(64) Packet {
   uint64_t seq = 0;                  // sequence number within the flow
   uint64_t created_ps = 0;           // when the source made it
   uint64_t submitted_ps = 0;         // when the source port accepted it (raw traffic; transport: handed to the port)
-  uint64_t answered_ps = 0;          // a transport response: when the request it answers reached the responder's QP
+  uint64_t request_in_ps = 0;        // transport: when the request (a response: the one it answers) reached the responder's QP
   uint32_t ssn = 0;                  // a transport request: the SSN of the WQE it carries
   uint64_t injected_ps = 0;          // when its first byte went on the wire at an HCA port (stamping ports only)
   // When it was delivered to a switch port that enforces lifetimes (the

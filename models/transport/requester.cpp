@@ -44,7 +44,7 @@ WorkCompletion send_completion(const Qp& qp, const SendWqe& w, WcStatus status, 
 // w is answered by response p: done, with the answer's times (WrTimes).
 void answered(SendWqe& w, const ib::Packet& p, uint64_t now) {
   w.done = true;
-  w.times.at_responder_ps = p.answered_ps;
+  w.times.at_responder_ps = p.request_in_ps;
   w.times.response_ps = p.submitted_ps;
   w.times.response_in_ps = now;
 }

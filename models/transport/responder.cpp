@@ -137,6 +137,7 @@ void Responder::complete_recv(Qp& qp, QpServices& s, const ib::Packet& p, uint64
   wc.invalidated_rkey = info.inv ? p.hdr.ieth_r_key : 0;
   wc.solicited = p.hdr.bth.se;
   wc.time_ps = s.now_ps();
+  wc.times.at_responder_ps = p.request_in_ps;  // its last packet reached this QP
   ++qp.stats.messages_received;
   qp.stats.bytes_received += bytes;
   qp.rq.pop_front();
@@ -413,7 +414,7 @@ ib::Packet* Responder::next_packet(Qp& qp, QpServices& s, uint64_t& data_ready_p
   Response& r = qp.responses.front();
   data_ready_ps = r.ready_ps;
   ib::Packet* p = s.new_packet();
-  p->answered_ps = r.request_ps;
+  p->request_in_ps = r.request_ps;
   ib::Headers& h = p->hdr;
   const AddressVector& av = qp.attr.ah_attr;
   const auto fill = [&](uint8_t opcode, uint32_t psn) {

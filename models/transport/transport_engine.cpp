@@ -725,6 +725,7 @@ bool TransportEngine::must_wait(Entry& e, const ib::Packet& p) {
 }
 
 void TransportEngine::take_request(Entry& e, ib::Packet* p) {
+  p->request_in_ps = now_ps();  // latency parts: before it may wait for a receive WQE
   if (!e.held.empty() || must_wait(e, *p)) {
     e.held.push_back(p);
     return;
@@ -738,7 +739,7 @@ void TransportEngine::execute(Entry& e, ib::Packet* p) {
     e.qp.becn_owed = true;
   const std::size_t queued = e.qp.responses.size();
   Responder::on_request(e.qp, *this, *p);
-  for (std::size_t i = queued; i < e.qp.responses.size(); ++i) e.qp.responses[i].request_ps = now_ps();
+  for (std::size_t i = queued; i < e.qp.responses.size(); ++i) e.qp.responses[i].request_ps = p->request_in_ps;
   after(e);
   pool_.release(p);
 }

@@ -157,7 +157,7 @@ struct WorkCompletion {
   uint32_t vendor_err = 0;        // the model's detail code for an error status (0 = none)
   bool solicited = false;         // model: a receive of a message with the solicited event bit (for CQ arming)
   uint64_t time_ps = 0;           // simulated time the completion was made
-  WrTimes times;                  // model: a send completion's stages; a receive's cqe_ps
+  WrTimes times;                  // model: a send completion's stages; a receive's at_responder_ps (its last packet in) and cqe_ps
 };
 
 // Attributes of modify_qp; the mask says which are given.

@@ -342,9 +342,9 @@ void Perftest::ping() {
   const uint32_t qpn = qps_[0].client_qpn;
   transport::SendWr w;
   switch (cfg_.test) {
-    case PerftestKind::SendLat: w = wr(round_, WrOpcode::Send, client_.src, len, client_); break;
+    case PerftestKind::SendLat: w = wr(lat_wr_id(), WrOpcode::Send, client_.src, len, client_); break;
     case PerftestKind::WriteLat:
-      w = wr(round_, WrOpcode::RdmaWrite, client_.src, len, client_);
+      w = wr(lat_wr_id(), WrOpcode::RdmaWrite, client_.src, len, client_);
       w.remote_addr = server_.dst;
       break;
     case PerftestKind::ReadLat:
@@ -361,16 +361,57 @@ void Perftest::ping() {
     }
   }
   w.rkey = server_.mr.rkey;
+  if (one_way_trips()) trip_posted(false);
   post(client_, qpn, w);
 }
 
 void Perftest::pong() {
   const auto len = static_cast<uint32_t>(size_);
-  transport::SendWr w = wr(round_, cfg_.test == PerftestKind::SendLat ? WrOpcode::Send : WrOpcode::RdmaWrite,
+  transport::SendWr w = wr(lat_wr_id(), cfg_.test == PerftestKind::SendLat ? WrOpcode::Send : WrOpcode::RdmaWrite,
                            server_.src, len, server_);
   w.remote_addr = client_.dst;
   w.rkey = client_.mr.rkey;
+  trip_posted(true);
   post(server_, qps_[0].server_qpn, w);
+}
+
+uint64_t Perftest::lat_wr_id() const { return uint64_t{size_at_} << 44 | round_; }  // rounds < 2^41
+
+void Perftest::trip_posted(bool from_server) {
+  Trip& t = trips_[trip_key(lat_wr_id(), from_server)];
+  t.size = result_.sizes.size() - 1;
+  t.start_ps = now_ps();
+}
+
+void Perftest::trip_sent(bool from_server, uint64_t wr_id, const transport::WrTimes& times) {
+  const uint64_t key = trip_key(wr_id, from_server);
+  const auto t = trips_.find(key);
+  if (t == trips_.end()) return;
+  t->second.times = times;
+  t->second.sent = true;
+  trip_parts(key);
+}
+
+void Perftest::trip_seen(bool from_server, uint64_t landed_ps, uint64_t arrived_ps) {
+  const uint64_t key = trip_key(lat_wr_id(), from_server);
+  const auto t = trips_.find(key);
+  if (t == trips_.end()) return;
+  t->second.seen_ps = now_ps();
+  t->second.landed_ps = landed_ps;
+  t->second.arrived_ps = arrived_ps;
+  t->second.seen = true;
+  trip_parts(key);
+}
+
+void Perftest::trip_parts(uint64_t key) {
+  const Trip& t = trips_.at(key);
+  if (!t.sent || !t.seen) return;
+  transport::WrTimes times = t.times;  // the answer (an ACK) is not on a one-way trip
+  times.response_ps = times.response_in_ps = 0;
+  times.cqe_ps = t.landed_ps;
+  if (times.at_responder_ps == 0) times.at_responder_ps = t.arrived_ps;  // UC, UD: no ACK tells the sender
+  result_.sizes[t.size].parts.add(t.start_ps, times, t.seen_ps);
+  trips_.erase(key);
 }
 
 bool Perftest::check(const std::string& what, Side& dst_side, uint64_t dst, const Side& src_side, uint64_t src,
@@ -419,13 +460,16 @@ void Perftest::poll() {
   const uint64_t len = size_;
   if (server_.landed && running_) {
     server_.landed = false;
-    if (check("write " + std::to_string(round_) + " at the server", server_, server_.dst, client_, client_.src, len))
+    if (check("write " + std::to_string(round_) + " at the server", server_, server_.dst, client_, client_.src, len)) {
+      trip_seen(false, now_ps());  // the host sees the last byte as it lands
       pong();
+    }
   }
   if (client_.landed && running_) {
     client_.landed = false;
     if (!check("write " + std::to_string(round_) + " at the client", client_, client_.dst, server_, server_.src, len))
       return;
+    trip_seen(true, now_ps());
     result_.sizes.back().round_trip_ps.add(now_ps() - posted_ps_, now_ps());
     ++result_.sizes.back().messages;
     progress_ps_ = now_ps();
@@ -434,7 +478,13 @@ void Perftest::poll() {
   }
 }
 
+bool Perftest::one_way_trips() const {
+  return cfg_.test == PerftestKind::SendLat || cfg_.test == PerftestKind::WriteLat;
+}
+
 void Perftest::on_client(const transport::WorkCompletion& wc) {
+  if (one_way_trips() && wc.status == WcStatus::Success && wc.opcode != WcOpcode::Recv)
+    trip_sent(false, wc.wr_id, wc.times);  // also after its size ended
   if (!running_) return;
   const unsigned q = client_index_.at(wc.qp_num);
   if (wc.status != WcStatus::Success)
@@ -472,6 +522,7 @@ void Perftest::on_client(const transport::WorkCompletion& wc) {
                  size_))
         return;
       if (round_ + 1 < iterations_) post_recv(client_, qps_[0].client_qpn, client_.dst, round_ + 1);
+      trip_seen(true, wc.times.cqe_ps, wc.times.at_responder_ps);
       break;
     case PerftestKind::WriteLat: return;  // the write is seen landing, not completing
     case PerftestKind::ReadLat:
@@ -492,7 +543,7 @@ void Perftest::on_client(const transport::WorkCompletion& wc) {
     }
   }
   r.round_trip_ps.add(now_ps() - posted_ps_, now_ps());
-  if (cfg_.test != PerftestKind::SendLat) r.parts.add(posted_ps_, wc.times, now_ps());
+  if (!one_way_trips()) r.parts.add(posted_ps_, wc.times, now_ps());
   ++r.messages;
   progress_ps_ = now_ps();
   if (++round_ < iterations_) ping();
@@ -500,6 +551,8 @@ void Perftest::on_client(const transport::WorkCompletion& wc) {
 }
 
 void Perftest::on_server(const transport::WorkCompletion& wc) {
+  if (one_way_trips() && wc.status == WcStatus::Success && wc.opcode != WcOpcode::Recv)
+    trip_sent(true, wc.wr_id, wc.times);
   if (!running_) return;
   const unsigned q = server_index_.at(wc.qp_num);
   if (wc.status != WcStatus::Success)
@@ -512,6 +565,7 @@ void Perftest::on_server(const transport::WorkCompletion& wc) {
                size_))
       return;
     if (round_ + 1 < iterations_) post_recv(server_, qps_[0].server_qpn, server_.dst, round_ + 1);
+    trip_seen(false, wc.times.cqe_ps, wc.times.at_responder_ps);
     pong();
     return;
   }

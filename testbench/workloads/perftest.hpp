@@ -31,8 +31,15 @@
 //   modelled as the host seeing the write when the responder's write of the
 //   buffer's last byte is visible in host memory (host::Driver::watch_memory).
 //   Both report round trip / 2, as perftest. read_lat, atomic_lat: post to completion of each operation, the
-//   full round trip, as perftest. Their round trips are also split into
-//   parts (latency_parts.hpp): post to the client acting on the completion.
+//   full round trip, as perftest. Latencies are also split into parts
+//   (latency_parts.hpp): read_lat, atomic_lat each round trip, post to the
+//   client acting on the completion; send_lat, write_lat each one-way trip
+//   (two an iteration: their mean is the half round trip reported), post to
+//   the receiver acting on the message, with the receiver's CQE (send) or
+//   the landing (write) as the completion's cut and no answer parts. A trip's
+//   parts are added when both the sender's completion (its WR's times) and
+//   the receiver's sight of it are in, so a trip whose sender completes after
+//   its size ended still counts in that size.
 // - Data check: source slots hold a pattern of address and test, destination
 //   slots start zeroed. WR k of a QP uses slot k mod slots at both ends; once
 //   its data has landed (write, read: the client's completion; send: the
@@ -92,7 +99,7 @@ struct PerftestSizeResult {
   uint64_t end_ps = 0;
   bool done = false;
   trace::LatencyRecord round_trip_ps; // latency tests: one sample per iteration
-  LatencyParts parts;             // read_lat, atomic_lat: each round trip in parts
+  LatencyParts parts;             // latency tests: each round trip (one-way trip: send_lat, write_lat) in parts
   TransportCounters counters;     // the test's QPs, over this size
 };
 
@@ -189,6 +196,22 @@ class Perftest : public sc_core::sc_module {
   uint64_t round_ = 0;            // latency tests: the iteration
   uint64_t posted_ps_ = 0;        // latency tests: when it started
   uint64_t atomic_value_ = 0;     // atomic_lat: what the server's word holds
+  // send_lat, write_lat: the one-way trips whose parts are not yet known, by trip_key().
+  struct Trip {
+    std::size_t size = 0;         // index in result_.sizes
+    uint64_t start_ps = 0, seen_ps = 0, landed_ps = 0;
+    uint64_t arrived_ps = 0;      // send_lat: the receive's at_responder_ps
+    transport::WrTimes times;     // the sender's WR
+    bool sent = false, seen = false;
+  };
+  std::unordered_map<uint64_t, Trip> trips_;
+  bool one_way_trips() const;     // send_lat, write_lat
+  uint64_t lat_wr_id() const;     // latency tests: the WR id of this size's round
+  static uint64_t trip_key(uint64_t wr_id, bool from_server) { return wr_id << 1 | (from_server ? 1 : 0); }
+  void trip_posted(bool from_server);
+  void trip_sent(bool from_server, uint64_t wr_id, const transport::WrTimes& times);
+  void trip_seen(bool from_server, uint64_t landed_ps, uint64_t arrived_ps = 0);  // at now, the receiver acts on it
+  void trip_parts(uint64_t key);  // adds the trip's parts once both ends are in
   uint64_t progress_ps_ = 0;      // when the running size began or last completed a message
   bool running_ = false, failed_ = false;
   bool begun_ = false, ended_ = false;

@@ -111,11 +111,11 @@ TEST_CASE("SM failover: the standby takes over within its polling window, tables
   // A client asks the SA for every PathRecord just after the master died.
   mgmt::SaAgent& client = *f.sa_agent(node_named(spec, "hca5"));
   std::vector<mgmt::SaCompletion> answers;
-  uint64_t answered_ps = 0;
+  uint64_t request_in_ps = 0;
   link::Alarm ask([&] {
     client.set_callback([&](const mgmt::SaCompletion& c) {
       answers.push_back(c);
-      answered_ps = link::now_ps();
+      request_in_ps = link::now_ps();
     });
     client.get_table(ib::kAttrPathRecord, 0, std::vector<uint8_t>(64, 0));
   });
@@ -176,9 +176,9 @@ TEST_CASE("SM failover: the standby takes over within its polling window, tables
   // HCA ports) until the takeover sweep is done; then from what that sweep
   // found: none to or from hca0.
   const size_t all = f.hca_count(), live = all - 1;
-  CHECK(answers[0].records == (answered_ps < r.done_ps ? all * (all - 1) : live * (live - 1)));
+  CHECK(answers[0].records == (request_in_ps < r.done_ps ? all * (all - 1) : live * (live - 1)));
   CHECK(f.sa_agent(standby_node)->database().size(ib::kAttrPathRecord) == live * (live - 1));
-  CHECK(answered_ps > r.start_ps);
+  CHECK(request_in_ps > r.start_ps);
   CHECK(answers[0].stats.request_retries >= 1);
 }
 

@@ -41,7 +41,8 @@ ReadLatSplit run_read_lat(const ScratchDir& dir, const std::string& name, const 
   ReadLatSplit out;
   out.t_avg_ns = size["latency"]["t_avg_ns"].get<double>();
   out.samples = size["latency"]["samples"].get<uint64_t>();
-  REQUIRE(size["latency_parts"]["samples"].get<uint64_t>() == out.samples);
+  const uint64_t trips = size["latency"]["reported"] == "half_round_trip" ? 2 : 1;  // an iteration's one-way trips
+  REQUIRE(size["latency_parts"]["samples"].get<uint64_t>() == trips * out.samples);
   for (const auto& p : size["latency_parts"]["parts"]) {
     out.ns[p["part"].get<std::string>()] = p["mean_ns"].get<double>();
     out.parts_sum_ps += p["sum_ps"].get<uint64_t>();
@@ -197,4 +198,62 @@ TEST_CASE("verbs operations and rc-swarm split their latencies too: each verbs o
   // wqe_fetch (BlueFlame) has time in it.
   for (const auto& p : l["parts"])
     if (p["part"] != "wqe_fetch") CHECK(p["sum_ps"].get<uint64_t>() > 0);
+}
+
+TEST_CASE("send_lat and write_lat split each one-way trip: two an iteration, their mean the half round trip reported") {
+  const ScratchDir dir("latency_parts_one_way");
+  nlohmann::json s = parts_config();
+  s.erase("hca");  // the realistic HCA
+  const auto test = [](const char* name, const char* qp_type) {
+    return nlohmann::json{{"test", name}, {"qp_type", qp_type}, {"client", "hca0.p1"}, {"server", "hca1.p1"},
+                          {"sizes", {"8B", "4KiB"}}, {"iterations", 300}};
+  };
+  s["workload"]["perftest"] = {test("send_lat", "rc"), test("write_lat", "rc"), test("send_lat", "ud"),
+                               test("write_lat", "uc")};
+  const CommandResult r = run_scenario_json(dir, "one_way", s.dump());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto stats = nlohmann::json::parse(slurp(dir / "one_way" / "stats.json"));
+  for (const auto& t : stats["perftest"]) {
+    for (const auto& size : t["sizes"]) {
+      INFO(t["test"] << " " << t["qp_type"] << " " << size["bytes"]);
+      const auto& l = size["latency_parts"];
+      const auto n = size["latency"]["samples"].get<uint64_t>();
+      REQUIRE(n == 300);
+      CHECK(l["samples"].get<uint64_t>() == 2 * n);  // the last server trip counts too, its sender's completion late
+      uint64_t parts = 0;
+      for (const auto& p : l["parts"]) parts += p["sum_ps"].get<uint64_t>();
+      CHECK(parts == l["sum_ps"].get<uint64_t>());
+      // The parts of all trips add up to the round trips: their mean is perftest's t_avg (round trip / 2).
+      CHECK(l["mean_ns"].get<double>() == Approx(size["latency"]["t_avg_ns"].get<double>()).epsilon(1e-12));
+      CHECK(l["parts"][6]["sum_ps"] == 0);  // responder and response_network: nothing answers on a one-way trip
+      CHECK(l["parts"][7]["sum_ps"] == 0);
+      // The request's arrival is known from the ACK (RC) or the receive (send); a UC write has
+      // neither, so its network trip counts in completion.
+      if (t["qp_type"] == "uc") CHECK(l["parts"][5]["sum_ps"] == 0);
+      else CHECK(l["parts"][5]["sum_ps"].get<uint64_t>() > 0);
+    }
+  }
+}
+
+TEST_CASE("write_lat's one-way trip: each part equals the time its parameters give") {
+  const ScratchDir dir("latency_parts_write_lat");
+  nlohmann::json s = parts_config();
+  s["workload"]["perftest"] = {{{"test", "write_lat"}, {"client", "hca0.p1"}, {"server", "hca1.p1"},
+                                {"sizes", {"8B"}}, {"iterations", 100}}};
+  const ReadLatSplit got = run_read_lat(dir, "write_lat", s);
+  const double pcie = tlp_bytes_per_ns(4, 16);
+  constexpr double kWriteWire = 8 + 12 + 16 + 8 + 4 + 2 + 2;  // LRH, BTH, RETH, 8 B, ICRC, VCRC, delimiters
+  // The 8 B go inline (perftest's 220 B for write_lat): the WQE is control, remote address and an
+  // inline segment of 4 + 8 bytes rounded to 16: 48 B, as the READ's.
+  check_read_lat_parts(got, {{"cpu_post", 40 + 200},
+                             {"doorbell", 250 + kBlueFlameTlp / pcie},
+                             {"wqe_fetch", 0},
+                             {"requester", 50 + 20},
+                             {"to_port", 0},
+                             {"request_network", kWriteWire / 25 + 10 + 40},
+                             {"responder", 0},
+                             {"response_network", 0},
+                             {"completion", 250 + 80 + kDataWriteTlp / pcie},  // the last byte visible
+                             {"poll", 0}});  // the host sees it land (perftest polls the buffer's last byte)
 }
