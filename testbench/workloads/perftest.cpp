@@ -103,7 +103,6 @@ void Perftest::start_of_simulation() {
 }
 
 void Perftest::begin(uint64_t offset_ps) {
-  begun_ = true;
   if (cfg_.idle) return end_test();
   start_.notify_at(offset_ps + (cfg_.start_ps == config::kAfterPrevious ? 0 : cfg_.start_ps));
 }

@@ -123,8 +123,6 @@ class Perftest : public sc_core::sc_module {
   void begin(uint64_t offset_ps);
   // Called once, when the test ends (see the rules).
   void then(std::function<void()> f) { then_ = std::move(f); }
-  bool begun() const { return begun_; }
-  bool ended() const { return ended_; }
 
   const PerftestSpec& spec() const { return spec_; }
   const PerftestResult& result() const { return result_; }
@@ -214,7 +212,7 @@ class Perftest : public sc_core::sc_module {
   void trip_parts(uint64_t key);  // adds the trip's parts once both ends are in
   uint64_t progress_ps_ = 0;      // when the running size began or last completed a message
   bool running_ = false, failed_ = false;
-  bool begun_ = false, ended_ = false;
+  bool ended_ = false;
   std::function<void()> then_;
   void end_test();
   TransportCounters size_base_;   // counters_now() when the running size began
