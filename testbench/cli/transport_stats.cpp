@@ -33,7 +33,7 @@ nlohmann::json latency_parts_json(const workloads::LatencyParts& p) {
   const double n = p.samples == 0 ? 1.0 : static_cast<double>(p.samples);
   nlohmann::json parts = nlohmann::json::array();
   for (std::size_t i = 0; i < workloads::kLatencyParts; ++i)
-    parts.push_back({{"part", workloads::latency_part_info()[i].name},
+    parts.push_back({{"part", workloads::latency_part_names()[i]},
                      {"mean_ns", static_cast<double>(p.sum_ps[i]) / n / 1000.0},
                      {"sum_ps", p.sum_ps[i]}});
   return {{"samples", p.samples},

@@ -4,20 +4,11 @@
 
 namespace hcasim::workloads {
 
-const std::array<LatencyPartInfo, kLatencyParts>& latency_part_info() {
-  static const std::array<LatencyPartInfo, kLatencyParts> kInfo = {{
-      {"cpu_post", "the doorbell or BlueFlame write leaves the CPU"},
-      {"doorbell", "that write reaches the HCA"},
-      {"wqe_fetch", "the WQE is on chip"},
-      {"requester", "a transmit unit built the last request packet"},
-      {"to_port", "that packet, its data gathered, went to the port"},
-      {"request_network", "the request reached the responder's QP"},
-      {"responder", "the answer went to the responder's port"},
-      {"response_network", "the answer reached the requester's QP"},
-      {"completion", "data placed and the CQE visible in host memory"},
-      {"poll", "the application acts on the completion"},
-  }};
-  return kInfo;
+const std::array<const char*, kLatencyParts>& latency_part_names() {
+  static const std::array<const char*, kLatencyParts> kNames = {
+      "cpu_post", "doorbell", "wqe_fetch", "requester", "to_port", "request_network",
+      "responder", "response_network", "completion", "poll"};
+  return kNames;
 }
 
 std::array<uint64_t, kLatencyParts> split_latency(uint64_t start_ps, const transport::WrTimes& t, uint64_t end_ps) {

@@ -33,12 +33,8 @@ namespace hcasim::workloads {
 
 constexpr std::size_t kLatencyParts = 10;
 
-struct LatencyPartInfo {
-  const char* name;
-  const char* ends;  // what its cut is
-};
-// Name and cut of each part, in the order of the trip.
-const std::array<LatencyPartInfo, kLatencyParts>& latency_part_info();
+// Each part's name, in the order of the trip (the rules above say where each ends).
+const std::array<const char*, kLatencyParts>& latency_part_names();
 
 // The parts of one operation posted at start_ps and acted on at end_ps.
 std::array<uint64_t, kLatencyParts> split_latency(uint64_t start_ps, const transport::WrTimes& times, uint64_t end_ps);
