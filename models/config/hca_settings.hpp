@@ -133,7 +133,22 @@ void describe(Io& io, ContextCacheConfig& c) {
 }
 
 template <class Io>
+void describe(Io& io, QpcFirstLevelConfig& c) {
+  io.uint("entries", c.entries, 0, 1u << 20, "QP contexts the transmit units hold; 0 = no first level");
+  io.uint("ways", c.ways, 0, 1u << 20, "contexts per set; 0 = fully associative (must divide entries)");
+  io.choice("replacement", c.replacement, host::replacement_names(),
+            "victim in a full set: least recently used, or random (splitmix64 of seed)");
+  io.time("load", c.load_ps, 0, 1'000'000'000, "transmit unit time to load a context it does not hold from the QPC cache");
+  io.uint64("seed", c.seed, 0, UINT64_MAX, "random replacement's generator seed");
+  if (c.entries > 0)
+    if (const std::string why = host::sets_problem(c.cache()); !why.empty()) io.fail("ways", why);
+}
+
+template <class Io>
 void describe(Io& io, ContextCachesConfig& c) {
+  io.object("qpc_l1", c.qpc_l1,
+            "a first level of QP contexts in the transmit units, in front of the QPC cache: a packet whose QP's "
+            "context is not held costs its unit `load` more");
   io.object("qpc", c.qpc, "QP contexts: looked up for every packet sent and received (written)");
   io.object("cqc", c.cqc, "CQ contexts: looked up for every completion (written)");
   io.object("mpt", c.mpt, "memory protection entries: looked up for every local and remote memory access");

@@ -32,7 +32,31 @@ inline ContextCacheConfig cache_defaults(uint32_t entries, uint32_t ways, uint32
 // only (no write-back). Its 640 lines are an assumption large enough that
 // rc-swarm's 14 threads x 24 READs miss no WQE; Connect-IB's fall at a window
 // of 32 once calibrated it to 384 (docs/experiments/wqe_window.md: no longer).
+// The transmit units' own store of QP contexts, in front of the QPC cache (a
+// first level): a unit that builds a packet for a QP whose context is not in
+// it loads the context from the QPC cache, which takes `load` of that unit's
+// time (the context crossing from the cache's SRAM into the unit). entries 0:
+// no first level (every context is read from the QPC cache at no unit cost).
+struct QpcFirstLevelConfig {
+  uint32_t entries = 0;                        // contexts held; 0 = none
+  uint32_t ways = 0;                           // per set; 0 or entries = fully associative
+  Replacement replacement = Replacement::Lru;  // victim in a full set
+  uint64_t load_ps = 0;                        // unit time to load a context that is not held
+  uint64_t seed = 1;                           // random replacement's generator seed
+  ContextCacheConfig cache() const {           // as a ContextCache (fills take no time)
+    ContextCacheConfig c;
+    c.entries = entries;
+    c.ways = ways;
+    c.replacement = replacement;
+    c.mshrs = 1;
+    c.write_back = false;
+    c.seed = seed;
+    return c;
+  }
+};
+
 struct ContextCachesConfig {
+  QpcFirstLevelConfig qpc_l1;                                       // the transmit units' QP contexts (off)
   ContextCacheConfig qpc = cache_defaults(512, 8, 256, 16, true);   // QP contexts: written by every packet
   ContextCacheConfig cqc = cache_defaults(128, 8, 64, 8, true);     // CQ contexts: written by every completion
   ContextCacheConfig mpt = cache_defaults(256, 8, 64, 8, false);    // memory protection entries (read only)

@@ -11,6 +11,7 @@ const char* to_string(ContextKind k) {
     case ContextKind::Mpt: return "mpt";
     case ContextKind::Mtt: return "mtt";
     case ContextKind::Wqe: return "wqe";
+    case ContextKind::QpcL1: return "qpc_l1";
     case ContextKind::kCount: break;
   }
   return "unknown";
@@ -36,6 +37,7 @@ HcaContexts::HcaContexts(const HcaConfig& config, DmaEngine& dma, WqeCache::Ring
   // Refused now, as when the caches were made with the HCA.
   for (const ContextCacheConfig* c : {&configs_.qpc, &configs_.cqc, &configs_.mpt, &configs_.mtt, &configs_.wqe})
     ContextCache::check(*c);
+  if (configs_.qpc_l1.entries > 0) ContextCache::check(configs_.qpc_l1.cache());
 }
 
 uint8_t* HcaContexts::scratch(std::size_t bytes) const {
@@ -76,6 +78,16 @@ WqeCache& HcaContexts::wqes() const {
   return *wqes_;
 }
 
+UnitContextStore& HcaContexts::first_level() const {
+  if (first_level_ == nullptr) first_level_ = std::make_unique<UnitContextStore>(configs_.qpc_l1);
+  return *first_level_;
+}
+
+uint64_t HcaContexts::unit_context_load(uint32_t qpn, uint64_t now_ps) {
+  if (!has_icm_ || configs_.qpc_l1.entries == 0) return 0;
+  return first_level().load(qpn, now_ps);
+}
+
 void HcaContexts::init_icm(uint64_t base) {
   layout_ = IcmLayout(base, bytes_);
   has_icm_ = true;
@@ -88,6 +100,7 @@ uint64_t HcaContexts::address(ContextKind k, uint64_t key) const {
     case ContextKind::Mpt: return layout_.mpt(static_cast<uint32_t>(key));
     case ContextKind::Mtt: return layout_.mtt(key * mtt_per_line_);
     case ContextKind::Wqe:
+    case ContextKind::QpcL1:
     case ContextKind::kCount: break;
   }
   return 0;
@@ -121,6 +134,7 @@ void HcaContexts::forget_cq(uint32_t cqn) {
 
 void HcaContexts::forget_qp(uint32_t qpn) {
   if (ContextCache* c = caches_[static_cast<std::size_t>(ContextKind::Qpc)].get()) c->invalidate(qpn);
+  if (first_level_ != nullptr) first_level_->forget(qpn);
   forget_wqes(qpn);
 }
 

@@ -26,6 +26,12 @@
 // - wqe(qpn, send, wr_id, now): the WQE the HCA's front end posted with that
 //   wr_id (its counter) is looked up in the WQE cache; wqe_fetched puts one
 //   the fetcher brought in; wqe_done drops a completed one.
+// - unit_context_load: with a first level (caches.qpc_l1, entries > 0), a
+//   lookup there (fully associative or set-associative, as configured); a
+//   context it does not hold costs its load time and takes a line. Without
+//   one, or before init_icm, 0. forget_qp drops the QP's line there too.
+//   present(QpcL1) is false without a first level (its statistics are not
+//   reported).
 
 #include <array>
 #include <cstdint>
@@ -38,13 +44,14 @@
 #include "models/hca/host_formats.hpp"
 #include "models/hca/icm_layout.hpp"
 #include "models/hca/memory_regions.hpp"
+#include "models/hca/unit_context_store.hpp"
 #include "models/hca/wqe_cache.hpp"
 #include "models/transport/context_lookups.hpp"
 
 namespace hcasim::hca {
 
-enum class ContextKind : uint8_t { Qpc, Cqc, Mpt, Mtt, Wqe, kCount };
-const char* to_string(ContextKind k);  // "qpc", "cqc", "mpt", "mtt", "wqe"
+enum class ContextKind : uint8_t { Qpc, Cqc, Mpt, Mtt, Wqe, QpcL1, kCount };
+const char* to_string(ContextKind k);  // "qpc", "cqc", "mpt", "mtt", "wqe", "qpc_l1"
 
 class HcaContexts : public transport::ContextLookups {
  public:
@@ -69,6 +76,7 @@ class HcaContexts : public transport::ContextLookups {
   void forget_mr(const MemoryRegion& mr);
   uint64_t wqe(uint32_t qpn, bool send_queue, uint64_t wr_id, uint64_t now_ps) override;
   void wqe_done(uint32_t qpn, bool send_queue, uint64_t wr_id) override;
+  uint64_t unit_context_load(uint32_t qpn, uint64_t now_ps) override;
   uint32_t wqe_prefetch_depth() const override { return has_icm_ ? prefetch_depth_ : 0; }
   void wqe_prefetch(uint32_t qpn, uint64_t wr_id, uint32_t posted, uint64_t now_ps) override;
   // pinned: a BlueFlame WQE, kept until its first use; false when the cache had no room to pin it.
@@ -78,14 +86,16 @@ class HcaContexts : public transport::ContextLookups {
   // A cache is made at its first use (an HCA whose host posts no work, or that
   // has no host, makes none); reading one makes it as it would have started.
   const ContextCache& cache(ContextKind k) const {
-    return k == ContextKind::Wqe ? wqes().cache() : at(k);
+    return k == ContextKind::Wqe ? wqes().cache() : k == ContextKind::QpcL1 ? first_level().cache() : at(k);
   }
+  bool present(ContextKind k) const { return k != ContextKind::QpcL1 || configs_.qpc_l1.entries > 0; }
   // Refetches of WQEs a BlueFlame write carried (wqe_cache.hpp).
   uint64_t blueflame_wqe_reads() const { return wqes_ ? wqes_->blueflame_reads() : 0; }
 
  private:
   ContextCache& at(ContextKind k) const;
   WqeCache& wqes() const;
+  UnitContextStore& first_level() const;  // caches.qpc_l1 (only with entries > 0)
   uint64_t address(ContextKind k, uint64_t key) const;
   uint8_t* scratch(std::size_t bytes) const;  // at least bytes long
 
@@ -102,6 +112,7 @@ class HcaContexts : public transport::ContextLookups {
   mutable std::array<std::unique_ptr<ContextCache>, static_cast<std::size_t>(ContextKind::Wqe)> caches_;  // the ICM's
   mutable std::vector<uint8_t> scratch_;  // fills land here (the model keeps the contents in C++); write-backs send zeros
   mutable std::unique_ptr<WqeCache> wqes_;
+  mutable std::unique_ptr<UnitContextStore> first_level_;
 };
 
 }  // namespace hcasim::hca

@@ -16,6 +16,10 @@
 //   as it takes WQE i of a QP's send queue it calls wqe_prefetch for WQE
 //   i + depth, when posted, with the number of WQEs posted from it on (0:
 //   no prefetch).
+// - unit_context_load(qpn, now): a transmit unit starts building a packet of
+//   QP qpn at now; returns the unit time it spends loading the QP's context
+//   into the units' own store first (0 when the store holds it, or there is
+//   no store).
 // - They are function calls: they schedule nothing.
 
 #include <cstdint>
@@ -28,6 +32,7 @@ class ContextLookups {
   virtual uint64_t qp_context(uint32_t qpn, uint64_t now_ps) = 0;
   virtual uint64_t wqe(uint32_t qpn, bool send_queue, uint64_t wr_id, uint64_t now_ps) = 0;
   virtual void wqe_done(uint32_t qpn, bool send_queue, uint64_t wr_id) = 0;
+  virtual uint64_t unit_context_load(uint32_t /*qpn*/, uint64_t /*now_ps*/) { return 0; }
   virtual uint32_t wqe_prefetch_depth() const { return 0; }
   virtual void wqe_prefetch(uint32_t /*qpn*/, uint64_t /*wr_id*/, uint32_t /*posted*/, uint64_t /*now_ps*/) {}
 };

@@ -451,7 +451,8 @@ ib::Packet* TransportEngine::build_packet(Engine& g, Entry& e, unsigned vl) {
   }
   p->created_ps = now_ps();
   p->id = (ports_[qp.port].port->id() + 1) * kIdStride + kTransportIds + next_id_++;
-  const uint64_t latency = build_ps(*p, first);
+  // A context the units' own store lacks is loaded first (context_lookups.hpp).
+  const uint64_t latency = build_ps(*p, first) + (contexts_ != nullptr ? contexts_->unit_context_load(qp.qpn, now) : 0);
   QpScheduler<Entry>::served(e);
   g.entry = &e;
   g.packet = p;

@@ -107,6 +107,7 @@ void add_compression(nlohmann::json& front_end, const hca::Hca& h) {
 nlohmann::json caches_json(const hca::HcaContexts& contexts) {
   nlohmann::json out = nlohmann::json::object();
   for (std::size_t k = 0; k < static_cast<std::size_t>(hca::ContextKind::kCount); ++k) {
+    if (!contexts.present(static_cast<hca::ContextKind>(k))) continue;
     const hca::ContextCache& c = contexts.cache(static_cast<hca::ContextKind>(k));
     nlohmann::json one = cache_counts_json(c.stats());
     one["write_backs"] = c.stats().write_backs;

@@ -305,6 +305,7 @@ void Simulation::make_time_series() {
         if (!c.has_icm()) continue;
         for (std::size_t k = 0; k < static_cast<std::size_t>(hca::ContextKind::kCount); ++k) {
           const auto kind = static_cast<hca::ContextKind>(k);
+          if (!c.present(kind)) continue;
           const hca::ContextCacheStats& s = c.cache(kind).stats();
           visit(std::string(fabric_->hca(h).name()) + "." + hca::to_string(kind),
                 m == "lookups" ? s.lookups : m == "hits" ? s.hits : s.misses);

@@ -102,6 +102,49 @@ TEST_CASE("QPC cache of 16 entries: the message rate is flat up to 16 QPs and on
   }
 }
 
+TEST_CASE("QPC first level of 16 contexts: no load up to 16 QPs, one per request beyond, at the units' rate") {
+  const ScratchDir dir("qpc-l1");
+  constexpr unsigned kStore = 16;
+  constexpr double kLoadNs = 100, kParseNs = 50, kBuildNs = 20;  // load set below; the transport defaults
+  constexpr unsigned kUnits = 4;                                 // transport.tx_units default
+  const nlohmann::json perfect = {{"perfect", true}};
+  const nlohmann::json caches = {{"qpc_l1", {{"entries", kStore}, {"ways", 0}, {"load", "100ns"}}},
+                                 {"qpc", perfect}, {"cqc", perfect}, {"mpt", perfect}, {"mtt", perfect},
+                                 {"wqe", perfect}};
+  // Analytic: every WR is one 64-byte packet whose unit takes wqe_parse +
+  // packet_build; the QPs are served round robin, so beyond 16 QPs LRU holds
+  // none of the next QP's context and every request also pays the load; up to
+  // 16 only each QP's first request does. ACKs are built at the server (its
+  // store counts those) and only read the QPC cache at the client. With no
+  // CPU costs and perfect caches the four units bound the rate.
+  for (unsigned qps : {8u, 16u, 17u, 32u}) {
+    INFO(qps << " QPs");
+    const nlohmann::json perftest = {{"test", "write_bw"}, {"client", "hca0.p1"}, {"server", "hca1.p1"},
+                                     {"sizes", {"64B"}}, {"qps", qps}, {"tx_depth", 128},
+                                     {"iterations", 16384 / qps}, {"cq_moderation", 1}};
+    const nlohmann::json stats = run(dir, "q" + std::to_string(qps), scenario(caches, perftest));
+    const nlohmann::json size = stats["perftest"][0]["sizes"][0];
+    const uint64_t messages = size["messages"].get<uint64_t>();
+    const nlohmann::json& l1 = cache(stats, 0, "qpc_l1");
+    CHECK(l1["lookups"].get<uint64_t>() == messages);
+    const bool fits = qps <= kStore;
+    if (fits) {
+      CHECK(l1["misses"].get<uint64_t>() == qps);
+    } else {  // a turn a QP misses (its next WQE not fetched yet) lets the next QP in twice: a hit
+      CHECK(l1["misses"].get<uint64_t>() <= messages);
+      CHECK(static_cast<double>(l1["misses"].get<uint64_t>()) >= 0.95 * static_cast<double>(messages));
+    }
+    CHECK(l1["write_backs"].get<uint64_t>() == 0);
+    const double unit_ns = kParseNs + kBuildNs + (fits ? 0 : kLoadNs);
+    CHECK(size["msg_rate_Mpps"].get<double>() == Approx(kUnits * 1e3 / unit_ns).epsilon(0.03));
+  }
+  // Without a first level nothing is reported for it.
+  const nlohmann::json off = run(dir, "off", scenario({{"qpc", perfect}},
+                                                      {{"test", "write_bw"}, {"client", "hca0.p1"},
+                                                       {"server", "hca1.p1"}, {"sizes", {"64B"}}, {"iterations", 100}}));
+  CHECK_FALSE(off["hosts"]["first"][0]["caches"].contains("qpc_l1"));
+}
+
 TEST_CASE("MTT cache of 16 entries: one translation read per page missed, sequential and strided") {
   const ScratchDir dir("mtt-count");
   const nlohmann::json others = {{"perfect", true}};
