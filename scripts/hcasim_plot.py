@@ -117,18 +117,21 @@ def names_unit(name, suffix):
     return re.search(re.escape(suffix) + r"(\[|$)", name) is not None
 
 
-def axis_unit(name, values):
+def axis_unit(name, values, text=None):
     """(divisor, label) of an axis drawing the column name: a rate (a name ending in _bps or _per_s) in
-    the SI prefix of its largest value (Gb/s, M ops/s), other units as the name says them."""
+    the SI prefix of its largest value (Gb/s, M ops/s), other units as the name says them. text, when
+    given, replaces the name in the label (a rate per second then reads "TEXT (M/s)")."""
     for suffix, unit in RATE_UNITS:
         if names_unit(name, suffix):
             top = max((abs(v) for v in values), default=0.0)
             divisor, prefix = next(((d, p) for d, p in SI_PREFIXES if top >= d), (1.0, ""))
-            return divisor, f"{name} ({(prefix + unit).strip()})"
+            if text and unit.strip() == "ops/s":
+                unit = "/s"
+            return divisor, f"{text or name} ({(prefix + unit).strip()})"
     for suffix, unit in OTHER_UNITS:
         if names_unit(name, suffix):
-            return 1.0, f"{name} ({unit})"
-    return 1.0, name
+            return 1.0, f"{text or name} ({unit})"
+    return 1.0, text or name
 
 
 def log_ticks(lo, hi):
@@ -351,8 +354,9 @@ def plot_sweep(a):
     keys = sorted({k for s in drawn for k in points[s]}, key=sort_key)
     place, numeric = x_placement(keys, a.logx) if x_is_axis else (axis_number, True)
     lines = {s: sweep_line(points[s], a, place if x_is_axis else None) for s in drawn}
-    ydiv, ylabel = axis_unit(a.y, [row[1] for line in lines.values() for _, row, _ in line])
-    xdiv, xlabel = axis_unit(a.x, [x for line in lines.values() for x, _, _ in line]) if numeric else (1.0, a.x)
+    ydiv, ylabel = axis_unit(a.y, [row[1] for line in lines.values() for _, row, _ in line], a.ylabel)
+    xdiv, xlabel = (axis_unit(a.x, [x for line in lines.values() for x, _, _ in line], a.xlabel) if numeric
+                    else (1.0, a.xlabel or a.x))
     fig, ax = plt.subplots(figsize=(7, 4.5))
     ax.set_xscale("log" if a.logx else "linear")
     ax.set_yscale("log" if a.logy else "linear")
@@ -384,7 +388,7 @@ def draw_sweep_lines(ax, a, lines, scale):
     for (s, line), style in zip(lines.items(), LINE_STYLES):
         xs = [x / scale[0] for x, _, _ in line]
         mean, lo, hi = ([row[j] / scale[1] for _, row, _ in line] for j in (1, 2, 3))
-        ax.plot(xs, mean, marker="o", label=f"{a.series} = {s}" if a.series else a.y, **style)
+        ax.plot(xs, mean, marker="o", label=f"{a.series} = {s}" if a.series else (a.label or a.y), **style)
         ax.fill_between(xs, lo, hi, alpha=0.2, color=style["color"])
         out_rows += [[s] + row for _, row, _ in line]
         ticks.update((x, label) for x, (_, _, label) in zip(xs, line))
@@ -696,6 +700,12 @@ def sweep_parser(sub):
                     help="a log x axis, labelled at the points; quantities with units placed at their magnitudes")
     sw.add_argument("--logy", action="store_true", help="a log y axis, labelled across the values drawn")
     sw.add_argument("--title", metavar="TEXT", help="the title's first line (default: Y against X)")
+    sw.add_argument("--label", metavar="TEXT", help="the line's name in the legend without --series (default: Y)")
+    sw.add_argument("--xlabel", metavar="TEXT",
+                    help="the x axis's name in place of the column's (its unit is still added, e.g. 'QPs per machine')")
+    sw.add_argument("--ylabel", metavar="TEXT",
+                    help="the y axis's name in place of the column's (its unit is still added: 'READs per machine' "
+                    "on a _per_s metric reads 'READs per machine (M/s)')")
     sw.add_argument("--out", metavar="OUT", help=OUT_HELP + "; default DIR/plots/Y_vs_X")
     sw.add_argument("--reference", metavar="FILE.csv",
                     help="published points drawn as black crosses: a CSV with a header ('#' lines are comments), x "

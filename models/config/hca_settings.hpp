@@ -11,6 +11,8 @@
 //   latency and no bandwidth limit, and no CPU costs, so a fabric study runs
 //   as if the HCA owned its memory. Keys given beside the preset apply on top
 //   of it.
+// - "device": a real HCA's parameter set (hca_devices.hpp), applied on top of
+//   the preset; the other keys apply on top of it.
 // - An "hca_overrides" entry names HCAs ("hca": a node name, wildcards
 //   allowed) and gives keys on top of the scenario's "hca" object (or, with
 //   its own "preset", on top of that preset). Later entries win.
@@ -18,6 +20,7 @@
 #include <string>
 
 #include "models/config/config_io.hpp"
+#include "models/config/hca_devices.hpp"
 #include "models/hca/hca_config.hpp"
 #include "models/hca/host_formats.hpp"
 #include "models/host/driver.hpp"
@@ -169,6 +172,7 @@ enum class HcaPreset { Realistic, Ideal };
 // Everything about one HCA's host side.
 struct HcaSettings {
   HcaPreset preset = HcaPreset::Realistic;
+  HcaDevice device = HcaDevice::Generic;  // hca_devices.hpp
   hca::HcaConfig hca;
   host::HostConfig host;  // pcie, memory, driver
 };
@@ -221,6 +225,10 @@ void describe(Io& io, HcaSettings& c) {
     const HcaPreset p = c.preset;
     c = preset_settings(p);
   }
+  io.choice("device", c.device, device_names(),
+            "a real HCA's parameter set (hcasim params lists them; docs/devices/), on top of the preset; other keys "
+            "apply on top");
+  if (io.present("device")) apply_device(c.device, c);
   io.object("pcie", c.host.pcie, "the PCIe link between host and HCA");
   io.object("host_memory", c.host.memory, "host memory as the HCA's DMA sees it");
   io.object("iommu", c.host.iommu, "an IOMMU with an IOTLB in the root complex (off by default)");

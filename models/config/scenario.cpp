@@ -471,10 +471,18 @@ void describe(Io& io, Scenario& c) {
   io.object("link", c.link, "defaults of every link");
   describe_overrides(io, "link_overrides", c.link_overrides, c.link, "link keys (the port names either end)",
                      "per-link parameters (speed, width, propagation, ...) on top of the defaults");
-  io.object("transport", c.transport, "transport engines of every HCA");
+  const bool hca_given = io.present("hca");  // false when writing (an emitter reads nothing)
   io.object("hca", c.hca, "the host side of every HCA: PCIe link, host memory, driver, host interface");
   describe_overrides(io, "hca_overrides", c.hca_overrides, c.hca, "hca keys",
                      "per-HCA host sides (\"hca\": an HCA name) on top of the hca defaults");
+  // hca.device's transport timings, under the scenario's own transport keys (hca_devices.hpp).
+  if (hca_given) apply_device(c.hca.device, c.transport);
+  for (std::size_t i = 0; i < c.hca_overrides.size(); ++i)
+    if (!same_transport(c.hca_overrides[i].config.device, c.hca.device))
+      io.fail("hca_overrides." + std::to_string(i) + ".device",
+              "its transport timings are not hca.device's, and transport is one object for every HCA; accepted: a "
+              "device with the same transport values (docs/devices/)");
+  io.object("transport", c.transport, "transport engines of every HCA");
   io.object("workload", c.workload, "traffic");
   io.object("management", c.management, "subnet management: pre-configured or in band");
   io.object("congestion_control", c.congestion_control,
@@ -945,7 +953,7 @@ RoutedFabric route_fabric(const Scenario& s) {
 
 FabricSpec fabric_spec(const Scenario& s) { return route_fabric(s).spec; }
 
-std::string scenario_reference() { return document_config<Scenario>("Scenario parameters"); }
+std::string scenario_reference() { return document_config<Scenario>("Scenario parameters") + "\n" + devices_reference(); }
 
 namespace {
 

@@ -3,11 +3,14 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <functional>
 #include <map>
+#include <sstream>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "testbench/tests/scenarios/b2b_fixture.hpp"
 #include "testbench/tests/scenarios/cli_util.hpp"
@@ -37,11 +40,11 @@ void plot(const ScratchDir& dir, const std::string& args, const std::string& out
 }
 
 // Draws an rc-swarm sweep's reads_per_s against axis x beside Kalia et al.'s
-// Connect-IB points (docs/experiments/rc_swarm_connectib.csv) that match where.
+// Connect-IB points (docs/devices/connect-ib-rc-swarm-reads.csv) that match where.
 void plot_against_connect_ib(const ScratchDir& dir, const std::string& name, const std::string& x,
                              const std::string& where) {
   plot(dir, (dir / name).string() + " --x " + x + " --y reads_per_s --reference " + HCASIM_SOURCE_DIR +
-                "/docs/experiments/rc_swarm_connectib.csv --reference-x " + x +
+                "/docs/devices/connect-ib-rc-swarm-reads.csv --reference-x " + x +
                 " --reference-y reads_per_s --reference-where " + where,
        name);
 }
@@ -88,10 +91,11 @@ TEST_CASE("experiment doorbell_methods: BlueFlame removes one WQE fetch at every
 
 namespace {
 
-// One run of configs/rc_swarm.json with overrides; its stats.json.
-json run_swarm(const ScratchDir& dir, const std::string& name, const std::string& sets) {
+// One run of configs/rc_swarm.json (or another scenario) with overrides; its stats.json.
+json run_swarm(const ScratchDir& dir, const std::string& name, const std::string& sets,
+               const std::string& scenario = "rc_swarm.json") {
   const CommandResult r = run_command(
-      "run " + config_path("rc_swarm.json") + " --quiet --out " + (dir / name).string() + " " + sets + kWithDetails, dir);
+      "run " + config_path(scenario) + " --quiet --out " + (dir / name).string() + " " + sets + kWithDetails, dir);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   return nlohmann::json::parse(slurp(dir / name / "stats.json"));
@@ -101,33 +105,94 @@ double reads_per_s(const json& stats) { return stats["swarm"][0]["ops_per_s_per_
 
 }  // namespace
 
-TEST_CASE("experiment qp_scalability: flat while the contexts fit the QPC and CQC, falling past them, M = 1 and 15 "
-          "within 2 and 5 % of Connect-IB", "[slow]") {
-  const ScratchDir dir("exp-qps");
-  const json rows = run_sweep(dir, "qp_scalability");
-  REQUIRE(rows.size() == 8);
-  plot_against_connect_ib(dir, "qp_scalability", "vms", "window=24");
-  constexpr double kConnectIbM1 = 50.25e6;  // rc_swarm_connectib.csv: M = 1, window 24
-  constexpr unsigned kContexts = 768;       // configs/rc_swarm.json: QPC and CQC lines
-  std::map<unsigned, json> at;
-  for (const json& r : rows) at[r["vms"].get<unsigned>()] = r;
-  CHECK(at[1]["reads_per_s"].get<double>() == Approx(kConnectIbM1).epsilon(0.02));      // calibrated here
-  CHECK(at[15]["reads_per_s"].get<double>() == Approx(31.83e6).epsilon(0.05));          // and here
-  double low = 1e18, high = 0;
-  for (const auto& [vms, r] : at) {
-    INFO("M = " << vms);
-    CHECK(r["qps_per_machine"].get<unsigned>() == 84 * vms);  // 14 threads x 6 machines x M
-    if (r["qps_per_machine"].get<unsigned>() > kContexts) continue;
-    CHECK(r["qpc_hit_rate"].get<double>() >= 0.97);  // only first touches miss
-    low = std::min(low, r["reads_per_s"].get<double>());
-    high = std::max(high, r["reads_per_s"].get<double>());
-  }
-  CHECK(high <= low * 1.01);  // flat while the contexts fit
-  CHECK(at[15]["qpc_hit_rate"].get<double>() < 0.85);
-  CHECK(at[15]["reads_per_s"].get<double>() < 0.65 * at[9]["reads_per_s"].get<double>());
+// Kalia et al.'s Connect-IB rc-swarm points (docs/devices/connect-ib-rc-swarm-reads.csv, the
+// means over the six machines of rdma_bench's rc-swarm/sweep/osdi files).
+double connect_ib_reads(unsigned vms, unsigned window) {
+  static const std::map<std::pair<unsigned, unsigned>, double> points = [] {
+    std::map<std::pair<unsigned, unsigned>, double> m;
+    const std::string csv = slurp(fs::path(HCASIM_SOURCE_DIR) / "docs/devices/connect-ib-rc-swarm-reads.csv");
+    std::istringstream in(csv);
+    std::string line;
+    std::getline(in, line);  // vms,qps_per_machine,window,reads_per_s
+    while (std::getline(in, line)) {
+      unsigned v = 0, q = 0, w = 0;
+      double r = 0;
+      if (std::sscanf(line.c_str(), "%u,%u,%u,%lf", &v, &q, &w, &r) == 4) m[{v, w}] = r;
+    }
+    return m;
+  }();
+  const auto it = points.find({vms, window});
+  REQUIRE(it != points.end());
+  return it->second;
 }
 
-TEST_CASE("experiment qp_scalability: its page's calibration: a crossbar without speedup caps M = 1 by head-of-line "
+TEST_CASE("device connect-ib: rc-swarm 32-byte READs at window 24 for M = 1..15 and at M = 1 for windows 8, 16, "
+          "24 within 10 % of Connect-IB, never rising with M", "[slow]") {
+  const ScratchDir dir("exp-connect-ib");
+  const json qps = run_sweep(dir, "connect_ib_qps");
+  REQUIRE(qps.size() == 8);
+  plot_against_connect_ib(dir, "connect_ib_qps", "vms", "window=24");
+  double previous = 1e18;
+  for (const json& r : qps) {
+    const unsigned vms = r["vms"].get<unsigned>();
+    INFO("M = " << vms);
+    CHECK(r["qps_per_machine"].get<unsigned>() == 84 * vms);  // 14 threads x 6 machines x M
+    const double rate = r["reads_per_s"].get<double>();
+    CHECK(rate == Approx(connect_ib_reads(vms, 24)).epsilon(0.10));
+    CHECK(rate <= 1.01 * previous);  // more QPs are never faster
+    previous = rate;
+    CHECK(r["qpc_hit_rate"].get<double>() > 0.95);  // the decline is the units' store, not PCIe fills
+  }
+  const json windows = run_sweep(dir, "connect_ib_window");
+  REQUIRE(windows.size() == 4);
+  plot_against_connect_ib(dir, "connect_ib_window", "window", "vms=1");
+  std::map<unsigned, double> at;
+  for (const json& r : windows) at[r["window"].get<unsigned>()] = r["reads_per_s"].get<double>();
+  for (unsigned w : {8u, 16u, 24u}) {
+    INFO("window " << w);
+    CHECK(at[w] == Approx(connect_ib_reads(1, w)).epsilon(0.10));
+  }
+  // Not reproduced yet (docs/devices/connect-ib.md): Connect-IB falls to 38.2 M/s at a window of 32;
+  // the model stays at window 24's rate.
+  CHECK(at[32] == Approx(at[24]).epsilon(0.02));
+}
+
+namespace {
+
+// For each cache of a device (its size in that device) and each M: rc-swarm's rate with the cache at
+// half, once, twice and four times its size never falls as it grows. 2 %: one run's rate moves by
+// up to 0.7 % with the seed (connect-ib, M = 7, seeds 1-5: 34.48-34.92 M/s), and a cache's size
+// moves the random trajectory as a seed does.
+void check_caches_monotone(const ScratchDir& dir, const std::string& scenario,
+                           const std::vector<std::pair<std::string, unsigned>>& caches,
+                           const std::vector<unsigned>& vms_values) {
+  for (const auto& [cache, entries] : caches)
+    for (unsigned vms : vms_values) {
+      INFO(cache << " at M = " << vms);
+      std::vector<double> rates;
+      for (unsigned times4 : {2u, 4u, 8u, 16u}) {  // x / 4
+        const std::string n = std::to_string(entries * times4 / 4);
+        rates.push_back(reads_per_s(run_swarm(dir, cache + "-" + n + "-m" + std::to_string(vms),
+                                              "--set workload.swarm.0.vms=" + std::to_string(vms) +
+                                                  " --set hca.caches." + cache + ".entries=" + n,
+                                              scenario)));
+      }
+      for (std::size_t i = 1; i < rates.size(); ++i) CHECK(rates[i] >= 0.98 * rates[i - 1]);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("device connect-ib: no cache from half to four times its size makes rc-swarm slower as it grows, at "
+          "M = 1, 7 and 15", "[slow]") {
+  const ScratchDir dir("exp-connect-ib-caches");
+  // The device's sizes (docs/devices/connect-ib.md) and the defaults it keeps.
+  check_caches_monotone(dir, "rc_swarm.json",
+                        {{"qpc_l1", 168}, {"qpc", 4096}, {"cqc", 4096}, {"mpt", 256}, {"mtt", 2048}, {"wqe", 640}},
+                        {1, 7, 15});
+}
+
+TEST_CASE("device connect-ib: its page's calibration: a crossbar without speedup caps M = 1 by head-of-line "
           "blocking, and below wqe_parse 30 ns the rate no longer moves (CPU-bound)", "[slow]") {
   const ScratchDir dir("exp-qps-calibration");
   const json no_speedup = run_swarm(dir, "speedup1", "--set switch.speedup=1");
@@ -137,17 +202,76 @@ TEST_CASE("experiment qp_scalability: its page's calibration: a crossbar without
   const json at20 = run_swarm(dir, "parse20", "--set transport.wqe_parse=20ns");
   CHECK(reads_per_s(at20) == Approx(reads_per_s(at30)).epsilon(0.01));
   const json& driver = at30["hosts"]["first"][0]["driver"];  // 14 threads busy
-  CHECK(driver["cpu_utilization"].get<double>() * driver["cpu_threads"].get<double>() > 0.99 * 14);
-  CHECK(driver["cpu_utilization_max"].get<double>() > 0.99);
+  CHECK(driver["cpu_utilization"].get<double>() * driver["cpu_threads"].get<double>() > 0.98 * 14);
+  CHECK(driver["cpu_utilization_max"].get<double>() > 0.98);
   CHECK(driver["cpu_utilization"].get<double>() <= 1.0);
   const json at50 = run_swarm(dir, "parse50", "--set transport.wqe_parse=50ns");
   CHECK(reads_per_s(at50) < 0.9 * 50.25e6);
   CHECK(at50["engines"]["first"][0]["utilization"].get<double>() > 0.99);  // the four units always busy
-  // With the default cache sizes (the CQC misses from 252 QPs on), M = 15 falls below half of Connect-IB's 31.83 M/s.
+  // With the generic cache sizes (the CQC misses from 252 QPs on), M = 15 falls below half of Connect-IB's
+  // 31.83 M/s: the cliff of PCIe fills the device's large QPC and CQC avoid.
   const json small = run_swarm(dir, "small-caches",
                                "--set workload.swarm.0.vms=15 --set hca.caches.qpc.entries=512 "
                                "--set hca.caches.cqc.entries=128");
   CHECK(reads_per_s(small) < 0.5 * 31.83e6);
+  // Without the units' context store the rate stays flat from M = 1 to 15 (within 2 %): the store is the decline.
+  const json flat1 = run_swarm(dir, "no-l1-m1", "--set hca.caches.qpc_l1.entries=0");
+  const json flat15 = run_swarm(dir, "no-l1-m15", "--set hca.caches.qpc_l1.entries=0 --set workload.swarm.0.vms=15");
+  CHECK(reads_per_s(flat15) == Approx(reads_per_s(flat1)).epsilon(0.02));
+}
+
+// The Apt cluster's ConnectX-3 rc-swarm points (docs/devices/connectx-3-rc-swarm-reads.csv): six
+// machines, eight threads each, 32-byte READs, window 16; M = 1 is not in that file: the 8-byte
+// READs at M = 1 and window 16 (connectx-3-rc-swarm-read-sizes.csv) stand for it.
+double connectx3_reads(unsigned vms) {
+  const std::string file = vms == 1 ? "connectx-3-rc-swarm-read-sizes.csv" : "connectx-3-rc-swarm-reads.csv";
+  std::istringstream in(slurp(fs::path(HCASIM_SOURCE_DIR) / "docs/devices" / file));
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    double r = 0;
+    if (vms == 1 && std::sscanf(line.c_str(), "%u,%u,%lf", &a, &b, &r) == 3 && a == 8 && b == 16) return r;
+    if (vms > 1 && std::sscanf(line.c_str(), "%u,%u,%u,%u,%lf", &a, &b, &c, &d, &r) == 5 && a == 6 && b == vms &&
+        d == 16)
+      return r;
+  }
+  FAIL("no ConnectX-3 point for M = " << vms);
+  return 0;
+}
+
+TEST_CASE("device connectx-3: rc-swarm 32-byte READs at window 16 for M = 1..15 within 15 % of ConnectX-3, "
+          "collapsing by M = 3 (144 QPs), never rising with M", "[slow]") {
+  const ScratchDir dir("exp-connectx3");
+  const json rows = run_sweep(dir, "connectx3_qps");
+  REQUIRE(rows.size() == 8);
+  plot(dir, (dir / "connectx3_qps").string() + " --x qps_per_machine --y reads_per_s --reference " + HCASIM_SOURCE_DIR +
+                "/docs/devices/connectx-3-rc-swarm-reads.csv --reference-x qps_per_machine --reference-y reads_per_s "
+                "--reference-where machines=6 --reference-where window=16",
+       "connectx3_qps");
+  double previous = 1e18;
+  std::map<unsigned, double> at;
+  for (const json& r : rows) {
+    const unsigned vms = r["vms"].get<unsigned>();
+    INFO("M = " << vms);
+    CHECK(r["qps_per_machine"].get<unsigned>() == 48 * vms);  // 8 threads x 6 machines x M
+    const double rate = r["reads_per_s"].get<double>();
+    CHECK(rate == Approx(connectx3_reads(vms)).epsilon(0.15));
+    CHECK(rate <= 1.01 * previous);
+    previous = rate;
+    at[vms] = rate;
+  }
+  // The collapse: at 144 QPs a third of 48 QPs' rate (Connect-IB keeps 86 % at 252), an order of magnitude at 720.
+  CHECK(at[3] < 0.4 * at[1]);
+  CHECK(at[15] < 0.12 * at[1]);
+}
+
+TEST_CASE("device connectx-3: no cache from half to four times its size makes rc-swarm slower as it grows, at "
+          "M = 3, 7 and 15", "[slow]") {
+  const ScratchDir dir("exp-connectx3-caches");
+  check_caches_monotone(dir, "rc_swarm_connectx3.json",
+                        {{"qpc_l1", 96}, {"qpc", 512}, {"cqc", 128}, {"mpt", 256}, {"mtt", 2048}, {"wqe", 640}},
+                        {3, 7, 15});
 }
 
 namespace {
@@ -203,31 +327,6 @@ TEST_CASE("experiment memory_regions: flat while the MRs and pages fit the MPT a
     const std::string b = r["buffer"].get<std::string>();
     return 14.0 * std::stod(b.substr(0, b.size() - 3)) * 32;
   }, 0.70);
-}
-
-TEST_CASE("experiment wqe_window: past a window of 16 READ responses miss the WQE cache, and the misses cost "
-          "no transmit unit", "[slow]") {
-  const ScratchDir dir("exp-wqe-window");
-  const json rows = run_sweep(dir, "wqe_window");
-  REQUIRE(rows.size() == 8);
-  plot_against_connect_ib(dir, "wqe_window", "window", "vms=1");
-  std::map<unsigned, json> at;
-  for (const json& r : rows) at[r["window"].get<unsigned>()] = r;
-  const auto rate = [&](unsigned w) { return at[w]["reads_per_s"].get<double>(); };
-  for (unsigned w : {4u, 8u, 12u}) CHECK(at[w]["wqe_misses"].get<uint64_t>() == 0);
-  CHECK(at[32]["wqe_hit_rate"].get<double>() < at[16]["wqe_hit_rate"].get<double>());
-  // The misses are READ responses' lookups, overlapped: the rate at 32 stays
-  // within 5% of 16's, where Connect-IB falls (the page: open for issue 52).
-  CHECK(at[32]["wqe_misses"].get<uint64_t>() > 0);
-  CHECK(rate(32) > 0.95 * rate(16));
-  // The page's other claims: fully associative, the same 384 lines miss nothing (fewer WQEs are
-  // outstanding at once), and the default cache (640 lines) almost nothing, at a window of 32.
-  const json full = run_swarm(dir, "full", "--set workload.swarm.0.window=32 --set hca.caches.wqe.entries=384 "
-                                           "--set hca.caches.wqe.ways=0");
-  CHECK(full["hosts"]["first"][0]["caches"]["wqe"]["misses"].get<uint64_t>() == 0);
-  const json dflt = run_swarm(dir, "default", "--set workload.swarm.0.window=32");
-  CHECK(dflt["hosts"]["first"][0]["caches"]["wqe"]["hit_rate"].get<double>() > 0.999);
-  CHECK(reads_per_s(dflt) > 0.98 * reads_per_s(full));
 }
 
 // docs/experiments/cc_parameters.md. B is the payload bound of one HDR 4x link

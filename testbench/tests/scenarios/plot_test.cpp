@@ -266,17 +266,22 @@ TEST_CASE("plot timeseries: a byte count per interval drawn as Gb/s over that in
 
 TEST_CASE("plot sweep --reference: the published points that pass --reference-where, beside the model's line", "[slow]") {
   const ScratchDir dir("plot-reference");
-  const CommandResult s = run_command("sweep " + config_path("experiments/qp_scalability.json") + " --quiet --out " +
+  const CommandResult s = run_command("sweep " + config_path("experiments/connect_ib_qps.json") + " --quiet --out " +
                                           (dir / "sweep").string(), dir);
   REQUIRE(s.exit_code == 0);
-  const std::string reference = (fs::path(HCASIM_SOURCE_DIR) / "docs/experiments/rc_swarm_connectib.csv").string();
+  const std::string reference = (fs::path(HCASIM_SOURCE_DIR) / "docs/devices/connect-ib-rc-swarm-reads.csv").string();
   const CommandResult r = run_command("plot sweep " + (dir / "sweep").string() + " --x vms --y reads_per_s --reference " +
                                           reference + " --reference-x vms --reference-y reads_per_s " +
-                                          "--reference-where window=24 --reference-label Connect-IB --out " +
+                                          "--reference-where window=24 --reference-label Connect-IB " +
+                                          "--xlabel 'virtual machines M' --ylabel 'READs per machine' --out " +
                                           (dir / "qps").string(), dir);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   check_pictures(dir / "qps");
+  // The axes carry the names given and the unit the values were scaled to.
+  const auto texts = svg_texts(dir / "qps.svg");
+  CHECK(has_text(texts, "READs per machine (M/s)"));
+  CHECK(has_text(texts, "virtual machines M"));
   std::map<double, double> expected;  // vms -> reads/s of the reference rows with window 24
   const auto ref = read_csv(reference);
   for (std::size_t i = 1; i < ref.size(); ++i)
@@ -378,8 +383,9 @@ TEST_CASE("plot KIND --help: every option with what it does, each in docs/plots.
   const ScratchDir dir("plot-help");
   const std::string docs = slurp(fs::path(HCASIM_SOURCE_DIR) / "docs" / "plots.md");
   const std::map<std::string, std::set<std::string>> options = {
-      {"sweep", {"--x", "--y", "--series", "--where", "--band", "--logx", "--logy", "--title", "--out", "--reference",
-                 "--reference-x", "--reference-y", "--reference-where", "--reference-label"}},
+      {"sweep", {"--x", "--y", "--series", "--where", "--band", "--logx", "--logy", "--title", "--label", "--xlabel",
+                 "--ylabel", "--out", "--reference", "--reference-x", "--reference-y", "--reference-where",
+                 "--reference-label"}},
       {"run", {"--out"}},
       {"timeseries", {"--kind", "--metric", "--match", "--top", "--bin", "--out"}},
   };

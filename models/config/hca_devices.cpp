@@ -1,0 +1,77 @@
+#include "models/config/hca_devices.hpp"
+
+#include "models/config/hca_settings.hpp"
+#include "models/config/transport_config_io.hpp"
+
+namespace hcasim::config {
+
+const std::vector<DeviceModel>& device_models() {
+  static const std::vector<DeviceModel> models{
+      {HcaDevice::Generic, "generic", "no device: the defaults (a realistic HDR-era HCA on PCIe Gen4 x16) or the preset",
+       "docs/host-interface.md"},
+      {HcaDevice::ConnectIb, "connect-ib",
+       "Mellanox Connect-IB (FDR 4x, PCIe Gen3 x16): rdma_bench's rc-swarm curves (Kalia et al. 2016)",
+       "docs/devices/connect-ib.md"},
+      {HcaDevice::ConnectX3, "connectx-3",
+       "Mellanox ConnectX-3 (FDR 4x, PCIe Gen3 x8): rdma_bench's rc-swarm curves on the Apt cluster",
+       "docs/devices/connectx-3.md"},
+  };
+  return models;
+}
+
+const Names<HcaDevice>& device_names() {
+  static const Names<HcaDevice> names = [] {
+    Names<HcaDevice> n;
+    for (const DeviceModel& m : device_models()) n.emplace_back(m.name, m.device);
+    return n;
+  }();
+  return names;
+}
+
+void apply_device(HcaDevice d, HcaSettings& s) {
+  hca::ContextCachesConfig& caches = s.hca.caches;
+  switch (d) {
+    case HcaDevice::Generic: return;
+    case HcaDevice::ConnectIb:  // docs/devices/connect-ib.md gives each value's source
+      s.host.pcie.gen = 3;
+      s.host.pcie.lanes = 16;
+      caches.qpc.entries = 4096;
+      caches.cqc.entries = 4096;
+      caches.qpc_l1.entries = 168;
+      caches.qpc_l1.ways = 0;
+      caches.qpc_l1.load_ps = 26'000;
+      return;
+    case HcaDevice::ConnectX3:  // docs/devices/connectx-3.md
+      s.host.pcie.gen = 3;
+      s.host.pcie.lanes = 8;
+      caches.qpc_l1.entries = 96;
+      caches.qpc_l1.ways = 0;
+      caches.qpc_l1.replacement = hca::Replacement::Random;
+      caches.qpc_l1.load_ps = 437'000;
+      return;
+  }
+}
+
+void apply_device(HcaDevice d, transport::TransportConfig& t) {
+  switch (d) {
+    case HcaDevice::Generic: return;
+    case HcaDevice::ConnectIb: t.wqe_parse_ps = 40'000; return;
+    case HcaDevice::ConnectX3: t.tx_units = 1; return;
+  }
+}
+
+bool same_transport(HcaDevice a, HcaDevice b) {
+  transport::TransportConfig ta, tb;
+  apply_device(a, ta);
+  apply_device(b, tb);
+  return write_config(ta) == write_config(tb);
+}
+
+std::string devices_reference() {
+  std::string out = "## HCA devices (`hca.device`)\n\n| device | what it is | values and sources |\n| --- | --- | --- |\n";
+  for (const DeviceModel& m : device_models())
+    out += std::string("| `") + m.name + "` | " + m.summary + " | " + m.page + " |\n";
+  return out;
+}
+
+}  // namespace hcasim::config
