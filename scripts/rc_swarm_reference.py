@@ -49,7 +49,7 @@ def main():
     rows = [(s["VM_PER_MACHINE"], 84 * s["VM_PER_MACHINE"], s["WINDOW_SIZE"], round(v * 1e6))
             for s, v in configurations(os.path.join(osdi, "netapp-allsig-32b_reads-6_machines-varnum_vms"))]
     write(out, "connect-ib-rc-swarm-reads.csv", ["vms", "qps_per_machine", "window", "reads_per_s"], rows)
-    rows = [(s["SIZE"], s["WINDOW_SIZE"], round(v * 1e6))
+    rows = [(f"{s['SIZE']}B", s["WINDOW_SIZE"], round(v * 1e6))
             for s, v in configurations(os.path.join(osdi, "netapp-allsig-varsize_reads-6_machines-1_vm"))]
     write(out, "connect-ib-rc-swarm-read-sizes.csv", ["size", "window", "reads_per_s"], rows)
     # 32-byte RC WRITEs, 6 machines, NUM_WORKERS threads in all (84: 14 per machine, one QP per remote machine).
@@ -64,7 +64,7 @@ def main():
         rows += [(machines, s["VM_PER_MACHINE"], 8 * machines * s["VM_PER_MACHINE"], s["WINDOW_SIZE"], round(v * 1e6))
                  for s, v in configurations(f)]
     write(out, "connectx-3-rc-swarm-reads.csv", ["machines", "vms", "qps_per_machine", "window", "reads_per_s"], rows)
-    rows = [(s["SIZE"], s["WINDOW_SIZE"], round(v * 1e6))
+    rows = [(f"{s['SIZE']}B", s["WINDOW_SIZE"], round(v * 1e6))
             for s, v in configurations(os.path.join(osdi, "apt-allsig-varsize_reads-6_machines-1_vm"))]
     write(out, "connectx-3-rc-swarm-read-sizes.csv", ["size", "window", "reads_per_s"], rows)
 

@@ -365,6 +365,9 @@ void describe(Io& io, SwarmConfig& c) {
   io.custom("machines", c.machines, parse_string_list, format_string_list,
             {"a list of HCA port names", string_list_schema}, "the machines' HCA ports; [] = port 1 of every HCA");
   io.uint("threads", c.threads, 1, 256, "worker threads per machine, each a CPU thread of the host's driver");
+  io.uint("ports", c.ports, 1, 16,
+          "ports of each machine's HCA the threads use: thread t makes its QPs on port p + t mod ports of the HCA, "
+          "p the listed port's number (rc-swarm on dual-port cards: 2)");
   io.uint("vms", c.vms, 1, 4096,
           "virtual machines emulated per machine (M): each thread makes a QP per machine per virtual machine");
   io.choice("op", c.op, Names<SwarmOp>{{"read", SwarmOp::Read}, {"write", SwarmOp::Write}},

@@ -348,6 +348,12 @@ const char* to_string(VerbsOpKind k) {
 
 constexpr uint64_t kLineBytes = 64;
 
+std::string swarm_port(const std::string& listed, uint32_t offset) {
+  const std::size_t at = listed.rfind(".p");
+  if (at == std::string::npos || offset == 0) return listed;
+  return listed.substr(0, at + 2) + std::to_string(std::stoul(listed.substr(at + 2)) + offset);
+}
+
 void check_swarm(SwarmConfig& w, const std::string& at, const PortCheck& ports, const Scenario& s, std::size_t index) {
   if (w.name.empty()) w.name = "swarm" + std::to_string(index);
   if (w.machines.empty())
@@ -359,6 +365,14 @@ void check_swarm(SwarmConfig& w, const std::string& at, const PortCheck& ports, 
       if (w.machines[k] == w.machines[m])
         throw ConfigError(at + ".machines." + std::to_string(m), "'" + w.machines[m] + "' is listed twice; accepted: distinct HCA ports");
   }
+  for (std::size_t m = 0; m < w.machines.size(); ++m)
+    for (uint32_t p = 1; p < w.ports; ++p) {
+      const std::string port = swarm_port(w.machines[m], p);
+      ports.require(port, at + ".ports");
+      if (std::find(w.machines.begin(), w.machines.end(), port) != w.machines.end())
+        throw ConfigError(at + ".ports", "machine '" + w.machines[m] + "' would use '" + port +
+                                             "', which is another machine; accepted: machines on distinct HCAs");
+    }
   if (w.machines.size() < 2)
     throw ConfigError(at + ".machines", std::to_string(w.machines.size()) + " machine(s); accepted: at least two HCA ports");
   const uint64_t polling = uint64_t{w.window} * w.size;  // the window's local slots, then room for remote operations

@@ -126,10 +126,14 @@ struct VerbsConnectionConfig {
 
 enum class SwarmOp { Read, Write };
 
+// The port `offset` numbers past a swarm machine's listed port ("hca0.p1", 1: "hca0.p2").
+std::string swarm_port(const std::string& listed, uint32_t offset);
+
 struct SwarmConfig {
   std::string name;                    // "" = "swarm<index>"
   std::vector<std::string> machines;   // HCA ports; [] = port 1 of every HCA
   uint32_t threads = 14;               // worker threads per machine (rc-swarm on the Connect-IB cluster: 14)
+  uint32_t ports = 1;                  // ports per machine: thread t's QPs on the listed port's HCA port number + t mod ports
   uint32_t vms = 1;                    // virtual machines emulated per machine (M)
   SwarmOp op = SwarmOp::Read;
   uint64_t size = 32;                  // bytes per operation

@@ -48,7 +48,8 @@ Swarm::Swarm(const sc_core::sc_module_name& name, const SwarmSpec& spec, const s
   result_.machines.resize(machines);
   for (unsigned n = 0; n < machines; ++n) {
     host::Driver& d = *drivers_[n];
-    params.mtu = std::min(params.mtu, d.hca().port(spec_.machines[n].port).config().mtu);
+    for (uint32_t p = 0; p < c.ports; ++p)
+      params.mtu = std::min(params.mtu, d.hca().port(spec_.machines[n].port + p).config().mtu);
     for (unsigned t = 0; t < c.threads; ++t) {
       auto th = std::make_unique<Thread>(*this);
       th->machine = n;
@@ -65,7 +66,7 @@ Swarm::Swarm(const sc_core::sc_module_name& name, const SwarmSpec& spec, const s
         const uint32_t cq = d.create_cq(c.sq_depth, t);
         d.on_cq_event(cq, [self] { self->wake.notify_now(); });
         th->cqs.push_back(cq);
-        th->qpns.push_back(create_qp_on(d, spec_.machines[n].port, cq, params).qpn);
+        th->qpns.push_back(create_qp_on(d, port_of(n, t), cq, params).qpn);
         if (k % machines != n) th->targets.push_back(k);
       }
       result_.machines[n].qps += qps_per_thread;
@@ -79,14 +80,18 @@ Swarm::Swarm(const sc_core::sc_module_name& name, const SwarmSpec& spec, const s
         for (unsigned j = n + 1; j < machines; ++j) {
           Thread& a = *threads_[n * c.threads + t];
           Thread& b = *threads_[j * c.threads + t];
-          const QpEnd ea{a.driver, spec_.machines[n].port, a.qpns[m * machines + j], a.cqs[m * machines + j]};
-          const QpEnd eb{b.driver, spec_.machines[j].port, b.qpns[m * machines + n], b.cqs[m * machines + n]};
+          const QpEnd ea{a.driver, port_of(n, t), a.qpns[m * machines + j], a.cqs[m * machines + j]};
+          const QpEnd eb{b.driver, port_of(j, t), b.qpns[m * machines + n], b.cqs[m * machines + n]};
           bring_up(ea, b.driver->lid(eb.port), eb.qpn, params.psn_a, params.psn_b, params);
           bring_up(eb, a.driver->lid(ea.port), ea.qpn, params.psn_b, params.psn_a, params);
         }
 }
 
 Swarm::~Swarm() = default;
+
+unsigned Swarm::port_of(unsigned machine, unsigned thread) const {
+  return spec_.machines[machine].port + thread % spec_.config.ports;
+}
 
 void Swarm::start_of_simulation() {
   if (!deferred_) begin(0);

@@ -12,6 +12,9 @@
 //   m N + n of thread t on machine k mod N (same thread index, same virtual
 //   machine). QPs a machine makes for itself are created and left in RESET:
 //   they count against the HCA's QPs but carry nothing, as in rc-swarm.
+// - With `ports` P > 1, thread t makes its QPs on its machine's listed port
+//   number + t mod P (rc-swarm on dual-port cards: thread t on port t mod P),
+//   and so connects to the same port of the other machines.
 // - Each thread registers its buffer of `buffer` bytes as `regions` memory
 //   regions of equal size. The first window x size bytes are the window's
 //   local slots; a remote address is a random region, and in it a random
@@ -89,6 +92,7 @@ class Swarm : public sc_core::sc_module {
   void run(Thread& t);                // post while the window's next slot is free
   bool post(Thread& t);
   void fail(Thread& t, const std::string& message);
+  unsigned port_of(unsigned machine, unsigned thread) const;  // the HCA port thread's QPs use
 
   SwarmSpec spec_;
   std::vector<host::Driver*> drivers_;

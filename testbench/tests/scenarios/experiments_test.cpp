@@ -126,8 +126,8 @@ double connect_ib_reads(unsigned vms, unsigned window) {
   return it->second;
 }
 
-TEST_CASE("device connect-ib: rc-swarm 32-byte READs at window 24 for M = 1..15 and at M = 1 for windows 8, 16, "
-          "24 within 10 % of Connect-IB, never rising with M", "[slow]") {
+TEST_CASE("device connect-ib: rc-swarm 32-byte READs at window 24 for M = 1..15, at M = 1 for windows 8, 16, 24, "
+          "and 8- to 392-byte READs within 10 % of Connect-IB, never rising with M or size", "[slow]") {
   const ScratchDir dir("exp-connect-ib");
   const json qps = run_sweep(dir, "connect_ib_qps");
   REQUIRE(qps.size() == 8);
@@ -155,6 +155,27 @@ TEST_CASE("device connect-ib: rc-swarm 32-byte READs at window 24 for M = 1..15 
   // Not reproduced yet (docs/devices/connect-ib.md): Connect-IB falls to 38.2 M/s at a window of 32;
   // the model stays at window 24's rate.
   CHECK(at[32] == Approx(at[24]).epsilon(0.02));
+  // READs of 8 to 392 bytes at 84 QPs, window 24 (connect-ib-rc-swarm-read-sizes.csv).
+  const json sizes = run_sweep(dir, "connect_ib_read_sizes");
+  REQUIRE(sizes.size() == 13);
+  std::map<unsigned, double> measured;
+  std::istringstream in(slurp(fs::path(HCASIM_SOURCE_DIR) / "docs/devices/connect-ib-rc-swarm-read-sizes.csv"));
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    unsigned size = 0, window = 0;
+    double r = 0;
+    if (std::sscanf(line.c_str(), "%uB,%u,%lf", &size, &window, &r) == 3 && window == 24) measured[size] = r;
+  }
+  previous = 1e18;
+  for (const json& r : sizes) {
+    const std::string size = r["size"].get<std::string>();
+    INFO("size " << size);
+    const double rate = r["reads_per_s"].get<double>();
+    CHECK(rate == Approx(measured.at(std::stoul(size))).epsilon(0.10));
+    CHECK(rate <= 1.01 * previous);  // larger READs are never more
+    previous = rate;
+  }
 }
 
 namespace {
@@ -192,12 +213,14 @@ TEST_CASE("device connect-ib: no cache from half to four times its size makes rc
                         {1, 7, 15});
 }
 
-TEST_CASE("device connect-ib: its page's calibration: a crossbar without speedup caps M = 1 by head-of-line "
+TEST_CASE("device connect-ib: its page's calibration: a crossbar without speedup caps 392-byte READs by head-of-line "
           "blocking, and below wqe_parse 30 ns the rate no longer moves (CPU-bound)", "[slow]") {
   const ScratchDir dir("exp-qps-calibration");
-  const json no_speedup = run_swarm(dir, "speedup1", "--set switch.speedup=1");
-  CHECK(reads_per_s(no_speedup) < 0.87 * 50.25e6);                     // under Connect-IB's 50.25 M/s
-  CHECK(read_details(dir / "speedup1")["ports"][0]["utilization"].get<double>() < 0.70);  // its link under 70 % busy
+  // 392-byte READs load the links: a one-speed crossbar caps them by head-of-line blocking well under
+  // Connect-IB's 22.96 M/s, with the HCA's links under 70 % busy.
+  const json no_speedup = run_swarm(dir, "speedup1", "--set switch.speedup=1 --set workload.swarm.0.size=392B");
+  CHECK(reads_per_s(no_speedup) < 0.75 * 22.96e6);
+  CHECK(read_details(dir / "speedup1")["ports"][0]["utilization"].get<double>() < 0.70);
   const json at30 = run_swarm(dir, "parse30", "--set transport.wqe_parse=30ns");
   const json at20 = run_swarm(dir, "parse20", "--set transport.wqe_parse=20ns");
   CHECK(reads_per_s(at20) == Approx(reads_per_s(at30)).epsilon(0.01));
@@ -231,7 +254,7 @@ double connectx3_reads(unsigned vms) {
   while (std::getline(in, line)) {
     unsigned a = 0, b = 0, c = 0, d = 0;
     double r = 0;
-    if (vms == 1 && std::sscanf(line.c_str(), "%u,%u,%lf", &a, &b, &r) == 3 && a == 8 && b == 16) return r;
+    if (vms == 1 && std::sscanf(line.c_str(), "%uB,%u,%lf", &a, &b, &r) == 3 && a == 8 && b == 16) return r;
     if (vms > 1 && std::sscanf(line.c_str(), "%u,%u,%u,%u,%lf", &a, &b, &c, &d, &r) == 5 && a == 6 && b == vms &&
         d == 16)
       return r;

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <string>
 
 #include "testbench/tests/scenarios/cli_util.hpp"
@@ -76,6 +77,44 @@ TEST_CASE("swarm: each machine holds threads x machines x vms QPs, and CPU-bound
   CHECK(reset == 6 * 3 * 2);
 }
 
+TEST_CASE("swarm: with ports 2 thread t's QPs use port 1 + t mod 2 of its machine's HCA, and every port carries "
+          "the same share") {
+  const ScratchDir dir = scratch("swarm_ports");
+  // Four dual-port HCAs on one switch; 4 threads: threads 0 and 2 on port 1, 1 and 3 on port 2.
+  nlohmann::json nodes = {{{"name", "sw0"}, {"kind", "switch"}, {"ports", 8}}};
+  nlohmann::json links = nlohmann::json::array();
+  for (int i = 0; i < 4; ++i) {
+    const std::string h = "hca" + std::to_string(i);
+    nodes.push_back({{"name", h}, {"kind", "hca"}, {"ports", 2}});
+    for (int p = 1; p <= 2; ++p)
+      links.push_back({{"a", h + ".p" + std::to_string(p)}, {"b", "sw0.p" + std::to_string(2 * i + p)}});
+  }
+  nlohmann::json s = swarm_scenario({{"threads", 4}, {"ports", 2}, {"window", 4}});
+  s["topology"] = {{"pattern", "explicit"}, {"graph", {{"nodes", nodes}, {"links", links}}}};
+  const std::string file = write_file(dir / "ports.json", s.dump());
+  const CommandResult r = run_command("run " + file + " --quiet --out " + (dir / "ports").string() + kWithDetails, dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json stats = nlohmann::json::parse(slurp(dir / "ports" / "stats.json"));
+  CHECK(stats["swarm"][0]["qps_per_machine"] == 4 * 4);  // threads x machines x vms, whatever the ports
+  std::map<std::string, double> sent;  // HCA port -> packets sent
+  const nlohmann::json details = read_details(dir / "ports");
+  for (const nlohmann::json& port : details["ports"]) {
+    const std::string name = port["name"];
+    if (name.rfind("hca", 0) != 0) continue;
+    double packets = 0;
+    for (const nlohmann::json& vl : port["vls"]) packets += vl["tx_packets"].get<double>();
+    sent[name] = packets;
+  }
+  REQUIRE(sent.size() == 8);
+  for (const auto& [name, packets] : sent) {
+    INFO(name);
+    // Two threads on each port, QPs to random machines: each port within 10 % of the mean.
+    CHECK(packets == Approx(sent["hca0.p1"]).epsilon(0.10));
+    CHECK(packets > 1000);
+  }
+}
+
 TEST_CASE("swarm: a wrong swarm is one line naming its path") {
   const ScratchDir dir = scratch("swarm_errors");
   nlohmann::json base = swarm_scenario({{"threads", 2}});
@@ -90,6 +129,7 @@ TEST_CASE("swarm: a wrong swarm is one line naming its path") {
                      {"buffer too small for the window", "--set workload.swarm.0.buffer=4KiB --set workload.swarm.0.size=1KiB",
                       "workload.swarm.0.buffer"},
                      {"regions too small", "--set workload.swarm.0.regions=3000", "workload.swarm.0.regions"},
-                     {"no duration", "--set run.duration=0ns", "workload.swarm.0"}},
+                     {"no duration", "--set run.duration=0ns", "workload.swarm.0"},
+                     {"a second port the HCAs lack", "--set workload.swarm.0.ports=2", "workload.swarm.0.ports"}},
                     dir);
 }
