@@ -40,6 +40,7 @@ void apply_device(HcaDevice d, HcaSettings& s) {
       caches.qpc_l1.entries = 168;
       caches.qpc_l1.ways = 0;
       caches.qpc_l1.load_ps = 26'000;
+      caches.wqe.entries = 1280;
       return;
     case HcaDevice::ConnectX3:  // docs/devices/connectx-3.md
       s.host.pcie.gen = 3;
