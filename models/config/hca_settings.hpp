@@ -92,14 +92,27 @@ inline std::string sets_problem(const hca::ContextCacheConfig& c) {
 struct IotlbObject {
   hca::ContextCacheConfig cache;
 };
+// A cache's shape, as every cache of the HCA and the IOMMU describes it: entries
+// (min_entries..max_entries), ways, replacement; what_entries says what a line holds.
+template <class Io>
+void describe_shape(Io& io, hca::ContextCacheConfig& c, uint32_t min_entries, uint32_t max_entries,
+                    const std::string& what_entries) {
+  io.uint("entries", c.entries, min_entries, max_entries, what_entries);
+  io.uint("ways", c.ways, 0, max_entries, "lines per set; 0 = fully associative (must divide entries)");
+  io.choice("replacement", c.replacement, replacement_names(),
+            "victim in a full set: least recently used, or random (a seeded splitmix64 generator)");
+}
+// Checked after the shape's keys: ways divide entries.
+template <class Io>
+void check_shape(Io& io, const hca::ContextCacheConfig& c) {
+  if (const std::string why = sets_problem(c); !why.empty()) io.fail("ways", why);
+}
+
 template <class Io>
 void describe(Io& io, IotlbObject& c) {
-  io.uint("entries", c.cache.entries, 1, 1u << 20, "translations the IOTLB holds");
-  io.uint("ways", c.cache.ways, 0, 1u << 20, "entries per set; 0 = fully associative (ways must divide entries)");
-  io.choice("replacement", c.cache.replacement, replacement_names(),
-            "victim in a full set: least recently used, or random (seeded)");
+  describe_shape(io, c.cache, 1, 1u << 20, "translations the IOTLB holds");
   io.uint("walks", c.cache.mshrs, 1, 1024, "page walks in flight at once (later misses wait for one to end)");
-  if (const std::string why = sets_problem(c.cache); !why.empty()) io.fail("ways", why);
+  check_shape(io, c.cache);
 }
 
 template <class Io>
@@ -121,10 +134,7 @@ namespace hcasim::hca {
 
 template <class Io>
 void describe(Io& io, ContextCacheConfig& c) {
-  io.uint("entries", c.entries, 1, 1u << 24, "lines (contexts) the cache holds");
-  io.uint("ways", c.ways, 0, 1u << 24, "lines per set; 0 = fully associative (must divide entries)");
-  io.choice("replacement", c.replacement, host::replacement_names(),
-            "victim in a full set: least recently used, or random (splitmix64 of seed)");
+  host::describe_shape(io, c, 1, 1u << 24, "lines (contexts) the cache holds");
   uint64_t bytes = c.entry_bytes;
   io.bytes("entry_size", bytes, 8, 4096, "bytes of one entry in host memory: one fill (DMA read) or write-back");
   c.entry_bytes = static_cast<uint32_t>(bytes);
@@ -132,19 +142,15 @@ void describe(Io& io, ContextCacheConfig& c) {
   io.boolean("write_back", c.write_back, "a dirty line evicted is written to host memory (a DMA write)");
   io.uint64("seed", c.seed, 0, UINT64_MAX, "random replacement's generator seed");
   io.boolean("perfect", c.perfect, "every lookup hits (no DMA): the ideal preset's caches");
-  if (const std::string why = host::sets_problem(c); !why.empty()) io.fail("ways", why);
+  host::check_shape(io, c);
 }
 
 template <class Io>
 void describe(Io& io, QpcFirstLevelConfig& c) {
-  io.uint("entries", c.entries, 0, 1u << 20, "QP contexts the transmit units hold; 0 = no first level");
-  io.uint("ways", c.ways, 0, 1u << 20, "contexts per set; 0 = fully associative (must divide entries)");
-  io.choice("replacement", c.replacement, host::replacement_names(),
-            "victim in a full set: least recently used, or random (splitmix64 of seed)");
+  host::describe_shape(io, c.store, 0, 1u << 20, "QP contexts the transmit units hold; 0 = no first level");
   io.time("load", c.load_ps, 0, 1'000'000'000, "transmit unit time to load a context it does not hold from the QPC cache");
-  io.uint64("seed", c.seed, 0, UINT64_MAX, "random replacement's generator seed");
-  if (c.entries > 0)
-    if (const std::string why = host::sets_problem(c.cache()); !why.empty()) io.fail("ways", why);
+  io.uint64("seed", c.store.seed, 0, UINT64_MAX, "random replacement's generator seed");
+  if (c.on()) host::check_shape(io, c.store);
 }
 
 template <class Io>
@@ -246,6 +252,10 @@ void describe(Io& io, HcaSettings& c) {
   io.uint("wqe_fetch_batch", c.hca.wqe_fetch_batch, 1, 64, "WQEs the HCA reads per DMA read of a send or receive ring");
   io.uint("wqe_prefetch", c.hca.wqe_prefetch, 0, 1024,
           "send WQEs ahead of the one a transmit unit takes whose fetch into the WQE cache starts then (0: no prefetch)");
+  io.choice("wqe_release", c.hca.wqe_release,
+            Names<hca::WqeRelease>{{"completion", hca::WqeRelease::Completion}, {"sent", hca::WqeRelease::Sent}},
+            "when a send WQE's lines leave the WQE cache: at its completion, or once a SEND's or WRITE's last "
+            "packet is built (READs and atomics keep theirs for the response; a resend reads it again)");
   io.uint("uar_pages", c.hca.uar_pages, 1, 1024, "BAR0 UAR pages (user contexts)");
   MsixObject msix{c.hca};
   io.object("msix", msix, "MSI-X vectors and interrupt moderation");

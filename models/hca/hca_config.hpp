@@ -13,13 +13,14 @@ namespace hcasim::hca {
 
 // One cache's defaults (ContextCacheConfig's other fields keep theirs).
 inline ContextCacheConfig cache_defaults(uint32_t entries, uint32_t ways, uint32_t entry_bytes, uint32_t mshrs,
-                                         bool write_back) {
+                                         bool write_back, Replacement replacement = Replacement::Lru) {
   ContextCacheConfig c;
   c.entries = entries;
   c.ways = ways;
   c.entry_bytes = entry_bytes;
   c.mshrs = mshrs;
   c.write_back = write_back;
+  c.replacement = replacement;
   return c;
 }
 
@@ -32,43 +33,45 @@ inline ContextCacheConfig cache_defaults(uint32_t entries, uint32_t ways, uint32
 // only (no write-back). Its 640 lines are an assumption large enough that
 // rc-swarm's 14 threads x 24 READs miss no WQE; Connect-IB's fall at a window
 // of 32 once calibrated it to 384 (docs/experiments/wqe_window.md: no longer).
+// The QPC and WQE caches keep 64 misses in flight (a PCIe function has 256
+// tags at least; 16 bounded 64 B writes to 13.5 M/s once the QPs outgrew the
+// QPC cache), and the QPC cache replaces at random: QPs served in turn, as a
+// scheduler serves them, miss every time in an LRU cache they outnumber (512
+// -> 1,024 QPs fell by 76%), where random replacement keeps a share
+// (docs/context-caches.md, "When the QPs outgrow the caches").
 // The transmit units' own store of QP contexts, in front of the QPC cache (a
 // first level): a unit that builds a packet for a QP whose context is not in
 // it loads the context from the QPC cache, which takes `load` of that unit's
 // time (the context crossing from the cache's SRAM into the unit). entries 0:
 // no first level (every context is read from the QPC cache at no unit cost).
+// Its lines are a ContextCache whose fills take no time (no DMA, nothing written back): of
+// `store`, entries, ways, replacement and seed are the scenario's.
 struct QpcFirstLevelConfig {
-  uint32_t entries = 0;                        // contexts held; 0 = none
-  uint32_t ways = 0;                           // per set; 0 or entries = fully associative
-  Replacement replacement = Replacement::Lru;  // victim in a full set
-  uint64_t load_ps = 0;                        // unit time to load a context that is not held
-  uint64_t seed = 1;                           // random replacement's generator seed
-  ContextCacheConfig cache() const {           // as a ContextCache (fills take no time)
-    ContextCacheConfig c;
-    c.entries = entries;
-    c.ways = ways;
-    c.replacement = replacement;
-    c.mshrs = 1;
-    c.write_back = false;
-    c.seed = seed;
-    return c;
-  }
+  ContextCacheConfig store = cache_defaults(0, 0, 256, 1, false);  // entries 0 = none
+  uint64_t load_ps = 0;  // unit time to load a context that is not held
+  bool on() const { return store.entries > 0; }
 };
 
 struct ContextCachesConfig {
   QpcFirstLevelConfig qpc_l1;                                       // the transmit units' QP contexts (off)
-  ContextCacheConfig qpc = cache_defaults(512, 8, 256, 16, true);   // QP contexts: written by every packet
+  ContextCacheConfig qpc = cache_defaults(512, 8, 256, 64, true, Replacement::Random);  // QP contexts: written by every packet
   ContextCacheConfig cqc = cache_defaults(128, 8, 64, 8, true);     // CQ contexts: written by every completion
   ContextCacheConfig mpt = cache_defaults(256, 8, 64, 8, false);    // memory protection entries (read only)
   ContextCacheConfig mtt = cache_defaults(2048, 8, 64, 16, false);  // lines of 8 translation entries (read only)
-  ContextCacheConfig wqe = cache_defaults(640, 8, 64, 16, false);   // send and receive WQEs (wqe_cache.hpp)
+  ContextCacheConfig wqe = cache_defaults(640, 8, 64, 64, false);   // send and receive WQEs (wqe_cache.hpp)
 };
+
+// When the WQE cache drops a send WQE's lines: at its completion, or once its
+// last packet is built if it is a SEND or WRITE (a READ or atomic keeps its
+// WQE for the response's scatter list); a resend then reads it again.
+enum class WqeRelease : uint8_t { Completion, Sent };
 
 struct HcaConfig {
   uint32_t uar_pages = 16;                // BAR0 UAR pages (user contexts), after the register page
   uint32_t msix_vectors = 64;             // MSI-X table entries (at most 128: the register page's second half)
   uint32_t wqe_fetch_batch = 4;           // WQEs read per DMA read of a send or receive ring (ConnectX reads several)
   uint32_t wqe_prefetch = 8;              // send WQEs ahead of the one a unit takes that the WQE cache fetches then (0: off)
+  WqeRelease wqe_release = WqeRelease::Completion;  // when a send WQE's lines leave the WQE cache
   uint32_t msix_moderation_count = 1;     // completions an armed CQ collects before its interrupt (1 = each)
   uint64_t msix_moderation_ps = 0;        // or this long after the first of them, ps (0 = no timer)
   // Per-CQ defaults: create_cq may choose compression, modify_cq the moderation (completion_writer.hpp).

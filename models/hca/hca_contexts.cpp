@@ -32,12 +32,13 @@ HcaContexts::HcaContexts(const HcaConfig& config, DmaEngine& dma, WqeCache::Ring
       mtt_per_line_(std::max<uint32_t>(1, config.caches.mtt.entry_bytes / kMttBytes)),
       configs_(config.caches),
       prefetch_depth_(config.wqe_prefetch),
+      release_(config.wqe_release),
       prefetch_batch_(config.wqe_fetch_batch),
       rings_of_(std::move(rings_of)) {
   // Refused now, as when the caches were made with the HCA.
   for (const ContextCacheConfig* c : {&configs_.qpc, &configs_.cqc, &configs_.mpt, &configs_.mtt, &configs_.wqe})
     ContextCache::check(*c);
-  if (configs_.qpc_l1.entries > 0) ContextCache::check(configs_.qpc_l1.cache());
+  if (configs_.qpc_l1.on()) ContextCache::check(configs_.qpc_l1.store);
 }
 
 uint8_t* HcaContexts::scratch(std::size_t bytes) const {
@@ -84,7 +85,7 @@ UnitContextStore& HcaContexts::first_level() const {
 }
 
 uint64_t HcaContexts::unit_context_load(uint32_t qpn, uint64_t now_ps) {
-  if (!has_icm_ || configs_.qpc_l1.entries == 0) return 0;
+  if (!has_icm_ || !configs_.qpc_l1.on()) return 0;
   return first_level().load(qpn, now_ps);
 }
 
@@ -150,6 +151,10 @@ void HcaContexts::wqe_prefetch(uint32_t qpn, uint64_t wr_id, uint32_t posted, ui
 
 void HcaContexts::wqe_done(uint32_t qpn, bool send_queue, uint64_t wr_id) {
   if (has_icm_) wqes().done(qpn, send_queue ? WqeRing::Send : WqeRing::Receive, static_cast<uint32_t>(wr_id));
+}
+
+void HcaContexts::wqe_sent(uint32_t qpn, uint64_t wr_id) {
+  if (has_icm_ && release_ == WqeRelease::Sent) wqes().release(qpn, WqeRing::Send, static_cast<uint32_t>(wr_id));
 }
 
 bool HcaContexts::wqe_fetched(uint32_t qpn, bool send_queue, uint32_t counter, uint32_t bytes, uint64_t ready_ps,

@@ -3,7 +3,7 @@
 namespace hcasim::hca {
 
 UnitContextStore::UnitContextStore(const QpcFirstLevelConfig& config)
-    : load_ps_(config.load_ps), lines_(config.cache(), nullptr, nullptr) {}
+    : load_ps_(config.load_ps), lines_(config.store, nullptr, nullptr) {}
 
 uint64_t UnitContextStore::load(uint32_t qpn, uint64_t now_ps) {
   const bool held = lines_.contains(qpn);

@@ -16,8 +16,8 @@ constexpr uint64_t kLoad = 26'000;  // ps
 
 QpcFirstLevelConfig store(uint32_t entries, uint32_t ways) {
   QpcFirstLevelConfig c;
-  c.entries = entries;
-  c.ways = ways;
+  c.store.entries = entries;
+  c.store.ways = ways;
   c.load_ps = kLoad;
   return c;
 }

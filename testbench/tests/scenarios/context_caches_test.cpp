@@ -59,7 +59,7 @@ TEST_CASE("QPC cache of 16 entries: the message rate is flat up to 16 QPs and on
   constexpr unsigned kEntries = 16;
   const nlohmann::json others = {{"perfect", true}};
   const auto caches = [&](bool perfect) {
-    return nlohmann::json{{"qpc", {{"entries", kEntries}, {"ways", 0}, {"mshrs", 1}, {"perfect", perfect}}},
+    return nlohmann::json{{"qpc", {{"entries", kEntries}, {"ways", 0}, {"replacement", "lru"}, {"mshrs", 1}, {"perfect", perfect}}},
                           {"cqc", others}, {"mpt", others}, {"mtt", others}};
   };
   // Analytic: beyond 16 QPs served round robin, LRU keeps none of the next
