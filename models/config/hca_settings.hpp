@@ -252,10 +252,6 @@ void describe(Io& io, HcaSettings& c) {
   io.uint("wqe_fetch_batch", c.hca.wqe_fetch_batch, 1, 64, "WQEs the HCA reads per DMA read of a send or receive ring");
   io.uint("wqe_prefetch", c.hca.wqe_prefetch, 0, 1024,
           "send WQEs ahead of the one a transmit unit takes whose fetch into the WQE cache starts then (0: no prefetch)");
-  io.choice("wqe_release", c.hca.wqe_release,
-            Names<hca::WqeRelease>{{"completion", hca::WqeRelease::Completion}, {"sent", hca::WqeRelease::Sent}},
-            "when a send WQE's lines leave the WQE cache: at its completion, or once a SEND's or WRITE's last "
-            "packet is built (READs and atomics keep theirs for the response; a resend reads it again)");
   io.uint("uar_pages", c.hca.uar_pages, 1, 1024, "BAR0 UAR pages (user contexts)");
   MsixObject msix{c.hca};
   io.object("msix", msix, "MSI-X vectors and interrupt moderation");

@@ -61,17 +61,11 @@ struct ContextCachesConfig {
   ContextCacheConfig wqe = cache_defaults(640, 8, 64, 64, false);   // send and receive WQEs (wqe_cache.hpp)
 };
 
-// When the WQE cache drops a send WQE's lines: at its completion, or once its
-// last packet is built if it is a SEND or WRITE (a READ or atomic keeps its
-// WQE for the response's scatter list); a resend then reads it again.
-enum class WqeRelease : uint8_t { Completion, Sent };
-
 struct HcaConfig {
   uint32_t uar_pages = 16;                // BAR0 UAR pages (user contexts), after the register page
   uint32_t msix_vectors = 64;             // MSI-X table entries (at most 128: the register page's second half)
   uint32_t wqe_fetch_batch = 4;           // WQEs read per DMA read of a send or receive ring (ConnectX reads several)
   uint32_t wqe_prefetch = 8;              // send WQEs ahead of the one a unit takes that the WQE cache fetches then (0: off)
-  WqeRelease wqe_release = WqeRelease::Completion;  // when a send WQE's lines leave the WQE cache
   uint32_t msix_moderation_count = 1;     // completions an armed CQ collects before its interrupt (1 = each)
   uint64_t msix_moderation_ps = 0;        // or this long after the first of them, ps (0 = no timer)
   // Per-CQ defaults: create_cq may choose compression, modify_cq the moderation (completion_writer.hpp).

@@ -32,7 +32,6 @@ HcaContexts::HcaContexts(const HcaConfig& config, DmaEngine& dma, WqeCache::Ring
       mtt_per_line_(std::max<uint32_t>(1, config.caches.mtt.entry_bytes / kMttBytes)),
       configs_(config.caches),
       prefetch_depth_(config.wqe_prefetch),
-      release_(config.wqe_release),
       prefetch_batch_(config.wqe_fetch_batch),
       rings_of_(std::move(rings_of)) {
   // Refused now, as when the caches were made with the HCA.
@@ -151,10 +150,6 @@ void HcaContexts::wqe_prefetch(uint32_t qpn, uint64_t wr_id, uint32_t posted, ui
 
 void HcaContexts::wqe_done(uint32_t qpn, bool send_queue, uint64_t wr_id) {
   if (has_icm_) wqes().done(qpn, send_queue ? WqeRing::Send : WqeRing::Receive, static_cast<uint32_t>(wr_id));
-}
-
-void HcaContexts::wqe_sent(uint32_t qpn, uint64_t wr_id) {
-  if (has_icm_ && release_ == WqeRelease::Sent) wqes().release(qpn, WqeRing::Send, static_cast<uint32_t>(wr_id));
 }
 
 bool HcaContexts::wqe_fetched(uint32_t qpn, bool send_queue, uint32_t counter, uint32_t bytes, uint64_t ready_ps,

@@ -76,7 +76,6 @@ class HcaContexts : public transport::ContextLookups {
   void forget_mr(const MemoryRegion& mr);
   uint64_t wqe(uint32_t qpn, bool send_queue, uint64_t wr_id, uint64_t now_ps) override;
   void wqe_done(uint32_t qpn, bool send_queue, uint64_t wr_id) override;
-  void wqe_sent(uint32_t qpn, uint64_t wr_id) override;
   uint64_t unit_context_load(uint32_t qpn, uint64_t now_ps) override;
   uint32_t wqe_prefetch_depth() const override { return has_icm_ ? prefetch_depth_ : 0; }
   void wqe_prefetch(uint32_t qpn, uint64_t wr_id, uint32_t posted, uint64_t now_ps) override;
@@ -107,7 +106,6 @@ class HcaContexts : public transport::ContextLookups {
   bool has_icm_ = false;
   ContextCachesConfig configs_;
   uint32_t prefetch_depth_;
-  WqeRelease release_;
   uint32_t prefetch_batch_;  // WQEs one prefetch reads at most (wqe_fetch_batch)
   WqeCache::RingsOf rings_of_;
   // Made at the first use (at(), wqes(), scratch()).

@@ -139,19 +139,13 @@ bool WqeCache::insert(uint32_t qpn, WqeRing ring, uint32_t counter, uint32_t byt
   return true;
 }
 
-void WqeCache::release(uint32_t qpn, WqeRing ring, uint32_t counter) {
-  uint32_t slot = 0, lines = 0;
-  if (!place(qpn, ring, counter, slot, lines)) return;
-  const uint32_t n = used(slot_key(qpn, ring, slot), lines);
-  for (uint32_t j = 0; j < n; ++j) cache_.invalidate(key({qpn, ring, slot, j}, lines));
-}
-
 void WqeCache::done(uint32_t qpn, WqeRing ring, uint32_t counter) {
   uint32_t slot = 0, lines = 0;
   if (!place(qpn, ring, counter, slot, lines)) return;
-  release(qpn, ring, counter);
   const uint64_t sk = slot_key(qpn, ring, slot);
-  if (used(sk, lines) < lines) used_.erase(sk);
+  const uint32_t n = used(sk, lines);
+  for (uint32_t j = 0; j < n; ++j) cache_.invalidate(key({qpn, ring, slot, j}, lines));
+  if (n < lines) used_.erase(sk);
   mark_blueflame(ring_key(qpn, ring), slot, 0, false);
 }
 

@@ -43,8 +43,6 @@
 //   after it, count in all (at most to the ring's end), are fetched by one
 //   DMA read of their slots, pinned until their lookups (ContextCache::
 //   prefetch).
-// - release(q, ring, counter): the WQE's lines are invalidated, its size and
-//   BlueFlame mark kept (a resend's lookup reads its n lines again).
 // - done(q, ring, counter): the WQE completed; its lines are invalidated.
 //   WQEs are read only for the HCA: never dirty, never written back.
 // - forget(q): every line of the QP's rings is dropped (destroy, reset).
@@ -84,7 +82,6 @@ class WqeCache {
   uint64_t lookup(uint32_t qpn, WqeRing ring, uint32_t counter, uint64_t now_ps);
   bool insert(uint32_t qpn, WqeRing ring, uint32_t counter, uint32_t bytes, uint64_t ready_ps, bool pinned = false);
   void prefetch(uint32_t qpn, WqeRing ring, uint32_t counter, uint32_t count, uint64_t now_ps);
-  void release(uint32_t qpn, WqeRing ring, uint32_t counter);
   void done(uint32_t qpn, WqeRing ring, uint32_t counter);
   void forget(uint32_t qpn);
 

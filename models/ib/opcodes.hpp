@@ -51,18 +51,6 @@ constexpr uint8_t kRcFlush = 0x1C;        // IBA 1.5 A19 (via rxe): FETH + RETH
 constexpr uint8_t kRcAtomicWrite = 0x1D;  // IBA 1.5 A19 (via rxe): RETH + 8 B payload
 // An RC response (READ response, ACK or NAK, atomic ACK), sent by the responder.
 constexpr bool is_rc_response(uint8_t opcode) { return opcode >= kRcReadRespFirst && opcode <= kRcAtomicAck; }
-// The last (or only) packet of a SEND or RDMA WRITE, on any transport (the operation bits 4:0
-// are the same on RC, UC and UD): after it the requester needs its WQE only to resend.
-constexpr bool ends_send_or_write(uint8_t opcode) {
-  switch (opcode & 0x1F) {
-    case kRcSendLast: case kRcSendLastImm: case kRcSendOnly: case kRcSendOnlyImm:
-    case kRcWriteLast: case kRcWriteLastImm: case kRcWriteOnly: case kRcWriteOnlyImm:
-    case kRcSendLastInv: case kRcSendOnlyInv:
-      return (opcode & 0xE0) == kRcPrefix || (opcode & 0xE0) == kUcPrefix || (opcode & 0xE0) == kUdPrefix;
-    default:
-      return false;
-  }
-}
 
 // UC: SEND and RDMA WRITE only (0x20-0x2B)
 constexpr uint8_t kUcSendFirst = 0x20;

@@ -12,9 +12,6 @@
 //   to QP qpn's send (or receive) queue is on chip for work starting at now:
 //   a send WQE's first packet, a READ or atomic response scattered by its
 //   WQE's list, a receive WQE taking a SEND. wqe_done says the WQE completed.
-// - wqe_sent(qpn, wr_id): the last packet of the SEND or WRITE posted with
-//   wr_id to QP qpn's send queue is built; the requester needs the WQE again
-//   only to resend it (the HCA may drop it then: hca.wqe_release).
 // - wqe_prefetch_depth() says how far ahead the engine prefetches send WQEs:
 //   as it takes WQE i of a QP's send queue it calls wqe_prefetch for WQE
 //   i + depth, when posted, with the number of WQEs posted from it on (0:
@@ -35,7 +32,6 @@ class ContextLookups {
   virtual uint64_t qp_context(uint32_t qpn, uint64_t now_ps) = 0;
   virtual uint64_t wqe(uint32_t qpn, bool send_queue, uint64_t wr_id, uint64_t now_ps) = 0;
   virtual void wqe_done(uint32_t qpn, bool send_queue, uint64_t wr_id) = 0;
-  virtual void wqe_sent(uint32_t /*qpn*/, uint64_t /*wr_id*/) {}
   virtual uint64_t unit_context_load(uint32_t /*qpn*/, uint64_t /*now_ps*/) { return 0; }
   virtual uint32_t wqe_prefetch_depth() const { return 0; }
   virtual void wqe_prefetch(uint32_t /*qpn*/, uint64_t /*wr_id*/, uint32_t /*posted*/, uint64_t /*now_ps*/) {}

@@ -522,10 +522,7 @@ void TransportEngine::engine_done(Engine& g) {
   e.in_engine = false;
   g.entry = nullptr;
   g.packet = nullptr;
-  if (SendWqe* w = carried_wqe(e.qp, *p)) {
-    w->times.built_ps = now;
-    if (contexts_ != nullptr && ib::op::ends_send_or_write(p->hdr.bth.opcode)) contexts_->wqe_sent(e.qp.qpn, w->wr.wr_id);
-  }
+  if (SendWqe* w = carried_wqe(e.qp, *p)) w->times.built_ps = now;
   if (g.ready_ps <= now && e.waiting_data == 0) {
     to_port(e, p, g.started);
   } else {

@@ -162,22 +162,6 @@ TEST_CASE("completed WQEs free their lines: a window one WQE larger than the cac
   CHECK(rig.reads.log.empty());
 }
 
-TEST_CASE("release drops a sent WQE's lines and keeps its size: a resend reads only the lines the WQE takes") {
-  Rig rig(config(16, 0));
-  // A WQE of 48 B in a 128-byte slot (counter 3, slot 3): one line.
-  rig.cache.insert(5, WqeRing::Send, 3, 48, 0);
-  rig.cache.insert(5, WqeRing::Send, 4, 0, 0);  // a whole slot: two lines
-  CHECK(rig.cache.cache().occupancy() == 3);
-  rig.cache.release(5, WqeRing::Send, 3);
-  CHECK(rig.cache.cache().occupancy() == 2);  // its line is free; counter 4's stay
-  using R = std::tuple<uint64_t, uint32_t, uint64_t>;
-  CHECK(rig.cache.lookup(5, WqeRing::Send, 3, 100) == 100 + kReadPs);  // a resend: one line, 64 B
-  CHECK(rig.reads.log == std::vector<R>{R{0x10000 + 3 * 128, 64, 100}});
-  rig.cache.done(5, WqeRing::Send, 3);
-  rig.cache.release(5, WqeRing::Send, 3);  // nothing left: no effect
-  CHECK(rig.cache.cache().occupancy() == 2);
-}
-
 TEST_CASE("forget drops one QP's lines of both rings, a QP without rings and a perfect cache never read") {
   Rig rig(config(16, 0, 128));
   rig.cache.insert(5, WqeRing::Send, 0, 0, 0);

@@ -85,15 +85,3 @@ TEST_CASE("UC carries only SEND and RDMA WRITE and UD only SEND_ONLY", "[opcodes
     CHECK_FALSE(opcode_info(static_cast<uint8_t>(0x40 | suffix)).valid);  // RD not modelled
   }
 }
-
-TEST_CASE("ends_send_or_write: the last or only packet of a SEND or WRITE on RC, UC and UD, nothing else", "[opcodes]") {
-  using namespace hcasim::ib::op;
-  for (uint8_t o : {kRcSendLast, kRcSendLastImm, kRcSendOnly, kRcSendOnlyImm, kRcWriteLast, kRcWriteLastImm,
-                    kRcWriteOnly, kRcWriteOnlyImm, kRcSendLastInv, kRcSendOnlyInv, kUcSendLast, kUcSendOnlyImm,
-                    kUcWriteLast, kUcWriteOnly, kUdSendOnly, kUdSendOnlyImm})
-    CHECK(ends_send_or_write(o));
-  for (uint8_t o : {kRcSendFirst, kRcSendMiddle, kRcWriteFirst, kRcWriteMiddle, kRcReadRequest, kRcReadRespLast,
-                    kRcReadRespOnly, kRcAck, kRcAtomicAck, kRcCmpSwap, kRcFetchAdd, kRcFlush, kRcAtomicWrite,
-                    kUcWriteFirst, kCnp, uint8_t{0x44}, uint8_t{0xC4}})  // RD SEND_ONLY, a vendor value
-    CHECK_FALSE(ends_send_or_write(o));
-}
