@@ -55,6 +55,7 @@ void apply_device(HcaDevice d, HcaSettings& s) {
       caches.qpc_l1.store.ways = 0;
       caches.qpc_l1.load_ps = 26'000;
       caches.wqe.entries = 1280;
+      s.hca.wqe_reads_kept = 4;
       return;
     case HcaDevice::ConnectX3:  // docs/devices/connectx-3.md
       s.host.pcie.gen = 3;

@@ -252,6 +252,9 @@ void describe(Io& io, HcaSettings& c) {
   io.uint("wqe_fetch_batch", c.hca.wqe_fetch_batch, 1, 64, "WQEs the HCA reads per DMA read of a send or receive ring");
   io.uint("wqe_prefetch", c.hca.wqe_prefetch, 0, 1024,
           "send WQEs ahead of the one a transmit unit takes whose fetch into the WQE cache starts then (0: no prefetch)");
+  io.uint("wqe_reads_kept", c.hca.wqe_reads_kept, 0, 65536,
+          "READs and atomics a QP may have posted and not completed whose WQEs the WQE cache keeps from request to "
+          "response; past it a sent READ's WQE leaves the cache and its response reads it again (0: no limit)");
   io.uint("uar_pages", c.hca.uar_pages, 1, 1024, "BAR0 UAR pages (user contexts)");
   MsixObject msix{c.hca};
   io.object("msix", msix, "MSI-X vectors and interrupt moderation");

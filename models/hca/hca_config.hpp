@@ -32,7 +32,7 @@ inline ContextCacheConfig cache_defaults(uint32_t entries, uint32_t ways, uint32
 // cache's lines are 64 B, one send WQE basic block (mlx5's WQEBB); it is read
 // only (no write-back). Its 640 lines are an assumption large enough that
 // rc-swarm's 14 threads x 24 READs miss no WQE; Connect-IB's fall at a window
-// of 32 once calibrated it to 384 (docs/experiments/wqe_window.md: no longer).
+// of 32 is not the cache's size but hca.wqe_reads_kept (docs/devices/connect-ib.md).
 // The QPC and WQE caches keep 64 misses in flight (a PCIe function has 256
 // tags at least; 16 bounded 64 B writes to 13.5 M/s once the QPs outgrew the
 // QPC cache), and the QPC cache replaces at random: QPs served in turn, as a
@@ -66,6 +66,10 @@ struct HcaConfig {
   uint32_t msix_vectors = 64;             // MSI-X table entries (at most 128: the register page's second half)
   uint32_t wqe_fetch_batch = 4;           // WQEs read per DMA read of a send or receive ring (ConnectX reads several)
   uint32_t wqe_prefetch = 8;              // send WQEs ahead of the one a unit takes that the WQE cache fetches then (0: off)
+  // READs and atomics a QP may have posted and not completed whose WQEs stay in the WQE cache
+  // between request and response; past it a sent READ's lines leave, and its response reads
+  // them again (0: no limit). hca_contexts.hpp, docs/context-caches.md.
+  uint32_t wqe_reads_kept = 0;
   uint32_t msix_moderation_count = 1;     // completions an armed CQ collects before its interrupt (1 = each)
   uint64_t msix_moderation_ps = 0;        // or this long after the first of them, ps (0 = no timer)
   // Per-CQ defaults: create_cq may choose compression, modify_cq the moderation (completion_writer.hpp).

@@ -33,6 +33,7 @@ HcaContexts::HcaContexts(const HcaConfig& config, DmaEngine& dma, WqeCache::Ring
       configs_(config.caches),
       prefetch_depth_(config.wqe_prefetch),
       prefetch_batch_(config.wqe_fetch_batch),
+      reads_kept_(config.wqe_reads_kept),
       rings_of_(std::move(rings_of)) {
   // Refused now, as when the caches were made with the HCA.
   for (const ContextCacheConfig* c : {&configs_.qpc, &configs_.cqc, &configs_.mpt, &configs_.mtt, &configs_.wqe})
@@ -146,6 +147,11 @@ uint64_t HcaContexts::wqe(uint32_t qpn, bool send_queue, uint64_t wr_id, uint64_
 void HcaContexts::wqe_prefetch(uint32_t qpn, uint64_t wr_id, uint32_t posted, uint64_t now_ps) {
   if (has_icm_)
     wqes().prefetch(qpn, WqeRing::Send, static_cast<uint32_t>(wr_id), std::min(posted, prefetch_batch_), now_ps);
+}
+
+void HcaContexts::read_sent(uint32_t qpn, uint64_t wr_id, uint32_t outstanding) {
+  if (has_icm_ && reads_kept_ != 0 && outstanding > reads_kept_)
+    wqes().release(qpn, WqeRing::Send, static_cast<uint32_t>(wr_id));
 }
 
 void HcaContexts::wqe_done(uint32_t qpn, bool send_queue, uint64_t wr_id) {

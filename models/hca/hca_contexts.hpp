@@ -79,6 +79,8 @@ class HcaContexts : public transport::ContextLookups {
   uint64_t unit_context_load(uint32_t qpn, uint64_t now_ps) override;
   uint32_t wqe_prefetch_depth() const override { return has_icm_ ? prefetch_depth_ : 0; }
   void wqe_prefetch(uint32_t qpn, uint64_t wr_id, uint32_t posted, uint64_t now_ps) override;
+  uint32_t wqe_reads_kept() const override { return has_icm_ ? reads_kept_ : 0; }
+  void read_sent(uint32_t qpn, uint64_t wr_id, uint32_t outstanding) override;
   // pinned: a BlueFlame WQE, kept until its first use; false when the cache had no room to pin it.
   bool wqe_fetched(uint32_t qpn, bool send_queue, uint32_t counter, uint32_t bytes, uint64_t ready_ps,
                    bool pinned = false);
@@ -91,6 +93,8 @@ class HcaContexts : public transport::ContextLookups {
   bool present(ContextKind k) const { return k != ContextKind::QpcL1 || configs_.qpc_l1.on(); }
   // Refetches of WQEs a BlueFlame write carried (wqe_cache.hpp).
   uint64_t blueflame_wqe_reads() const { return wqes_ ? wqes_->blueflame_reads() : 0; }
+  // READ and atomic WQEs that left the cache between request and response (wqe_reads_kept).
+  uint64_t read_wqes_released() const { return wqes_ ? wqes_->released() : 0; }
 
  private:
   ContextCache& at(ContextKind k) const;
@@ -107,6 +111,7 @@ class HcaContexts : public transport::ContextLookups {
   ContextCachesConfig configs_;
   uint32_t prefetch_depth_;
   uint32_t prefetch_batch_;  // WQEs one prefetch reads at most (wqe_fetch_batch)
+  uint32_t reads_kept_;      // wqe_reads_kept (0: no limit)
   WqeCache::RingsOf rings_of_;
   // Made at the first use (at(), wqes(), scratch()).
   mutable std::array<std::unique_ptr<ContextCache>, static_cast<std::size_t>(ContextKind::Wqe)> caches_;  // the ICM's

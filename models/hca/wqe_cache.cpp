@@ -149,6 +149,14 @@ void WqeCache::done(uint32_t qpn, WqeRing ring, uint32_t counter) {
   mark_blueflame(ring_key(qpn, ring), slot, 0, false);
 }
 
+void WqeCache::release(uint32_t qpn, WqeRing ring, uint32_t counter) {
+  uint32_t slot = 0, lines = 0;
+  if (!place(qpn, ring, counter, slot, lines)) return;
+  const uint32_t n = used(slot_key(qpn, ring, slot), lines);
+  for (uint32_t j = 0; j < n; ++j) cache_.invalidate(key({qpn, ring, slot, j}, lines));
+  ++released_;
+}
+
 void WqeCache::forget(uint32_t qpn) {
   cache_.invalidate_range(uint64_t{2} * qpn << 32, uint64_t{2} << 32);
   for (auto it = used_.begin(); it != used_.end();) it = (it->first >> 33) == qpn ? used_.erase(it) : std::next(it);

@@ -43,6 +43,10 @@
 //   after it, count in all (at most to the ring's end), are fetched by one
 //   DMA read of their slots, pinned until their lookups (ContextCache::
 //   prefetch).
+// - release(q, ring, counter): the WQE's lines leave the cache before it
+//   completes (a READ past hca.wqe_reads_kept, hca_contexts.hpp); its size
+//   and how it came stay known, so its next lookup refetches its n lines.
+//   Counted in released().
 // - done(q, ring, counter): the WQE completed; its lines are invalidated.
 //   WQEs are read only for the HCA: never dirty, never written back.
 // - forget(q): every line of the QP's rings is dropped (destroy, reset).
@@ -83,6 +87,7 @@ class WqeCache {
   bool insert(uint32_t qpn, WqeRing ring, uint32_t counter, uint32_t bytes, uint64_t ready_ps, bool pinned = false);
   void prefetch(uint32_t qpn, WqeRing ring, uint32_t counter, uint32_t count, uint64_t now_ps);
   void done(uint32_t qpn, WqeRing ring, uint32_t counter);
+  void release(uint32_t qpn, WqeRing ring, uint32_t counter);
   void forget(uint32_t qpn);
 
   // Lines per WQE of a ring of this stride, the key of a line and its set (the rules).
@@ -94,6 +99,7 @@ class WqeCache {
 
   const ContextCache& cache() const { return cache_; }
   uint64_t blueflame_reads() const { return blueflame_reads_; }
+  uint64_t released() const { return released_; }
 
  private:
   static constexpr uint32_t kHash = 0x9E3779B9u;  // 2^32 / golden ratio
@@ -120,6 +126,7 @@ class WqeCache {
   std::unordered_map<uint32_t, std::vector<uint64_t>> blueflame_;
   std::vector<uint64_t> keys_;  // prefetch's scratch
   uint64_t blueflame_reads_ = 0;
+  uint64_t released_ = 0;
 };
 
 }  // namespace hcasim::hca

@@ -16,6 +16,12 @@
 //   as it takes WQE i of a QP's send queue it calls wqe_prefetch for WQE
 //   i + depth, when posted, with the number of WQEs posted from it on (0:
 //   no prefetch).
+// - wqe_reads_kept() (0: no limit) and read_sent(qpn, wr_id, outstanding):
+//   the request of a READ or atomic posted with wr_id has gone while its QP
+//   has `outstanding` READs and atomics posted and not completed (itself
+//   included). Past the limit its WQE leaves the cache, so its response's
+//   wqe() reads it again. The engine calls read_sent only when there is a
+//   limit.
 // - unit_context_load(qpn, now): a transmit unit starts building a packet of
 //   QP qpn at now; returns the unit time it spends loading the QP's context
 //   into the units' own store first (0 when the store holds it, or there is
@@ -35,6 +41,8 @@ class ContextLookups {
   virtual uint64_t unit_context_load(uint32_t /*qpn*/, uint64_t /*now_ps*/) { return 0; }
   virtual uint32_t wqe_prefetch_depth() const { return 0; }
   virtual void wqe_prefetch(uint32_t /*qpn*/, uint64_t /*wr_id*/, uint32_t /*posted*/, uint64_t /*now_ps*/) {}
+  virtual uint32_t wqe_reads_kept() const { return 0; }
+  virtual void read_sent(uint32_t /*qpn*/, uint64_t /*wr_id*/, uint32_t /*outstanding*/) {}
 };
 
 }  // namespace hcasim::transport

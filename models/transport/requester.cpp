@@ -358,6 +358,13 @@ const SendWqe* Requester::answered_wqe(const Qp& qp, const ib::Packet& p) {
   return i < 0 ? nullptr : &qp.sq[static_cast<std::size_t>(i)];
 }
 
+uint32_t Requester::reads_outstanding(const Qp& qp) {
+  uint32_t n = 0;
+  for (std::size_t i = 0; i < qp.sq.size(); ++i)
+    if (!qp.sq[i].done && is_read_or_atomic(qp.sq[i].wr.opcode)) ++n;
+  return n;
+}
+
 int Requester::wqe_holding(const Qp& qp, uint32_t psn) {
   for (std::size_t i = 0; i < qp.sq.size(); ++i) {
     const SendWqe& w = qp.sq[i];

@@ -68,6 +68,8 @@ class Requester {
   // holding its PSN): its scatter list is needed. Null for other packets, or
   // when no WQE sent holds the PSN.
   static const SendWqe* answered_wqe(const Qp& qp, const ib::Packet& p);
+  // READs and atomics posted to the QP and not completed.
+  static uint32_t reads_outstanding(const Qp& qp);
   // The transport timer expired (timer_at_ps was due).
   static void on_timeout(Qp& qp, QpServices& s);
   // The RNR wait is over.

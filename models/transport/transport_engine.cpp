@@ -34,6 +34,7 @@ struct TransportEngine::Entry {
   bool waiting_vl = false;    // in a VL's list of QPs waiting for room to start a packet
   uint32_t promise = 0;       // bytes of its VL's room kept for it when that list let it go
   uint8_t promise_vl = 0;
+  uint64_t rx_aside_until = 0;  // rx_units 0: its last packet waiting aside reaches it then (later ones wait too)
   bool on_rx_unit = false;    // a receive unit parses a packet of it (any_free: one at a time)
   bool context_filling = false;  // its QPC is being read for its next packet: it takes no turn meanwhile
   bool context_held = false;     // its QPC is on chip for its next packet (looked up, or filled)
@@ -522,7 +523,12 @@ void TransportEngine::engine_done(Engine& g) {
   e.in_engine = false;
   g.entry = nullptr;
   g.packet = nullptr;
-  if (SendWqe* w = carried_wqe(e.qp, *p)) w->times.built_ps = now;
+  if (SendWqe* w = carried_wqe(e.qp, *p)) {
+    w->times.built_ps = now;
+    // A READ's request has gone: past the limit its WQE leaves the cache (context_lookups.hpp).
+    if (contexts_ != nullptr && is_read_or_atomic(w->wr.opcode) && contexts_->wqe_reads_kept() != 0)
+      contexts_->read_sent(e.qp.qpn, w->wr.wr_id, Requester::reads_outstanding(e.qp));
+  }
   if (g.ready_ps <= now && e.waiting_data == 0) {
     to_port(e, p, g.started);
   } else {
@@ -643,8 +649,21 @@ void TransportEngine::deliver(ib::Packet* p, unsigned) {
     const uint64_t now = now_ps();  // the packet reaches its QP once its QPC is on chip, in arrival order
     uint64_t due = now + config_.receive_parse_ps;
     if (contexts_ != nullptr && owns(p->hdr.bth.dest_qp)) {
-      due = std::max(due, on_chip(*entry(p->hdr.bth.dest_qp), *p, now) + config_.receive_parse_ps);
+      Entry& e = *entry(p->hdr.bth.dest_qp);
+      due = std::max(due, std::max(now, contexts_->qp_context(e.qp.qpn, now)) + config_.receive_parse_ps);
       if (!arrivals_.empty()) due = std::max(due, arrivals_.back().due_ps);
+      // A response whose send WQE is being read again, or whose QP has one aside, waits aside.
+      uint64_t wqe = 0;
+      if (const SendWqe* w = Requester::answered_wqe(e.qp, *p)) wqe = contexts_->wqe(e.qp.qpn, true, w->wr.wr_id, now);
+      const uint64_t aside = std::max(wqe + config_.receive_parse_ps, e.rx_aside_until);
+      if (aside > due) {
+        e.rx_aside_until = aside;
+        ++stats_.response_wqe_waits;
+        rx_alarm_.notify_at(aside);
+        aside_.push_back({aside, aside_order_++, p});
+        std::push_heap(aside_.begin(), aside_.end(), Aside::later);
+        return;
+      }
     }
     if (arrivals_.empty()) rx_alarm_.notify_at(due);
     arrivals_.push_back({due, p});
@@ -697,12 +716,24 @@ void TransportEngine::rx_unit_done(RxUnit& u) {
 
 void TransportEngine::rx_due() {
   const uint64_t now = now_ps();
-  while (!arrivals_.empty() && arrivals_.front().due_ps <= now) {
-    ib::Packet* p = arrivals_.front().packet;
-    arrivals_.pop_front();
+  for (;;) {
+    const bool in_line = !arrivals_.empty() && arrivals_.front().due_ps <= now;
+    const bool aside = !aside_.empty() && aside_.front().due_ps <= now;
+    ib::Packet* p = nullptr;
+    if (aside && (!in_line || aside_.front().due_ps <= arrivals_.front().due_ps)) {  // at a tie, the older QP order
+      std::pop_heap(aside_.begin(), aside_.end(), Aside::later);
+      p = aside_.back().packet;
+      aside_.pop_back();
+    } else if (in_line) {
+      p = arrivals_.front().packet;
+      arrivals_.pop_front();
+    } else {
+      break;
+    }
     received(p);
   }
   if (!arrivals_.empty()) rx_alarm_.notify_at(arrivals_.front().due_ps);
+  if (!aside_.empty()) rx_alarm_.notify_at(aside_.front().due_ps);
 }
 
 void TransportEngine::received(ib::Packet* p) {

@@ -42,7 +42,10 @@
 //   completed WQE is dropped from the WQE cache (wqe_done).
 // - A packet the HCA takes from a receive buffer (deliver: where it is
 //   queued) reaches its QP receive_parse later: in a pipeline with rx_units
-//   0 (packets do not wait for each other), else on a receive unit (any free
+//   0 (packets do not wait for each other; one waiting for its QP's context
+//   holds the pipeline's later packets, in arrival order, but a response
+//   waiting for its send WQE's refetch waits aside, and only its own QP's
+//   later packets wait behind it), else on a receive unit (any free
 //   unit, a QP's packets one at a time and in order; or unit = QP number
 //   modulo rx_units). Responses (READ responses, ACKs, NAKs, atomic ACKs) go
 //   to the requester, everything else to the responder. A packet for no QP
@@ -114,6 +117,7 @@ struct EngineStats {
   uint64_t rx_unit_waits = 0;      // times a received packet waited for its QP's earlier packet on a receive unit
   uint64_t context_waits = 0;      // times a QP's next packet waited for its QPC's fill (no unit held)
   uint64_t wqe_waits = 0;          // times a send WQE's first packet waited for the WQE's refetch (no unit held)
+  uint64_t response_wqe_waits = 0; // rx_units 0: responses that waited aside for their send WQE's refetch (or their QP's earlier one)
   uint64_t data_waits = 0;         // packets that waited in the data stage for host memory
   uint64_t data_wait_ps = 0;       // their time there, summed
   uint64_t busy_ps = 0;            // engine time spent building packets, summed over engines
@@ -294,6 +298,16 @@ class TransportEngine : public QpServices {
     ib::Packet* packet;
   };
   ib::RingFifo<Arrival, 8> arrivals_;
+  // Responses waiting aside for their send WQE's refetch, earliest due first (a heap); the
+  // pipeline's later packets of other QPs pass them, their own QP's wait behind them.
+  struct Aside {
+    uint64_t due_ps;
+    uint64_t order;  // arrival order, for equal dues
+    ib::Packet* packet;
+    static bool later(const Aside& a, const Aside& b) { return a.due_ps != b.due_ps ? a.due_ps > b.due_ps : a.order > b.order; }
+  };
+  std::vector<Aside> aside_;
+  uint64_t aside_order_ = 0;
   link::Alarm rx_alarm_;
   std::vector<std::unique_ptr<RxUnit>> rx_units_;           // none: the receive pipeline (arrivals_)
   std::vector<ib::RingFifo<ib::Packet*, 8>> rx_waiting_;    // packets waiting for a receive unit: any_free one FIFO, qpn_hash one per unit

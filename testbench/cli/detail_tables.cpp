@@ -246,6 +246,7 @@ std::vector<DetailColumn> engine_columns() {
       .count("port_full_waits", "times a unit waited for room in the port")
       .count("context_waits", "times a QP waited for its QPC's fill (no unit held)")
       .count("wqe_waits", "times a send WQE's first packet waited for the WQE's refetch (no unit held)")
+      .count("response_wqe_waits", "responses that waited beside the receive pipeline for their send WQE's refetch")
       .count("data_waits", "times a unit waited for gather data")
       .ps("data_wait_ps", "time units waited for gather data")
       .ps("busy_ps", "time the units were busy, summed over units")
@@ -300,7 +301,7 @@ std::vector<DetailColumn> host_columns() {
       .share("driver.cpu_utilization_max", "driver: the busiest thread's CPU time over the simulated time")
       .text("driver.cpu_thread_utilization", "driver: each thread's CPU time over the simulated time, as a JSON list");
   for (const char* n : {"doorbells", "blueflame_writes", "blueflame_wqes", "blueflame_refused", "blueflame_wqe_reads",
-                        "wqe_fetches", "send_wqes", "record_reads",
+                        "read_wqes_released", "wqe_fetches", "send_wqes", "record_reads",
                         "recv_wqe_fetches", "recv_wqes", "cqes", "cqes_lost", "arms", "interrupts", "interrupts_masked",
                         "bad_doorbells", "bad_wqes", "mmio_errors"})
     c.count(std::string("front_end.") + n, std::string("HCA front end: ") + n);

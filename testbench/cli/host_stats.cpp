@@ -166,6 +166,7 @@ void each_host_json(const fabric::Fabric& f, uint64_t sim_ps, const JsonSink& si
            {"blueflame_wqes", fe.blueflame_wqes},
            {"blueflame_refused", fe.blueflame_refused},
            {"blueflame_wqe_reads", h.contexts().blueflame_wqe_reads()},
+           {"read_wqes_released", h.contexts().read_wqes_released()},
            {"wqe_fetches", fe.sq_fetches},
            {"send_wqes", fe.send_wqes},
            {"record_reads", fe.record_reads + c.record_reads},

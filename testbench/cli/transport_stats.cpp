@@ -225,6 +225,7 @@ void each_engine_json(const fabric::Fabric& f, uint64_t sim_ps, const JsonSink& 
                    {"port_full_waits", s.port_full_waits},
                    {"context_waits", s.context_waits},
                    {"wqe_waits", s.wqe_waits},
+                   {"response_wqe_waits", s.response_wqe_waits},
                    {"data_waits", s.data_waits},
                    {"data_wait_ps", s.data_wait_ps},
                    {"busy_ps", s.busy_ps},

@@ -220,3 +220,28 @@ TEST_CASE("a prefetch reads the posted WQEs from one slot on in one DMA read, ne
   CHECK(rig.cache.lookup(5, WqeRing::Send, 14, 200) == 100 + kReadPs);
   CHECK(rig.cache.lookup(5, WqeRing::Send, 15, 2000) == 2000);
 }
+
+TEST_CASE("a released WQE leaves the cache before it completes: its next lookup reads its own lines again") {
+  Rig rig(config(16, 0));
+  // A 48-byte READ WQE (one line of its 128-byte slot 3), brought by BlueFlame and used by its request.
+  CHECK(rig.cache.insert(5, WqeRing::Send, 3, 48, 100, true));
+  CHECK(rig.cache.lookup(5, WqeRing::Send, 3, 200) == 200);
+  // Its request has gone with too many READs outstanding: the line leaves.
+  rig.cache.release(5, WqeRing::Send, 3);
+  CHECK(rig.cache.released() == 1);
+  CHECK(rig.cache.cache().occupancy() == 0);
+  // Its response looks it up: one 64-byte line read from slot 3 (not the slot's 128 B), a BlueFlame WQE read again.
+  CHECK(rig.cache.lookup(5, WqeRing::Send, 3, 5000) == 5000 + kReadPs);
+  using R = std::tuple<uint64_t, uint32_t, uint64_t>;
+  CHECK(rig.reads.log == std::vector<R>{R{0x10000 + 3 * 128, 64, 5000}});
+  CHECK(rig.cache.blueflame_reads() == 1);
+  // Completed: dropped as any other; releasing a WQE of a QP without rings does nothing.
+  rig.cache.done(5, WqeRing::Send, 3);
+  CHECK(rig.cache.cache().occupancy() == 0);
+  rig.cache.release(7, WqeRing::Send, 0);
+  CHECK(rig.cache.released() == 1);
+  const ContextCacheStats& s = rig.cache.cache().stats();
+  CHECK(s.inserts == 1);
+  CHECK(s.hits == 1);
+  CHECK(s.misses == 1);
+}

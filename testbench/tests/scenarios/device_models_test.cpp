@@ -34,6 +34,7 @@ TEST_CASE("hca.device: connect-ib on perftest_write_bw runs with the device's va
   CHECK(ib["hca"]["pcie"]["lanes"] == 16);
   CHECK(ib["hca"]["caches"]["qpc_l1"]["entries"] == 168);
   CHECK(ib["hca"]["caches"]["qpc_l1"]["load"] == "26ns");
+  CHECK(ib["hca"]["wqe_reads_kept"] == 4);
   // The miss handling the device was fitted with (docs/devices/README.md), not the generic 64 and random.
   CHECK(ib["hca"]["caches"]["qpc"]["mshrs"] == 16);
   CHECK(ib["hca"]["caches"]["qpc"]["replacement"] == "lru");
@@ -41,6 +42,7 @@ TEST_CASE("hca.device: connect-ib on perftest_write_bw runs with the device's va
   const json generic = resolved(dir, "generic", "");
   CHECK(generic["hca"]["caches"]["qpc"]["mshrs"] == 64);
   CHECK(generic["hca"]["caches"]["qpc"]["replacement"] == "random");
+  CHECK(generic["hca"]["wqe_reads_kept"] == 0);  // no limit
   // The scenario sets transport.wqe_parse itself (50 ns): its key wins over the device's 40 ns.
   CHECK(ib["transport"]["wqe_parse"] == "50ns");
   // A key given beside the device wins, and the resolved file runs again to the same values.

@@ -88,6 +88,32 @@ TEST_CASE("READs of one QP: a window that fits the WQE cache pays no refetch, a 
   }
 }
 
+TEST_CASE("hca.wqe_reads_kept: READs sent past the limit leave the WQE cache and their responses read them again") {
+  const ScratchDir dir("wqe-reads-kept");
+  const nlohmann::json wqe = {{"entries", 64}, {"ways", 0}};  // room for every WQE: no other miss
+  constexpr unsigned kReads = 12;
+  for (unsigned kept : {0u, 4u, 11u, 12u}) {
+    INFO("kept " << kept);
+    nlohmann::json sc = scenario(wqe, reads(kReads));
+    sc["hca"]["wqe_reads_kept"] = kept;
+    const nlohmann::json s = run(dir, "k" + std::to_string(kept), sc);
+    // Analytic: READ i goes before READ i + 1 is posted and all go before the
+    // first response, so READ i is sent with i + 1 READs outstanding: past
+    // the limit for i >= kept. Each of those responses misses its WQE, reads
+    // its one 64-byte line again and waits aside for it.
+    const uint64_t released = kept == 0 ? 0 : kReads - std::min(kReads, kept);
+    CHECK(s["hosts"]["first"][0]["front_end"]["read_wqes_released"].get<uint64_t>() == released);
+    const nlohmann::json& c = wqe_cache(s, 0);
+    CHECK(c["lookups"].get<uint64_t>() == 2 * kReads);
+    CHECK(c["misses"].get<uint64_t>() == released);
+    CHECK(refetches(s, 0) == released);
+    CHECK(refetches(s, 0, "read_bytes") == 64 * released);
+    CHECK(s["engines"]["first"][0]["response_wqe_waits"].get<uint64_t>() == released);
+    CHECK(s["verbs"][0]["ok"].get<bool>());  // every READ completed as expected
+    CHECK(c["occupancy"].get<uint64_t>() == 0);
+  }
+}
+
 TEST_CASE("receive WQEs fetched in batches larger than the WQE cache are read again as the rules count") {
   const ScratchDir dir("wqe-recv");
   // 8 receives, then 8 SENDs of 64 B; the receiver fetches 4 receive WQEs (16 B
