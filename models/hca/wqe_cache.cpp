@@ -139,21 +139,23 @@ bool WqeCache::insert(uint32_t qpn, WqeRing ring, uint32_t counter, uint32_t byt
   return true;
 }
 
+uint32_t WqeCache::invalidate_wqe(uint32_t qpn, WqeRing ring, uint32_t slot, uint32_t lines) {
+  const uint32_t n = used(slot_key(qpn, ring, slot), lines);
+  for (uint32_t j = 0; j < n; ++j) cache_.invalidate(key({qpn, ring, slot, j}, lines));
+  return n;
+}
+
 void WqeCache::done(uint32_t qpn, WqeRing ring, uint32_t counter) {
   uint32_t slot = 0, lines = 0;
   if (!place(qpn, ring, counter, slot, lines)) return;
-  const uint64_t sk = slot_key(qpn, ring, slot);
-  const uint32_t n = used(sk, lines);
-  for (uint32_t j = 0; j < n; ++j) cache_.invalidate(key({qpn, ring, slot, j}, lines));
-  if (n < lines) used_.erase(sk);
+  if (invalidate_wqe(qpn, ring, slot, lines) < lines) used_.erase(slot_key(qpn, ring, slot));
   mark_blueflame(ring_key(qpn, ring), slot, 0, false);
 }
 
 void WqeCache::release(uint32_t qpn, WqeRing ring, uint32_t counter) {
   uint32_t slot = 0, lines = 0;
   if (!place(qpn, ring, counter, slot, lines)) return;
-  const uint32_t n = used(slot_key(qpn, ring, slot), lines);
-  for (uint32_t j = 0; j < n; ++j) cache_.invalidate(key({qpn, ring, slot, j}, lines));
+  invalidate_wqe(qpn, ring, slot, lines);
   ++released_;
 }
 

@@ -110,6 +110,8 @@ class WqeCache {
   }
   // The lines the WQE in that slot takes (as inserted; all of the slot's when unknown).
   uint32_t used(uint64_t slot_key, uint32_t lines) const;
+  // Drops the lines the WQE in that slot takes (as used() counts them); returns how many.
+  uint32_t invalidate_wqe(uint32_t qpn, WqeRing ring, uint32_t slot, uint32_t lines);
   uint64_t fill(uint64_t key, uint64_t start_ps);
   // Keeps the size of the WQE in that slot (used_); returns its lines.
   uint32_t note_size(uint32_t qpn, WqeRing ring, uint32_t slot, uint32_t lines, uint32_t bytes);

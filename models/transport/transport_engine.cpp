@@ -650,12 +650,10 @@ void TransportEngine::deliver(ib::Packet* p, unsigned) {
     uint64_t due = now + config_.receive_parse_ps;
     if (contexts_ != nullptr && owns(p->hdr.bth.dest_qp)) {
       Entry& e = *entry(p->hdr.bth.dest_qp);
-      due = std::max(due, std::max(now, contexts_->qp_context(e.qp.qpn, now)) + config_.receive_parse_ps);
+      due = std::max(due, qpc_on_chip(e, now) + config_.receive_parse_ps);
       if (!arrivals_.empty()) due = std::max(due, arrivals_.back().due_ps);
       // A response whose send WQE is being read again, or whose QP has one aside, waits aside.
-      uint64_t wqe = 0;
-      if (const SendWqe* w = Requester::answered_wqe(e.qp, *p)) wqe = contexts_->wqe(e.qp.qpn, true, w->wr.wr_id, now);
-      const uint64_t aside = std::max(wqe + config_.receive_parse_ps, e.rx_aside_until);
+      const uint64_t aside = std::max(answered_wqe_on_chip(e, *p, now) + config_.receive_parse_ps, e.rx_aside_until);
       if (aside > due) {
         e.rx_aside_until = aside;
         ++stats_.response_wqe_waits;
@@ -699,11 +697,13 @@ void TransportEngine::start_rx() {
   }
 }
 
-uint64_t TransportEngine::on_chip(const Entry& e, const ib::Packet& p, uint64_t now) {
-  uint64_t ready = std::max(now, contexts_->qp_context(e.qp.qpn, now));
-  if (const SendWqe* w = Requester::answered_wqe(e.qp, p))
-    ready = std::max(ready, contexts_->wqe(e.qp.qpn, true, w->wr.wr_id, now));
-  return ready;
+uint64_t TransportEngine::qpc_on_chip(const Entry& e, uint64_t now) {
+  return std::max(now, contexts_->qp_context(e.qp.qpn, now));
+}
+
+uint64_t TransportEngine::answered_wqe_on_chip(const Entry& e, const ib::Packet& p, uint64_t now) {
+  const SendWqe* w = Requester::answered_wqe(e.qp, p);
+  return w == nullptr ? 0 : contexts_->wqe(e.qp.qpn, true, w->wr.wr_id, now);
 }
 
 void TransportEngine::rx_unit_done(RxUnit& u) {

@@ -242,8 +242,15 @@ class TransportEngine : public QpServices {
   void start_rx();               // free receive units take waiting packets
   void rx_unit_done(RxUnit& u);
   void received(ib::Packet* p);  // a parsed packet acts on its QP
-  // When what a received packet needs is on chip: its QP's context, and the send WQE a response answers.
-  uint64_t on_chip(const Entry& e, const ib::Packet& p, uint64_t now);
+  // When what a received packet needs is on chip: its QP's context (qpc_on_chip, at least now), and
+  // the send WQE a response answers (answered_wqe_on_chip, 0 for other packets); on_chip: both.
+  uint64_t qpc_on_chip(const Entry& e, uint64_t now);
+  uint64_t answered_wqe_on_chip(const Entry& e, const ib::Packet& p, uint64_t now);
+  uint64_t on_chip(const Entry& e, const ib::Packet& p, uint64_t now) {
+    const uint64_t qpc = qpc_on_chip(e, now);  // first: a fill's DMA order is the lookups' order
+    const uint64_t wqe = answered_wqe_on_chip(e, p, now);
+    return qpc > wqe ? qpc : wqe;
+  }
   void completions_due();        // completion_generation: completions due now go to the CQs
   bool must_wait(Entry& e, const ib::Packet& p);  // asks the receive-WQE source
   void take_request(Entry& e, ib::Packet* p);    // a request for e's responder, or held behind a fetch
