@@ -42,6 +42,7 @@ struct Driver::Cq {
   std::deque<uint64_t> visible;  // when each ring entry written and not yet polled is visible, in ring order
   std::deque<WorkCompletion> expanded;  // completions of a compressed block read, not yet handed out
   uint64_t decoded = 0;         // completions read (their number for Hca::completion_times)
+  uint64_t woke_ps = UINT64_MAX;  // when due last woke the poller: the poll_cq at that time took the poll that ended then
   std::function<void()> poll_handler, interrupt_handler;
   link::Alarm due = link::Alarm::method<&Cq::on_due>(this);
 };
@@ -435,6 +436,7 @@ std::size_t Driver::poll_cq(uint32_t cqn, std::size_t max, std::vector<WorkCompl
   if (n > 0) {
     ++stats_.cq_polls;
     stats_.cqes += n;
+    if (cq.poll_handler) pay_poll(cq, now);
   }
   if (cq.consumed != consumed_before) {
     uint8_t record[4];
@@ -484,7 +486,7 @@ void Driver::cqe_visible(Cq& cq, uint64_t visible_ps, uint32_t entries) {
   }
   const uint64_t at = std::max(visible_ps, cpu_free_ps_[cq.thread]) + config_.poll_ps;
   if (at <= now) {
-    cpu(config_.poll_ps, cq.thread);
+    cq.woke_ps = now;
     cq.poll_handler();
   } else {
     cq.due.notify_at(at);
@@ -494,12 +496,23 @@ void Driver::cqe_visible(Cq& cq, uint64_t visible_ps, uint32_t entries) {
 void Driver::cq_due(Cq& cq) {
   const uint64_t now = link::now_ps();
   if (cq.poll_handler) {
-    take_cpu(config_.poll_ps, cq.thread);
+    cq.woke_ps = now;
     cq.poll_handler();
   }
   // The next CQE not yet visible wakes the poller again (the handler may poll later, at this time).
   const auto later = std::find_if(cq.visible.begin(), cq.visible.end(), [now](uint64_t v) { return v > now; });
   if (later != cq.visible.end()) cq.due.notify_at(std::max(*later, cpu_free_ps_[cq.thread]) + config_.poll_ps);
+}
+
+void Driver::pay_poll(Cq& cq, uint64_t now) {
+  // The poll that found CQEs: ended now when the CQ's alarm woke the poller
+  // for them, else run now (a CQE visible before the poller came to its CQ).
+  if (cq.woke_ps == now) {
+    take_cpu(config_.poll_ps, cq.thread);
+    cq.woke_ps = UINT64_MAX;
+  } else {
+    cpu(config_.poll_ps, cq.thread);
+  }
 }
 
 void Driver::interrupt(uint32_t vector, uint64_t visible_ps) {

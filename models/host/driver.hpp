@@ -26,7 +26,12 @@
 //   that time, not an annotated delay); later posts wait for the thread.
 //   MMIO writes of different threads leave in the order of their times. A
 //   completion reaches the code that polls for it (on_cq_event) poll_ps
-//   after its CQE is visible in host memory and its CQ's thread is free; an
+//   after its CQE is visible in host memory and its CQ's thread is free.
+//   The thread pays poll_ps per poll_cq call that finds CQEs on such a CQ,
+//   not per CQE that lands: a CQE it takes when it wakes for it cost the
+//   poll that ended then, one that waited (the code was polling another CQ)
+//   costs a poll when taken, and a wake-up that takes nothing costs
+//   nothing (a spinning thread's empty polls hold up no work). An
 //   interrupt reaches its handler (on_cq_interrupt) interrupt_ps after its
 //   MSI-X write lands, on thread 0. With every cost 0 and a link of no cost,
 //   these happen at once, in the HCA's call.
@@ -187,6 +192,7 @@ class Driver : public sc_core::sc_module {
   // The wr_id of the WQE a completion reports, and the ring slots it frees.
   void resolve(transport::WorkCompletion& wc, uint16_t wqe_index);
   void cq_due(Cq& cq);
+  void pay_poll(Cq& cq, uint64_t now);  // the CPU cost of a busy-polled CQ's poll_cq that found CQEs
   void program_vector(uint32_t v);
   void interrupt(uint32_t vector, uint64_t visible_ps);
   void interrupt_due(uint32_t vector);

@@ -252,3 +252,41 @@ TEST_CASE("driver: on_cq_event runs poll_ps after the CQE is visible, and poll_c
   CHECK(handled[1] == visible[1] + kPoll);
   CHECK(ids == std::vector<uint64_t>{1, 2});
 }
+
+TEST_CASE("driver: a busy-polling thread pays poll_ps per poll_cq that takes CQEs, when it takes them") {
+  // rc-swarm's thread polls only the CQ of its window's oldest operation: a CQE that lands on
+  // another CQ wakes the thread for nothing, and costs a poll only when the thread takes it, after
+  // the CQEs before it. With poll p, post q and MMIO doorbell d, the thread's time per operation
+  // is p + q + d whatever the window (stats: poll p per poll_cq that found CQEs).
+  constexpr uint64_t kPoll = 50'000, kPost = 40'000, kDoorbell = 150'000, kLatency = 500'000;
+  config::HcaSettings s = ideal_settings();
+  s.host.pcie = simple_pcie(kLatency);
+  s.host.driver.doorbell = host::DoorbellMode::Mmio;
+  s.host.driver.post_ps = kPost;
+  s.host.driver.doorbell_ps = kDoorbell;
+  s.host.driver.poll_ps = kPoll;
+  HostPair t(s);
+  host::Driver& a = t.a();
+  std::vector<uint64_t> wakes;
+  uint64_t taken_at = 0;
+  a.on_cq_event(t.qa.cq, [&] { wakes.push_back(HostPair::now()); });  // the thread is polling another CQ
+  REQUIRE(a.post_send(t.qa.qpn, write_wr(t, 1)).empty());
+  REQUIRE(a.post_send(t.qa.qpn, write_wr(t, 2)).empty());
+  constexpr uint64_t kLater = 30'000'000;  // both CQEs long visible
+  HostPair::at(kLater, [&] {
+    // The thread comes to this CQ: one poll_cq takes both CQEs and pays one poll, then it posts.
+    CHECK(poll_all(a, t.qa.cq).size() == 2);
+    taken_at = HostPair::now();
+    REQUIRE(a.post_send(t.qa.qpn, write_wr(t, 3)).empty());
+  });
+  HostPair::run();
+  REQUIRE(taken_at == kLater);
+  CHECK(wakes.size() >= 1);  // woken for the CQEs, took none then
+  CHECK(a.stats().cq_polls >= 1);
+  const auto doorbells = t.side_a().tap.writes_at(hca::kPageBytes + hca::kUarSendDoorbell);
+  REQUIRE(doorbells.size() == 3);
+  // The third post's doorbell leaves after the poll that took the CQEs and the post itself.
+  CHECK(doorbells[2].at_ps == kLater + kPoll + kPost + kDoorbell + 32 * kPsPerWireByte + kLatency);
+  // Three posts and one poll: the wake-ups that took nothing cost nothing.
+  CHECK(a.stats().cpu_busy_ps == 3 * (kPost + kDoorbell) + kPoll);
+}
