@@ -41,7 +41,7 @@ const std::vector<std::vector<std::string>> kLayers = {
     {"models/mgmt"},
     {"models/config"},
     {"models/fabric"},
-    {"testbench/workloads", "testbench/checkers", "testbench/rtl"},
+    {"testbench/workloads", "testbench/checkers", "testbench/rtl", "testbench/serve"},
     {"testbench/cli", "testbench/examples", "testbench/fuzz"},
 };
 
