@@ -124,7 +124,7 @@ TEST_CASE("ibsim control: clients attach by node name or NodeDescription, ten at
   CHECK(control.stats().disconnects == 1);
 }
 
-TEST_CASE("ibsim control: each GET answers from the node's attributes; bad messages get ERROR or nothing") {
+TEST_CASE("ibsim control: each GET answers from the node's attributes, bad messages get ERROR or nothing") {
   Directory nodes;
   Control control(nodes, [](unsigned, uint32_t) { return true; });
   REQUIRE_FALSE(is_error(control.handle(connect_message(7, "H1"))));
