@@ -54,6 +54,7 @@ struct NodeSpec {
 
 struct ManagementSpec {
   bool in_band = false;                 // false: tables installed at time zero, no management traffic
+  bool external = false;                // in band without a built-in SM or SA (hcasim serve: an outside SM)
   unsigned sm_node = 0;                 // node index of the SM's HCA
   unsigned sm_port = 1;                 // its port number
   uint64_t start_ps = 0;                // when the SM starts its sweep

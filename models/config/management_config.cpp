@@ -25,7 +25,8 @@ std::pair<int, unsigned> hca_port(const std::string& name, const topology::Topol
 ManagementSpec management_spec(const ManagementConfig& m, const topology::Topology& graph,
                                const std::vector<std::string>& hca_ports, const routing::RoutingConfig& routing) {
   ManagementSpec ms;
-  ms.in_band = m.mode == ManagementMode::InBand;
+  ms.in_band = m.mode != ManagementMode::Preconfigured;
+  ms.external = m.mode == ManagementMode::External;
   ms.start_ps = m.start_ps;
   ms.link_up_ps = m.link_up_ps;
   ms.sma_latency_ps = m.sma_latency_ps;
@@ -56,7 +57,7 @@ ManagementSpec management_spec(const ManagementConfig& m, const topology::Topolo
     throw ConfigError("management.sm", "'" + sm + "' is not an HCA port; accepted: an HCA port name such as hca0.p1");
   ms.sm_node = static_cast<unsigned>(node);
   ms.sm_port = port;
-  if (!ms.in_band) return ms;
+  if (!ms.in_band || ms.external) return ms;
   if (m.handover_ps != 0 && m.standby.empty())
     throw ConfigError("management.handover", "a handover needs a second SM; accepted: 0 (none), or a time with management.standby set");
   // The SM knows nodes by their NodeDescription (the topology's description, else its name).

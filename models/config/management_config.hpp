@@ -16,7 +16,7 @@
 
 namespace hcasim::config {
 
-enum class ManagementMode { Preconfigured, InBand };
+enum class ManagementMode { Preconfigured, InBand, External };
 enum class StandbyStart { AfterMaster, WithMaster };
 
 // Partitions (docs/partitions.md): OpenSM's partitions.conf, from a file or
@@ -73,8 +73,12 @@ struct ManagementConfig {
 template <class Io>
 void describe(Io& io, ManagementConfig& c) {
   io.choice("mode", c.mode,
-            Names<ManagementMode>{{"preconfigured", ManagementMode::Preconfigured}, {"in_band", ManagementMode::InBand}},
-            "preconfigured (tables installed at time zero) or in_band (an SM sweeps and programs the fabric first)");
+            Names<ManagementMode>{{"preconfigured", ManagementMode::Preconfigured},
+                                  {"in_band", ManagementMode::InBand},
+                                  {"external", ManagementMode::External}},
+            "preconfigured (tables installed at time zero), in_band (an SM sweeps and programs the fabric first) or "
+            "external (hcasim serve: no built-in SM; ports come up in Init without LIDs and a real SM attached through "
+            "ibsim's protocol programs them; docs/real-tools.md)");
   io.string("sm", c.sm, "in_band: the HCA port the SM runs on; \"\" = the first HCA port");
   io.time("start", c.start_ps, 0, UINT64_MAX, "in_band: when the SM starts (not before link_up)");
   io.time("link_up", c.link_up_ps, 0, UINT64_MAX,

@@ -723,7 +723,7 @@ void check_partitions(const Scenario& s) {
   if (!s.workload.perftest.empty() || !s.workload.verbs.empty() || !s.workload.swarm.empty())
     refuse("transport workloads (perftest, swarm, verbs)");
   if (!s.workload.dma.empty()) refuse("DMA tests (workload.dma)");
-  if (s.management.mode == ManagementMode::InBand) refuse("management in band");
+  if (s.management.mode != ManagementMode::Preconfigured) refuse("management in band (in_band, external)");
   if (s.outputs.pcap) refuse("outputs.pcap");
   if (s.outputs.vcd) refuse("outputs.vcd");
   if (s.outputs.sample_interval_ps != 0) refuse("outputs.sample_interval");

@@ -390,7 +390,7 @@ void check_swarm(SwarmConfig& w, const std::string& at, const PortCheck& ports, 
                                           " (every operation may go to one QP); accepted: at most sq_depth");
   if (s.run.duration_ps == 0)
     throw ConfigError(at, "a swarm runs until run.duration, which is 0; accepted: set run.duration");
-  if (s.management.mode == ManagementMode::InBand)
+  if (s.management.mode != ManagementMode::Preconfigured)
     throw ConfigError(at, "a swarm connects its QPs before the run; accepted: management.mode preconfigured");
 }
 

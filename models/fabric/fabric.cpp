@@ -224,6 +224,7 @@ void Fabric::build_management(ib::PacketPool& pool) {
       for (unsigned p = 0; p < h->port_count(); ++p) h->set_lid(p, 0);
   });
   power_on_->notify_at(0);
+  if (m.external) return;  // an outside SM (hcasim serve) programs the subnet
   if (m.has_standby && (m.standby_node >= spec_.nodes.size() || m.standby_node == m.sm_node ||
                         spec_.nodes[m.standby_node].kind != NodeKind::Hca || m.standby_port < 1 ||
                         m.standby_port > spec_.nodes[m.standby_node].ports.size()))

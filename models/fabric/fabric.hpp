@@ -18,6 +18,10 @@
 //   Down; at link_up_ps linked ports go to Init; the SM on the chosen HCA port sweeps
 //   and programs the subnet from the tables the pre-configured mode would
 //   install (qos_policy), and the same routing library computes its routes.
+// - Management external (ManagementSpec::external, hcasim serve): the nodes'
+//   SMAs and power-on state as in band, but no SM, no SA and no CC manager:
+//   software outside the model programs the subnet through the nodes'
+//   MadNodes (MadNode::on_external / send_external).
 // - The SA in band (mgmt/sa_node.hpp): every HCA gets an SaAgent (on the SM's
 //   port, the standby's port, else port 1). When the sweep is done: the SM's
 //   agent runs the master SaServer over a database filled from the SM's view

@@ -55,6 +55,7 @@ constexpr uint8_t kPhysStateLinkUp = 5;
 // PortInfo.CapabilityMask bits used by the model (OpenSM IB_PORT_CAP_*).
 constexpr uint32_t kPortCapIsSm = 0x00000002;
 constexpr uint32_t kPortCapHasSlMap = 0x00000040;
+constexpr uint32_t kPortCapExtendedSpeeds = 0x00004000;  // IsExtendedSpeedsSupported: LinkSpeedExt* valid
 
 struct NodeInfo {
   static constexpr unsigned kBytes = 40;  // iba-facts 6: VendorID ends at byte 39

@@ -167,9 +167,14 @@ void MadNode::deliver(ib::Packet* p, unsigned port) {
   const uint8_t mgmt_class = p->payload[1];
   if (p->hdr.bth.dest_qp == ib::kQp1) {
     ++stats_.gmps_in;
-    if (const auto it = gmp_classes_.find(mgmt_class); it != gmp_classes_.end()) it->second(p, port);
-    else if (gmp_) gmp_(p, port);
-    else pool_.release(p);
+    if (const auto it = gmp_classes_.find(mgmt_class); it != gmp_classes_.end()) {
+      it->second(p, port);
+    } else if (gmp_) {
+      gmp_(p, port);
+    } else {
+      if (external_) to_external(p->payload.data(), port, p->hdr.lrh.slid, p->hdr.deth.src_qp, ib::kQp1);
+      pool_.release(p);
+    }
     return;
   }
   ib::Smp smp;
@@ -186,14 +191,17 @@ void MadNode::deliver(ib::Packet* p, unsigned port) {
   ++stats_.smps_in;
   if (!smp.directed()) {
     const uint16_t slid = p->hdr.lrh.slid;
+    const bool for_sm = (smp.hdr.method & ib::kMethodResponseBit) != 0 || smp.hdr.method == ib::kMethodTrap ||
+                        (smp.hdr.attr_id == ib::kAttrSmInfo && !sma_.serves_sm_info(port));
+    if (for_sm && sm_ == nullptr && external_) {  // outside software's (see the rules)
+      to_external(p->payload.data(), port, slid, p->hdr.deth.src_qp, ib::kQp0);
+      pool_.release(p);
+      return;
+    }
     pool_.release(p);
     if (trap_arrived(smp, port, slid)) return;
     if ((smp.hdr.method & ib::kMethodResponseBit) != 0) {
-      if (sm_ != nullptr) {
-        std::vector<ib::Smp> out;
-        sm_->on_response(smp, now_ps(), out);
-        sm_step(out);
-      }
+      to_sm(smp, port, slid);
       return;
     }
     smp_arrived(smp, port, slid);
@@ -210,19 +218,56 @@ void MadNode::deliver(ib::Packet* p, unsigned port) {
       return;
     case DrStep::Deliver:
       pool_.release(p);
-      if (!smp.direction) {
-        smp_arrived(smp, port, ib::kPermissiveLid);
-      } else if (sm_ != nullptr) {
-        std::vector<ib::Smp> out;
-        sm_->on_response(smp, now_ps(), out);
-        sm_step(out);
-      }
+      if (smp.direction) to_sm(smp, port, ib::kPermissiveLid);
+      else if (smp.hdr.attr_id == ib::kAttrSmInfo && !sma_.serves_sm_info(port) && external_)
+        smp_to_external(smp, port, ib::kPermissiveLid);
+      else smp_arrived(smp, port, ib::kPermissiveLid);
       return;
     case DrStep::Drop:
       ++stats_.smps_dropped;
       pool_.release(p);
       return;
   }
+}
+
+void MadNode::to_sm(const ib::Smp& smp, unsigned port, uint16_t slid) {
+  if (sm_ != nullptr) {
+    std::vector<ib::Smp> out;
+    sm_->on_response(smp, now_ps(), out);
+    sm_step(out);
+  } else if (external_) {
+    smp_to_external(smp, port, slid);
+  }
+}
+
+void MadNode::smp_to_external(const ib::Smp& smp, unsigned port, uint16_t slid) {
+  scratch_.assign(ib::kMadBytes, 0);
+  ib::encode(smp, scratch_.data());
+  to_external(scratch_.data(), port, slid, ib::kQp0, ib::kQp0);
+}
+
+void MadNode::to_external(const uint8_t* mad, unsigned port, uint16_t slid, uint32_t src_qp, uint32_t dest_qp) {
+  ++stats_.external_in;
+  external_({mad, port, slid, src_qp, dest_qp});
+}
+
+bool MadNode::send_external(unsigned port, const uint8_t* mad, uint16_t dlid, uint32_t dest_qp, uint32_t src_qp) {
+  if (port >= out_.size() || (switch_ == nullptr && port == 0)) return false;
+  if (mad[1] == ib::kClassSubnDr) {
+    ib::Smp smp;
+    if (!ib::decode(mad, smp)) return false;
+    const DrAction a = dr_send(smp, static_cast<unsigned>(out_.size() - 1));
+    if (a.step == DrStep::Drop || (a.step == DrStep::Deliver && smp.direction)) return false;
+    ++stats_.external_out;
+    if (a.step == DrStep::Deliver) smp_arrived(smp, port, ib::kPermissiveLid);
+    else send_smp(smp, a.out_port, ib::kPermissiveLid, ib::kPermissiveLid);
+    return true;
+  }
+  ++stats_.external_out;
+  ib::Packet* p = make_packet(lid(port), dlid, 0, dest_qp, src_qp, mad);
+  if (dlid != 0 && dlid == lid(port)) deliver(p, port);  // the node's own LID: not on the wire
+  else send(port, p);
+  return true;
 }
 
 void MadNode::port_state_changed(unsigned) {
@@ -338,18 +383,15 @@ void MadNode::answer(const Waiting& w) {
   ib::Smp resp;
   if (!sma_.process(w.smp, w.in, resp)) return;  // refused: no answer
   if (!resp.directed()) {
-    send_smp(resp, w.in, lid(w.in), w.slid);
+    if (external_ && w.slid != 0 && w.slid == lid(w.in)) to_sm(resp, w.in, w.slid);  // asked from this node
+    else send_smp(resp, w.in, lid(w.in), w.slid);
     return;
   }
   resp.direction = true;
   const unsigned ports = static_cast<unsigned>(out_.size() - 1);
   const DrAction a = dr_send(resp, ports);
-  if (a.step == DrStep::Deliver) {  // hop count 0: the node's own SM asked
-    if (sm_ != nullptr) {
-      std::vector<ib::Smp> out;
-      sm_->on_response(resp, now_ps(), out);
-      sm_step(out);
-    }
+  if (a.step == DrStep::Deliver) {  // hop count 0: the node's own SM (or outside software) asked
+    to_sm(resp, w.in, ib::kPermissiveLid);
   } else if (a.step == DrStep::Forward) {
     send_smp(resp, a.out_port, ib::kPermissiveLid, ib::kPermissiveLid);
   } else {

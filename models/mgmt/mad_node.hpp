@@ -51,6 +51,15 @@
 //   agent); with neither they are dropped.
 // - on_done runs each time the SM's sweep finishes (Done, or given up): after
 //   the first sweep and after each re-sweep.
+// - Outside software attached to the node (serve/, on_external): what no part
+//   of the node takes goes to the external handler instead of being dropped:
+//   SMP answers and traps when the node runs no SM, SMInfo requests on a port
+//   whose SMA serves no SMInfo, and GMPs no class handler or general handler
+//   takes. send_external sends a MAD as the node's QP0 or QP1: a directed-route
+//   SMP by the directed-route rules (hop count 0: the node's own SMA answers,
+//   after its latency, to the handler), anything else LID-routed to its DLID
+//   from the port's LID (a switch: out of the LFT's port); a MAD to the port's
+//   own LID, and an SMA's LID-routed answer to one, stays inside the node.
 
 #include <cstdint>
 #include <deque>
@@ -80,6 +89,8 @@ struct MadNodeStats {
   uint64_t traps_held = 0;       // P_Key violations with a trap of the port still outstanding (no trap sent)
   uint64_t represses_in = 0;     // SubnTrapRepress() that stopped one of this SMA's traps
   uint64_t traps_in = 0;         // at the SM's node: SubnTrap() received (and handed to the SM)
+  uint64_t external_in = 0;      // MADs handed to outside software (on_external)
+  uint64_t external_out = 0;     // MADs outside software sent (send_external)
 };
 
 // A trap the SM's node received.
@@ -125,6 +136,20 @@ class MadNode : public link::ManagementAgent {
   void port_state_changed(unsigned port);
   const std::vector<ReceivedTrap>& traps() const { return traps_; }
 
+  // A MAD for outside software (see the rules): its 256 bytes, the port
+  // number it arrived on, the LRH SLID and the QPs of its DETH / BTH.
+  struct ExternalMad {
+    const uint8_t* mad = nullptr;
+    unsigned port = 0;
+    uint16_t slid = 0;
+    uint32_t src_qp = 0, dest_qp = 0;
+  };
+  void on_external(std::function<void(const ExternalMad&)> handler) { external_ = std::move(handler); }
+  // Sends `mad` (kMadBytes) from outside software out of port number `port`
+  // (a switch: 0) from src_qp to dest_qp at dlid; false when it is not a MAD the
+  // node can send (an undecodable SMP, a directed-route path the node refuses).
+  bool send_external(unsigned port, const uint8_t* mad, uint16_t dlid, uint32_t dest_qp, uint32_t src_qp);
+
   void deliver(ib::Packet* p, unsigned port) override;
   void tx_space(unsigned port) override;
 
@@ -146,6 +171,10 @@ class MadNode : public link::ManagementAgent {
   void send_trap();
   void pkey_violation(unsigned port, const ib::Packet& p);
   bool trap_arrived(const ib::Smp& smp, unsigned port, uint16_t slid);  // true when it was a trap or repress
+  // An SMP answer (or a trap) for the node's SM, else for outside software.
+  void to_sm(const ib::Smp& smp, unsigned port, uint16_t slid);
+  void to_external(const uint8_t* mad, unsigned port, uint16_t slid, uint32_t src_qp, uint32_t dest_qp);
+  void smp_to_external(const ib::Smp& smp, unsigned port, uint16_t slid);
 
   hca::Hca* hca_ = nullptr;
   sw::Switch* switch_ = nullptr;
@@ -174,6 +203,7 @@ class MadNode : public link::ManagementAgent {
   std::vector<uint64_t> pkey_trap_tid_;       // P_Key traps, by port number: the outstanding trap's TID (0 = none)
   uint64_t next_trap_tid_ = 1;
   std::vector<ReceivedTrap> traps_;
+  std::function<void(const ExternalMad&)> external_;
 };
 
 }  // namespace hcasim::mgmt

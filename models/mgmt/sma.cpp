@@ -107,6 +107,10 @@ ib::PortInfo Sma::port_info(unsigned port) const {
     pi.lid = hca_->lid(port - 1);
   }
   const link::Port* p = model_port(port);
+  // Extended speeds (FDR and up) are valid in LinkSpeedExt*; tools read a switch's from its port 0.
+  const link::Port* speed_port = p != nullptr ? p : port_count() > 0 ? model_port(1) : nullptr;
+  if (speed_port != nullptr && speed_codes(speed_port->link_config().speed).ext != 0)
+    pi.capability_mask |= ib::kPortCapExtendedSpeeds;
   if (p == nullptr) {  // a switch's management port: always up
     pi.port_state = ib::kPortStateActive;
     pi.port_phys_state = ib::kPhysStateLinkUp;
@@ -132,6 +136,16 @@ ib::PortInfo Sma::port_info(unsigned port) const {
     pi.filter_raw_outbound = s.filter_raw_outbound;
   }
   return pi;
+}
+
+std::array<uint8_t, ib::kSmpDataBytes> Sma::read(uint16_t attr, uint32_t mod, unsigned in) {
+  ib::Smp req;
+  req.hdr.method = ib::kMethodGet;
+  req.hdr.attr_id = attr;
+  req.hdr.attr_mod = mod;
+  ib::Smp resp;
+  if (get_attribute(req, in, resp) != ib::kStatusOk) resp.data.fill(0);
+  return resp.data;
 }
 
 uint16_t Sma::get_attribute(const ib::Smp& req, unsigned in, ib::Smp& resp) {
@@ -161,7 +175,9 @@ uint16_t Sma::get_attribute(const ib::Smp& req, unsigned in, ib::Smp& resp) {
     case ib::kAttrPortInfo: {
       const unsigned port = (!is_switch() && mod == 0) ? in : mod;
       if (port > port_count() || (!is_switch() && port == 0)) return ib::kStatusInvalidAttribute;
-      port_info(port).encode(out);
+      ib::PortInfo pi = port_info(port);
+      pi.local_port_num = static_cast<uint8_t>(in);  // IBA 14.2.5.6: the port the SMP came in on
+      pi.encode(out);
       return ib::kStatusOk;
     }
     case ib::kAttrSwitchInfo: {

@@ -51,6 +51,7 @@
 //   clients to register again (on_client_reregister; IBA 14.4.11, the event
 //   OpenSM's first sweep as a new master causes).
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -102,14 +103,20 @@ class Sma {
   // (a copy of the request with the R bit, status and data set). False when
   // the SMP is refused (M_Key) and gets no answer.
   bool process(const ib::Smp& req, unsigned in, ib::Smp& resp);
+  // An attribute's data as a Get of it on port `in` returns it (zeros when the
+  // Get would fail), without an SMP: not counted, no M_Key check (ibsim's
+  // control side, serve/fabric_directory.hpp).
+  std::array<uint8_t, ib::kSmpDataBytes> read(uint16_t attr, uint32_t mod, unsigned in);
   // PortInfo.CapabilityMask bits of a port (the SM's node sets IsSM).
   void add_capability(unsigned port, uint32_t bits) { state(port).capability_mask |= bits; }
+  void remove_capability(unsigned port, uint32_t bits) { state(port).capability_mask &= ~bits; }
   uint16_t master_sm_lid(unsigned port) const { return ports_.at(port).master_sm_lid; }
   uint8_t subnet_timeout(unsigned port) const { return ports_.at(port).subnet_timeout; }
   void note_port_state_change() { port_state_change_ = true; }
   // The SM's SMInfo on `port` (see the rules): the handler fills the 64-byte
   // data of the answer and returns its status.
   using SmInfoHandler = std::function<uint16_t(const ib::Smp& req, uint8_t* data)>;
+  bool serves_sm_info(unsigned port) const { return sm_info_ && port == sm_info_port_; }
   void serve_sm_info(unsigned port, SmInfoHandler h) {
     sm_info_port_ = port;
     sm_info_ = std::move(h);

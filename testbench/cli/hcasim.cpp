@@ -50,6 +50,7 @@
 #include "testbench/cli/output_folder.hpp"
 #include "testbench/cli/plot_command.hpp"
 #include "testbench/cli/regress_command.hpp"
+#include "testbench/cli/serve_command.hpp"
 #include "testbench/cli/run_checks.hpp"
 #include "testbench/cli/scenario_file.hpp"
 #include "testbench/cli/scenario_setup.hpp"
@@ -69,7 +70,7 @@ constexpr int kExitBadInput = 2;
 constexpr const char* kOutputMarker = ".hcasim-output";  // marks a folder hcasim wrote
 
 constexpr const char* kCommands =
-    "run, validate, import, sweep, plot, compare, regress, params, tables, schema or calibrate";
+    "run, validate, import, sweep, plot, compare, regress, serve, params, tables, schema or calibrate";
 
 // hcasim --help: one line per command.
 const char* kUsage =
@@ -85,6 +86,7 @@ const char* kUsage =
     "  plot       PNG and SVG from a sweep's table, a run's stats.json or its time series\n"
     "  compare    compare two stats.json value by value, within tolerances; JUnit XML\n"
     "  regress    run a folder of scenarios against their golden stats.json; JUnit XML\n"
+    "  serve      keep a fabric running for opensm and infiniband-diags (ibsim's protocol)\n"
     "  params     print every scenario parameter with its default (Markdown)\n"
     "  tables     print the tables and columns of results.db (Markdown)\n"
     "  schema     print the JSON Schema of scenario files, for editors\n"
@@ -266,6 +268,9 @@ void write_file(const fs::path& p, const std::string& text) {
 int run(const Args& a) {
   nlohmann::json root;
   const config::Scenario s = load(a, root);
+  if (s.management.mode == config::ManagementMode::External)
+    throw config::ConfigError("management.mode", "external waits for an outside SM, which only hcasim serve attaches; "
+                                                 "accepted for hcasim run: preconfigured or in_band");
   const std::string out = a.out.empty() ? "out/" + s.name : a.out;
   // The ports alone may be too many for details.json: refused before the fabric is routed.
   if (const std::string why = details_refusal(s.outputs.details, config::port_names(s).size(), 0); !why.empty())
@@ -396,6 +401,7 @@ int sc_main(int argc, char* argv[]) {
   if (argc >= 2 && std::strcmp(argv[1], "plot") == 0) return plot_command(argc, argv);
   if (argc >= 2 && std::strcmp(argv[1], "compare") == 0) return compare_command(argc, argv);
   if (argc >= 2 && std::strcmp(argv[1], "regress") == 0) return regress_command(argc, argv);
+  if (argc >= 2 && std::strcmp(argv[1], "serve") == 0) return serve_command(argc, argv);
   try {
     if (argc > 1 && std::strcmp(argv[1], "schema") == 0) return schema_command(argc, argv);
     const Args a = parse_args(argc, argv);

@@ -21,6 +21,18 @@ unsigned Control::attached() const {
   return static_cast<unsigned>(n);
 }
 
+int Control::client_for(int node, unsigned port, bool response, uint32_t dest_qp, uint64_t tid) const {
+  const auto here = [&](const Client& c) { return c.attached && c.node == node && (c.port == 0 || c.port == port); };
+  const unsigned tagged = server_tag(tid);
+  if (response && tagged < kMaxClients && here(clients_[tagged])) return static_cast<int>(tagged);
+  for (unsigned i = 0; i < kMaxClients; ++i) {
+    const Client& c = clients_[i];
+    if (!here(c)) continue;
+    if (dest_qp > 1 ? dest_qp == c.qp : !response && c.issm) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 Ctl Control::error(Ctl c) {
   ++stats_.errors;
   c.type = static_cast<uint32_t>(CtlType::Error);

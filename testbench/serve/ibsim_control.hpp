@@ -32,6 +32,12 @@
 //   - SET_ISSM: data[0..3] (host order) sets or clears the client's IsSM and
 //     the port's PortInfo.CapabilityMask.IsSM bit.
 // - The answer is the message with type ERROR, or with its data filled in.
+// - A MAD that reaches a node for outside software goes to (client_for,
+//   ibsim's find_client): a response to the client whose number its TID's
+//   server tag holds, when that client is attached at the node's port; else to
+//   an attached client of that port whose QP is the MAD's destination QP (QP 2
+//   and up); else a request to QP0 or QP1 goes to the port's IsSM client.
+//   A switch's clients are all at its port 0, whatever port the MAD came in on.
 
 #include <array>
 #include <cstdint>
@@ -83,6 +89,8 @@ class Control {
   std::optional<Ctl> handle(const Ctl& message);
   const Client& client(unsigned i) const { return clients_.at(i); }
   unsigned attached() const;
+  // The client a MAD for outside software goes to (see the rules); -1 when none.
+  int client_for(int node, unsigned port, bool response, uint32_t dest_qp, uint64_t tid) const;
   const ControlStats& stats() const { return stats_; }
 
  private:

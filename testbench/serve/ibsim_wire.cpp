@@ -5,6 +5,7 @@
 
 #include "models/ib/be_bytes.hpp"
 #include "models/ib/crc.hpp"
+#include "models/ib/mad.hpp"
 
 namespace hcasim::serve::ibsim {
 
@@ -116,5 +117,21 @@ std::string client_ctl_address(const std::string& base, uint32_t pid) {
 std::string client_in_address(const std::string& base, uint32_t pid) {
   return abstract_address(base + ":in" + std::to_string(pid));
 }
+
+std::string refusal(const Request& r) {
+  const uint8_t* m = r.mad.data();
+  if (m[0] != 1) return "base version " + std::to_string(m[0]) + " (not 1)";
+  if (m[2] > 2) return "class version " + std::to_string(m[2]) + " (above 2)";
+  if (m[1] != ib::kClassSubnDr) return "";
+  if (m[6] != 0) return "directed-route hop pointer " + std::to_string(m[6]) + " (not 0)";
+  if (((m[4] & 0x80) != 0) != is_response(r)) return "directed-route D bit not equal to the R bit";
+  if (ib::get_be16(m + 32) != ib::kPermissiveLid || ib::get_be16(m + 34) != ib::kPermissiveLid)
+    return "DrSLID or DrDLID not the permissive LID";
+  return "";
+}
+
+uint64_t tid(const Request& r) { return ib::get_be64(r.mad.data() + 8); }
+
+void set_tid(Request& r, uint64_t t) { ib::put_be64(r.mad.data() + 8, t); }
 
 }  // namespace hcasim::serve::ibsim

@@ -107,6 +107,15 @@ struct Request {
 std::optional<Request> decode_request(const uint8_t* bytes, std::size_t size);
 std::array<uint8_t, kRequestBytes> encode_request(const Request& r);
 
+// Why the server discards a client's MAD without an answer, as ibsim's
+// decode_sim_MAD does; "" when it takes it: base version not 1, class version
+// above 2, and for a directed-route SMP a hop pointer not 0, a D bit not equal
+// to the R bit, or DrSLID / DrDLID not the permissive LID.
+std::string refusal(const Request& r);
+inline bool is_response(const Request& r) { return (r.mad[3] & 0x80) != 0; }
+uint64_t tid(const Request& r);
+void set_tid(Request& r, uint64_t tid);
+
 // The abstract-namespace address bytes of a socket: NUL, name, NUL.
 std::string server_ctl_address(const std::string& base);
 std::string server_out_address(const std::string& base, unsigned client);

@@ -1,0 +1,303 @@
+#include "testbench/serve/ibsim_server.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <systemc>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+
+#include "models/ib/mad.hpp"
+
+namespace hcasim::serve {
+
+namespace {
+
+using ibsim::Request;
+
+// A datagram socket bound to an abstract address; -1 (errno set) when it cannot be.
+int bound_socket(const std::string& address) {
+  const int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::memcpy(a.sun_path, address.data(), address.size());
+  const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + address.size());
+  if (::bind(fd, reinterpret_cast<const sockaddr*>(&a), len) != 0) {
+    const int e = errno;
+    ::close(fd);
+    errno = e;
+    return -1;
+  }
+  return fd;
+}
+
+bool connect_to(int fd, const std::string& address) {
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::memcpy(a.sun_path, address.data(), address.size());
+  const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + address.size());
+  return ::connect(fd, reinterpret_cast<const sockaddr*>(&a), len) == 0;
+}
+
+// "sim:ctl" for the address "\0sim:ctl\0".
+std::string printable(const std::string& address) { return address.substr(1, address.size() - 2); }
+
+uint8_t mgmt_class(const Request& r) { return r.mad[1]; }
+
+}  // namespace
+
+IbsimServer::IbsimServer(fabric::Fabric& fabric, ServeOptions options)
+    : fabric_(fabric), options_(std::move(options)), directory_(fabric),
+      control_(directory_, [this](unsigned client, uint32_t pid) { return attach(client, pid); }),
+      client_fd_(ibsim::kMaxClients, -1) {
+  const std::string ctl = ibsim::server_ctl_address(options_.base);
+  ctl_fd_ = bound_socket(ctl);
+  if (ctl_fd_ < 0)
+    throw std::runtime_error("serve: cannot bind the control socket '" + printable(ctl) + "': " +
+                             std::strerror(errno) + " (another ibsim or hcasim serve uses the name? --ibsim NAME picks another)");
+  for (unsigned n = 0; n < fabric_.spec().nodes.size(); ++n)
+    fabric_.mad_node(n)->on_external([this, n](const mgmt::MadNode::ExternalMad& m) { from_model(static_cast<int>(n), m); });
+}
+
+IbsimServer::~IbsimServer() {
+  for (unsigned n = 0; n < fabric_.spec().nodes.size(); ++n) fabric_.mad_node(n)->on_external(nullptr);
+  for (int fd : client_fd_)
+    if (fd >= 0) ::close(fd);
+  if (ctl_fd_ >= 0) ::close(ctl_fd_);
+}
+
+bool IbsimServer::attach(unsigned client, uint32_t pid) {
+  if (client_fd_[client] >= 0) ::close(client_fd_[client]);
+  client_fd_[client] = -1;
+  const int fd = bound_socket(ibsim::server_out_address(options_.base, client));
+  if (fd < 0) return false;
+  if (!connect_to(fd, ibsim::client_in_address(options_.base, pid))) {
+    ::close(fd);
+    return false;
+  }
+  client_fd_[client] = fd;
+  return true;
+}
+
+void IbsimServer::sync_sockets() {
+  for (unsigned i = 0; i < ibsim::kMaxClients; ++i) {
+    if (client_fd_[i] < 0 || control_.client(i).attached) continue;
+    ::close(client_fd_[i]);
+    client_fd_[i] = -1;
+    pending_.erase(std::remove_if(pending_.begin(), pending_.end(), [i](const Pending& p) { return p.client == i; }),
+                   pending_.end());
+  }
+  stats_.clients_attached_peak = std::max<uint64_t>(stats_.clients_attached_peak, control_.attached());
+}
+
+uint64_t IbsimServer::wall_ms() const {
+  using namespace std::chrono;
+  return static_cast<uint64_t>(duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count());
+}
+
+bool IbsimServer::drain() {
+  bool any = false;
+  uint8_t buf[1024];
+  for (;;) {
+    sockaddr_un from{};
+    socklen_t from_len = sizeof(from);
+    const ssize_t n = ::recvfrom(ctl_fd_, buf, sizeof(buf), 0, reinterpret_cast<sockaddr*>(&from), &from_len);
+    if (n < 0) break;
+    any = true;
+    control_message(buf, static_cast<std::size_t>(n), &from, from_len);
+  }
+  for (unsigned i = 0; i < ibsim::kMaxClients; ++i) {
+    for (;;) {
+      if (client_fd_[i] < 0) break;
+      const ssize_t n = ::recv(client_fd_[i], buf, sizeof(buf), 0);
+      if (n < 0) break;
+      any = true;
+      client_mad(i, buf, static_cast<std::size_t>(n));
+    }
+  }
+  return any;
+}
+
+void IbsimServer::control_message(const uint8_t* bytes, std::size_t size, const void* from, unsigned from_len) {
+  const std::optional<ibsim::Ctl> c = ibsim::decode_ctl(bytes, size);
+  if (!c) {
+    ++stats_.discarded;
+    return;
+  }
+  const std::optional<ibsim::Ctl> answer = control_.handle(*c);
+  sync_sockets();
+  if (!answer) return;
+  const auto out = ibsim::encode_ctl(*answer);
+  ::sendto(ctl_fd_, out.data(), out.size(), 0, static_cast<const sockaddr*>(from), static_cast<socklen_t>(from_len));
+}
+
+void IbsimServer::client_mad(unsigned client, const uint8_t* bytes, std::size_t size) {
+  std::optional<Request> r = ibsim::decode_request(bytes, size);
+  if (!r || !ibsim::refusal(*r).empty()) {
+    ++stats_.discarded;
+    return;
+  }
+  const ibsim::Control::Client& cl = control_.client(client);
+  ++stats_.mads_in[mgmt_class(*r)];
+  const bool response = ibsim::is_response(*r);
+  if (!response) ibsim::set_tid(*r, ibsim::with_server_tag(ibsim::tid(*r), static_cast<uint16_t>(client)));
+  mgmt::MadNode& node = *fabric_.mad_node(static_cast<unsigned>(cl.node));
+  if (!node.send_external(cl.port, r->mad.data(), r->dlid, r->dqp, r->sqp)) {
+    if (!response) bounce(client, *r);
+    return;
+  }
+  // A TrapRepress and a response expect no answer.
+  if (!response && r->mad[3] != ib::kMethodTrapRepress) pending_.push_back({client, *r});
+}
+
+void IbsimServer::from_model(int node, const mgmt::MadNode::ExternalMad& m) {
+  Request r;
+  std::copy(m.mad, m.mad + ibsim::kMadBytes, r.mad.begin());
+  r.dlid = fabric_.mad_node(static_cast<unsigned>(node))->lid(m.port);
+  r.slid = m.slid;
+  r.dqp = m.dest_qp;
+  r.sqp = m.src_qp;
+  r.length = ibsim::kMadBytes;
+  const bool response = ibsim::is_response(r);
+  const uint64_t t = ibsim::tid(r);
+  const unsigned asker = ibsim::server_tag(t);
+  const int to = control_.client_for(node, m.port, response, m.dest_qp, t);
+  const bool asker_known = asker < ibsim::kMaxClients && control_.client(asker).attached;
+  if (to < 0) {
+    ++stats_.unclaimed;
+    if (!response && asker_known) {
+      forget(asker, t);
+      bounce(asker, r);
+    }
+    return;
+  }
+  if (r.mad[3] == ib::kMethodTrap) ++stats_.traps_forwarded;
+  if (!send_to(static_cast<unsigned>(to), r)) {
+    if (!response && asker_known && control_.client(asker).attached) {
+      forget(asker, t);
+      bounce(asker, r);
+    }
+    return;
+  }
+  if (response && static_cast<unsigned>(to) == asker) {
+    ++stats_.answered;
+    forget(asker, t);
+  } else if (!response && asker_known) {
+    ++stats_.handed_over;
+    forget(asker, t);
+  }
+}
+
+void IbsimServer::forget(unsigned client, uint64_t tid) {
+  const auto it = std::find_if(pending_.begin(), pending_.end(), [&](const Pending& p) {
+    return p.client == client && ibsim::tid(p.request) == tid;
+  });
+  if (it != pending_.end()) pending_.erase(it);
+}
+
+bool IbsimServer::send_to(unsigned client, const Request& r) {
+  const int fd = client_fd_[client];
+  if (fd < 0) return false;
+  const auto bytes = ibsim::encode_request(r);
+  ssize_t n;
+  do n = ::send(fd, bytes.data(), bytes.size(), 0);
+  while (n < 0 && errno == EINTR);
+  if (n == static_cast<ssize_t>(bytes.size())) {
+    ++stats_.mads_out[mgmt_class(r)];
+    return true;
+  }
+  if (n < 0 && (errno == ECONNREFUSED || errno == ENOTCONN)) {  // the process is gone
+    ++stats_.dead_clients;
+    ibsim::Ctl bye;
+    bye.client = client;
+    bye.type = static_cast<uint32_t>(ibsim::CtlType::Disconnect);
+    control_.handle(bye);
+    sync_sockets();
+  }
+  return false;
+}
+
+void IbsimServer::bounce(unsigned client, Request r) {
+  r.status = ibsim::kStatusUndelivered;
+  ++stats_.undelivered;
+  send_to(client, r);
+}
+
+bool IbsimServer::readable() const {
+  std::vector<pollfd> fds{{ctl_fd_, POLLIN, 0}};
+  for (int fd : client_fd_)
+    if (fd >= 0) fds.push_back({fd, POLLIN, 0});
+  return ::poll(fds.data(), fds.size(), 0) > 0;
+}
+
+void IbsimServer::run_model(uint64_t quiet_since_ms) {
+  using sc_core::sc_time;
+  while (sc_core::sc_pending_activity()) {
+    const uint64_t to_next = sc_core::sc_time_to_pending_activity().value();
+    const bool quiet = control_.attached() > 0 && wall_ms() - quiet_since_ms >= options_.quiet_ms;
+    if (to_next > options_.near_ps && !quiet) break;
+    sc_core::sc_start(sc_time::from_value(std::max(to_next, options_.near_ps)), sc_core::SC_EXIT_ON_STARVATION);
+    if (readable()) return;
+  }
+  // Nothing due soon: what is still in the model was lost there.
+  std::vector<Pending> lost;
+  lost.swap(pending_);
+  for (Pending& p : lost)
+    if (control_.client(p.client).attached) bounce(p.client, p.request);
+}
+
+void IbsimServer::serve(const volatile std::sig_atomic_t& stop) {
+  uint64_t last_datagram = wall_ms();
+  while (stop == 0) {
+    if (drain()) last_datagram = wall_ms();
+    run_model(last_datagram);
+    if (stop != 0 || readable()) continue;
+    // Wait for a datagram, or until far work may run.
+    int timeout = 1000;
+    if (sc_core::sc_pending_activity() && control_.attached() > 0) {
+      const uint64_t waited = wall_ms() - last_datagram;
+      timeout = waited >= options_.quiet_ms ? 0 : static_cast<int>(options_.quiet_ms - waited);
+    }
+    std::vector<pollfd> fds{{ctl_fd_, POLLIN, 0}};
+    for (int fd : client_fd_)
+      if (fd >= 0) fds.push_back({fd, POLLIN, 0});
+    ::poll(fds.data(), fds.size(), timeout);
+  }
+}
+
+nlohmann::json IbsimServer::json() const {
+  const auto by_class = [](const std::map<uint8_t, uint64_t>& m) {
+    nlohmann::json o = nlohmann::json::object();
+    for (const auto& [cls, n] : m) {
+      char name[8];
+      std::snprintf(name, sizeof(name), "0x%02x", cls);
+      o[name] = n;
+    }
+    return o;
+  };
+  const ibsim::ControlStats& c = control_.stats();
+  return {{"clients_attached", control_.attached()},
+          {"clients_attached_peak", stats_.clients_attached_peak},
+          {"connects", c.connects},
+          {"disconnects", c.disconnects},
+          {"control_messages", c.messages},
+          {"control_errors", c.errors},
+          {"mads_in", by_class(stats_.mads_in)},
+          {"mads_out", by_class(stats_.mads_out)},
+          {"answered", stats_.answered},
+          {"handed_over", stats_.handed_over},
+          {"status_110", stats_.undelivered},
+          {"traps_forwarded", stats_.traps_forwarded},
+          {"discarded", stats_.discarded + c.bad_magic},
+          {"unclaimed", stats_.unclaimed},
+          {"dead_clients", stats_.dead_clients}};
+}
+
+}  // namespace hcasim::serve

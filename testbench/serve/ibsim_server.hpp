@@ -1,0 +1,117 @@
+#pragma once
+// `hcasim serve`'s ibsim side: the sockets of ibsim's protocol
+// (ibsim_wire.hpp) over a fabric built with management external, the control
+// side (ibsim_control.hpp over fabric_directory.hpp), and the loop that runs
+// the SystemC model while the clients wait for it.
+//
+// Rules:
+// - Sockets: "<base>:ctl" for control, and per attached client "<base>:out<n>"
+//   connected to the client's "<base>:in<pid>" for its MADs, both ways (Unix
+//   datagram sockets in the abstract namespace). Binding the control socket
+//   fails when another server uses the name (std::runtime_error naming it).
+// - A client's MAD (288 bytes; another size, or one refusal() names, is
+//   discarded unanswered, as ibsim does) enters the model at its node's port as
+//   that node's QP0 / QP1 sends it (MadNode::send_external), at the simulated
+//   time the model has reached. A request's TID gets the client's number in its
+//   server tag (bits 48..63) first. A MAD the node cannot send goes back with
+//   status 110 at once.
+// - A MAD the model hands to outside software at a node (MadNode::on_external)
+//   goes to the client Control::client_for picks, as the same 288 bytes
+//   (DLID the node port's LID, SLID, QPs from the packet, status 0). A request
+//   no client takes goes back to the client its TID's tag names with status
+//   110; a response no client takes is dropped (counted).
+// - Every request a client sent is tracked until its answer reaches it or it
+//   is handed to another client (an SA query OpenSM will answer). When the
+//   model has nothing left to do within near_ps, a request still tracked was
+//   lost in the model (dropped by a switch, refused by an SMA, lost to a
+//   fault): it goes back to its sender with status 110.
+// - Time: the model runs while it has work due within near_ps of its clock;
+//   work further away (a link event, a trap's repeat) is reached only when at
+//   least one client is attached and no datagram came for quiet_ms of wall
+//   time: the processes are then taken to be waiting for the model. So an SM's
+//   sweep is answered as fast as the model runs, and a scheduled failure
+//   happens after the sweep it would otherwise cut short.
+// - A client whose socket refuses a datagram (the process died) is
+//   disconnected (its IsSM cleared); a request it was to answer goes back to
+//   its sender with status 110.
+
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/fabric/fabric.hpp"
+#include "testbench/serve/fabric_directory.hpp"
+#include "testbench/serve/ibsim_control.hpp"
+#include "testbench/serve/ibsim_wire.hpp"
+
+namespace hcasim::serve {
+
+struct ServeOptions {
+  std::string base = ibsim::kDefaultBase;  // socket names' base ($IBSIM_SOCKNAME's role)
+  uint64_t near_ps = 1'000'000'000;         // 1 ms of simulated time
+  unsigned quiet_ms = 200;                  // wall time without datagrams before far work runs
+};
+
+struct ServeStats {
+  uint64_t clients_attached_peak = 0;
+  std::map<uint8_t, uint64_t> mads_in;    // from clients, by management class
+  std::map<uint8_t, uint64_t> mads_out;   // to clients, by management class
+  uint64_t answered = 0;                  // responses that reached the client that asked
+  uint64_t handed_over = 0;               // requests handed to another client (its IsSM or QP)
+  uint64_t undelivered = 0;               // requests sent back with status 110
+  uint64_t traps_forwarded = 0;           // Trap() MADs handed to a client
+  uint64_t discarded = 0;                 // client datagrams discarded (size, refusal())
+  uint64_t unclaimed = 0;                 // MADs from the model no client took (responses, or requests of nobody's)
+  uint64_t dead_clients = 0;              // clients disconnected because their socket refused a datagram
+};
+
+class IbsimServer {
+ public:
+  // Binds the control socket (std::runtime_error when it cannot).
+  IbsimServer(fabric::Fabric& fabric, ServeOptions options);
+  ~IbsimServer();
+  IbsimServer(const IbsimServer&) = delete;
+  IbsimServer& operator=(const IbsimServer&) = delete;
+
+  // Serves until `stop` is set (a signal handler sets it); the model must be elaborated.
+  void serve(const volatile std::sig_atomic_t& stop);
+  const ServeStats& stats() const { return stats_; }
+  const ibsim::ControlStats& control_stats() const { return control_.stats(); }
+  unsigned attached() const { return control_.attached(); }
+  // stats.json's management.external.
+  nlohmann::json json() const;
+
+ private:
+  struct Pending {
+    unsigned client = 0;
+    ibsim::Request request;
+  };
+  bool attach(unsigned client, uint32_t pid);
+  void sync_sockets();                 // closes the MAD sockets of clients no longer attached
+  bool drain();                        // reads every waiting datagram; true when there was one
+  void control_message(const uint8_t* bytes, std::size_t size, const void* from, unsigned from_len);
+  void client_mad(unsigned client, const uint8_t* bytes, std::size_t size);
+  void from_model(int node, const mgmt::MadNode::ExternalMad& m);
+  bool send_to(unsigned client, const ibsim::Request& r);
+  void bounce(unsigned client, ibsim::Request r);  // back with status 110
+  void forget(unsigned client, uint64_t tid);
+  void run_model(uint64_t quiet_since_ms);
+  bool readable() const;
+  uint64_t wall_ms() const;
+
+  fabric::Fabric& fabric_;
+  ServeOptions options_;
+  FabricDirectory directory_;
+  ibsim::Control control_;
+  int ctl_fd_ = -1;
+  std::vector<int> client_fd_;         // by client number; -1 = none
+  std::vector<Pending> pending_;       // requests in the model, oldest first
+  ServeStats stats_;
+};
+
+}  // namespace hcasim::serve
