@@ -101,6 +101,7 @@ Fabric::~Fabric() {
   link_events_.reset();
   sa_agents_.clear();
   cc_nodes_.clear();
+  pma_nodes_.clear();
   link_up_.reset();
   power_on_.reset();
   mad_nodes_.clear();
@@ -189,18 +190,26 @@ void Fabric::build_management(ib::PacketPool& pool) {
       s.set_lft({});
       for (unsigned out = 1; out <= n.ports.size(); ++out) {
         for (unsigned in = 0; in <= n.ports.size(); ++in) s.set_sl2vl(in, out, power_on);
-        s.set_vlarb(out, link::VlArbConfig{});
+        if (!m.external) s.set_vlarb(out, link::VlArbConfig{});
       }
       mad_nodes_.push_back(std::make_unique<mgmt::MadNode>(s, id, pool, m.sma_latency_ps));
       cc_nodes_.push_back(std::make_unique<mgmt::CcNode>(*mad_nodes_.back(), mgmt::CcAgent(s), pool, m.sma_latency_ps));
+      std::vector<const link::Port*> by_number{nullptr};
+      for (unsigned q = 1; q <= s.port_count(); ++q) by_number.push_back(&s.port(q));
+      pma_nodes_.push_back(std::make_unique<mgmt::PmaNode>(*mad_nodes_.back(), mgmt::Pma(std::move(by_number), true),
+                                                           pool, m.sma_latency_ps));
     } else {
       hca::Hca& h = *hcas_[at];
       for (unsigned p = 0; p < h.port_count(); ++p) {
         h.port(p).set_sl2vl(power_on);
-        h.port(p).set_vlarb(link::VlArbConfig{});
+        if (!m.external) h.port(p).set_vlarb(link::VlArbConfig{});
       }
       mad_nodes_.push_back(std::make_unique<mgmt::MadNode>(h, id, pool, m.sma_latency_ps));
       cc_nodes_.push_back(std::make_unique<mgmt::CcNode>(*mad_nodes_.back(), mgmt::CcAgent(h), pool, m.sma_latency_ps));
+      std::vector<const link::Port*> by_number{nullptr};
+      for (unsigned q = 0; q < h.port_count(); ++q) by_number.push_back(&h.port(q));
+      pma_nodes_.push_back(std::make_unique<mgmt::PmaNode>(*mad_nodes_.back(), mgmt::Pma(std::move(by_number), false),
+                                                           pool, m.sma_latency_ps));
     }
     for (unsigned p = 0; p < n.ports.size(); ++p) {
       link::Port& port = node_port(i, p);

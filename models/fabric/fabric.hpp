@@ -19,7 +19,10 @@
 //   and programs the subnet from the tables the pre-configured mode would
 //   install (qos_policy), and the same routing library computes its routes.
 // - Management external (ManagementSpec::external, hcasim serve): the nodes'
-//   SMAs and power-on state as in band, but no SM, no SA and no CC manager:
+//   SMAs and power-on state as in band, except that ports keep the scenario's
+//   VLArb tables (port.vlarb) as the device's power-on tables (OpenSM programs
+//   VLArb only with QoS on, and an empty table sends nothing), but no SM, no SA
+//   and no CC manager:
 //   software outside the model programs the subnet through the nodes'
 //   MadNodes (MadNode::on_external / send_external).
 // - The SA in band (mgmt/sa_node.hpp): every HCA gets an SaAgent (on the SM's
@@ -31,6 +34,8 @@
 //   ClassPortInfo); a standby's agent runs an SaServer (MasterSMLID from its
 //   PortInfo) over an empty database with the same tables, and the master's
 //   peer client sends it one SubnAdmConfig Add per non-empty table.
+// - Performance management in band (mgmt/pma_node.hpp): every node gets its
+//   PMA, answering from its ports' statistics with the SMA's latency.
 // - Congestion control in band (mgmt/cc_node.hpp): every node gets its CC
 //   agent; with congestion_control.enabled, each time a master SM's sweep
 //   finishes its node's CC manager (made at the first) sets every switch and
@@ -56,6 +61,7 @@
 #include "models/link/partition.hpp"
 #include "models/mgmt/cc_node.hpp"
 #include "models/mgmt/mad_node.hpp"
+#include "models/mgmt/pma_node.hpp"
 #include "models/mgmt/sa_node.hpp"
 #include "models/mgmt/subnet_manager.hpp"
 #include "models/switch/switch.hpp"
@@ -130,6 +136,8 @@ class Fabric {
   const std::vector<mgmt::SaCompletion>& sa_sync_completions() const { return sa_sync_; }
   // In band: a node's CC agent and, on a master SM's node, its CC manager.
   mgmt::CcNode* cc_node(unsigned node) const { return node < cc_nodes_.size() ? cc_nodes_[node].get() : nullptr; }
+  // In band: a node's performance management agent.
+  mgmt::PmaNode* pma_node(unsigned node) const { return node < pma_nodes_.size() ? pma_nodes_[node].get() : nullptr; }
   // The CC manager of the current master (null when none has run).
   const mgmt::CcManager* cc_manager() const;
   void on_sa_sync(std::function<void(const mgmt::SaCompletion&)> f) { sa_sync_cb_ = std::move(f); }
@@ -152,6 +160,7 @@ class Fabric {
   std::unique_ptr<link::Alarm> link_up_;   // in band: linked ports Down -> Init
   std::vector<std::unique_ptr<mgmt::SaAgent>> sa_agents_;  // by node, in band (null for switches)
   std::vector<std::unique_ptr<mgmt::CcNode>> cc_nodes_;    // by node, in band
+  std::vector<std::unique_ptr<mgmt::PmaNode>> pma_nodes_;  // by node, in band
   std::unique_ptr<link::LinkEvents> link_events_;          // with link events
   std::vector<mgmt::SaCompletion> sa_sync_;
   std::function<void(const mgmt::SaCompletion&)> sa_sync_cb_;

@@ -41,11 +41,7 @@ void CcNode::on_packet(ib::Packet* p, unsigned in) {
   }
   ++stats_.mads_in;
   Waiting w;
-  w.in = in;
-  w.slid = p->hdr.lrh.slid;
-  w.sl = p->hdr.lrh.sl;
-  w.pkey = p->hdr.bth.p_key;
-  w.src_qp = p->hdr.deth.src_qp;
+  w.from = MadNode::origin(*p, in);
   w.mad = mad;
   pool_.release(p);
   if ((mad.hdr.method & ib::kMethodResponseBit) == 0) {
@@ -80,7 +76,7 @@ void CcNode::agent_due() {
 
 void CcNode::answer(const Waiting& w) {
   ib::CcMad resp;
-  if (!agent_.process(w.mad, w.in, now_ps(), resp)) return;  // refused: no answer
+  if (!agent_.process(w.mad, w.from.in, now_ps(), resp)) return;  // refused: no answer
   ++stats_.answers_sent;
   if (w.local) {
     std::vector<CcSend> out;
@@ -90,9 +86,7 @@ void CcNode::answer(const Waiting& w) {
   }
   scratch_.assign(ib::kMadBytes, 0);
   ib::encode(resp, scratch_.data());
-  ib::Packet* p = node_.make_packet(node_.lid(w.in), w.slid, w.sl, w.src_qp, ib::kQp1, scratch_.data());
-  p->hdr.bth.p_key = w.pkey;
-  node_.send(agent_.is_switch() ? 0 : w.in, p);  // a switch: out of the port its LFT gives
+  node_.answer_gmp(w.from, scratch_.data());
 }
 
 void CcNode::flush(std::vector<CcSend>& out) {
@@ -101,7 +95,7 @@ void CcNode::flush(std::vector<CcSend>& out) {
     if (s.dlid == me) {
       ++stats_.local;
       Waiting w;
-      w.in = manager_port_;
+      w.from.in = manager_port_;
       w.local = true;
       w.mad = s.mad;
       arrived(w);

@@ -62,12 +62,8 @@ class CcNode {
  private:
   struct Waiting {
     uint64_t due_ps = 0;
-    unsigned in = 0;
+    MadNode::GmpOrigin from;
     bool local = false;        // from this node's manager: answer back to it
-    uint16_t slid = 0;
-    uint8_t sl = 0;
-    uint16_t pkey = 0;
-    uint32_t src_qp = 0;
     ib::CcMad mad;
   };
   void on_packet(ib::Packet* p, unsigned in);

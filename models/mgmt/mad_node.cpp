@@ -134,6 +134,17 @@ ib::Packet* MadNode::make_packet(uint16_t slid, uint16_t dlid, uint8_t sl, uint3
   return p;
 }
 
+MadNode::GmpOrigin MadNode::origin(const ib::Packet& p, unsigned in) {
+  return {in, p.hdr.lrh.slid, p.hdr.lrh.sl, p.hdr.bth.p_key, p.hdr.deth.src_qp};
+}
+
+void MadNode::answer_gmp(const GmpOrigin& o, const uint8_t* mad) {
+  ib::Packet* p = make_packet(lid(o.in), o.slid, o.sl, o.src_qp, ib::kQp1, mad);
+  p->hdr.bth.p_key = o.pkey;
+  if (o.slid != 0 && o.slid == lid(o.in)) deliver(p, o.in);  // asked from this node
+  else send(switch_ != nullptr ? 0 : o.in, p);               // a switch: out of the port its LFT gives
+}
+
 bool MadNode::try_submit(unsigned port, ib::Packet* p) {
   const link::SubmitResult r = switch_ != nullptr ? switch_->send_management(p, port) : hca_->send_mad(port - 1, p);
   return r != link::SubmitResult::Busy;
@@ -167,7 +178,11 @@ void MadNode::deliver(ib::Packet* p, unsigned port) {
   const uint8_t mgmt_class = p->payload[1];
   if (p->hdr.bth.dest_qp == ib::kQp1) {
     ++stats_.gmps_in;
-    if (const auto it = gmp_classes_.find(mgmt_class); it != gmp_classes_.end()) {
+    const bool response = (p->payload[3] & ib::kMethodResponseBit) != 0;
+    if (response && external_) {  // an answer to outside software's request (see the rules)
+      to_external(p->payload.data(), port, p->hdr.lrh.slid, p->hdr.deth.src_qp, ib::kQp1);
+      pool_.release(p);
+    } else if (const auto it = gmp_classes_.find(mgmt_class); it != gmp_classes_.end()) {
       it->second(p, port);
     } else if (gmp_) {
       gmp_(p, port);

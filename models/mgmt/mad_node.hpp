@@ -54,8 +54,9 @@
 // - Outside software attached to the node (serve/, on_external): what no part
 //   of the node takes goes to the external handler instead of being dropped:
 //   SMP answers and traps when the node runs no SM, SMInfo requests on a port
-//   whose SMA serves no SMInfo, and GMPs no class handler or general handler
-//   takes. send_external sends a MAD as the node's QP0 or QP1: a directed-route
+//   whose SMA serves no SMInfo, GMPs no class handler or general handler
+//   takes, and every GMP response (the node's own managers run only with a
+//   built-in SM, where no outside software attaches). send_external sends a MAD as the node's QP0 or QP1: a directed-route
 //   SMP by the directed-route rules (hop count 0: the node's own SMA answers,
 //   after its latency, to the handler), anything else LID-routed to its DLID
 //   from the port's LID (a switch: out of the LFT's port); a MAD to the port's
@@ -124,6 +125,21 @@ class MadNode : public link::ManagementAgent {
   // QP1 MADs of one management class go here instead (see the rules); an empty handler removes it.
   void on_gmp_class(uint8_t mgmt_class, std::function<void(ib::Packet*, unsigned port)> handler);
 
+  // Where a GMP came from, for its answer: the port it came in on, and the
+  // sender's LID, SL, P_Key and QP.
+  struct GmpOrigin {
+    unsigned in = 0;
+    uint16_t slid = 0;
+    uint8_t sl = 0;
+    uint16_t pkey = 0;
+    uint32_t src_qp = 0;
+  };
+  static GmpOrigin origin(const ib::Packet& p, unsigned in);
+  // Sends `mad` (kMadBytes) as the answer to a GMP from `o`: a UD packet from
+  // QP1 to its SLID, SL, P_Key and source QP with the GSI Q_Key, out of the
+  // port it came in on (a switch: by its LFT); to the node's own LID it stays
+  // inside the node.
+  void answer_gmp(const GmpOrigin& o, const uint8_t* mad);
   // A UD packet carrying `mad` (kMadBytes) to dest_qp (0 or 1) from src_qp.
   ib::Packet* make_packet(uint16_t slid, uint16_t dlid, uint8_t sl, uint32_t dest_qp, uint32_t src_qp,
                           const uint8_t* mad);

@@ -80,6 +80,14 @@ bool Sma::process(const ib::Smp& req, unsigned in, ib::Smp& resp) {
   return true;
 }
 
+unsigned Sma::port_info_port(uint32_t mod, unsigned in) const {
+  // IBA 14.2.5.6: the port number is the modifier's low byte; bit 31 says the
+  // SM supports extended speeds (OpenSM sets it for such ports), the rest is reserved.
+  const unsigned port = mod & 0xFF;
+  if ((mod & 0x7FFFFF00) != 0) return port_count() + 1;  // reserved bits set: no such port
+  return !is_switch() && port == 0 ? in : port;
+}
+
 ib::PortInfo Sma::port_info(unsigned port) const {
   const PortState& s = ports_.at(port);
   ib::PortInfo pi;
@@ -173,7 +181,7 @@ uint16_t Sma::get_attribute(const ib::Smp& req, unsigned in, ib::Smp& resp) {
       return ib::kStatusOk;
     }
     case ib::kAttrPortInfo: {
-      const unsigned port = (!is_switch() && mod == 0) ? in : mod;
+      const unsigned port = port_info_port(mod, in);
       if (port > port_count() || (!is_switch() && port == 0)) return ib::kStatusInvalidAttribute;
       ib::PortInfo pi = port_info(port);
       pi.local_port_num = static_cast<uint8_t>(in);  // IBA 14.2.5.6: the port the SMP came in on
@@ -240,7 +248,7 @@ uint16_t Sma::set_attribute(const ib::Smp& req, unsigned in) {
   const uint32_t mod = req.hdr.attr_mod;
   switch (req.hdr.attr_id) {
     case ib::kAttrPortInfo: {
-      const unsigned port = (!is_switch() && mod == 0) ? in : mod;
+      const unsigned port = port_info_port(mod, in);
       if (port > port_count() || (!is_switch() && port == 0)) return ib::kStatusInvalidAttribute;
       ib::PortInfo pi;
       pi.decode(data);

@@ -11,7 +11,11 @@
 //   modifier or value: status "invalid attribute", nothing changed.
 // - Ports: at an HCA, PortInfo's modifier is the port number (0 = the port
 //   the SMP came in on); at a switch 0 is the management port, which holds the
-//   switch's LID, LMC and M_Key. SL2VL at a switch: modifier = input port
+//   switch's LID, LMC and M_Key. Modifier bit 31 (SMSupportsExtendedSpeeds) is
+//   ignored; other bits above the port number make it invalid. PortInfo's
+//   LocalPortNum is the port the SMP came in on; CapabilityMask has
+//   IsExtendedSpeedsSupported for FDR and faster links (a switch's port 0: its
+//   port 1's link). SL2VL at a switch: modifier = input port
 //   << 8 | output port; VLArb: modifier = block << 16 | port (port 0 at an
 //   HCA = the port it came in on). A switch's SL2VL Set with modifier bit 16
 //   (kSl2VlAllInputs) sets the table of every input port to the output port,
@@ -152,6 +156,7 @@ class Sma {
   unsigned key_port(unsigned in) const { return is_switch() ? 0 : in; }
   bool m_key_ok(const ib::Smp& req, unsigned in, bool& hide_key);
   uint16_t get_attribute(const ib::Smp& req, unsigned in, ib::Smp& resp);
+  unsigned port_info_port(uint32_t mod, unsigned in) const;  // PortInfo's port from its modifier
   uint16_t set_attribute(const ib::Smp& req, unsigned in);
   uint16_t set_port_info(const ib::PortInfo& pi, unsigned port);
   uint16_t get_vlarb(uint32_t mod, unsigned in, ib::VlArbBlock& out) const;

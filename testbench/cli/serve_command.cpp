@@ -23,7 +23,7 @@ namespace hcasim {
 namespace {
 
 constexpr const char* kServeUsage =
-    "usage: hcasim serve SCENARIO.json [--ibsim NAME] [--out DIR] [--set path=value ...]\n"
+    "usage: hcasim serve SCENARIO.json [--ibsim NAME] [--out DIR] [--set path=value ...] [--trace] [--quiet MS]\n"
     "\n"
     "Builds the scenario's fabric (management.mode external: no built-in SM) and serves ibsim's client\n"
     "protocol, so that Debian's opensm and infiniband-diags run against it unmodified through\n"
@@ -33,6 +33,9 @@ constexpr const char* kServeUsage =
     "  --ibsim NAME       the sockets' base name, as IBSIM_SOCKNAME gives it to the tools (default sim)\n"
     "  --out DIR          output folder (default out/<scenario name>)\n"
     "  --set path=value   change one scenario parameter (repeatable)\n"
+    "  --trace            one line per MAD on stderr: client, simulated time, class, method, attribute, LIDs, QPs\n"
+    "  --quiet MS         wall time without a datagram after which work further than 1 ms of simulated time\n"
+    "                     ahead (a link event) runs (default 1000)\n"
     "  --help             this text\n"
     "\n"
     "exit codes: 0 stopped by a signal, outputs written; 2 bad input (one line on stderr)\n";
@@ -45,7 +48,22 @@ struct ServeArgs {
   std::string scenario, out, base = serve::ibsim::kDefaultBase;
   std::vector<std::string> sets;
   bool help = false;
+  bool trace = false;
+  unsigned quiet_ms = serve::ServeOptions{}.quiet_ms;
 };
+
+unsigned parse_quiet(const std::string& v) {
+  std::size_t used = 0;
+  unsigned long ms = 0;
+  try {
+    ms = std::stoul(v, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != v.size() || v.empty() || ms < 1 || ms > 600000)
+    throw std::invalid_argument("serve: --quiet '" + v + "': accepted: milliseconds from 1 to 600000");
+  return static_cast<unsigned>(ms);
+}
 
 ServeArgs parse_serve_args(int argc, char* argv[]) {
   ServeArgs a;
@@ -59,6 +77,8 @@ ServeArgs parse_serve_args(int argc, char* argv[]) {
     else if (arg == "--ibsim") a.base = value("--ibsim");
     else if (arg == "--out") a.out = value("--out");
     else if (arg == "--set") a.sets.push_back(value("--set"));
+    else if (arg == "--trace") a.trace = true;
+    else if (arg == "--quiet") a.quiet_ms = parse_quiet(value("--quiet"));
     else if (!arg.empty() && arg[0] == '-') throw std::invalid_argument("serve: unknown option '" + arg + "'; see hcasim serve --help");
     else if (a.scenario.empty()) a.scenario = arg;
     else throw std::invalid_argument("serve: one SCENARIO.json only ('" + arg + "' is a second)");
@@ -98,6 +118,8 @@ int serve_command(int argc, char* argv[]) {
     fabric::Fabric fabric(std::move(setup.fabric), pool);
     serve::ServeOptions options;
     options.base = a.base;
+    options.trace = a.trace;
+    options.quiet_ms = a.quiet_ms;
     serve::IbsimServer server(fabric, options);
     install_stop_handlers();
     sc_core::sc_start(sc_core::SC_ZERO_TIME);

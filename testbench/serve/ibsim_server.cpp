@@ -10,9 +10,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
+#include "models/ib/be_bytes.hpp"
 #include "models/ib/mad.hpp"
 
 namespace hcasim::serve {
@@ -148,6 +150,7 @@ void IbsimServer::client_mad(unsigned client, const uint8_t* bytes, std::size_t 
   ++stats_.mads_in[mgmt_class(*r)];
   const bool response = ibsim::is_response(*r);
   if (!response) ibsim::set_tid(*r, ibsim::with_server_tag(ibsim::tid(*r), static_cast<uint16_t>(client)));
+  trace("from", client, *r);
   mgmt::MadNode& node = *fabric_.mad_node(static_cast<unsigned>(cl.node));
   if (!node.send_external(cl.port, r->mad.data(), r->dlid, r->dqp, r->sqp)) {
     if (!response) bounce(client, *r);
@@ -210,6 +213,7 @@ bool IbsimServer::send_to(unsigned client, const Request& r) {
   do n = ::send(fd, bytes.data(), bytes.size(), 0);
   while (n < 0 && errno == EINTR);
   if (n == static_cast<ssize_t>(bytes.size())) {
+    trace("to", client, r);
     ++stats_.mads_out[mgmt_class(r)];
     return true;
   }
@@ -228,6 +232,16 @@ void IbsimServer::bounce(unsigned client, Request r) {
   r.status = ibsim::kStatusUndelivered;
   ++stats_.undelivered;
   send_to(client, r);
+}
+
+void IbsimServer::trace(const char* what, unsigned client, const Request& r) const {
+  if (!options_.trace) return;
+  std::fprintf(stderr,
+               "serve %s client %u at %llu ps: class 0x%02x method 0x%02x attr 0x%04x mod 0x%08x tid 0x%016llx "
+               "dlid %u slid %u dqp %u sqp %u status %u\n",
+               what, client, static_cast<unsigned long long>(sc_core::sc_time_stamp().value()), r.mad[1], r.mad[3],
+               ib::get_be16(r.mad.data() + 16), ib::get_be32(r.mad.data() + 20),
+               static_cast<unsigned long long>(ibsim::tid(r)), r.dlid, r.slid, r.dqp, r.sqp, r.status);
 }
 
 bool IbsimServer::readable() const {

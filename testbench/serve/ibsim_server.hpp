@@ -54,7 +54,8 @@ namespace hcasim::serve {
 struct ServeOptions {
   std::string base = ibsim::kDefaultBase;  // socket names' base ($IBSIM_SOCKNAME's role)
   uint64_t near_ps = 1'000'000'000;         // 1 ms of simulated time
-  unsigned quiet_ms = 200;                  // wall time without datagrams before far work runs
+  unsigned quiet_ms = 1000;                 // wall time without datagrams before far work runs
+  bool trace = false;                       // one line per MAD on stderr (hcasim serve --trace)
 };
 
 struct ServeStats {
@@ -102,6 +103,7 @@ class IbsimServer {
   void forget(unsigned client, uint64_t tid);
   void run_model(uint64_t quiet_since_ms);
   bool readable() const;
+  void trace(const char* what, unsigned client, const ibsim::Request& r) const;
   uint64_t wall_ms() const;
 
   fabric::Fabric& fabric_;

@@ -171,3 +171,33 @@ TEST_CASE("a switch SMA sets and reads P_KeyTable blocks by port and PortInfo's 
   CHECK(si.inbound_enforcement_cap);
   CHECK(si.outbound_enforcement_cap);
 }
+
+TEST_CASE("PortInfo: LocalPortNum is the port the SMP came in on, and modifier bit 31 is SMSupportsExtendedSpeeds",
+          "[mgmt][sma]") {
+  // IBA 14.2.5.6: LocalPortNum = "the link port number this SMP came on in";
+  // libibnetdisc leaves a switch only through ports other than LocalPortNum.
+  ib::PacketPool pool;
+  sw::Switch s("sw", sw::SwitchConfig{}, std::vector<link::PortConfig>(4), 0, pool);
+  mgmt::Sma sma(s, {0x1234, "sw"});
+  ib::Smp resp;
+  REQUIRE(sma.process(smp(ib::kMethodGet, ib::kAttrPortInfo, 3, 0), 1, resp));
+  REQUIRE(resp.hdr.status == ib::kStatusOk);
+  ib::PortInfo pi;
+  pi.decode(resp.data.data());
+  REQUIRE(pi.local_port_num == 1);
+  // OpenSM sets bit 31 for ports with IsExtendedSpeedsSupported: the same port.
+  REQUIRE(sma.process(smp(ib::kMethodGet, ib::kAttrPortInfo, 0x80000003u, 0), 2, resp));
+  REQUIRE(resp.hdr.status == ib::kStatusOk);
+  pi.decode(resp.data.data());
+  REQUIRE(pi.local_port_num == 2);
+  // Other bits above the port number are reserved: an invalid modifier.
+  REQUIRE(sma.process(smp(ib::kMethodGet, ib::kAttrPortInfo, 0x00010003u, 0), 1, resp));
+  REQUIRE(resp.hdr.status == ib::kStatusInvalidAttribute);
+  // read(): the same data without counting an SMP.
+  const uint64_t gets = sma.stats().gets;
+  const auto data = sma.read(ib::kAttrNodeInfo, 0, 0);
+  ib::NodeInfo ni;
+  ni.decode(data.data());
+  REQUIRE(ni.node_guid == 0x1234);
+  REQUIRE(sma.stats().gets == gets);
+}

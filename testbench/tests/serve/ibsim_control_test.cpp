@@ -183,3 +183,22 @@ TEST_CASE("ibsim control: each GET answers from the node's attributes, bad messa
   CHECK(is_error(control.handle(unknown)));
   CHECK(is_error(control.handle(message(CtlType::Error))));
 }
+
+TEST_CASE("ibsim control: a MAD for outside software goes to the client ibsim's find_client picks") {
+  Directory nodes;
+  Control control(nodes, [](unsigned, uint32_t) { return true; });
+  REQUIRE_FALSE(is_error(control.handle(connect_message(100, "H1"))));     // client 0 at H1 port 1
+  REQUIRE_FALSE(is_error(control.handle(connect_message(101, "H1", 1))));  // client 1 at H1, IsSM
+  REQUIRE_FALSE(is_error(control.handle(connect_message(102, "S1"))));     // client 2 at S1 port 0
+  const uint64_t tid0 = with_server_tag(0x1234, 0), tid2 = with_server_tag(0x1234, 2);
+  // A response goes by the TID's server tag, when that client is at the node's port.
+  CHECK(control.client_for(0, 1, true, 0, tid0) == 0);
+  CHECK(control.client_for(0, 2, true, 0, tid0) == -1);  // H1's port 2: nobody there; a response goes to no SM
+  CHECK(control.client_for(0, 1, true, 0, tid2) == -1);  // client 2 is not at H1
+  // A request to QP0 / QP1 goes to the port's IsSM client.
+  CHECK(control.client_for(0, 1, false, 1, tid0) == 1);
+  CHECK(control.client_for(0, 1, false, 0, tid2) == 1);
+  // A switch's clients are at port 0, whatever port the MAD came in on.
+  CHECK(control.client_for(1, 5, true, 0, tid2) == 2);
+  CHECK(control.client_for(1, 5, false, 0, tid2) == -1);  // no SM at S1
+}

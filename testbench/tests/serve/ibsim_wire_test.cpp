@@ -280,3 +280,36 @@ TEST_CASE("ibsim wire: Debian's ibsim answers the codec's control and MAD datagr
 
   ask(ibsim::CtlType::Disconnect, me.id, nullptr);
 }
+
+TEST_CASE("ibsim wire: the MADs ibsim's decode_sim_MAD discards are refused, others taken") {
+  Request r;
+  r.mad[0] = 1;     // BaseVersion
+  r.mad[1] = 0x81;  // directed route
+  r.mad[2] = 1;
+  r.mad[3] = 0x01;  // Get
+  ib::put_be16(r.mad.data() + 32, 0xFFFF);
+  ib::put_be16(r.mad.data() + 34, 0xFFFF);
+  CHECK(refusal(r).empty());
+  Request bad = r;
+  bad.mad[0] = 2;
+  CHECK(refusal(bad) == "base version 2 (not 1)");
+  bad = r;
+  bad.mad[2] = 3;
+  CHECK_FALSE(refusal(bad).empty());
+  bad = r;
+  bad.mad[6] = 1;  // hop pointer
+  CHECK_FALSE(refusal(bad).empty());
+  bad = r;
+  bad.mad[4] = 0x80;  // D bit on a request
+  CHECK_FALSE(refusal(bad).empty());
+  bad = r;
+  ib::put_be16(bad.mad.data() + 34, 5);  // DrDLID
+  CHECK_FALSE(refusal(bad).empty());
+  Request lid = r;
+  lid.mad[1] = 0x01;
+  lid.mad[6] = 7;  // LID-routed: bytes 4..7 are not the DR fields
+  CHECK(refusal(lid).empty());
+  set_tid(r, 0x0102030405060708ull);
+  CHECK(tid(r) == 0x0102030405060708ull);
+  CHECK(server_tag(tid(r)) == 0x0102);
+}

@@ -1,0 +1,177 @@
+#include "models/mgmt/pma.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "models/ib/be_bytes.hpp"
+
+namespace hcasim::mgmt {
+
+namespace {
+
+constexpr uint32_t kVcrcBytes = 2;
+constexpr uint8_t kRespTimeValue = 16;  // model: as the SA's (4.096 us x 2^16, about 268 ms)
+
+uint64_t drops(const link::VlStats& v, std::initializer_list<link::DropReason> why) {
+  uint64_t n = 0;
+  for (link::DropReason r : why) n += v.drops[static_cast<std::size_t>(r)];
+  return n;
+}
+
+PortCounts minus(const PortCounts& a, const PortCounts& b) {
+  PortCounts d;
+  d.xmit_data = a.xmit_data - b.xmit_data;
+  d.rcv_data = a.rcv_data - b.rcv_data;
+  d.xmit_pkts = a.xmit_pkts - b.xmit_pkts;
+  d.rcv_pkts = a.rcv_pkts - b.rcv_pkts;
+  d.unicast_xmit_pkts = a.unicast_xmit_pkts - b.unicast_xmit_pkts;
+  d.unicast_rcv_pkts = a.unicast_rcv_pkts - b.unicast_rcv_pkts;
+  d.xmit_discards = a.xmit_discards - b.xmit_discards;
+  d.rcv_errors = a.rcv_errors - b.rcv_errors;
+  d.rcv_switch_relay_errors = a.rcv_switch_relay_errors - b.rcv_switch_relay_errors;
+  d.vl15_dropped = a.vl15_dropped - b.vl15_dropped;
+  return d;
+}
+
+void add(PortCounts& a, const PortCounts& b) {
+  a.xmit_data += b.xmit_data;
+  a.rcv_data += b.rcv_data;
+  a.xmit_pkts += b.xmit_pkts;
+  a.rcv_pkts += b.rcv_pkts;
+  a.unicast_xmit_pkts += b.unicast_xmit_pkts;
+  a.unicast_rcv_pkts += b.unicast_rcv_pkts;
+  a.xmit_discards += b.xmit_discards;
+  a.rcv_errors += b.rcv_errors;
+  a.rcv_switch_relay_errors += b.rcv_switch_relay_errors;
+  a.vl15_dropped += b.vl15_dropped;
+}
+
+}  // namespace
+
+PortCounts port_counts(const link::Port& port) {
+  using R = link::DropReason;
+  uint64_t tx_bytes = 0, rx_bytes = 0;
+  PortCounts c;
+  for (const link::VlStats& v : port.stats().vl) {
+    tx_bytes += v.tx_bytes - kVcrcBytes * v.tx_packets;
+    rx_bytes += v.rx_bytes - kVcrcBytes * v.rx_packets;
+    c.xmit_pkts += v.tx_packets;
+    c.rcv_pkts += v.rx_packets;
+    c.xmit_discards += drops(v, {R::HoqLifetime, R::SwitchLifetime, R::VlStalled, R::LinkDown});
+    c.rcv_errors += drops(v, {R::CrcError, R::BufferOverflow, R::BadVl, R::MtuExceeded});
+    c.rcv_switch_relay_errors += drops(v, {R::NoRoute, R::SlToVl15});
+    c.vl15_dropped += drops(v, {R::Vl15Overflow});
+  }
+  c.xmit_data = tx_bytes / 4;
+  c.rcv_data = rx_bytes / 4;
+  c.unicast_xmit_pkts = c.xmit_pkts;
+  c.unicast_rcv_pkts = c.rcv_pkts;
+  return c;
+}
+
+Pma::Pma(std::vector<const link::Port*> ports, bool is_switch)
+    : ports_(std::move(ports)), is_switch_(is_switch), zero_(ports_.size()) {}
+
+PortCounts Pma::raw(unsigned n) const { return ports_[n] != nullptr ? port_counts(*ports_[n]) : PortCounts{}; }
+
+PortCounts Pma::counts(unsigned n) const {
+  if (n != ib::kAllPortSelect) return minus(raw(n), zero_[n]);
+  PortCounts sum;
+  for (unsigned p = 0; p < ports_.size(); ++p) add(sum, counts(p));
+  return sum;
+}
+
+bool Pma::valid(unsigned select) const {
+  return select == ib::kAllPortSelect || (select < ports_.size() && (is_switch_ || select != 0));
+}
+
+void Pma::clear(unsigned select, uint16_t bits, bool extended) {
+  const unsigned first = select == ib::kAllPortSelect ? 0 : select;
+  const unsigned last = select == ib::kAllPortSelect ? static_cast<unsigned>(ports_.size()) - 1 : select;
+  for (unsigned p = first; p <= last; ++p) {
+    const PortCounts now = raw(p);
+    PortCounts& z = zero_[p];
+    const auto bit = [&](unsigned b) { return (bits >> b & 1) != 0; };
+    if (extended) {
+      if (bit(0)) z.xmit_data = now.xmit_data;
+      if (bit(1)) z.rcv_data = now.rcv_data;
+      if (bit(2)) z.xmit_pkts = now.xmit_pkts;
+      if (bit(3)) z.rcv_pkts = now.rcv_pkts;
+      if (bit(4)) z.unicast_xmit_pkts = now.unicast_xmit_pkts;
+      if (bit(5)) z.unicast_rcv_pkts = now.unicast_rcv_pkts;
+      continue;
+    }
+    if (bit(3)) z.rcv_errors = now.rcv_errors;
+    if (bit(5)) z.rcv_switch_relay_errors = now.rcv_switch_relay_errors;
+    if (bit(6)) z.xmit_discards = now.xmit_discards;
+    if (bit(11)) z.vl15_dropped = now.vl15_dropped;
+    if (bit(12)) z.xmit_data = now.xmit_data;
+    if (bit(13)) z.rcv_data = now.rcv_data;
+    if (bit(14)) z.xmit_pkts = now.xmit_pkts;
+    if (bit(15)) z.rcv_pkts = now.rcv_pkts;
+  }
+}
+
+bool Pma::process(const uint8_t* req, uint8_t* resp) {
+  ib::MadHeader h;
+  if (!ib::decode(req, h) || (h.method & ib::kMethodResponseBit) != 0) return false;
+  std::memcpy(resp, req, ib::kMadBytes);
+  uint8_t* data = resp + ib::kPmaDataOffset;
+  const uint8_t method = h.method;
+  h.method = ib::kMethodGetResp;
+  h.status = ib::kStatusOk;
+  if (method != ib::kMethodGet && method != ib::kMethodSet) {
+    h.status = ib::kStatusUnsupportedMethod;
+  } else if (h.attr_id == ib::kAttrPmaClassPortInfo) {
+    std::memset(data, 0, ib::kMadBytes - ib::kPmaDataOffset);
+    data[0] = ib::kMadBaseVersion;
+    data[1] = 1;  // ClassVersion
+    ib::put_be16(data + 2, ib::kPmaCapAllPortSelect | ib::kPmaCapExtendedWidth);
+    ib::put_be32(data + 4, kRespTimeValue);
+  } else if (h.attr_id == ib::kAttrPortCounters || h.attr_id == ib::kAttrPortCountersExtended) {
+    const bool extended = h.attr_id == ib::kAttrPortCountersExtended;
+    const unsigned select = req[ib::kPmaDataOffset + 1];
+    if (!valid(select)) {
+      h.status = ib::kStatusInvalidAttribute;
+    } else {
+      if (method == ib::kMethodSet) clear(select, ib::get_be16(req + ib::kPmaDataOffset + 2), extended);
+      const PortCounts c = counts(select);
+      std::memset(data, 0, ib::kMadBytes - ib::kPmaDataOffset);
+      if (extended) {
+        ib::PortCountersExtended e;
+        e.port_select = static_cast<uint8_t>(select);
+        e.counter_select = ib::get_be16(req + ib::kPmaDataOffset + 2);
+        e.xmit_data = c.xmit_data;
+        e.rcv_data = c.rcv_data;
+        e.xmit_pkts = c.xmit_pkts;
+        e.rcv_pkts = c.rcv_pkts;
+        e.unicast_xmit_pkts = c.unicast_xmit_pkts;
+        e.unicast_rcv_pkts = c.unicast_rcv_pkts;
+        e.encode(data);
+      } else {
+        ib::PortCounters pc;
+        pc.port_select = static_cast<uint8_t>(select);
+        pc.counter_select = ib::get_be16(req + ib::kPmaDataOffset + 2);
+        pc.counter_select2 = req[ib::kPmaDataOffset + 18];
+        pc.rcv_errors = static_cast<uint16_t>(ib::saturated(c.rcv_errors, 16));
+        pc.rcv_switch_relay_errors = static_cast<uint16_t>(ib::saturated(c.rcv_switch_relay_errors, 16));
+        pc.xmit_discards = static_cast<uint16_t>(ib::saturated(c.xmit_discards, 16));
+        pc.vl15_dropped = static_cast<uint16_t>(ib::saturated(c.vl15_dropped, 16));
+        pc.xmit_data = static_cast<uint32_t>(ib::saturated(c.xmit_data, 32));
+        pc.rcv_data = static_cast<uint32_t>(ib::saturated(c.rcv_data, 32));
+        pc.xmit_pkts = static_cast<uint32_t>(ib::saturated(c.xmit_pkts, 32));
+        pc.rcv_pkts = static_cast<uint32_t>(ib::saturated(c.rcv_pkts, 32));
+        pc.encode(data);
+      }
+    }
+  } else {
+    h.status = ib::kStatusUnsupportedMethodAttr;
+  }
+  std::array<uint8_t, ib::kMadBytes> head{};  // encode() writes a whole MAD: the header alone is copied
+  ib::encode(h, head.data());
+  std::memcpy(resp, head.data(), ib::kMadHeaderBytes);
+  return true;
+}
+
+}  // namespace hcasim::mgmt
