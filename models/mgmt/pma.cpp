@@ -19,32 +19,33 @@ uint64_t drops(const link::VlStats& v, std::initializer_list<link::DropReason> w
   return n;
 }
 
-PortCounts minus(const PortCounts& a, const PortCounts& b) {
-  PortCounts d;
-  d.xmit_data = a.xmit_data - b.xmit_data;
-  d.rcv_data = a.rcv_data - b.rcv_data;
-  d.xmit_pkts = a.xmit_pkts - b.xmit_pkts;
-  d.rcv_pkts = a.rcv_pkts - b.rcv_pkts;
-  d.unicast_xmit_pkts = a.unicast_xmit_pkts - b.unicast_xmit_pkts;
-  d.unicast_rcv_pkts = a.unicast_rcv_pkts - b.unicast_rcv_pkts;
-  d.xmit_discards = a.xmit_discards - b.xmit_discards;
-  d.rcv_errors = a.rcv_errors - b.rcv_errors;
-  d.rcv_switch_relay_errors = a.rcv_switch_relay_errors - b.rcv_switch_relay_errors;
-  d.vl15_dropped = a.vl15_dropped - b.vl15_dropped;
-  return d;
+using Field = uint64_t PortCounts::*;
+constexpr Field kFields[] = {&PortCounts::xmit_data,         &PortCounts::rcv_data,
+                             &PortCounts::xmit_pkts,         &PortCounts::rcv_pkts,
+                             &PortCounts::unicast_xmit_pkts, &PortCounts::unicast_rcv_pkts,
+                             &PortCounts::xmit_discards,     &PortCounts::rcv_errors,
+                             &PortCounts::rcv_switch_relay_errors, &PortCounts::vl15_dropped};
+
+// CounterSelect bit -> the count it clears (IBA 16.1.3.5 / 16.1.4.11).
+struct Select {
+  unsigned bit;
+  Field field;
+};
+constexpr Select kPortCountersSelect[] = {
+    {3, &PortCounts::rcv_errors}, {5, &PortCounts::rcv_switch_relay_errors}, {6, &PortCounts::xmit_discards},
+    {11, &PortCounts::vl15_dropped}, {12, &PortCounts::xmit_data}, {13, &PortCounts::rcv_data},
+    {14, &PortCounts::xmit_pkts}, {15, &PortCounts::rcv_pkts}};
+constexpr Select kExtendedSelect[] = {{0, &PortCounts::xmit_data}, {1, &PortCounts::rcv_data},
+                                      {2, &PortCounts::xmit_pkts}, {3, &PortCounts::rcv_pkts},
+                                      {4, &PortCounts::unicast_xmit_pkts}, {5, &PortCounts::unicast_rcv_pkts}};
+
+PortCounts minus(PortCounts a, const PortCounts& b) {
+  for (Field f : kFields) a.*f -= b.*f;
+  return a;
 }
 
 void add(PortCounts& a, const PortCounts& b) {
-  a.xmit_data += b.xmit_data;
-  a.rcv_data += b.rcv_data;
-  a.xmit_pkts += b.xmit_pkts;
-  a.rcv_pkts += b.rcv_pkts;
-  a.unicast_xmit_pkts += b.unicast_xmit_pkts;
-  a.unicast_rcv_pkts += b.unicast_rcv_pkts;
-  a.xmit_discards += b.xmit_discards;
-  a.rcv_errors += b.rcv_errors;
-  a.rcv_switch_relay_errors += b.rcv_switch_relay_errors;
-  a.vl15_dropped += b.vl15_dropped;
+  for (Field f : kFields) a.*f += b.*f;
 }
 
 }  // namespace
@@ -91,25 +92,12 @@ void Pma::clear(unsigned select, uint16_t bits, bool extended) {
   const unsigned last = select == ib::kAllPortSelect ? static_cast<unsigned>(ports_.size()) - 1 : select;
   for (unsigned p = first; p <= last; ++p) {
     const PortCounts now = raw(p);
-    PortCounts& z = zero_[p];
-    const auto bit = [&](unsigned b) { return (bits >> b & 1) != 0; };
-    if (extended) {
-      if (bit(0)) z.xmit_data = now.xmit_data;
-      if (bit(1)) z.rcv_data = now.rcv_data;
-      if (bit(2)) z.xmit_pkts = now.xmit_pkts;
-      if (bit(3)) z.rcv_pkts = now.rcv_pkts;
-      if (bit(4)) z.unicast_xmit_pkts = now.unicast_xmit_pkts;
-      if (bit(5)) z.unicast_rcv_pkts = now.unicast_rcv_pkts;
-      continue;
-    }
-    if (bit(3)) z.rcv_errors = now.rcv_errors;
-    if (bit(5)) z.rcv_switch_relay_errors = now.rcv_switch_relay_errors;
-    if (bit(6)) z.xmit_discards = now.xmit_discards;
-    if (bit(11)) z.vl15_dropped = now.vl15_dropped;
-    if (bit(12)) z.xmit_data = now.xmit_data;
-    if (bit(13)) z.rcv_data = now.rcv_data;
-    if (bit(14)) z.xmit_pkts = now.xmit_pkts;
-    if (bit(15)) z.rcv_pkts = now.rcv_pkts;
+    const auto clear_selected = [&](const auto& table) {
+      for (const Select& sel : table)
+        if ((bits >> sel.bit & 1) != 0) zero_[p].*sel.field = now.*sel.field;
+    };
+    if (extended) clear_selected(kExtendedSelect);
+    else clear_selected(kPortCountersSelect);
   }
 }
 

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include "models/ib/be_bytes.hpp"
 #include "models/ib/mad.hpp"
@@ -23,14 +24,19 @@ namespace {
 
 using ibsim::Request;
 
+// The sockaddr of an abstract address (NUL, name, NUL) and its length.
+std::pair<sockaddr_un, socklen_t> unix_address(const std::string& address) {
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::memcpy(a.sun_path, address.data(), address.size());
+  return {a, static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + address.size())};
+}
+
 // A datagram socket bound to an abstract address; -1 (errno set) when it cannot be.
 int bound_socket(const std::string& address) {
   const int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
-  sockaddr_un a{};
-  a.sun_family = AF_UNIX;
-  std::memcpy(a.sun_path, address.data(), address.size());
-  const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + address.size());
+  const auto [a, len] = unix_address(address);
   if (::bind(fd, reinterpret_cast<const sockaddr*>(&a), len) != 0) {
     const int e = errno;
     ::close(fd);
@@ -41,10 +47,7 @@ int bound_socket(const std::string& address) {
 }
 
 bool connect_to(int fd, const std::string& address) {
-  sockaddr_un a{};
-  a.sun_family = AF_UNIX;
-  std::memcpy(a.sun_path, address.data(), address.size());
-  const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + address.size());
+  const auto [a, len] = unix_address(address);
   return ::connect(fd, reinterpret_cast<const sockaddr*>(&a), len) == 0;
 }
 
@@ -172,27 +175,25 @@ void IbsimServer::from_model(int node, const mgmt::MadNode::ExternalMad& m) {
   const uint64_t t = ibsim::tid(r);
   const unsigned asker = ibsim::server_tag(t);
   const int to = control_.client_for(node, m.port, response, m.dest_qp, t);
-  const bool asker_known = asker < ibsim::kMaxClients && control_.client(asker).attached;
+  const auto give_back = [&] {  // a request nobody could take goes back to its sender
+    if (response || asker >= ibsim::kMaxClients || !control_.client(asker).attached) return;
+    forget(asker, t);
+    bounce(asker, r);
+  };
   if (to < 0) {
     ++stats_.unclaimed;
-    if (!response && asker_known) {
-      forget(asker, t);
-      bounce(asker, r);
-    }
+    give_back();
     return;
   }
   if (r.mad[3] == ib::kMethodTrap) ++stats_.traps_forwarded;
   if (!send_to(static_cast<unsigned>(to), r)) {
-    if (!response && asker_known && control_.client(asker).attached) {
-      forget(asker, t);
-      bounce(asker, r);
-    }
+    give_back();
     return;
   }
   if (response && static_cast<unsigned>(to) == asker) {
     ++stats_.answered;
     forget(asker, t);
-  } else if (!response && asker_known) {
+  } else if (!response && asker < ibsim::kMaxClients && control_.client(asker).attached) {
     ++stats_.handed_over;
     forget(asker, t);
   }
@@ -244,11 +245,11 @@ void IbsimServer::trace(const char* what, unsigned client, const Request& r) con
                static_cast<unsigned long long>(ibsim::tid(r)), r.dlid, r.slid, r.dqp, r.sqp, r.status);
 }
 
-bool IbsimServer::readable() const {
+bool IbsimServer::wait_readable(int timeout_ms) const {
   std::vector<pollfd> fds{{ctl_fd_, POLLIN, 0}};
   for (int fd : client_fd_)
     if (fd >= 0) fds.push_back({fd, POLLIN, 0});
-  return ::poll(fds.data(), fds.size(), 0) > 0;
+  return ::poll(fds.data(), fds.size(), timeout_ms) > 0;
 }
 
 void IbsimServer::run_model(uint64_t quiet_since_ms) {
@@ -258,7 +259,7 @@ void IbsimServer::run_model(uint64_t quiet_since_ms) {
     const bool quiet = control_.attached() > 0 && wall_ms() - quiet_since_ms >= options_.quiet_ms;
     if (to_next > options_.near_ps && !quiet) break;
     sc_core::sc_start(sc_time::from_value(std::max(to_next, options_.near_ps)), sc_core::SC_EXIT_ON_STARVATION);
-    if (readable()) return;
+    if (wait_readable(0)) return;
   }
   // Nothing due soon: what is still in the model was lost there.
   std::vector<Pending> lost;
@@ -272,17 +273,14 @@ void IbsimServer::serve(const volatile std::sig_atomic_t& stop) {
   while (stop == 0) {
     if (drain()) last_datagram = wall_ms();
     run_model(last_datagram);
-    if (stop != 0 || readable()) continue;
+    if (stop != 0 || wait_readable(0)) continue;
     // Wait for a datagram, or until far work may run.
     int timeout = 1000;
     if (sc_core::sc_pending_activity() && control_.attached() > 0) {
       const uint64_t waited = wall_ms() - last_datagram;
       timeout = waited >= options_.quiet_ms ? 0 : static_cast<int>(options_.quiet_ms - waited);
     }
-    std::vector<pollfd> fds{{ctl_fd_, POLLIN, 0}};
-    for (int fd : client_fd_)
-      if (fd >= 0) fds.push_back({fd, POLLIN, 0});
-    ::poll(fds.data(), fds.size(), timeout);
+    wait_readable(timeout);
   }
 }
 

@@ -102,7 +102,7 @@ class IbsimServer {
   void bounce(unsigned client, ibsim::Request r);  // back with status 110
   void forget(unsigned client, uint64_t tid);
   void run_model(uint64_t quiet_since_ms);
-  bool readable() const;
+  bool wait_readable(int timeout_ms) const;  // a datagram waits (poll, timeout_ms; 0 = now)
   void trace(const char* what, unsigned client, const ibsim::Request& r) const;
   uint64_t wall_ms() const;
 
