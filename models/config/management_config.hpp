@@ -18,6 +18,8 @@ namespace hcasim::config {
 
 enum class ManagementMode { Preconfigured, InBand, External };
 enum class StandbyStart { AfterMaster, WithMaster };
+// When a managed fabric's workloads start: once every linked port is Active.
+enum class StartWorkloads { SubnetUp };
 
 // Partitions (docs/partitions.md): OpenSM's partitions.conf, from a file or
 // inline; none = partitions off, every port holds 0xFFFF.
@@ -46,6 +48,7 @@ void describe(Io& io, PartitionsConfig& c) {
 struct ManagementConfig {
   ManagementMode mode = ManagementMode::Preconfigured;  // tables at time zero, or an SM sweep in band
   std::string sm;                       // in_band: the SM's HCA port; "" = the first HCA port
+  StartWorkloads start_workloads = StartWorkloads::SubnetUp;
   uint64_t start_ps = 0;                // in_band: when the SM starts its sweep
   uint64_t link_up_ps = 0;              // in_band: when linked ports come up from Down to Init
   uint64_t sma_latency_ps = 1'000'000;  // an SMA's time to answer one SMP
@@ -80,6 +83,10 @@ void describe(Io& io, ManagementConfig& c) {
             "external (hcasim serve: no built-in SM; ports come up in Init without LIDs and a real SM attached through "
             "ibsim's protocol programs them; docs/real-tools.md)");
   io.string("sm", c.sm, "in_band: the HCA port the SM runs on; \"\" = the first HCA port");
+  io.choice("start_workloads", c.start_workloads, Names<StartWorkloads>{{"subnet_up", StartWorkloads::SubnetUp}},
+            "in_band, external: the workloads start (their start times counted from then) when the subnet is up, "
+            "every linked port Active: in_band when the built-in SM's first sweep is done, external when the "
+            "outside SM has activated the last port (their QPs and flows then use the LIDs it assigned)");
   io.time("start", c.start_ps, 0, UINT64_MAX, "in_band: when the SM starts (not before link_up)");
   io.time("link_up", c.link_up_ps, 0, UINT64_MAX,
           "in_band: when every linked port comes up from Down to Init (ports start Down; training is not modelled)");

@@ -402,6 +402,10 @@ void check_verbs_workloads(Scenario& s) {
     check_perftest(s.workload.perftest[i], "workload.perftest." + std::to_string(i), ports, i);
   for (std::size_t i = 0; i < s.workload.verbs.size(); ++i)
     check_connection(s.workload.verbs[i], "workload.verbs." + std::to_string(i), ports, i);
+  if (!s.workload.verbs.empty() && s.management.mode == ManagementMode::External)
+    throw ConfigError("workload.verbs.0", "a verbs connection is made before the run, with LIDs an outside SM has "
+                                          "not given yet; accepted with management.mode external: flows, patterns, "
+                                          "perftest and dma");
   std::map<std::string, std::string> names;
   const auto unique = [&names](const std::string& name, const std::string& at) {
     if (!names.emplace(name, at).second)

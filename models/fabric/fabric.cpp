@@ -233,7 +233,16 @@ void Fabric::build_management(ib::PacketPool& pool) {
       for (unsigned p = 0; p < h->port_count(); ++p) h->set_lid(p, 0);
   });
   power_on_->notify_at(0);
-  if (m.external) return;  // an outside SM (hcasim serve) programs the subnet
+  if (m.external) {  // an outside SM (hcasim serve) programs the subnet
+    for (auto& node : mad_nodes_)
+      node->sma().on_port_state_set([this] {
+        if (subnet_up_seen_ || !every_linked_port_active()) return;
+        subnet_up_seen_ = true;
+        subnet_up_ps_ = link::now_ps();
+        if (subnet_up_cb_) subnet_up_cb_();
+      });
+    return;
+  }
   if (m.has_standby && (m.standby_node >= spec_.nodes.size() || m.standby_node == m.sm_node ||
                         spec_.nodes[m.standby_node].kind != NodeKind::Hca || m.standby_port < 1 ||
                         m.standby_port > spec_.nodes[m.standby_node].ports.size()))
@@ -365,6 +374,16 @@ void Fabric::start_sa() {
     for (const mgmt::SaRecord& r : recs) bodies.insert(bodies.end(), r.body.begin(), r.body.end());
     master.config(ib::EditModifier::Add, attr, bodies, 0, 0, 0);
   }
+}
+
+bool Fabric::every_linked_port_active() const {
+  bool any = false;
+  for (const link::Port* p : ports_) {
+    if (p->peer() == nullptr || !p->link_trained()) continue;
+    if (p->state() != link::PortState::Active) return false;
+    any = true;
+  }
+  return any;
 }
 
 const mgmt::SubnetManager* Fabric::subnet_manager() const {

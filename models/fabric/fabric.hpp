@@ -127,6 +127,12 @@ class Fabric {
   // In band: the node whose SM is master now.
   unsigned master_node() const { return current_master_; }
   void on_sweep_done(std::function<void()> f) { sweep_done_ = std::move(f); }
+  // Management external: on_subnet_up runs once, when an outside SM's
+  // PortInfo Set has made every linked port Active (subnet_up_ps says when;
+  // 0 until then). A link that is down (failed, or not trained) does not count.
+  void on_subnet_up(std::function<void()> f) { subnet_up_cb_ = std::move(f); }
+  uint64_t subnet_up_ps() const { return subnet_up_ps_; }
+  bool every_linked_port_active() const;
   // The link events' schedule (null without events).
   link::LinkEvents* link_events() const { return link_events_.get(); }
   // In band: an HCA node's SA agent (null for switches and when pre-configured).
@@ -156,6 +162,9 @@ class Fabric {
   unsigned partition_count_ = 1;
   std::vector<std::unique_ptr<mgmt::MadNode>> mad_nodes_;  // by node, in band
   std::function<void()> sweep_done_;
+  std::function<void()> subnet_up_cb_;
+  uint64_t subnet_up_ps_ = 0;
+  bool subnet_up_seen_ = false;
   std::unique_ptr<link::Alarm> power_on_;  // in band: clears the HCA LIDs at time zero
   std::unique_ptr<link::Alarm> link_up_;   // in band: linked ports Down -> Init
   std::vector<std::unique_ptr<mgmt::SaAgent>> sa_agents_;  // by node, in band (null for switches)

@@ -75,4 +75,16 @@ void PortCountersExtended::decode(const uint8_t* d) {
   multicast_rcv_pkts = get_be64(d + 64);
 }
 
+void PortDetails::encode(uint8_t* d) const {
+  d[1] = port_select;
+  put_be16(d + 2, counter_select);
+  for (unsigned i = 0; i < kMaxCounters; ++i) put_be16(d + 4 + 2 * i, counters[i]);
+}
+
+void PortDetails::decode(const uint8_t* d) {
+  port_select = d[1];
+  counter_select = get_be16(d + 2);
+  for (unsigned i = 0; i < kMaxCounters; ++i) counters[i] = get_be16(d + 4 + 2 * i);
+}
+
 }  // namespace hcasim::ib

@@ -14,7 +14,12 @@
 // - CounterSelect bits name the counters a Set clears (PortCounters: bit 0
 //   SymbolErrorCounter ... bit 15 PortRcvPkts; CounterSelect2 bit 0
 //   PortXmitWait; PortCountersExtended: bit 0 PortXmitData ... bit 7
-//   PortMulticastRcvPkts).
+//   PortMulticastRcvPkts; the details: bit i the i-th counter).
+// - PortRcvErrorDetails (0x0015) and PortXmitDiscardDetails (0x0016): 16-bit
+//   counters from byte 4 (PortLocalPhysicalErrors, PortMalformedPktErrors,
+//   PortBufferOverrunErrors, PortDLIDMappingErrors, PortVLMappingErrors,
+//   PortLoopingErrors; PortInactiveDiscards, PortNeighborMTUDiscards,
+//   PortSwLifetimeLimitDiscards, PortSwHOQLifetimeLimitDiscards).
 
 #include <cstdint>
 
@@ -24,6 +29,8 @@ constexpr uint8_t kClassPerfMgmt = 0x04;
 constexpr uint16_t kAttrPmaClassPortInfo = 0x0001;
 constexpr uint16_t kAttrPortCounters = 0x0012;
 constexpr uint16_t kAttrPortCountersExtended = 0x001D;
+constexpr uint16_t kAttrPortRcvErrorDetails = 0x0015;
+constexpr uint16_t kAttrPortXmitDiscardDetails = 0x0016;
 constexpr unsigned kPmaDataOffset = 64;     // the attribute's bytes in the MAD
 constexpr uint8_t kAllPortSelect = 0xFF;    // PortSelect: every port, summed
 constexpr uint16_t kPmaCapAllPortSelect = 1u << 8;
@@ -66,6 +73,17 @@ struct PortCountersExtended {
   uint64_t unicast_rcv_pkts = 0;
   uint64_t multicast_xmit_pkts = 0;
   uint64_t multicast_rcv_pkts = 0;
+
+  void encode(uint8_t* data) const;
+  void decode(const uint8_t* data);
+};
+
+// PortRcvErrorDetails' or PortXmitDiscardDetails' counters (6 and 4 used).
+struct PortDetails {
+  static constexpr unsigned kMaxCounters = 6;
+  uint8_t port_select = 0;
+  uint16_t counter_select = 0;
+  uint16_t counters[kMaxCounters] = {};
 
   void encode(uint8_t* data) const;
   void decode(const uint8_t* data);

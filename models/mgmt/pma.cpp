@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <iterator>
 
 #include "models/ib/be_bytes.hpp"
 
@@ -24,7 +25,11 @@ constexpr Field kFields[] = {&PortCounts::xmit_data,         &PortCounts::rcv_da
                              &PortCounts::xmit_pkts,         &PortCounts::rcv_pkts,
                              &PortCounts::unicast_xmit_pkts, &PortCounts::unicast_rcv_pkts,
                              &PortCounts::xmit_discards,     &PortCounts::rcv_errors,
-                             &PortCounts::rcv_switch_relay_errors, &PortCounts::vl15_dropped};
+                             &PortCounts::rcv_switch_relay_errors, &PortCounts::vl15_dropped,
+                             &PortCounts::local_physical_errors, &PortCounts::malformed_pkt_errors,
+                             &PortCounts::buffer_overrun_errors, &PortCounts::dlid_mapping_errors,
+                             &PortCounts::vl_mapping_errors,  &PortCounts::inactive_discards,
+                             &PortCounts::sw_lifetime_discards, &PortCounts::sw_hoq_discards};
 
 // CounterSelect bit -> the count it clears (IBA 16.1.3.5 / 16.1.4.11).
 struct Select {
@@ -38,6 +43,19 @@ constexpr Select kPortCountersSelect[] = {
 constexpr Select kExtendedSelect[] = {{0, &PortCounts::xmit_data}, {1, &PortCounts::rcv_data},
                                       {2, &PortCounts::xmit_pkts}, {3, &PortCounts::rcv_pkts},
                                       {4, &PortCounts::unicast_xmit_pkts}, {5, &PortCounts::unicast_rcv_pkts}};
+
+// The details' counters in order (CounterSelect bit i clears counter i; null: always 0).
+constexpr Field kRcvErrorDetails[] = {&PortCounts::local_physical_errors, &PortCounts::malformed_pkt_errors,
+                                      &PortCounts::buffer_overrun_errors, &PortCounts::dlid_mapping_errors,
+                                      &PortCounts::vl_mapping_errors, nullptr};
+constexpr Field kXmitDiscardDetails[] = {&PortCounts::inactive_discards, nullptr, &PortCounts::sw_lifetime_discards,
+                                         &PortCounts::sw_hoq_discards};
+
+template <std::size_t N>
+void encode_details(const Field (&fields)[N], const PortCounts& c, ib::PortDetails& d) {
+  for (std::size_t i = 0; i < N; ++i)
+    d.counters[i] = fields[i] == nullptr ? 0 : static_cast<uint16_t>(ib::saturated(c.*fields[i], 16));
+}
 
 PortCounts minus(PortCounts a, const PortCounts& b) {
   for (Field f : kFields) a.*f -= b.*f;
@@ -63,6 +81,14 @@ PortCounts port_counts(const link::Port& port) {
     c.rcv_errors += drops(v, {R::CrcError, R::BufferOverflow, R::BadVl, R::MtuExceeded});
     c.rcv_switch_relay_errors += drops(v, {R::NoRoute, R::SlToVl15});
     c.vl15_dropped += drops(v, {R::Vl15Overflow});
+    c.local_physical_errors += drops(v, {R::CrcError});
+    c.malformed_pkt_errors += drops(v, {R::BadVl, R::MtuExceeded});
+    c.buffer_overrun_errors += drops(v, {R::BufferOverflow});
+    c.dlid_mapping_errors += drops(v, {R::NoRoute});
+    c.vl_mapping_errors += drops(v, {R::SlToVl15});
+    c.inactive_discards += drops(v, {R::LinkDown});
+    c.sw_lifetime_discards += drops(v, {R::SwitchLifetime});
+    c.sw_hoq_discards += drops(v, {R::HoqLifetime});
   }
   c.xmit_data = tx_bytes / 4;
   c.rcv_data = rx_bytes / 4;
@@ -87,7 +113,7 @@ bool Pma::valid(unsigned select) const {
   return select == ib::kAllPortSelect || (select < ports_.size() && (is_switch_ || select != 0));
 }
 
-void Pma::clear(unsigned select, uint16_t bits, bool extended) {
+void Pma::clear(unsigned select, uint16_t bits, uint16_t attr) {
   const unsigned first = select == ib::kAllPortSelect ? 0 : select;
   const unsigned last = select == ib::kAllPortSelect ? static_cast<unsigned>(ports_.size()) - 1 : select;
   for (unsigned p = first; p <= last; ++p) {
@@ -96,8 +122,14 @@ void Pma::clear(unsigned select, uint16_t bits, bool extended) {
       for (const Select& sel : table)
         if ((bits >> sel.bit & 1) != 0) zero_[p].*sel.field = now.*sel.field;
     };
-    if (extended) clear_selected(kExtendedSelect);
-    else clear_selected(kPortCountersSelect);
+    const auto clear_details = [&](const auto& fields) {
+      for (unsigned i = 0; i < std::size(fields); ++i)
+        if ((bits >> i & 1) != 0 && fields[i] != nullptr) zero_[p].*fields[i] = now.*fields[i];
+    };
+    if (attr == ib::kAttrPortCountersExtended) clear_selected(kExtendedSelect);
+    else if (attr == ib::kAttrPortCounters) clear_selected(kPortCountersSelect);
+    else if (attr == ib::kAttrPortRcvErrorDetails) clear_details(kRcvErrorDetails);
+    else clear_details(kXmitDiscardDetails);
   }
 }
 
@@ -117,16 +149,23 @@ bool Pma::process(const uint8_t* req, uint8_t* resp) {
     data[1] = 1;  // ClassVersion
     ib::put_be16(data + 2, ib::kPmaCapAllPortSelect | ib::kPmaCapExtendedWidth);
     ib::put_be32(data + 4, kRespTimeValue);
-  } else if (h.attr_id == ib::kAttrPortCounters || h.attr_id == ib::kAttrPortCountersExtended) {
-    const bool extended = h.attr_id == ib::kAttrPortCountersExtended;
+  } else if (h.attr_id == ib::kAttrPortCounters || h.attr_id == ib::kAttrPortCountersExtended ||
+             h.attr_id == ib::kAttrPortRcvErrorDetails || h.attr_id == ib::kAttrPortXmitDiscardDetails) {
     const unsigned select = req[ib::kPmaDataOffset + 1];
     if (!valid(select)) {
       h.status = ib::kStatusInvalidAttribute;
     } else {
-      if (method == ib::kMethodSet) clear(select, ib::get_be16(req + ib::kPmaDataOffset + 2), extended);
+      if (method == ib::kMethodSet) clear(select, ib::get_be16(req + ib::kPmaDataOffset + 2), h.attr_id);
       const PortCounts c = counts(select);
       std::memset(data, 0, ib::kMadBytes - ib::kPmaDataOffset);
-      if (extended) {
+      if (h.attr_id == ib::kAttrPortRcvErrorDetails || h.attr_id == ib::kAttrPortXmitDiscardDetails) {
+        ib::PortDetails d;
+        d.port_select = static_cast<uint8_t>(select);
+        d.counter_select = ib::get_be16(req + ib::kPmaDataOffset + 2);
+        if (h.attr_id == ib::kAttrPortRcvErrorDetails) encode_details(kRcvErrorDetails, c, d);
+        else encode_details(kXmitDiscardDetails, c, d);
+        d.encode(data);
+      } else if (h.attr_id == ib::kAttrPortCountersExtended) {
         ib::PortCountersExtended e;
         e.port_select = static_cast<uint8_t>(select);
         e.counter_select = ib::get_be16(req + ib::kPmaDataOffset + 2);

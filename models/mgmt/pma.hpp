@@ -1,7 +1,7 @@
 #pragma once
 // A node's performance management agent (class 0x04, IBA 16.1.3): answers Get
-// and Set of ClassPortInfo, PortCounters and PortCountersExtended from the
-// ports' own statistics (link/port_stats.hpp), so that what perfquery reads
+// and Set of ClassPortInfo, PortCounters, PortCountersExtended,
+// PortRcvErrorDetails and PortXmitDiscardDetails from the ports' own statistics (link/port_stats.hpp), so that what perfquery reads
 // and what stats.json reports are the same counts.
 //
 // Rules:
@@ -17,6 +17,13 @@
 //   is unicast (the model has no multicast). The model has no symbol errors,
 //   link error recoveries, downed-link counts, constraint errors or transmit
 //   wait ticks: those read 0 (and ClassPortInfo does not claim PortXmitWait).
+// - PortRcvErrorDetails: PortLocalPhysicalErrors = CRC errors,
+//   PortMalformedPktErrors = a VL not operated or an MTU exceeded,
+//   PortBufferOverrunErrors = buffer overruns, PortDLIDMappingErrors = no LFT
+//   route, PortVLMappingErrors = an SL mapped to VL15, PortLoopingErrors 0.
+//   PortXmitDiscardDetails: PortInactiveDiscards = a port that is down,
+//   PortSwLifetimeLimitDiscards = switch lifetime, PortSwHOQLifetimeLimit-
+//   Discards = HOQ lifetime, PortNeighborMTUDiscards 0. 16 bits, saturating.
 // - PortCounters' fields saturate at their widths; PortCountersExtended's are 64 bits.
 // - PortSelect: a port number (an HCA's 1..n; a switch's 0..n, 0 its
 //   management port with no counts), or 0xFF for every port summed
@@ -42,6 +49,11 @@ struct PortCounts {
   uint64_t xmit_pkts = 0, rcv_pkts = 0;
   uint64_t unicast_xmit_pkts = 0, unicast_rcv_pkts = 0;
   uint64_t xmit_discards = 0, rcv_errors = 0, rcv_switch_relay_errors = 0, vl15_dropped = 0;
+  // PortRcvErrorDetails: the parts of rcv_errors and rcv_switch_relay_errors (looping: none in the model).
+  uint64_t local_physical_errors = 0, malformed_pkt_errors = 0, buffer_overrun_errors = 0;
+  uint64_t dlid_mapping_errors = 0, vl_mapping_errors = 0;
+  // PortXmitDiscardDetails: parts of xmit_discards (neighbor MTU: none; the model drops at the receiver).
+  uint64_t inactive_discards = 0, sw_lifetime_discards = 0, sw_hoq_discards = 0;
 };
 
 PortCounts port_counts(const link::Port& port);
@@ -58,7 +70,7 @@ class Pma {
  private:
   PortCounts raw(unsigned n) const;
   bool valid(unsigned select) const;
-  void clear(unsigned select, uint16_t select_bits, bool extended);
+  void clear(unsigned select, uint16_t select_bits, uint16_t attr);
 
   std::vector<const link::Port*> ports_;
   bool is_switch_;

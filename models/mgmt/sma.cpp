@@ -350,6 +350,7 @@ uint16_t Sma::set_port_info(const ib::PortInfo& pi, unsigned port) {
   if (pi.port_state != ib::kPortStateNoChange) {
     const auto to = static_cast<link::PortState>(pi.port_state);
     p->set_state(to == link::PortState::Down || p->peer() == nullptr ? link::PortState::Down : to);
+    if (port_state_set_) port_state_set_();
   }
   return ib::kStatusOk;
 }

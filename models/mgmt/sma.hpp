@@ -126,6 +126,8 @@ class Sma {
     sm_info_ = std::move(h);
   }
   void on_client_reregister(std::function<void(unsigned port)> cb) { reregister_ = std::move(cb); }
+  // Runs after a PortInfo Set changed a port's state (an SM arming or activating it).
+  void on_port_state_set(std::function<void()> cb) { port_state_set_ = std::move(cb); }
   bool port_state_change() const { return port_state_change_; }
   ib::PortInfo port_info(unsigned port) const;
   const SmaStats& stats() const { return stats_; }
@@ -173,6 +175,7 @@ class Sma {
   unsigned sm_info_port_ = 0;
   SmInfoHandler sm_info_;
   std::function<void(unsigned)> reregister_;
+  std::function<void()> port_state_set_;
 };
 
 }  // namespace hcasim::mgmt

@@ -6,16 +6,20 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "models/config/scenario.hpp"
-#include "models/trace/port_stats_json.hpp"
+#include "models/config/units.hpp"
 #include "testbench/cli/fast_exit.hpp"
 #include "testbench/cli/output_folder.hpp"
 #include "testbench/cli/scenario_file.hpp"
 #include "testbench/cli/scenario_setup.hpp"
+#include "testbench/cli/details_output.hpp"
+#include "testbench/cli/simulation.hpp"
+#include "testbench/cli/stats_document.hpp"
 #include "testbench/serve/ibsim_server.hpp"
 
 namespace hcasim {
@@ -24,21 +28,29 @@ namespace {
 
 constexpr const char* kServeUsage =
     "usage: hcasim serve SCENARIO.json [--ibsim NAME] [--out DIR] [--set path=value ...] [--trace] [--quiet MS]\n"
+    "                    [--until-done] [--udp [HOST:]PORT]\n"
     "\n"
     "Builds the scenario's fabric (management.mode external: no built-in SM) and serves ibsim's client\n"
     "protocol, so that Debian's opensm and infiniband-diags run against it unmodified through\n"
-    "libumad2sim.so (docs/real-tools.md). Runs until SIGINT or SIGTERM, then writes DIR/stats.json.\n"
+    "libumad2sim.so (docs/real-tools.md). The scenario's workloads start when the subnet is up. Runs until\n"
+    "SIGINT or SIGTERM, then writes DIR/stats.json (and results.db) as hcasim run does.\n"
     "\n"
     "options:\n"
     "  --ibsim NAME       the sockets' base name, as IBSIM_SOCKNAME gives it to the tools (default sim)\n"
+    "  --udp [HOST:]PORT  serve on UDP instead, as ibsim -r -l PORT: control on PORT, client n on PORT+1+n;\n"
+    "                     the tools find it through IBSIM_SERVER_NAME=HOST IBSIM_SERVER_PORT=PORT (HOST: the\n"
+    "                     address to bind, default 127.0.0.1; 0.0.0.0 for tools on other machines)\n"
     "  --out DIR          output folder (default out/<scenario name>)\n"
     "  --set path=value   change one scenario parameter (repeatable)\n"
     "  --trace            one line per MAD on stderr: client, simulated time, class, method, attribute, LIDs, QPs\n"
     "  --quiet MS         wall time without a datagram after which work further than 1 ms of simulated time\n"
     "                     ahead (a link event) runs (default 1000)\n"
+    "  --until-done       stop by itself once the workloads have finished (they start when the outside SM has\n"
+    "                     made every linked port Active: management.start_workloads)\n"
     "  --help             this text\n"
     "\n"
-    "exit codes: 0 stopped by a signal, outputs written; 2 bad input (one line on stderr)\n";
+    "exit codes: 0 stopped, outputs written, every check held; 1 a check failed (a workload unfinished or its\n"
+    "data wrong, the link checker); 2 bad input (one line on stderr)\n";
 
 volatile std::sig_atomic_t g_serve_stop = 0;
 
@@ -46,9 +58,11 @@ extern "C" void on_serve_stop_signal(int) { g_serve_stop = 1; }
 
 struct ServeArgs {
   std::string scenario, out, base = serve::ibsim::kDefaultBase;
+  std::optional<serve::IbsimSockets> udp;
   std::vector<std::string> sets;
   bool help = false;
   bool trace = false;
+  bool until_done = false;
   unsigned quiet_ms = serve::ServeOptions{}.quiet_ms;
 };
 
@@ -78,6 +92,14 @@ ServeArgs parse_serve_args(int argc, char* argv[]) {
     else if (arg == "--out") a.out = value("--out");
     else if (arg == "--set") a.sets.push_back(value("--set"));
     else if (arg == "--trace") a.trace = true;
+    else if (arg == "--until-done") a.until_done = true;
+    else if (arg == "--udp") {
+      const std::string v = value("--udp");
+      a.udp = serve::parse_udp(v);
+      if (!a.udp)
+        throw std::invalid_argument("serve: --udp '" + v + "': accepted: [HOST:]PORT, HOST an IPv4 address (default "
+                                    "127.0.0.1; 0.0.0.0 for every one), PORT from 1 to 65524");
+    }
     else if (arg == "--quiet") a.quiet_ms = parse_quiet(value("--quiet"));
     else if (!arg.empty() && arg[0] == '-') throw std::invalid_argument("serve: unknown option '" + arg + "'; see hcasim serve --help");
     else if (a.scenario.empty()) a.scenario = arg;
@@ -113,28 +135,60 @@ int serve_command(int argc, char* argv[]) {
       throw config::ConfigError("management.mode", "hcasim serve needs an outside SM; accepted: external");
     const std::string out = a.out.empty() ? "out/" + s.name : a.out;
     claim_output_folder(out, ".hcasim-output", "hcasim");
+    const nlohmann::json resolved = config::resolved_json(s);
+    std::ofstream(std::filesystem::path(out) / "scenario.resolved.json") << resolved.dump(2) << "\n";
     SimulationSetup setup = setup_from(s, out, true);
-    ib::PacketPool pool;
-    fabric::Fabric fabric(std::move(setup.fabric), pool);
+    Simulation sim(std::move(setup.fabric), std::move(setup.flows), setup.options, setup.transport);
     serve::ServeOptions options;
-    options.base = a.base;
+    options.sockets = a.udp ? *a.udp : serve::IbsimSockets{};
+    options.sockets.base = a.base;
     options.trace = a.trace;
     options.quiet_ms = a.quiet_ms;
-    serve::IbsimServer server(fabric, options);
+    serve::IbsimServer server(sim.fabric(), options);
     install_stop_handlers();
-    sc_core::sc_start(sc_core::SC_ZERO_TIME);
-    std::cout << "hcasim serve: " << fabric.spec().nodes.size() << " nodes, ibsim sockets '" << a.base
-              << ":ctl'; stop with SIGINT or SIGTERM" << std::endl;
-    server.serve(g_serve_stop);
-    const uint64_t now = sc_core::sc_time_stamp().value();
-    nlohmann::json ports = nlohmann::json::object();
-    for (const link::Port* p : fabric.ports()) ports[p->name()] = trace::port_stats_json(*p, now);
-    nlohmann::json stats = {{"run", {{"scenario", s.name}, {"command", "serve"}, {"sim_time_ps", now}}},
-                            {"management", {{"mode", "external"}, {"external", server.json()}}},
-                            {"ports", ports}};
+    const bool has_workloads = !sim.flows().empty() || !sim.perftests().empty() || !sim.dma_tests().empty();
+    bool told_up = false, told_done = false;
+    // One line each when the subnet comes up and when the workloads have finished.
+    const auto report = [&] {
+      const uint64_t up = sim.fabric().subnet_up_ps();
+      if (!told_up && up != 0) {
+        told_up = true;
+        std::cout << "hcasim serve: subnet up at " << config::format_time_ps(up) << " (every linked port Active)"
+                  << (has_workloads ? "; workloads started" : "") << std::endl;
+      }
+      const bool near_work = sc_core::sc_pending_activity() &&
+                             sc_core::sc_time_to_pending_activity().value() <= options.near_ps;
+      if (told_up && has_workloads && !told_done && !near_work && sim.workloads_finished()) {
+        told_done = true;
+        std::cout << "hcasim serve: workloads finished at " << config::format_time_ps(sc_core::sc_time_stamp().value())
+                  << (a.until_done ? "; stopping" : "; stop with SIGINT or SIGTERM for the results") << std::endl;
+        if (a.until_done) g_serve_stop = 1;
+      }
+    };
+    sim.run_served([&] {
+      std::cout << "hcasim serve: " << sim.fabric().spec().nodes.size() << " nodes, ibsim "
+                << (a.udp ? "UDP port '" : "sockets '") << serve::describe(serve::server_ctl(options.sockets))
+                << "'; stop with SIGINT or SIGTERM" << std::endl;
+      server.serve(g_serve_stop, report);
+    });
+    const RunMetadata meta{s.name, s.run.seed, config_hash(resolved)};
+    nlohmann::json stats = stats_document(sim, meta);
+    stats.update(write_details(sim, meta, s.outputs.details, out));
+    stats["run"]["command"] = "serve";
+    stats["management"] = {{"mode", "external"},
+                           {"subnet_up_us", static_cast<double>(sim.fabric().subnet_up_ps()) / 1e6},
+                           {"external", server.json()}};
     std::ofstream(std::filesystem::path(out) / "stats.json") << stats.dump(2) << "\n";
-    std::cout << "hcasim serve: stopped at " << now << " ps of simulated time; results in " << out << std::endl;
-    return exit_without_teardown(0);
+    std::cout << "hcasim serve: stopped at " << config::format_time_ps(sim.sim_time_ps())
+              << " of simulated time; results in " << out << std::endl;
+    bool ok = sim.checker().ok();
+    for (const std::string& m : sim.checker().messages()) std::cerr << "check failed: " << m << "\n";
+    for (const std::string& m : sim.workload_failures()) {
+      std::cerr << "check failed: " << m << "\n";
+      ok = false;
+    }
+    sim.close_outputs();
+    return exit_without_teardown(ok ? 0 : 1);
   } catch (const config::ConfigError& e) {
     std::cerr << "hcasim: " << e.what() << "\n";
     return 2;

@@ -132,39 +132,14 @@ Simulation::Simulation(config::FabricSpec fabric, std::vector<workloads::FlowSpe
     fabric_->hca(i).set_sink(recorders_[q].get());
   }
   std::map<std::pair<unsigned, unsigned>, std::vector<unsigned>> by_port;
-  const unsigned paths = 1u << fabric_->spec().lmc;  // LIDs per port: flows spread over them
-  const unsigned hcas = fabric_->hca_count();
-  auto lid_of = [&](const workloads::Endpoint& e, unsigned f) {
-    if (e.node >= hcas || e.port >= fabric_->hca(e.node).port_count())
-      throw std::invalid_argument("flow " + flows_[f].name + ": no such destination HCA port");
-    return static_cast<uint16_t>(fabric_->hca(e.node).lid(e.port) + f % paths);
-  };
-  // A destination list's base LIDs, resolved once for all the flows that share it.
-  std::map<const std::vector<workloads::Endpoint>*, std::shared_ptr<const std::vector<uint16_t>>> base_lids;
-  auto resolve = [&](workloads::Destinations& d, unsigned f) {
-    if (d.list() == nullptr) return;
-    auto& lids = base_lids[d.list().get()];
-    if (lids == nullptr) {
-      std::vector<uint16_t> v;
-      v.reserve(d.list()->size());
-      for (const workloads::Endpoint& e : *d.list()) v.push_back(lid_of(e, 0));
-      lids = std::make_shared<const std::vector<uint16_t>>(std::move(v));
-    }
-    d.set_lids(lids, static_cast<uint16_t>(f % paths));
-  };
   for (unsigned f = 0; f < flows_.size(); ++f) {
     workloads::FlowSpec& s = flows_[f];
-    if (s.src_node >= hcas || s.src_port >= fabric_->hca(s.src_node).port_count())
+    if (s.src_node >= fabric_->hca_count() || s.src_port >= fabric_->hca(s.src_node).port_count())
       throw std::invalid_argument("flow " + s.name + ": no such source HCA port");
-    s.slid = fabric_->hca(s.src_node).lid(s.src_port);
-    s.dlid = lid_of({s.dst_node, s.dst_port}, f);
-    resolve(s.dsts, f);
-    resolve(s.hot, f);
-    if (s.choice != workloads::DestChoice::Fixed && s.dsts.empty() && s.hot.empty())
-      throw std::invalid_argument("flow " + s.name + ": no destinations");
     if (s.dest_qp == 0 && !s.vl15) s.dest_qp = 0x100 + f;
     by_port[{s.src_node, s.src_port}].push_back(f);
   }
+  resolve_flow_lids();
   for (auto& [where, list] : by_port) {
     const link::Port& port = fabric_->hca(where.first).port(where.second);
     const std::string name = std::string("gen_") + port.name();
@@ -181,8 +156,9 @@ Simulation::Simulation(config::FabricSpec fabric, std::vector<workloads::FlowSpe
       throw std::invalid_argument("transport workload: no such HCA port");
     return fabric_->driver(e.node);
   };
-  for (const workloads::PerftestSpec& t : transport.perftest) {
+  for (workloads::PerftestSpec t : transport.perftest) {
     const std::string name = "perftest" + std::to_string(t.index);
+    t.connect_at_begin = fabric_->spec().management.external;
     perftests_.push_back(
         std::make_unique<workloads::Perftest>(name.c_str(), t, hca_of(t.client), hca_of(t.server)));
     perftest_ends_.emplace_back(t.client, t.server);
@@ -212,7 +188,8 @@ Simulation::Simulation(config::FabricSpec fabric, std::vector<workloads::FlowSpe
     measurement_->on_window([this](uint64_t now) { window_open_ = port_counters(now); },
                             [this](uint64_t now) { window_close_ = port_counters(now); });
   }
-  if (fabric_->spec().management.in_band) hold_workloads_for_sweep();
+  if (fabric_->spec().management.external) hold_workloads_for_subnet_up();
+  else if (fabric_->spec().management.in_band) hold_workloads_for_sweep();
   for (unsigned c = 0; c < std::max<std::size_t>(parts_.size(), 1); ++c) checker_of(c).reserve(fabric_->ports().size());
   for (link::Port* p : fabric_->ports()) {
     const unsigned q = fabric_->partition_of(*p);
@@ -243,6 +220,38 @@ Simulation::Simulation(config::FabricSpec fabric, std::vector<workloads::FlowSpe
   if (rtl::wants_rtl(fabric_->ports()))
     cosim_ = std::make_unique<rtl::Cosim>(fabric_->ports(), options_.rtl_blocks,
                                           options_.rtl_vcd ? options_.out_dir + "/rtl.vcd" : "");
+}
+
+void Simulation::resolve_flow_lids() {
+  const unsigned paths = 1u << fabric_->spec().lmc;  // LIDs per port: flows spread over them
+  const unsigned hcas = fabric_->hca_count();
+  auto lid_of = [&](const workloads::Endpoint& e, unsigned f) {
+    if (e.node >= hcas || e.port >= fabric_->hca(e.node).port_count())
+      throw std::invalid_argument("flow " + flows_[f].name + ": no such destination HCA port");
+    return static_cast<uint16_t>(fabric_->hca(e.node).lid(e.port) + f % paths);
+  };
+  // A destination list's base LIDs, resolved once for all the flows that share it.
+  std::map<const std::vector<workloads::Endpoint>*, std::shared_ptr<const std::vector<uint16_t>>> base_lids;
+  auto resolve = [&](workloads::Destinations& d, unsigned f) {
+    if (d.list() == nullptr) return;
+    auto& lids = base_lids[d.list().get()];
+    if (lids == nullptr) {
+      std::vector<uint16_t> v;
+      v.reserve(d.list()->size());
+      for (const workloads::Endpoint& e : *d.list()) v.push_back(lid_of(e, 0));
+      lids = std::make_shared<const std::vector<uint16_t>>(std::move(v));
+    }
+    d.set_lids(lids, static_cast<uint16_t>(f % paths));
+  };
+  for (unsigned f = 0; f < flows_.size(); ++f) {
+    workloads::FlowSpec& s = flows_[f];
+    s.slid = fabric_->hca(s.src_node).lid(s.src_port);
+    s.dlid = lid_of({s.dst_node, s.dst_port}, f);
+    resolve(s.dsts, f);
+    resolve(s.hot, f);
+    if (s.choice != workloads::DestChoice::Fixed && s.dsts.empty() && s.hot.empty())
+      throw std::invalid_argument("flow " + s.name + ": no destinations");
+  }
 }
 
 void Simulation::make_time_series() {
@@ -382,6 +391,43 @@ void Simulation::hold_workloads_for_sweep() {
       look_up_path(verbs_ends_[i].first, verbs_ends_[i].second, [this, i, now] { scripts_[i]->begin(now); });
     for (auto& d : dma_tests_) d->begin(now);
   });
+}
+
+void Simulation::hold_workloads_for_subnet_up() {
+  for (auto& g : generators_) g->defer_start();
+  for (auto& t : perftests_) t->defer_start();
+  for (auto& d : dma_tests_) d->defer_start();
+  fabric_->on_subnet_up([this] {
+    const uint64_t now = link::now_ps();
+    resolve_flow_lids();  // the LIDs the outside SM assigned
+    for (workloads::FlowSpec& s : flows_) s.start_ps += now;
+    if (measurement_) measurement_->start(now);
+    for (auto& g : generators_) g->begin();
+    for (std::size_t i = 0; i < perftests_.size(); ++i)
+      if (!chained_perftest(i)) perftests_[i]->begin(now);
+    for (auto& d : dma_tests_) d->begin(now);
+  });
+}
+
+void Simulation::run_served(const std::function<void()>& serve) {
+  started_ = Clock::now();
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  if (series_) series_->start();
+  serve();
+  end_ps_ = sc_core::sc_time_stamp().value();
+  if (series_) series_->finish(end_ps_);
+  for (link::Port* p : fabric_->ports()) p->finish();
+  finish_run(false);
+}
+
+bool Simulation::workloads_finished() const {
+  for (std::size_t f = 0; f < flows_.size(); ++f)
+    if (flows_[f].count == 0 || results_[f].sent + results_[f].dropped_at_source < flows_[f].count) return false;
+  for (const auto& t : perftests_)
+    if (!t->ended()) return false;
+  for (const auto& d : dma_tests_)
+    if (!d->done()) return false;
+  return true;
 }
 
 void Simulation::look_up_path(const workloads::Endpoint& from, const workloads::Endpoint& to,
@@ -625,8 +671,13 @@ std::vector<std::string> Simulation::management_failures() const {
   std::vector<std::string> out;
   if (!sweep_failure_.empty()) out.push_back(sweep_failure_);
   out.insert(out.end(), lookup_failures_.begin(), lookup_failures_.end());
-  if (fabric_->spec().management.in_band && !fabric_->subnet_manager()->done() && sweep_failure_.empty())
+  if (fabric_->spec().management.external) {
+    if (fabric_->subnet_up_ps() == 0 && !(flows_.empty() && perftests_.empty() && dma_tests_.empty()))
+      out.push_back("the subnet never came up (no outside SM made every linked port Active), so the workloads "
+                    "did not start");
+  } else if (fabric_->spec().management.in_band && !fabric_->subnet_manager()->done() && sweep_failure_.empty()) {
     out.push_back("subnet manager: the sweep did not finish by the end of the run");
+  }
   return out;
 }
 

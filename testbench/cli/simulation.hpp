@@ -85,6 +85,14 @@ class Simulation {
   Simulation& operator=(const Simulation&) = delete;
 
   void run();
+  // Management external (hcasim serve): `serve` runs the SystemC kernel (the
+  // ibsim server's loop, until it is stopped); the workloads start when the
+  // outside SM has brought the subnet up, and the run ends where serve left
+  // the model. workloads_finished() says whether every flow with a count
+  // has offered it all, every perftest test ended and every DMA test is done
+  // (false while any has not started).
+  void run_served(const std::function<void()>& serve);
+  bool workloads_finished() const;
   // Closes the files the run still holds open (the pcap and the VCD), as
   // destroying the simulation would: for a program that ends without
   // destroying it (exit_without_teardown).
@@ -170,6 +178,13 @@ class Simulation {
   // In band: the workloads start when the SM's sweep is done (their start
   // times counted from then).
   void hold_workloads_for_sweep();
+  // Management external: the workloads start when the subnet is up
+  // (Fabric::on_subnet_up), flows with the LIDs the outside SM assigned and
+  // perftest's QPs connected then; no PathRecord lookups (real perftest
+  // exchanges its LIDs itself).
+  void hold_workloads_for_subnet_up();
+  // Flows' source and destination LIDs from their HCA ports' LIDs now.
+  void resolve_flow_lids();
   // Before a transport workload starts, its initiator looks up the PathRecord
   // to its peer through its HCA's SA client; the workload begins when the
   // answer is in (a wrong or missing record fails the run).

@@ -24,36 +24,6 @@ namespace {
 
 using ibsim::Request;
 
-// The sockaddr of an abstract address (NUL, name, NUL) and its length.
-std::pair<sockaddr_un, socklen_t> unix_address(const std::string& address) {
-  sockaddr_un a{};
-  a.sun_family = AF_UNIX;
-  std::memcpy(a.sun_path, address.data(), address.size());
-  return {a, static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + address.size())};
-}
-
-// A datagram socket bound to an abstract address; -1 (errno set) when it cannot be.
-int bound_socket(const std::string& address) {
-  const int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  const auto [a, len] = unix_address(address);
-  if (::bind(fd, reinterpret_cast<const sockaddr*>(&a), len) != 0) {
-    const int e = errno;
-    ::close(fd);
-    errno = e;
-    return -1;
-  }
-  return fd;
-}
-
-bool connect_to(int fd, const std::string& address) {
-  const auto [a, len] = unix_address(address);
-  return ::connect(fd, reinterpret_cast<const sockaddr*>(&a), len) == 0;
-}
-
-// "sim:ctl" for the address "\0sim:ctl\0".
-std::string printable(const std::string& address) { return address.substr(1, address.size() - 2); }
-
 uint8_t mgmt_class(const Request& r) { return r.mad[1]; }
 
 }  // namespace
@@ -62,11 +32,12 @@ IbsimServer::IbsimServer(fabric::Fabric& fabric, ServeOptions options)
     : fabric_(fabric), options_(std::move(options)), directory_(fabric),
       control_(directory_, [this](unsigned client, uint32_t pid) { return attach(client, pid); }),
       client_fd_(ibsim::kMaxClients, -1) {
-  const std::string ctl = ibsim::server_ctl_address(options_.base);
+  const SocketAddress ctl = server_ctl(options_.sockets);
   ctl_fd_ = bound_socket(ctl);
   if (ctl_fd_ < 0)
-    throw std::runtime_error("serve: cannot bind the control socket '" + printable(ctl) + "': " +
-                             std::strerror(errno) + " (another ibsim or hcasim serve uses the name? --ibsim NAME picks another)");
+    throw std::runtime_error("serve: cannot bind the control socket '" + describe(ctl) + "': " + std::strerror(errno) +
+                             (options_.sockets.udp ? " (another server on the port? --udp PORT picks another)"
+                                                   : " (another ibsim or hcasim serve uses the name? --ibsim NAME picks another)"));
   for (unsigned n = 0; n < fabric_.spec().nodes.size(); ++n)
     fabric_.mad_node(n)->on_external([this, n](const mgmt::MadNode::ExternalMad& m) { from_model(static_cast<int>(n), m); });
 }
@@ -81,9 +52,9 @@ IbsimServer::~IbsimServer() {
 bool IbsimServer::attach(unsigned client, uint32_t pid) {
   if (client_fd_[client] >= 0) ::close(client_fd_[client]);
   client_fd_[client] = -1;
-  const int fd = bound_socket(ibsim::server_out_address(options_.base, client));
+  const int fd = bound_socket(server_out(options_.sockets, client));
   if (fd < 0) return false;
-  if (!connect_to(fd, ibsim::client_in_address(options_.base, pid))) {
+  if (!connect_to(fd, client_in(options_.sockets, pid, ctl_from_))) {
     ::close(fd);
     return false;
   }
@@ -111,12 +82,12 @@ bool IbsimServer::drain() {
   bool any = false;
   uint8_t buf[1024];
   for (;;) {
-    sockaddr_un from{};
-    socklen_t from_len = sizeof(from);
-    const ssize_t n = ::recvfrom(ctl_fd_, buf, sizeof(buf), 0, reinterpret_cast<sockaddr*>(&from), &from_len);
+    SocketAddress from;
+    from.length = sizeof(from.bytes);
+    const ssize_t n = ::recvfrom(ctl_fd_, buf, sizeof(buf), 0, reinterpret_cast<sockaddr*>(&from.bytes), &from.length);
     if (n < 0) break;
     any = true;
-    control_message(buf, static_cast<std::size_t>(n), &from, from_len);
+    control_message(buf, static_cast<std::size_t>(n), from);
   }
   for (unsigned i = 0; i < ibsim::kMaxClients; ++i) {
     for (;;) {
@@ -130,17 +101,18 @@ bool IbsimServer::drain() {
   return any;
 }
 
-void IbsimServer::control_message(const uint8_t* bytes, std::size_t size, const void* from, unsigned from_len) {
+void IbsimServer::control_message(const uint8_t* bytes, std::size_t size, const SocketAddress& from) {
   const std::optional<ibsim::Ctl> c = ibsim::decode_ctl(bytes, size);
   if (!c) {
     ++stats_.discarded;
     return;
   }
+  ctl_from_ = from;  // a CONNECT's client: its MAD socket's address (ibsim_sockets.hpp)
   const std::optional<ibsim::Ctl> answer = control_.handle(*c);
   sync_sockets();
   if (!answer) return;
   const auto out = ibsim::encode_ctl(*answer);
-  ::sendto(ctl_fd_, out.data(), out.size(), 0, static_cast<const sockaddr*>(from), static_cast<socklen_t>(from_len));
+  ::sendto(ctl_fd_, out.data(), out.size(), 0, from.get(), from.length);
 }
 
 void IbsimServer::client_mad(unsigned client, const uint8_t* bytes, std::size_t size) {
@@ -159,8 +131,10 @@ void IbsimServer::client_mad(unsigned client, const uint8_t* bytes, std::size_t 
     if (!response) bounce(client, *r);
     return;
   }
+  injected_ = true;
   // A TrapRepress and a response expect no answer.
-  if (!response && r->mad[3] != ib::kMethodTrapRepress) pending_.push_back({client, *r});
+  if (!response && r->mad[3] != ib::kMethodTrapRepress)
+    pending_.push_back({client, *r, sc_core::sc_time_stamp().value()});
 }
 
 void IbsimServer::from_model(int node, const mgmt::MadNode::ExternalMad& m) {
@@ -190,6 +164,10 @@ void IbsimServer::from_model(int node, const mgmt::MadNode::ExternalMad& m) {
     give_back();
     return;
   }
+  // A client has something to act on: simulated time waits for it (the rules).
+  holding_ = true;
+  activity_ms_ = wall_ms();
+  if (in_model_) sc_core::sc_pause();
   if (response && static_cast<unsigned>(to) == asker) {
     ++stats_.answered;
     forget(asker, t);
@@ -252,13 +230,29 @@ bool IbsimServer::wait_readable(int timeout_ms) const {
   return ::poll(fds.data(), fds.size(), timeout_ms) > 0;
 }
 
-void IbsimServer::run_model(uint64_t quiet_since_ms) {
+void IbsimServer::bounce_overdue() {
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  std::vector<Pending> keep, lost;
+  for (Pending& p : pending_) (now - p.since_ps > options_.near_ps ? lost : keep).push_back(std::move(p));
+  pending_.swap(keep);
+  for (Pending& p : lost)
+    if (control_.client(p.client).attached) bounce(p.client, p.request);
+}
+
+void IbsimServer::run_model() {
   using sc_core::sc_time;
   while (sc_core::sc_pending_activity()) {
     const uint64_t to_next = sc_core::sc_time_to_pending_activity().value();
-    const bool quiet = control_.attached() > 0 && wall_ms() - quiet_since_ms >= options_.quiet_ms;
+    const bool quiet = control_.attached() > 0 && wall_ms() - activity_ms_ >= options_.quiet_ms;
+    if (quiet) holding_ = false;
+    // The clients act on what they got: time waits for them.
+    if (holding_ && pending_.empty() && !injected_) return;
     if (to_next > options_.near_ps && !quiet) break;
+    injected_ = false;
+    in_model_ = true;
     sc_core::sc_start(sc_time::from_value(std::max(to_next, options_.near_ps)), sc_core::SC_EXIT_ON_STARVATION);
+    in_model_ = false;
+    bounce_overdue();
     if (wait_readable(0)) return;
   }
   // Nothing due soon: what is still in the model was lost there.
@@ -268,16 +262,17 @@ void IbsimServer::run_model(uint64_t quiet_since_ms) {
     if (control_.client(p.client).attached) bounce(p.client, p.request);
 }
 
-void IbsimServer::serve(const volatile std::sig_atomic_t& stop) {
-  uint64_t last_datagram = wall_ms();
+void IbsimServer::serve(const volatile std::sig_atomic_t& stop, const std::function<void()>& after_model) {
+  activity_ms_ = wall_ms();
   while (stop == 0) {
-    if (drain()) last_datagram = wall_ms();
-    run_model(last_datagram);
+    if (drain()) activity_ms_ = wall_ms();
+    run_model();
+    if (after_model) after_model();
     if (stop != 0 || wait_readable(0)) continue;
-    // Wait for a datagram, or until far work may run.
+    // Wait for a datagram, or until held or far work may run.
     int timeout = 1000;
     if (sc_core::sc_pending_activity() && control_.attached() > 0) {
-      const uint64_t waited = wall_ms() - last_datagram;
+      const uint64_t waited = wall_ms() - activity_ms_;
       timeout = waited >= options_.quiet_ms ? 0 : static_cast<int>(options_.quiet_ms - waited);
     }
     wait_readable(timeout);

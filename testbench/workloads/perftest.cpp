@@ -64,8 +64,8 @@ Perftest::Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec
   for (unsigned q = 0; q < cfg_.qps; ++q) {
     const QpEnd a = create_qp_on(client, client_.port, client_.cqs[q % cfg_.threads], params_);
     const QpEnd b = create_qp_on(server, server_.port, server_.cqs[q % cfg_.threads], params_);
-    bring_up(a, server.lid(server_.port), b.qpn, params_.psn_a, params_.psn_b, params_);
-    bring_up(b, client.lid(client_.port), a.qpn, params_.psn_b, params_.psn_a, params_);
+    if (spec_.connect_at_begin) unconnected_.emplace_back(a, b);
+    else connect(a, b);
     qps_[q].client_qpn = a.qpn;
     qps_[q].server_qpn = b.qpn;
     client_index_[a.qpn] = q;
@@ -102,7 +102,14 @@ void Perftest::start_of_simulation() {
   if (!deferred_) begin(0);
 }
 
+void Perftest::connect(const QpEnd& a, const QpEnd& b) {
+  bring_up(a, b.driver->lid(b.port), b.qpn, params_.psn_a, params_.psn_b, params_);
+  bring_up(b, a.driver->lid(a.port), a.qpn, params_.psn_b, params_.psn_a, params_);
+}
+
 void Perftest::begin(uint64_t offset_ps) {
+  for (const auto& [a, b] : unconnected_) connect(a, b);
+  unconnected_.clear();
   if (cfg_.idle) return end_test();
   start_.notify_at(offset_ps + (cfg_.start_ps == config::kAfterPrevious ? 0 : cfg_.start_ps));
 }

@@ -88,6 +88,10 @@ struct PerftestSpec {
   config::PerftestConfig config;  // names resolved (check_verbs_workloads)
   Endpoint client, server;
   unsigned index = 0;             // the test's index: its buffers' addresses
+  // Management external (hcasim serve): the QPs are made at once but go to
+  // RTS when the test begins, with the LIDs the outside SM gave the ports
+  // (real perftest exchanges them when it starts); else at construction.
+  bool connect_at_begin = false;
 };
 
 struct PerftestSizeResult {
@@ -123,6 +127,7 @@ class Perftest : public sc_core::sc_module {
   void begin(uint64_t offset_ps);
   // Called once, when the test ends (see the rules).
   void then(std::function<void()> f) { then_ = std::move(f); }
+  bool ended() const { return ended_; }
 
   const PerftestSpec& spec() const { return spec_; }
   const PerftestResult& result() const { return result_; }
@@ -153,6 +158,8 @@ class Perftest : public sc_core::sc_module {
 
   void start_of_simulation() override;
   bool deferred_ = false;
+  std::vector<std::pair<QpEnd, QpEnd>> unconnected_;  // connect_at_begin: (client, server) QPs in RESET
+  void connect(const QpEnd& a, const QpEnd& b);
   void watch_uc_writes();
   void begin_size();
   void end_size();

@@ -216,4 +216,21 @@ TEST_CASE("PMA counters saturate at their field widths (IBA 16.1.3.5) and round-
   back.decode(d.data());
   CHECK(back.xmit_data == 0xDEADBEEF);
   CHECK(back.excessive_buffer_overrun_errors == 5);
+  // PortXmitDiscardDetails / PortRcvErrorDetails (libibmad): PortInactiveDiscards at bit 32 (byte 4),
+  // PortSwHOQLifetimeLimitDiscards at bit 80 (byte 10), PortLoopingErrors at bit 112 (byte 14).
+  ib::PortDetails details;
+  details.port_select = 5;
+  details.counters[0] = 0x0102;
+  details.counters[3] = 0x0A0B;
+  details.counters[5] = 0x0E0F;
+  std::array<uint8_t, 192> dd{};
+  details.encode(dd.data());
+  CHECK(dd[1] == 5);
+  CHECK(dd[4] == 0x01);
+  CHECK(dd[5] == 0x02);
+  CHECK(dd[10] == 0x0A);
+  CHECK(dd[14] == 0x0E);
+  ib::PortDetails details_back;
+  details_back.decode(dd.data());
+  CHECK(details_back.counters[5] == 0x0E0F);
 }

@@ -65,6 +65,11 @@ TEST_CASE("bad configs each give one clear line naming the JSON path - and exit 
       {"up/down root that is no switch", "--set routing.algorithm=updown --set 'routing.roots=[\"sw9\"]'",
        "routing.roots.0"},
       {"VL15 flow whose payload is not one MAD", "--set workload.flows.1.vl15=true", "workload.flows.1.payload"},
+      {"unknown time for the workloads to start", "--set management.mode=external --set management.start_workloads=now",
+       "management.start_workloads"},
+      {"verbs connection under an outside SM (made before it assigns LIDs)",
+       "--set management.mode=external --set 'workload.flows=[]' --set 'workload.verbs=[{\"a\":\"hca0.p1\",\"b\":\"hca1.p1\",\"ops\":[{\"side\":\"a\",\"op\":\"write\",\"bytes\":64}]}]'",
+       "workload.verbs.0"},
   };
   check_bad_configs(base, cases, dir);
 }

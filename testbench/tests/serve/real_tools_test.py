@@ -16,10 +16,16 @@ libumad2sim.so (ibsim's preload library), as an administrator would:
      SM port; ibroute from another client reads the same tables from the
      switches; saquery from a non-SM node is answered by OpenSM through the
      model's fabric.
-  5. Clients that misbehave (raw ibsim protocol from this script): 10 clients
+  5. perfquery on a switch port equals the port's rows in results.db; -R clears.
+  6. A link failure while OpenSM runs and traffic flows: Trap 128 reaches
+     OpenSM, it re-sweeps, the traffic is rerouted.
+  7. Workloads on the subnet OpenSM brought up (management.start_workloads):
+     flows and a perftest on OpenSM's LIDs and tables, their data checked.
+  8. The UDP transport (--udp; IBSIM_SERVER_NAME, IBSIM_SERVER_PORT).
+  9. Clients that misbehave (raw ibsim protocol from this script): 10 clients
      at once, an 11th refused, an unknown SIM_HOST refused, a bad datagram
-     ignored, a request lost in the fabric answered with status 110, a client
-     that dies before its answer; the server goes on and ibstat still works.
+     ignored, a request lost in the fabric answered with status 110, an SM
+     client whose process died; the server goes on and ibstat still works.
 
 Every process the test starts is ended by its PID.
 
@@ -32,10 +38,12 @@ import re
 import shutil
 import signal
 import socket
+import sqlite3
 import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
@@ -62,10 +70,12 @@ def stop(proc, sig=signal.SIGTERM, timeout=20):
 class Server:
     """hcasim serve on a scenario; ended by its PID (SIGTERM), stats.json read back."""
 
-    def __init__(self, hcasim, scenario, work, name):
+    def __init__(self, hcasim, scenario, work, name, udp_port=None):
         self.base = "hcasim-serve-%d-%s" % (os.getpid(), name)
         self.out = os.path.join(work, "out-" + name)
-        self.proc = subprocess.Popen([hcasim, "serve", scenario, "--ibsim", self.base, "--out", self.out],
+        self.udp_port = udp_port
+        udp = ["--udp", "127.0.0.1:%d" % udp_port] if udp_port else []
+        self.proc = subprocess.Popen([hcasim, "serve", scenario, "--ibsim", self.base, "--out", self.out] + udp,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                                      text=True)
         line = self.proc.stdout.readline()
@@ -73,8 +83,23 @@ class Server:
             stop(self.proc)
             raise SystemExit("hcasim serve did not start: " + line + self.proc.stderr.read())
         self.stats = None
+        self.lines = []
+        self.reader = threading.Thread(target=lambda: self.lines.extend(iter(self.proc.stdout.readline, "")))
+        self.reader.start()
+
+    def wait_line(self, text, seconds):
+        """The server's first stdout line containing text, waiting up to seconds; None if none came."""
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            for line in list(self.lines):
+                if text in line:
+                    return line
+            time.sleep(0.1)
+        return None
 
     def env(self, host, **extra):
+        if self.udp_port:
+            extra = dict(extra, IBSIM_SERVER_NAME="127.0.0.1", IBSIM_SERVER_PORT=str(self.udp_port))
         return dict(os.environ, IBSIM_SOCKNAME=self.base, SIM_HOST=host, LD_PRELOAD=UMAD2SIM, **extra)
 
     def tool(self, host, argv, timeout=60, cwd=None, **extra):
@@ -83,6 +108,8 @@ class Server:
 
     def close(self):
         stop(self.proc)
+        self.reader.join()
+        self.returncode = self.proc.returncode
         self.proc.stdout.close()
         self.proc.stderr.close()
         with open(os.path.join(self.out, "stats.json")) as f:
@@ -163,8 +190,8 @@ class RawClient:
                         b"\0%s:ctl\0" % self.base.encode())
         return CTL.unpack(self.ctl.recv(1024))
 
-    def connect(self, node):
-        info = struct.pack("<III32s", self.pid, 0, 0, node.encode())
+    def connect(self, node, issm=False):
+        info = struct.pack("<III32s", self.pid, 0, 1 if issm else 0, node.encode())
         _, client, kind, _, data = self.control(CONNECT, 0, info)
         if kind == ERROR:
             return False
@@ -377,7 +404,7 @@ def case_opensm(hcasim, source, work):
             finally:
                 stats = server.close()
             if name == "fat_tree" and engine == "updn" and perf:
-                compare_perfquery(perf, stats)
+                compare_perfquery(perf, server.out)
             ext = stats["management"]["external"]
             check(ext["answered"] > 0 and ext["mads_in"].get("0x81", 0) > 0,
                   "%s: stats.json management.external counts the sweep's MADs (%d answered, %s in)"
@@ -438,28 +465,42 @@ def perfquery_switch_port(server, lfts):
     return (perf_fields(basic.stdout), perf_fields(extended.stdout)) if ok else None
 
 
-def compare_perfquery(perf, stats):
-    """perfquery's counters of sw1_0 port 2 against stats.json's port object (before the reset, which only the PMA sees)."""
+def compare_perfquery(perf, out_dir):
+    """perfquery's counters of sw1_0 port 2 against that port's rows in the run's results.db (before the reset,
+    which only the PMA sees)."""
     basic, extended = perf
-    port = next(p for name, p in stats["ports"].items() if name.endswith("sw1_0.p2"))
-    words = lambda key_bytes, key_pkts: sum((v[key_bytes] - 2 * v[key_pkts]) for v in port["vls"]) // 4
-    want = {"PortXmitData": words("tx_bytes", "tx_packets"), "PortRcvData": words("rx_bytes", "rx_packets"),
-            "PortXmitPkts": sum(v["tx_packets"] for v in port["vls"]),
-            "PortRcvPkts": sum(v["rx_packets"] for v in port["vls"])}
+    db = sqlite3.connect(os.path.join(out_dir, "results.db"))
+    rows = db.execute("SELECT tx_packets, tx_bytes, rx_packets, rx_bytes FROM port_vls WHERE port LIKE '%sw1_0.p2'").fetchall()
+    db.close()
+    tx_pkts, tx_bytes = sum(r[0] for r in rows), sum(r[1] for r in rows)
+    rx_pkts, rx_bytes = sum(r[2] for r in rows), sum(r[3] for r in rows)
+    want = {"PortXmitData": (tx_bytes - 2 * tx_pkts) // 4, "PortRcvData": (rx_bytes - 2 * rx_pkts) // 4,
+            "PortXmitPkts": tx_pkts, "PortRcvPkts": rx_pkts}
     got = {k: basic.get(k) for k in want}
     check(got == want and all(v > 0 for v in want.values()),
-          "perfquery on sw1_0 port 2 equals stats.json's counts of that port (4-byte words up to the VCRC): %s" % got)
+          "perfquery on sw1_0 port 2 equals results.db's counts of that port (4-byte words up to the VCRC): %s" % got)
     got_x = {k: extended.get(k) for k in want}
     check(got_x == want, "perfquery -x gives the same 64-bit counts: %s" % got_x)
 
 
 def case_link_failure(hcasim, work):
-    """A link_events failure while OpenSM runs: Trap 128 reaches it, it sweeps again and routes around the link."""
+    """A link_events failure while OpenSM runs and traffic flows: Trap 128 reaches OpenSM, it sweeps again and
+    routes around the link, and the traffic that crossed it is rerouted.
+
+    Sixteen flows of 5,000 packets at 1 Gb/s (about 165 ms each) start when the subnet is up: from the four hosts
+    under sw1_0 to twelve hosts under the other leaves, and from four of those back to them; sw1_0's uplink on
+    port 5 fails at 50 ms. Packets sent on the failed link between the failure and OpenSM's new tables are lost;
+    without the new tables every flow that used it would lose everything after 50 ms (over two thirds)."""
     case_dir = os.path.join(work, "trap")
     os.makedirs(case_dir)
+    count = 5000
+    flows = [("hca%d" % (i % 4), "hca%d" % (4 + i)) for i in range(12)] + [("hca%d" % (4 + 3 * i), "hca%d" % i)
+                                                                         for i in range(4)]
+    workload = {"flows": [{"name": "f%d" % i, "src": a + ".p1", "dst": b + ".p1", "payload": "4KiB",
+                           "rate": "1Gb/s", "count": count} for i, (a, b) in enumerate(flows)]}
     scenario = write_scenario(os.path.join(case_dir, "scenario.json"), "serve_trap",
                               {"pattern": "fat_tree", "k": 4, "levels": 2},
-                              link_events=[{"link": "sw1_0.p5", "down": "50ms"}])
+                              link_events=[{"link": "sw1_0.p5", "down": "50ms"}], workload=workload)
     server = Server(hcasim, scenario, case_dir, "trap")
     try:
         env = {"OSM_TMP_DIR": case_dir, "OSM_CACHE_DIR": case_dir}
@@ -476,11 +517,34 @@ def case_link_failure(hcasim, work):
                 time.sleep(0.2)
             wait_for_file(dump, 10)
             after = lft_entries(open(dump).read()) if os.path.exists(dump) else {}
+            done = server.wait_line("workloads finished", 120)
+            # the failed port's transmit discard details, read from a host through the fabric
+            sw_lid = re.search(r"of switch Lid (\d+) guid \S+ \('sw1_0'\)", open(dump).read()).group(1)
+            details = perf_fields(server.tool("hca7", ["perfquery", "-D", sw_lid, "5"]).stdout)
+            errors = perf_fields(server.tool("hca7", ["perfquery", "-E", sw_lid, "5"]).stdout)
         finally:
             stop(osm)
     finally:
         stats = server.close()
     log = open(os.path.join(case_dir, "osm.log")).read()
+    db = sqlite3.connect(os.path.join(server.out, "results.db"))
+    delivered = dict(db.execute("SELECT name, packets_delivered FROM flows").fetchall())
+    discards = db.execute("SELECT SUM(drops_link_down) FROM port_vls").fetchone()[0]
+    at_port = db.execute("SELECT SUM(drops_link_down) FROM port_vls WHERE port LIKE '%sw1_0.p5'").fetchone()[0]
+    db.close()
+    check(details.get("PortInactiveDiscards") == at_port and at_port > 0
+          and "PortSwHOQLifetimeLimitDiscards" in details and errors.get("PortLocalPhysicalErrors") == 0
+          and "PortLoopingErrors" in errors,
+          "perfquery -D on sw1_0 port 5: PortInactiveDiscards %s, the port's link-down drops in results.db %s; "
+          "perfquery -E answers PortRcvErrorDetails" % (details.get("PortInactiveDiscards"), at_port))
+    lost = {f: count - n for f, n in delivered.items() if n < count}
+    check(done is not None and len(delivered) == len(flows),
+          "the %d flows ran to their end across the failure (%s)" % (len(flows), (done or "not finished").strip()))
+    check(lost and all(n >= 0.9 * count for n in delivered.values()),
+          "traffic on the failed link is rerouted: %d flows lost packets (%s), every flow delivered at least 90%% "
+          "of its %d (fewest %d); %s packets were dropped at a port whose link was down"
+          % (len(lost), ", ".join("%s %d" % kv for kv in sorted(lost.items())), count,
+             min(delivered.values()) if delivered else 0, discards))
     sw = 0x0002c90300001100  # sw1_0
     used_before = sum(1 for (g, _), port in before.items() if g == sw and port == 5)
     used_after = sum(1 for (g, _), port in after.items() if g == sw and port == 5)
@@ -492,6 +556,129 @@ def case_link_failure(hcasim, work):
     check(used_before > 0 and used_after == 0 and routed_after == routed_before,
           "OpenSM sweeps again and routes around sw1_0 port 5: %d of sw1_0's LFT entries used it, %d do after, "
           "all %d LIDs still routed from sw1_0" % (used_before, used_after, routed_before))
+
+
+def case_traffic_after_subnet_up(hcasim, work):
+    """management.start_workloads subnet_up: flows, a permutation pattern and a perftest run on the LIDs and
+    tables real OpenSM wrote.
+
+    OpenSM runs on hca7, not on the scenario's SM port (hca0.p1), so the LIDs it assigns differ from the
+    ones `hcasim validate` derives: the workloads only deliver if they took the LIDs at subnet up."""
+    flows = [("a", "hca1", "hca14", "4KiB", "50%"), ("b", "hca5", "hca10", "2KiB", "saturate"),
+             ("c", "hca14", "hca2", "4KiB", "30%")]
+    count = 300
+    for name, topology, engine in (("fat_tree", {"pattern": "fat_tree", "k": 4, "levels": 2}, "updn"),
+                                   ("torus", {"pattern": "torus", "x": 3, "y": 3, "hosts_per_switch": 2}, "updn")):
+        case_dir = os.path.join(work, "traffic-" + name)
+        os.makedirs(case_dir)
+        hosts = 16 if name == "fat_tree" else 18
+        workload = {
+            "flows": [{"name": f, "src": src + ".p1", "dst": dst + ".p1", "payload": size, "rate": rate,
+                       "count": count} for f, src, dst, size, rate in flows],
+            "patterns": [{"name": "perm", "kind": "permutation", "payload": "1KiB", "rate": "20%", "count": 200,
+                          "hosts": ["hca%d.p1" % h for h in (4, 6, 8, 9, 11, 15)]}],
+            "perftest": [{"test": "write_bw", "client": "hca3.p1", "server": "hca12.p1",
+                          "sizes": ["4KiB", "64KiB"], "iterations": 200}]}
+        scenario = write_scenario(os.path.join(case_dir, "scenario.json"), "serve_traffic_" + name, topology,
+                                  workload=workload)
+        dump = os.path.join(case_dir, "validate")
+        subprocess.run([hcasim, "validate", scenario, "--dump", dump], stdout=subprocess.DEVNULL)
+        scenario_lids = {m.group(1): int(m.group(2), 16) for m in re.finditer(
+            r"\{(hca\d+)\} LID:([0-9A-Fa-f]+)", open(os.path.join(dump, "opensm-subnet.lst")).read())}
+        server = Server(hcasim, scenario, case_dir, "traffic")
+        quiet = {}
+        try:
+            before = server.tool("hca7", ["ibstat"]).stdout
+            check("Base lid: 0" in before, "%s: before an SM, hca7 has no LID (ports Init, workloads held)" % name)
+            env = {"OSM_TMP_DIR": case_dir, "OSM_CACHE_DIR": case_dir}
+            osm = subprocess.Popen(["opensm", "-R", engine, "-F", "/dev/null", "-f", os.path.join(case_dir, "osm.log"),
+                                    "-D", "0x41"], env=server.env("hca7", **env), cwd=case_dir,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+            try:
+                up = server.wait_line("subnet up", 60)
+                done = server.wait_line("workloads finished", 60)
+                check(up is not None and done is not None,
+                      "%s: OpenSM %s brings the subnet up, then the workloads run to their end (%s; %s)"
+                      % (name, engine, (up or "no subnet up").strip(), (done or "not finished").strip()))
+                lid7 = re.search(r"Base lid: (\d+)", server.tool("hca7", ["ibstat"]).stdout)
+                check(lid7 is not None and int(lid7.group(1)) != scenario_lids.get("hca7"),
+                      "%s: OpenSM on hca7 gave it LID %s, not the scenario's %s: the workloads use OpenSM's LIDs"
+                      % (name, lid7.group(1) if lid7 else "?", scenario_lids.get("hca7")))
+                for host in sorted({dst for _, _, dst, _, _ in flows} | {"hca12", "hca0"}):
+                    quiet[host] = perf_fields(server.tool(host, ["perfquery"]).stdout).get("PortRcvPkts", -1)
+            finally:
+                stop(osm)
+        finally:
+            stats = server.close()
+        check(server.returncode == 0, "%s: hcasim serve ends with exit code 0 (every check held)" % name)
+        db = sqlite3.connect(os.path.join(server.out, "results.db"))
+        got = dict(db.execute("SELECT name, packets_delivered FROM flows").fetchall())
+        db.close()
+        want = {f: count for f, _, _, _, _ in flows}
+        want.update({"perm.hca%d.p1" % h: 200 for h in (4, 6, 8, 9, 11, 15)})
+        check(got == want, "%s: every flow delivered its packets (%d flows, a permutation pattern's six among them): %s"
+              % (name, len(want), got))
+        test = stats["perftest"][0]
+        check(test["ok"] and not test["failures"] and all(z["done"] for z in test["sizes"]),
+              "%s: the write_bw test ran every size with its data checked (%s)"
+              % (name, ", ".join("%s B %.1f Gb/s" % (z["bytes"], z["bw_Gbps"]) for z in test["sizes"])))
+        check(stats["checker"]["ok"] and stats["checker"]["packets_checked"] > 0,
+              "%s: the link checker watched %d packets, no violation" % (name, stats["checker"]["packets_checked"]))
+        # perfquery at the destinations: each flow's packets reached the port its destination names
+        check(all(quiet[dst] >= count for _, _, dst, _, _ in flows) and quiet["hca12"] >= 400,
+              "%s: perfquery at each flow's destination counts its packets there: %s" % (name, quiet))
+        check(0 <= quiet["hca0"] < 100, "%s: a port no workload sends to received only MADs (%d packets)"
+              % (name, quiet["hca0"]))
+        check(stats["management"]["subnet_up_us"] > 0, "%s: stats.json says when the subnet came up (%.1f us)"
+              % (name, stats["management"]["subnet_up_us"]))
+
+
+def free_udp_ports(count):
+    """A port p with p .. p + count - 1 free for UDP on 127.0.0.1 (checked by binding them)."""
+    for _ in range(200):
+        probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        probe.bind(("127.0.0.1", 0))
+        base = probe.getsockname()[1]
+        probe.close()
+        if base + count > 65535:
+            continue
+        held = []
+        try:
+            for p in range(base, base + count):
+                s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                held.append(s)
+                s.bind(("127.0.0.1", p))
+            return base
+        except OSError:
+            continue
+        finally:
+            for s in held:
+                s.close()
+    raise SystemExit("no 12 free UDP ports in a row on 127.0.0.1")
+
+
+def case_udp(hcasim, work):
+    """The UDP transport (IBSIM_SERVER_NAME, IBSIM_SERVER_PORT; hcasim serve --udp): ibstat and ibnetdiscover."""
+    case_dir = os.path.join(work, "udp")
+    os.makedirs(case_dir)
+    scenario = write_scenario(os.path.join(case_dir, "scenario.json"), "serve_udp",
+                              {"pattern": "fat_tree", "k": 4, "levels": 2})
+    port = free_udp_ports(12)
+    server = Server(hcasim, scenario, case_dir, "udp", udp_port=port)
+    try:
+        r = server.tool("hca3", ["ibstat"])
+        check(r.returncode == 0 and "Port GUID: 0x0002c90300000401" in r.stdout,
+              "over UDP (port %d): ibstat on hca3 reads its port GUID" % port)
+        r = server.tool("hca3", ["ibnetdiscover"])
+        want = scenario_links(hcasim, scenario, case_dir)
+        got = discovered_links(r.stdout)
+        check(r.returncode == 0 and got == want,
+              "over UDP: ibnetdiscover finds the scenario's %d links and no other (%d found)" % (len(want), len(got)))
+    finally:
+        stats = server.close()
+    check(stats["management"]["external"]["answered"] > 0 and stats["management"]["external"]["connects"] >= 2,
+          "over UDP: stats.json counts the clients and their MADs (%d answered)"
+          % stats["management"]["external"]["answered"])
 
 
 def case_bad_clients(hcasim, work):
@@ -525,11 +712,15 @@ def case_bad_clients(hcasim, work):
         status, mad = c.receive()
         check(status == 0 and mad[3] == 0x81 and mad[64 + 2] == 2,
               "a directed-route NodeInfo one hop out is answered by the switch's SMA (NodeType 2)")
-        # a client that dies before its answer arrives
-        dying = clients[2]
-        dying.send_dr_get([1, 5, 1])
+        # an SM client whose process died: the SMInfo Get meant for it finds its socket gone; it is
+        # disconnected and the asker gets status 110
+        dying = RawClient(base, pid + 12)
+        clients.append(dying)
+        check(dying.connect("hca0", issm=True), "a raw client attaches to hca0 as its SM")
         dying.mad.close()
-        time.sleep(0.5)
+        c.send_dr_get([1, 1], attr=0x20)  # hca1 -> sw1_0 -> its port 1: hca0
+        status, _ = c.receive()
+        check(status == 110, "an SMInfo Get for an SM whose process died comes back to its sender with status 110")
         for c in clients[3:]:
             c.disconnect()
         r = server.tool("hca12", ["ibstat"])
@@ -560,6 +751,8 @@ def main():
         case_same_as_ibsim(hcasim, source, work)
         case_opensm(hcasim, source, work)
         case_link_failure(hcasim, work)
+        case_traffic_after_subnet_up(hcasim, work)
+        case_udp(hcasim, work)
         case_bad_clients(hcasim, work)
     print("%d failures" % len(FAILURES))
     return 1 if FAILURES else 0
