@@ -35,6 +35,7 @@ constexpr unsigned kPmaDataOffset = 64;     // the attribute's bytes in the MAD
 constexpr uint8_t kAllPortSelect = 0xFF;    // PortSelect: every port, summed
 constexpr uint16_t kPmaCapAllPortSelect = 1u << 8;
 constexpr uint16_t kPmaCapExtendedWidth = 1u << 9;   // IsExtendedWidthSupported: PortCountersExtended
+constexpr uint16_t kPmaCapXmitWait = 1u << 12;       // PortCounters' PortXmitWait is counted
 
 struct PortCounters {
   uint8_t port_select = 0;

@@ -299,17 +299,31 @@ void Port::open_stalls(const VlCandidates& candidates) {
 }
 
 void Port::close_stalls() {
+  if (stalled_ == 0) return;
   const uint64_t now = now_ps();
+  uint64_t first = UINT64_MAX;  // the earliest open stall's start + 1
   for (uint32_t open = stalled_; open != 0; open &= open - 1) {
     const auto vl = static_cast<unsigned>(__builtin_ctz(open));
     VlRecord& r = queued_record(vl);
     r.credit_stall_ps += now - (r.stall_since - 1);
+    first = std::min(first, r.stall_since);
     r.stall_since = 0;
   }
+  stats_.xmit_wait_ps_ += now - (first - 1);
   stalled_ = 0;
 }
 
 void Port::finish() { close_stalls(); }
+
+uint64_t Port::xmit_wait_ps_until(uint64_t now) const {
+  uint64_t first = UINT64_MAX;
+  for (uint32_t open = stalled_; open != 0; open &= open - 1) {
+    const VlRecord* r = find_record(static_cast<unsigned>(__builtin_ctz(open)));
+    if (r != nullptr && r->stall_since != 0) first = std::min(first, r->stall_since);
+  }
+  const uint64_t open = first != UINT64_MAX && now + 1 > first ? now + 1 - first : 0;
+  return stats_.xmit_wait_ps() + open;
+}
 
 void Port::tx_method() {
   if (__builtin_expect(link_down_, false)) return;  // bring_up wakes it again

@@ -319,6 +319,8 @@ class Port : public sc_core::sc_module,
     const uint64_t open = r->stall_since != 0 && now_ps + 1 > r->stall_since ? now_ps + 1 - r->stall_since : 0;
     return r->credit_stall_ps + open;
   }
+  // PortStats::xmit_wait_ps up to `now_ps`, the stall still open then included.
+  uint64_t xmit_wait_ps_until(uint64_t now_ps) const;
 
   // At most kMaxObservers per port (a checker, a capture and a tracer fit).
   void add_observer(PortObserver* o);

@@ -127,10 +127,16 @@ class PortStats {
   uint64_t busy_ps() const { return busy_ps_; }  // time the transmitter was serializing (flow control included)
   uint64_t fc_tx() const { return fc_tx_; }      // flow-control packets sent
   uint64_t fc_rx() const { return fc_rx_; }      // flow-control packets received
+  // Time the link sat idle while at least one data VL's head packet lacked
+  // credits: the union of the VLs' credit stalls (a stall opens when the link
+  // goes idle and every open one closes at the next transmission, so the
+  // union is each closing time less the earliest open stall's start).
+  uint64_t xmit_wait_ps() const { return xmit_wait_ps_; }
 
  private:
   friend class Port;  // counts them
   uint64_t busy_ps_ = 0;
+  uint64_t xmit_wait_ps_ = 0;
   uint64_t fc_tx_ = 0;
   uint64_t fc_rx_ = 0;
 };

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "models/ib/be_bytes.hpp"
+#include "models/link/timeline.hpp"
 
 namespace hcasim::mgmt {
 
@@ -29,7 +30,8 @@ constexpr Field kFields[] = {&PortCounts::xmit_data,         &PortCounts::rcv_da
                              &PortCounts::local_physical_errors, &PortCounts::malformed_pkt_errors,
                              &PortCounts::buffer_overrun_errors, &PortCounts::dlid_mapping_errors,
                              &PortCounts::vl_mapping_errors,  &PortCounts::inactive_discards,
-                             &PortCounts::sw_lifetime_discards, &PortCounts::sw_hoq_discards};
+                             &PortCounts::sw_lifetime_discards, &PortCounts::sw_hoq_discards,
+                             &PortCounts::xmit_wait};
 
 // CounterSelect bit -> the count it clears (IBA 16.1.3.5 / 16.1.4.11).
 struct Select {
@@ -92,6 +94,7 @@ PortCounts port_counts(const link::Port& port) {
   }
   c.xmit_data = tx_bytes / 4;
   c.rcv_data = rx_bytes / 4;
+  c.xmit_wait = port.xmit_wait_ps_until(link::now_ps()) / std::max<uint64_t>(1, port.timing().bytes_ps(kXmitWaitTickBytes));
   c.unicast_xmit_pkts = c.xmit_pkts;
   c.unicast_rcv_pkts = c.rcv_pkts;
   return c;
@@ -113,7 +116,7 @@ bool Pma::valid(unsigned select) const {
   return select == ib::kAllPortSelect || (select < ports_.size() && (is_switch_ || select != 0));
 }
 
-void Pma::clear(unsigned select, uint16_t bits, uint16_t attr) {
+void Pma::clear(unsigned select, uint16_t bits, uint8_t bits2, uint16_t attr) {
   const unsigned first = select == ib::kAllPortSelect ? 0 : select;
   const unsigned last = select == ib::kAllPortSelect ? static_cast<unsigned>(ports_.size()) - 1 : select;
   for (unsigned p = first; p <= last; ++p) {
@@ -127,7 +130,10 @@ void Pma::clear(unsigned select, uint16_t bits, uint16_t attr) {
         if ((bits >> i & 1) != 0 && fields[i] != nullptr) zero_[p].*fields[i] = now.*fields[i];
     };
     if (attr == ib::kAttrPortCountersExtended) clear_selected(kExtendedSelect);
-    else if (attr == ib::kAttrPortCounters) clear_selected(kPortCountersSelect);
+    else if (attr == ib::kAttrPortCounters) {
+      clear_selected(kPortCountersSelect);
+      if ((bits2 & 1) != 0) zero_[p].xmit_wait = now.xmit_wait;
+    }
     else if (attr == ib::kAttrPortRcvErrorDetails) clear_details(kRcvErrorDetails);
     else clear_details(kXmitDiscardDetails);
   }
@@ -147,7 +153,7 @@ bool Pma::process(const uint8_t* req, uint8_t* resp) {
     std::memset(data, 0, ib::kMadBytes - ib::kPmaDataOffset);
     data[0] = ib::kMadBaseVersion;
     data[1] = 1;  // ClassVersion
-    ib::put_be16(data + 2, ib::kPmaCapAllPortSelect | ib::kPmaCapExtendedWidth);
+    ib::put_be16(data + 2, ib::kPmaCapAllPortSelect | ib::kPmaCapExtendedWidth | ib::kPmaCapXmitWait);
     ib::put_be32(data + 4, kRespTimeValue);
   } else if (h.attr_id == ib::kAttrPortCounters || h.attr_id == ib::kAttrPortCountersExtended ||
              h.attr_id == ib::kAttrPortRcvErrorDetails || h.attr_id == ib::kAttrPortXmitDiscardDetails) {
@@ -155,7 +161,8 @@ bool Pma::process(const uint8_t* req, uint8_t* resp) {
     if (!valid(select)) {
       h.status = ib::kStatusInvalidAttribute;
     } else {
-      if (method == ib::kMethodSet) clear(select, ib::get_be16(req + ib::kPmaDataOffset + 2), h.attr_id);
+      if (method == ib::kMethodSet)
+        clear(select, ib::get_be16(req + ib::kPmaDataOffset + 2), req[ib::kPmaDataOffset + 18], h.attr_id);
       const PortCounts c = counts(select);
       std::memset(data, 0, ib::kMadBytes - ib::kPmaDataOffset);
       if (h.attr_id == ib::kAttrPortRcvErrorDetails || h.attr_id == ib::kAttrPortXmitDiscardDetails) {
@@ -189,6 +196,7 @@ bool Pma::process(const uint8_t* req, uint8_t* resp) {
         pc.rcv_data = static_cast<uint32_t>(ib::saturated(c.rcv_data, 32));
         pc.xmit_pkts = static_cast<uint32_t>(ib::saturated(c.xmit_pkts, 32));
         pc.rcv_pkts = static_cast<uint32_t>(ib::saturated(c.rcv_pkts, 32));
+        pc.xmit_wait = static_cast<uint32_t>(ib::saturated(c.xmit_wait, 32));
         pc.encode(data);
       }
     }

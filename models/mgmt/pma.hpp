@@ -14,9 +14,11 @@
 //   exceeded; PortRcvSwitchRelayErrors = no LFT route and an SL mapped to
 //   VL15; VL15Dropped = VL15 overflows. A packet the link lost (fault
 //   injection's drops) reached no receiver and counts nowhere. Every packet
-//   is unicast (the model has no multicast). The model has no symbol errors,
-//   link error recoveries, downed-link counts, constraint errors or transmit
-//   wait ticks: those read 0 (and ClassPortInfo does not claim PortXmitWait).
+//   is unicast (the model has no multicast). PortXmitWait = the time the link
+//   sat idle while a data VL's head packet lacked credits
+//   (PortStats::xmit_wait_ps, up to now) in ticks of 8 byte times of the port.
+//   The model has no symbol errors, link error recoveries, downed-link counts
+//   or constraint errors: those read 0.
 // - PortRcvErrorDetails: PortLocalPhysicalErrors = CRC errors,
 //   PortMalformedPktErrors = a VL not operated or an MTU exceeded,
 //   PortBufferOverrunErrors = buffer overruns, PortDLIDMappingErrors = no LFT
@@ -28,8 +30,8 @@
 // - PortSelect: a port number (an HCA's 1..n; a switch's 0..n, 0 its
 //   management port with no counts), or 0xFF for every port summed
 //   (ClassPortInfo's AllPortSelect). Another value: status "invalid field".
-// - A Set clears the counters its CounterSelect (and CounterSelect2) bits
-//   name, by keeping their current counts as the new zero, and answers with
+// - A Set clears the counters its CounterSelect (and PortCounters'
+//   CounterSelect2: bit 0 PortXmitWait) bits name, by keeping their current counts as the new zero, and answers with
 //   the counters after the clear. PortCounters and PortCountersExtended share
 //   the data and packet counters, as the hardware's do.
 // - Methods other than Get and Set: status "unsupported method"; other
@@ -54,7 +56,12 @@ struct PortCounts {
   uint64_t dlid_mapping_errors = 0, vl_mapping_errors = 0;
   // PortXmitDiscardDetails: parts of xmit_discards (neighbor MTU: none; the model drops at the receiver).
   uint64_t inactive_discards = 0, sw_lifetime_discards = 0, sw_hoq_discards = 0;
+  uint64_t xmit_wait = 0;  // ticks of kXmitWaitTickBytes byte times
 };
+
+// PortXmitWait's tick: the time the port takes to send this many bytes (NVIDIA
+// Quantum's convention, PortSamplesControl.Tick 7: lost bytes = 8 x PortXmitWait).
+constexpr uint32_t kXmitWaitTickBytes = 8;
 
 PortCounts port_counts(const link::Port& port);
 
@@ -70,7 +77,7 @@ class Pma {
  private:
   PortCounts raw(unsigned n) const;
   bool valid(unsigned select) const;
-  void clear(unsigned select, uint16_t select_bits, uint16_t attr);
+  void clear(unsigned select, uint16_t select_bits, uint8_t select2_bits, uint16_t attr);
 
   std::vector<const link::Port*> ports_;
   bool is_switch_;

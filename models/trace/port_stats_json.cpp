@@ -31,6 +31,7 @@ nlohmann::json port_stats_json(const link::Port& port, uint64_t sim_ps) {
   const uint64_t busy = port.busy_ps_until(sim_ps);
   j["busy_ps"] = busy;
   j["utilization"] = sim_ps ? static_cast<double>(busy) / static_cast<double>(sim_ps) : 0.0;
+  j["xmit_wait_ps"] = port.xmit_wait_ps_until(sim_ps);
   nlohmann::json vls = nlohmann::json::array();
   for (unsigned vl = 0; vl < 16; ++vl) {
     if (vl >= port.vl_count() && vl != link::kVl15) continue;

@@ -95,6 +95,8 @@ std::vector<DetailColumn> port_columns() {
       .count("fc_packets_received", "flow-control packets received")
       .ps("busy_ps", "time its transmitter was serializing (flow control included)")
       .share("utilization", "busy_ps over the simulated time")
+      .ps("xmit_wait_ps", "time the link sat idle while a data VL's head packet lacked credits (the union of its "
+                          "VLs' credit stalls; the PMA's PortXmitWait counts it in ticks of 8 byte times)")
       .text("pkeys", "its P_Key table, as a JSON list (NULL: the default table, no enforcement, no violation)")
       .count("pkey_violations", "packets refused for their P_Key (NULL as pkeys)");
   c.count("measured.tx_packets", "measured window (run.warmup or run.measure; NULL without): packets sent")

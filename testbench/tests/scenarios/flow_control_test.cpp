@@ -93,6 +93,31 @@ TEST_CASE("a long cable is credit bound: one buffer of packets per credit round 
   REQUIRE(measured >= bound * 0.99);
   // The sender waits for credits most of the time, and it is reported.
   REQUIRE(sim->fabric().ports()[0]->stats().vl[0].credit_stall_ps > 0.5 * (r.last_delivery_ps - r.first_delivery_ps));
+  // One VL: the port's transmit wait is that VL's stall.
+  CHECK(sim->fabric().ports()[0]->stats().xmit_wait_ps() == sim->fabric().ports()[0]->stats().vl[0].credit_stall_ps);
+}
+
+TEST_CASE("a port's transmit wait is the union of its VLs' credit stalls: the sum when one VL stalls, less with two") {
+  // PortXmitWait (IBA 16.1.3.5): ticks in which the port had data but sent
+  // nothing. Two credit-bound VLs on a long cable stall in the same idle
+  // gaps: the port waited less than the sum of their stalls, and at least as
+  // long as the longer one.
+  link::PortConfig pc;
+  pc.data_vls = 2;
+  pc.sl2vl = {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1};
+  link::LinkConfig lc;
+  lc.length_m = 1000;
+  auto sim = run_b2b(pc, pc, lc, {flow(0, 4096, 3000), flow(1, 4096, 3000)});
+  REQUIRE(sim->checker().ok());
+  const link::Port& p = *sim->fabric().ports()[0];
+  const uint64_t a = p.stats().vl[0].credit_stall_ps, b = p.stats().vl[1].credit_stall_ps;
+  const uint64_t wait = p.stats().xmit_wait_ps();
+  INFO("VL0 " << a << " ps, VL1 " << b << " ps, port " << wait << " ps");
+  REQUIRE(a > 0);
+  REQUIRE(b > 0);
+  CHECK(wait >= std::max(a, b));
+  CHECK(wait < a + b);
+  CHECK(p.xmit_wait_ps_until(sim->sim_time_ps()) == wait);  // nothing open after the run
 }
 
 TEST_CASE("a port takes a transmit buffer of up to 1 GiB per VL and refuses a larger one") {

@@ -565,7 +565,7 @@ def case_traffic_after_subnet_up(hcasim, work):
     OpenSM runs on hca7, not on the scenario's SM port (hca0.p1), so the LIDs it assigns differ from the
     ones `hcasim validate` derives: the workloads only deliver if they took the LIDs at subnet up."""
     flows = [("a", "hca1", "hca14", "4KiB", "50%"), ("b", "hca5", "hca10", "2KiB", "saturate"),
-             ("c", "hca14", "hca2", "4KiB", "30%")]
+             ("c", "hca14", "hca2", "4KiB", "30%"), ("d", "hca13", "hca10", "2KiB", "saturate")]
     count = 300
     for name, topology, engine in (("fat_tree", {"pattern": "fat_tree", "k": 4, "levels": 2}, "updn"),
                                    ("torus", {"pattern": "torus", "x": 3, "y": 3, "hosts_per_switch": 2}, "updn")):
@@ -606,6 +606,8 @@ def case_traffic_after_subnet_up(hcasim, work):
                       % (name, lid7.group(1) if lid7 else "?", scenario_lids.get("hca7")))
                 for host in sorted({dst for _, _, dst, _, _ in flows} | {"hca12", "hca0"}):
                     quiet[host] = perf_fields(server.tool(host, ["perfquery"]).stdout).get("PortRcvPkts", -1)
+                # b and d both saturate hca10's link: hca5's port waits for credits
+                wait = perf_fields(server.tool("hca5", ["perfquery"]).stdout).get("PortXmitWait")
             finally:
                 stop(osm)
         finally:
@@ -613,7 +615,14 @@ def case_traffic_after_subnet_up(hcasim, work):
         check(server.returncode == 0, "%s: hcasim serve ends with exit code 0 (every check held)" % name)
         db = sqlite3.connect(os.path.join(server.out, "results.db"))
         got = dict(db.execute("SELECT name, packets_delivered FROM flows").fetchall())
+        wait_ps, rate = db.execute("SELECT xmit_wait_ps, data_rate_bps FROM ports WHERE name = 'hca5.p1'").fetchone()
+        stalls = [r[0] for r in db.execute("SELECT credit_stall_ps FROM port_vls WHERE port = 'hca5.p1' AND vl < 15")]
         db.close()
+        tick_ps = round(8 * 8e12 / rate)  # 8 byte times of the port
+        check(wait is not None and wait > 0 and wait == wait_ps // tick_ps
+              and max(stalls) <= wait_ps <= sum(stalls),
+              "%s: perfquery's PortXmitWait on hca5 (incast with d) is its credit-stall time in 8-byte ticks: "
+              "%s = %d ps / %d ps, between the largest and the sum of its VLs' stalls" % (name, wait, wait_ps, tick_ps))
         want = {f: count for f, _, _, _, _ in flows}
         want.update({"perm.hca%d.p1" % h: 200 for h in (4, 6, 8, 9, 11, 15)})
         check(got == want, "%s: every flow delivered its packets (%d flows, a permutation pattern's six among them): %s"
