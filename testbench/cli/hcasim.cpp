@@ -307,19 +307,7 @@ int run(const Args& a) {
   if (s.outputs.routing_dump) config::write_opensm_dumps(sim.fabric().installed_tables(), out);
   if (!a.quiet) std::cout << human_summary(stats);
   std::cout << "  results in " << out << "\n";
-  bool ok = true;
-  if (!sim.checker().ok()) {
-    for (const std::string& m : sim.checker().messages()) std::cerr << "check failed: " << m << "\n";
-    ok = false;
-  }
-  for (const std::string& m : sim.workload_failures()) {
-    std::cerr << "check failed: " << m << "\n";
-    ok = false;
-  }
-  for (const std::string& m : sim.rtl_failures()) {
-    std::cerr << "check failed: " << m << "\n";
-    ok = false;
-  }
+  const bool ok = print_check_failures(sim, std::cerr);
   if (!a.junit.empty()) write_junit(a.junit, {{"hcasim run " + s.name, run_check_cases(sim, s.name)}});
   sim.close_outputs();
   return exit_without_teardown(ok ? kExitOk : kExitCheckFailed);  // fast_exit.hpp says why

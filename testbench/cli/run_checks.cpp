@@ -86,4 +86,11 @@ std::vector<JunitCase> run_check_cases(const Simulation& sim, const std::string&
   return out;
 }
 
+bool print_check_failures(const Simulation& sim, std::ostream& err) {
+  const std::vector<std::string> workloads = sim.workload_failures();
+  for (const auto* list : {&sim.checker().messages(), &workloads, &sim.rtl_failures()})
+    for (const std::string& m : *list) err << "check failed: " << m << "\n";
+  return sim.checker().ok() && workloads.empty() && sim.rtl_failures().empty();
+}
+
 }  // namespace hcasim

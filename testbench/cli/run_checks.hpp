@@ -17,6 +17,7 @@
 //   operation goes to a case of the connection's own.
 // The cases fail with exactly the lines `hcasim run` prints as "check failed".
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -26,5 +27,9 @@
 namespace hcasim {
 
 std::vector<JunitCase> run_check_cases(const Simulation& sim, const std::string& scenario);
+
+// Writes "check failed: ..." to `err` for each failure of the link checker,
+// the workloads and the RTL co-simulation; true when there was none.
+bool print_check_failures(const Simulation& sim, std::ostream& err);
 
 }  // namespace hcasim

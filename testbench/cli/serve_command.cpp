@@ -15,6 +15,7 @@
 #include "models/config/units.hpp"
 #include "testbench/cli/fast_exit.hpp"
 #include "testbench/cli/output_folder.hpp"
+#include "testbench/cli/run_checks.hpp"
 #include "testbench/cli/scenario_file.hpp"
 #include "testbench/cli/scenario_setup.hpp"
 #include "testbench/cli/details_output.hpp"
@@ -181,12 +182,7 @@ int serve_command(int argc, char* argv[]) {
     std::ofstream(std::filesystem::path(out) / "stats.json") << stats.dump(2) << "\n";
     std::cout << "hcasim serve: stopped at " << config::format_time_ps(sim.sim_time_ps())
               << " of simulated time; results in " << out << std::endl;
-    bool ok = sim.checker().ok();
-    for (const std::string& m : sim.checker().messages()) std::cerr << "check failed: " << m << "\n";
-    for (const std::string& m : sim.workload_failures()) {
-      std::cerr << "check failed: " << m << "\n";
-      ok = false;
-    }
+    const bool ok = print_check_failures(sim, std::cerr);
     sim.close_outputs();
     return exit_without_teardown(ok ? 0 : 1);
   } catch (const config::ConfigError& e) {

@@ -368,12 +368,16 @@ std::vector<std::string> Simulation::perftest_overlaps() const {
   return out;
 }
 
-void Simulation::hold_workloads_for_sweep() {
-  workloads_held_ = true;
+void Simulation::defer_workloads() {
   for (auto& g : generators_) g->defer_start();
   for (auto& t : perftests_) t->defer_start();
   for (auto& v : scripts_) v->defer_start();
   for (auto& d : dma_tests_) d->defer_start();
+}
+
+void Simulation::hold_workloads_for_sweep() {
+  workloads_held_ = true;
+  defer_workloads();
   fabric_->on_sweep_done([this] {
     const uint64_t now = sc_core::sc_time_stamp().value();
     const mgmt::SubnetManager& sm = *fabric_->subnet_manager();
@@ -394,9 +398,7 @@ void Simulation::hold_workloads_for_sweep() {
 }
 
 void Simulation::hold_workloads_for_subnet_up() {
-  for (auto& g : generators_) g->defer_start();
-  for (auto& t : perftests_) t->defer_start();
-  for (auto& d : dma_tests_) d->defer_start();
+  defer_workloads();  // no verbs scripts in this mode (config refuses them)
   fabric_->on_subnet_up([this] {
     const uint64_t now = link::now_ps();
     resolve_flow_lids();  // the LIDs the outside SM assigned
@@ -414,10 +416,7 @@ void Simulation::run_served(const std::function<void()>& serve) {
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
   if (series_) series_->start();
   serve();
-  end_ps_ = sc_core::sc_time_stamp().value();
-  if (series_) series_->finish(end_ps_);
-  for (link::Port* p : fabric_->ports()) p->finish();
-  finish_run(false);
+  end_kernel_run(false);
 }
 
 bool Simulation::workloads_finished() const {
@@ -562,6 +561,10 @@ void Simulation::run_kernel() {
       reported = true;
     }
   }
+  end_kernel_run(reported);
+}
+
+void Simulation::end_kernel_run(bool reported) {
   end_ps_ = sc_core::sc_time_stamp().value();
   if (series_) series_->finish(end_ps_);
   for (link::Port* p : fabric_->ports()) p->finish();

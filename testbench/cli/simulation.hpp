@@ -178,6 +178,7 @@ class Simulation {
   // In band: the workloads start when the SM's sweep is done (their start
   // times counted from then).
   void hold_workloads_for_sweep();
+  void defer_workloads();  // every workload waits for its begin()
   // Management external: the workloads start when the subnet is up
   // (Fabric::on_subnet_up), flows with the LIDs the outside SM assigned and
   // perftest's QPs connected then; no PathRecord lookups (real perftest
@@ -203,6 +204,7 @@ class Simulation {
   void make_time_series();
   void run_kernel();       // one partition: the SystemC kernel runs the model
   void run_partitioned();  // windowed_run.hpp
+  void end_kernel_run(bool reported);  // the kernel's clock is the run's end; then finish_run
   void finish_run(bool reported);  // workloads, checker, wall time and memory
   void check_partitioning(const TransportWorkloads& transport) const;
   checkers::LinkChecker& checker_of(unsigned partition) {

@@ -230,10 +230,10 @@ bool IbsimServer::wait_readable(int timeout_ms) const {
   return ::poll(fds.data(), fds.size(), timeout_ms) > 0;
 }
 
-void IbsimServer::bounce_overdue() {
+void IbsimServer::bounce_lost(uint64_t older_than_ps) {
   const uint64_t now = sc_core::sc_time_stamp().value();
   std::vector<Pending> keep, lost;
-  for (Pending& p : pending_) (now - p.since_ps > options_.near_ps ? lost : keep).push_back(std::move(p));
+  for (Pending& p : pending_) (now - p.since_ps >= older_than_ps ? lost : keep).push_back(std::move(p));
   pending_.swap(keep);
   for (Pending& p : lost)
     if (control_.client(p.client).attached) bounce(p.client, p.request);
@@ -252,14 +252,10 @@ void IbsimServer::run_model() {
     in_model_ = true;
     sc_core::sc_start(sc_time::from_value(std::max(to_next, options_.near_ps)), sc_core::SC_EXIT_ON_STARVATION);
     in_model_ = false;
-    bounce_overdue();
+    bounce_lost(options_.near_ps + 1);
     if (wait_readable(0)) return;
   }
-  // Nothing due soon: what is still in the model was lost there.
-  std::vector<Pending> lost;
-  lost.swap(pending_);
-  for (Pending& p : lost)
-    if (control_.client(p.client).attached) bounce(p.client, p.request);
+  bounce_lost(0);  // nothing due soon: what is still in the model was lost there
 }
 
 void IbsimServer::serve(const volatile std::sig_atomic_t& stop, const std::function<void()>& after_model) {

@@ -118,7 +118,8 @@ class IbsimServer {
   void bounce(unsigned client, ibsim::Request r);  // back with status 110
   void forget(unsigned client, uint64_t tid);
   void run_model();
-  void bounce_overdue();               // status 110 for requests in the model longer than near_ps
+  // Status 110 for the requests in the model for at least this long (0: all).
+  void bounce_lost(uint64_t older_than_ps);
   bool wait_readable(int timeout_ms) const;  // a datagram waits (poll, timeout_ms; 0 = now)
   void trace(const char* what, unsigned client, const ibsim::Request& r) const;
   uint64_t wall_ms() const;
