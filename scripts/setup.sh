@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(build-essential cmake ninja-build pkg-config libsystemc-dev catch2 nlohmann-json3-dev libsqlite3-dev sqlite3 tshark python3 verilator
           python3-jsonschema python3-matplotlib python3-pandas munge slurmctld slurmd slurm-client opensm ibsim-utils infiniband-diags
-          clang libclang-rt-14-dev)
+          clang libclang-rt-14-dev libibverbs-dev ibverbs-utils perftest)
 
 missing=()
 for p in "${packages[@]}"; do

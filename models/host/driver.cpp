@@ -312,11 +312,15 @@ std::string Driver::post_send(uint32_t qpn, const std::vector<transport::SendWr>
     const bool can_inline = !transport::is_read_or_atomic(w.opcode) && length <= config_.max_inline;
     std::vector<uint8_t> inline_data;
     if (can_inline && (w.send_inline || (config_.inline_threshold > 0 && length <= config_.inline_threshold))) {
-      inline_data.resize(length);  // the CPU copies the gather list into the WQE
-      uint64_t at = 0;
-      for (const transport::Sge& s : w.sg_list) {
-        memory().read(s.addr, inline_data.data() + at, s.length);
-        at += s.length;
+      if (w.inline_data.size() == length) {
+        inline_data = w.inline_data;  // the caller's copy (an application outside the model)
+      } else {
+        inline_data.resize(length);  // the CPU copies the gather list into the WQE
+        uint64_t at = 0;
+        for (const transport::Sge& s : w.sg_list) {
+          memory_.peek(s.addr, inline_data.data() + at, s.length);
+          at += s.length;
+        }
       }
       ++stats_.inline_wqes;
     }

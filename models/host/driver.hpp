@@ -109,13 +109,13 @@ struct DriverStats {
 
 // Where the driver keeps what it allocates in host memory (its own region,
 // apart from the application's buffers).
-constexpr uint64_t kDriverArea = 0x7F00'0000'0000ull;
+constexpr uint64_t kDriverArea = 0xFF00'0000'0000ull;
 // A region of more pages than this gets its MPT entry but its MTT entries
 // are not written (they read as 0): the HCA's checks and translation use its
 // own region table, the MTT bytes are only fetched, and the workloads
 // register regions of 2^40 bytes (2^28 pages of 4 KiB).
 constexpr uint64_t kMttWriteLimit = uint64_t{1} << 20;
-constexpr uint64_t kIcmArea = 0x7E00'0000'0000ull;  // the HCA's context tables (icm_layout.hpp), below the driver's area
+constexpr uint64_t kIcmArea = 0xFE00'0000'0000ull;  // the HCA's context tables (icm_layout.hpp), below the driver's area
 constexpr uint64_t kInterruptArea = 0xFEE0'0000ull;  // MSI-X message addresses (x86's interrupt window)
 
 class Driver : public sc_core::sc_module {

@@ -21,6 +21,44 @@ unsigned HostMemory::watch_writes(uint64_t begin, uint64_t end, WriteWatcher wat
 
 void HostMemory::unwatch(unsigned id) { watches_.at(id).watcher = nullptr; }
 
+unsigned HostMemory::map_external(uint64_t begin, uint64_t end, ExternalMemory* memory) {
+  ++externals_mapped_;
+  for (std::size_t i = 0; i < externals_.size(); ++i)
+    if (externals_[i].memory == nullptr) {
+      externals_[i] = {begin, end, memory};
+      return static_cast<unsigned>(i);
+    }
+  externals_.push_back({begin, end, memory});
+  return static_cast<unsigned>(externals_.size() - 1);
+}
+
+void HostMemory::unmap_external(unsigned id) {
+  if (id < externals_.size() && externals_[id].memory != nullptr) {
+    externals_[id].memory = nullptr;
+    --externals_mapped_;
+  }
+}
+
+const HostMemory::External* HostMemory::external_for(uint64_t addr, uint64_t length, bool* partial) const {
+  *partial = false;
+  const uint64_t end = addr + length;
+  for (const External& e : externals_) {
+    if (e.memory == nullptr || end <= e.begin || addr >= e.end) continue;
+    if (addr >= e.begin && end <= e.end && end >= addr) return &e;
+    *partial = true;
+  }
+  return nullptr;
+}
+
+bool HostMemory::peek(uint64_t addr, uint8_t* out, uint64_t length) const {
+  bool partial = false;
+  const External* e = externals_mapped_ == 0 ? nullptr : external_for(addr, length, &partial);
+  if (e != nullptr) return e->memory->read(addr, out, length);
+  if (partial) return false;
+  memory_.read(addr, out, length);
+  return true;
+}
+
 bool HostMemory::move(tlm::tlm_generic_payload& trans) {
   if (trans.get_byte_enable_ptr() != nullptr) {
     trans.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
@@ -32,6 +70,21 @@ bool HostMemory::move(tlm::tlm_generic_payload& trans) {
   }
   const uint64_t addr = trans.get_address();
   const uint64_t length = trans.get_data_length();
+  if (externals_mapped_ != 0 && (trans.is_read() || trans.is_write())) {
+    bool partial = false;
+    const External* e = external_for(addr, length, &partial);
+    if (e != nullptr || partial) {
+      const bool ok = e != nullptr && (trans.is_read() ? e->memory->read(addr, trans.get_data_ptr(), length)
+                                                       : e->memory->write(addr, trans.get_data_ptr(), length));
+      if (!ok) {
+        ++external_errors_;
+        trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return false;
+      }
+      trans.set_response_status(tlm::TLM_OK_RESPONSE);
+      return true;
+    }
+  }
   if (trans.is_read()) memory_.read(addr, trans.get_data_ptr(), length);
   else if (trans.is_write()) memory_.write(addr, trans.get_data_ptr(), length);
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -75,6 +128,10 @@ unsigned int HostMemory::transport_dbg(tlm::tlm_generic_payload& trans) {
 
 bool HostMemory::get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) {
   const uint64_t page = trans.get_address() / SparseMemory::kPageBytes;
+  bool partial = false;
+  if (externals_mapped_ != 0 &&
+      (external_for(page * SparseMemory::kPageBytes, SparseMemory::kPageBytes, &partial) != nullptr || partial))
+    return false;
   dmi.set_dmi_ptr(memory_.page_data(page));
   dmi.set_start_address(page * SparseMemory::kPageBytes);
   dmi.set_end_address(page * SparseMemory::kPageBytes + SparseMemory::kPageBytes - 1);

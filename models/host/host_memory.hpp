@@ -22,6 +22,13 @@
 // - Errors: byte enables are not supported (TLM_BYTE_ENABLE_ERROR_RESPONSE),
 //   a streaming width below the length is a burst error; ignore commands are
 //   answered OK.
+// - External ranges (map_external): the bytes of [begin, end) live outside the
+//   model (an application's registered memory under hcasim serve --verbs) and
+//   every access wholly inside one goes to its ExternalMemory instead of the
+//   SparseMemory, with the same timing; one that fails there, or that only
+//   partly overlaps an external range, is answered TLM_ADDRESS_ERROR_RESPONSE
+//   (counted in external_errors) and moves nothing. No DMI is granted for a
+//   page an external range touches.
 // - transport_dbg moves the bytes with no time and no watchers.
 // - DMI is granted page by page (4 KiB, read and write, the access latency
 //   annotated): host software (the driver, a user's CPU model) may read and
@@ -51,6 +58,15 @@ struct HostMemoryConfig {
   double bandwidth_bps = 6 * 25.6e9 * 8;
 };
 
+// Memory outside the model, reached by the model's DMA: false when the
+// access failed (the process is gone, the range is not mapped there).
+class ExternalMemory {
+ public:
+  virtual ~ExternalMemory() = default;
+  virtual bool read(uint64_t addr, uint8_t* out, uint64_t length) = 0;
+  virtual bool write(uint64_t addr, const uint8_t* data, uint64_t length) = 0;
+};
+
 // What a watcher is told: a device wrote [addr, addr + length), visible at visible_ps.
 using WriteWatcher = std::function<void(uint64_t addr, uint64_t length, uint64_t visible_ps)>;
 
@@ -71,6 +87,15 @@ class HostMemory : public sc_core::sc_module {
   unsigned watch_writes(uint64_t begin, uint64_t end, WriteWatcher watcher);
   void unwatch(unsigned id);
 
+  // [begin, end) lives in `memory` (not owned; it must outlive the mapping)
+  // until unmap_external(id).
+  unsigned map_external(uint64_t begin, uint64_t end, ExternalMemory* memory);
+  void unmap_external(unsigned id);
+  // Host software's read of its own bytes (a driver copying inline data):
+  // external ranges included, no time. False when an external read failed.
+  bool peek(uint64_t addr, uint8_t* out, uint64_t length) const;
+  uint64_t external_errors() const { return external_errors_; }
+
   const HostMemoryConfig& config() const { return config_; }
   uint64_t reads() const { return reads_; }
   uint64_t writes() const { return writes_; }
@@ -85,6 +110,14 @@ class HostMemory : public sc_core::sc_module {
   // Moves the bytes; false (with the response set) when the payload is not supported.
   bool move(tlm::tlm_generic_payload& trans);
 
+  struct External {
+    uint64_t begin = 0, end = 0;
+    ExternalMemory* memory = nullptr;  // null once unmapped
+  };
+  // The external range holding [addr, addr + length); nullptr for none.
+  // *partial is set when one overlaps it without holding it.
+  const External* external_for(uint64_t addr, uint64_t length, bool* partial) const;
+
   struct Watch {
     uint64_t begin = 0, end = 0;
     WriteWatcher watcher;  // empty once unwatched
@@ -93,6 +126,9 @@ class HostMemory : public sc_core::sc_module {
   HostMemoryConfig config_;
   SparseMemory memory_;
   std::vector<Watch> watches_;
+  std::vector<External> externals_;
+  unsigned externals_mapped_ = 0;
+  uint64_t external_errors_ = 0;
   link::Bookings busy_;
   uint64_t reads_ = 0, writes_ = 0, bytes_read_ = 0, bytes_written_ = 0, busy_ps_ = 0;
 };

@@ -114,7 +114,10 @@ struct SendWr {
   uint64_t compare_add = 0;     // CmpSwp: compare; FetchAdd: the addend
   uint64_t swap = 0;            // CmpSwp: the swap value
   bool send_inline = false;     // IBV_SEND_INLINE: the driver copies the gather list's bytes into the WQE
-  std::vector<uint8_t> inline_data;  // the bytes a WQE carries inline (the HCA's view): no gather list, no gather read
+  // The bytes a WQE carries inline (the HCA's view): no gather list, no gather
+  // read. Given to the driver with send_inline, the sg_list's total length of
+  // them are what it copies (an application outside the model sends them).
+  std::vector<uint8_t> inline_data;
   // UD only: where this message goes.
   AddressVector ah;
   uint32_t remote_qpn = 0;

@@ -303,3 +303,63 @@ TEST_CASE("host memory: DMI is granted page by page with the access latency, ove
   CHECK(int{b} == 0x42);
   CHECK(int{dmi.get_dmi_ptr()[5]} == 0);
 }
+
+namespace {
+// Memory outside the model, as an application's under hcasim serve --verbs.
+struct FakeOutside : hcasim::host::ExternalMemory {
+  std::vector<uint8_t> bytes = std::vector<uint8_t>(256, 0);
+  uint64_t base = 0x7000;
+  bool fail = false;
+  bool read(uint64_t addr, uint8_t* out, uint64_t length) override {
+    if (fail) return false;
+    std::memcpy(out, bytes.data() + (addr - base), length);
+    return true;
+  }
+  bool write(uint64_t addr, const uint8_t* data, uint64_t length) override {
+    if (fail) return false;
+    std::memcpy(bytes.data() + (addr - base), data, length);
+    return true;
+  }
+};
+}  // namespace
+
+TEST_CASE("host memory: an external range takes the accesses wholly inside it, and a partial or failed one is an "
+          "address error", "[host]") {
+  Rig r(slow());
+  FakeOutside outside;
+  const unsigned id = r.memory.map_external(0x7000, 0x7100, &outside);
+  uint8_t data[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  unsigned moved[4] = {};
+  tlm::tlm_response_status partial = tlm::TLM_OK_RESPONSE;
+  uint8_t seen[8] = {};
+  bool peeked = false;
+  r.run([&] {
+    tlm::tlm_generic_payload t;
+    t.set_command(tlm::TLM_WRITE_COMMAND);
+    t.set_address(0x7010);
+    t.set_data_ptr(data);
+    t.set_data_length(8);
+    t.set_streaming_width(8);
+    moved[0] = r.cpu.socket->transport_dbg(t);
+    peeked = r.memory.peek(0x7010, seen, 8);
+    t.set_address(0x70FC);  // half in, half out
+    moved[1] = r.cpu.socket->transport_dbg(t);
+    partial = t.get_response_status();
+    outside.fail = true;
+    t.set_address(0x7010);
+    moved[2] = r.cpu.socket->transport_dbg(t);
+    r.memory.unmap_external(id);
+    moved[3] = r.cpu.socket->transport_dbg(t);  // back to the model's memory
+  });
+  CHECK(moved[0] == 8);
+  CHECK(outside.bytes[0x10] == 1);
+  CHECK(outside.bytes[0x17] == 8);
+  CHECK(peeked);
+  CHECK(seen[7] == 8);
+  CHECK(moved[1] == 0);
+  CHECK(partial == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  CHECK(moved[2] == 0);
+  CHECK(r.memory.external_errors() == 2);
+  CHECK(moved[3] == 8);
+  CHECK(r.memory.memory().read_u64(0x7010) == 0x0807060504030201ull);
+}

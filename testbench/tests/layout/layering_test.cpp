@@ -31,7 +31,7 @@ namespace {
 // beside it the examples (a platform of one's own around the HCA) and the fuzz
 // harnesses (testbench/fuzz, which drive the models' parsers) may as well.
 const std::vector<std::vector<std::string>> kLayers = {
-    {"models/ib"},
+    {"models/ib", "testbench/verbs"},  // verbs: the libibverbs provider and its wire, C on nothing of ours
     {"models/link"},
     {"models/trace"},
     {"models/switch", "models/transport", "models/pcie"},
