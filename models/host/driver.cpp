@@ -49,6 +49,7 @@ struct Driver::Cq {
 
 struct Driver::Watch {
   std::function<void(uint64_t, uint64_t)> f;
+  unsigned memory_id = 0;  // HostMemory's watch
   struct Landing {
     uint64_t at_ps, addr, length;
   };
@@ -467,11 +468,11 @@ void Driver::on_cq_interrupt(uint32_t cqn, std::function<void()> handler) {
   cqs_.at(cqn)->interrupt_handler = std::move(handler);
 }
 
-void Driver::watch_memory(uint64_t begin, uint64_t end, std::function<void(uint64_t, uint64_t)> f) {
+unsigned Driver::watch_memory(uint64_t begin, uint64_t end, std::function<void(uint64_t, uint64_t)> f) {
   watches_.push_back(std::make_unique<Watch>());
   Watch& w = *watches_.back();
   w.f = std::move(f);
-  memory_.watch_writes(begin, end, [&w](uint64_t addr, uint64_t length, uint64_t visible) {
+  w.memory_id = memory_.watch_writes(begin, end, [&w](uint64_t addr, uint64_t length, uint64_t visible) {
     if (visible <= link::now_ps() && w.landings.empty()) {
       w.f(addr, length);
       return;
@@ -479,6 +480,14 @@ void Driver::watch_memory(uint64_t begin, uint64_t end, std::function<void(uint6
     w.landings.push_back({visible, addr, length});
     w.due.notify_at(w.landings.front().at_ps);
   });
+  return static_cast<unsigned>(watches_.size() - 1);
+}
+
+void Driver::unwatch_memory(unsigned id) {
+  Watch& w = *watches_.at(id);
+  memory_.unwatch(w.memory_id);
+  w.landings.clear();
+  w.f = [](uint64_t, uint64_t) {};
 }
 
 void Driver::cqe_visible(Cq& cq, uint64_t visible_ps, uint32_t entries) {

@@ -108,7 +108,9 @@ struct DriverStats {
 };
 
 // Where the driver keeps what it allocates in host memory (its own region,
-// apart from the application's buffers).
+// apart from the application's buffers): above 2^47, where no user-space
+// address of x86-64 Linux falls, so the buffers of a program outside the model
+// (hcasim serve --verbs) never overlap it.
 constexpr uint64_t kDriverArea = 0xFF00'0000'0000ull;
 // A region of more pages than this gets its MPT entry but its MTT entries
 // are not written (they read as 0): the HCA's checks and translation use its
@@ -156,8 +158,11 @@ class Driver : public sc_core::sc_module {
   void on_cq_event(uint32_t cq, std::function<void()> handler);
   // The CQ's interrupt (after req_notify_cq): handler runs in the completion channel's thread.
   void on_cq_interrupt(uint32_t cq, std::function<void()> handler);
-  // f(addr, length) runs when a device write to [begin, end) is visible: software polling memory.
-  void watch_memory(uint64_t begin, uint64_t end, std::function<void(uint64_t, uint64_t)> f);
+  // f(addr, length) runs when a device write to [begin, end) is visible:
+  // software polling memory. Returns an id for unwatch_memory, after which f
+  // never runs again (landings still due included).
+  unsigned watch_memory(uint64_t begin, uint64_t end, std::function<void(uint64_t, uint64_t)> f);
+  void unwatch_memory(unsigned id);
 
   SparseMemory& memory() { return memory_.memory(); }
   HostMemory& host_memory() { return memory_; }

@@ -34,6 +34,12 @@ unsigned HostMemory::map_external(uint64_t begin, uint64_t end, ExternalMemory* 
 
 void HostMemory::unmap_external(unsigned id) {
   if (id < externals_.size() && externals_[id].memory != nullptr) {
+    const ExternalMemory* gone = externals_[id].memory;
+    bool shared = false;  // another range of the same process keeps its staged writes
+    for (std::size_t i = 0; i < externals_.size(); ++i) shared |= i != id && externals_[i].memory == gone;
+    if (!shared) staged_.erase(std::remove_if(staged_.begin(), staged_.end(),
+                                              [gone](const StagedWrite& w) { return w.memory == gone; }),
+                               staged_.end());
     externals_[id].memory = nullptr;
     --externals_mapped_;
   }
@@ -50,16 +56,45 @@ const HostMemory::External* HostMemory::external_for(uint64_t addr, uint64_t len
   return nullptr;
 }
 
+bool HostMemory::read_external(const External& e, uint64_t addr, uint8_t* out, uint64_t length) const {
+  if (!e.memory->read(addr, out, length)) return false;
+  for (const StagedWrite& w : staged_) {
+    if (w.memory != e.memory) continue;
+    const uint64_t from = std::max(addr, w.addr), to = std::min(addr + length, w.addr + w.bytes.size());
+    if (from < to) std::copy_n(w.bytes.data() + (from - w.addr), to - from, out + (from - addr));
+  }
+  return true;
+}
+
+void HostMemory::flush_external(bool everything) {
+  const uint64_t now = link::now_ps();
+  // Written in order; a later write's visible time may be earlier (a shorter
+  // one), so every due write goes, and the order of the due ones is kept.
+  for (auto it = staged_.begin(); it != staged_.end();) {
+    if (!everything && it->visible_ps > now) {
+      ++it;
+      continue;
+    }
+    if (!it->memory->write(it->addr, it->bytes.data(), it->bytes.size())) ++external_errors_;
+    it = staged_.erase(it);
+  }
+  if (!staged_.empty()) {
+    uint64_t next = UINT64_MAX;
+    for (const StagedWrite& w : staged_) next = std::min(next, w.visible_ps);
+    flush_alarm_.notify_at(next);
+  }
+}
+
 bool HostMemory::peek(uint64_t addr, uint8_t* out, uint64_t length) const {
   bool partial = false;
   const External* e = externals_mapped_ == 0 ? nullptr : external_for(addr, length, &partial);
-  if (e != nullptr) return e->memory->read(addr, out, length);
+  if (e != nullptr) return read_external(*e, addr, out, length);
   if (partial) return false;
   memory_.read(addr, out, length);
   return true;
 }
 
-bool HostMemory::move(tlm::tlm_generic_payload& trans) {
+bool HostMemory::move(tlm::tlm_generic_payload& trans, bool stage) {
   if (trans.get_byte_enable_ptr() != nullptr) {
     trans.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
     return false;
@@ -74,8 +109,11 @@ bool HostMemory::move(tlm::tlm_generic_payload& trans) {
     bool partial = false;
     const External* e = external_for(addr, length, &partial);
     if (e != nullptr || partial) {
-      const bool ok = e != nullptr && (trans.is_read() ? e->memory->read(addr, trans.get_data_ptr(), length)
-                                                       : e->memory->write(addr, trans.get_data_ptr(), length));
+      // b_transport stages a write (it goes out when visible); transport_dbg writes at once.
+      bool ok = e != nullptr;
+      if (ok && trans.is_read()) ok = read_external(*e, addr, trans.get_data_ptr(), length);
+      else if (ok && stage) staged_.push_back({UINT64_MAX, addr, {trans.get_data_ptr(), trans.get_data_ptr() + length}, e->memory});
+      else if (ok) ok = e->memory->write(addr, trans.get_data_ptr(), length);
       if (!ok) {
         ++external_errors_;
         trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
@@ -92,7 +130,8 @@ bool HostMemory::move(tlm::tlm_generic_payload& trans) {
 }
 
 void HostMemory::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
-  if (!move(trans) || (!trans.is_read() && !trans.is_write())) return;
+  const std::size_t staged = staged_.size();
+  if (!move(trans, true) || (!trans.is_read() && !trans.is_write())) return;
   const uint64_t length = trans.get_data_length();
   const uint64_t now = link::now_ps();
   uint64_t done = now + delay.value();
@@ -117,13 +156,17 @@ void HostMemory::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& 
   }
   ++writes_;
   bytes_written_ += length;
+  if (staged_.size() > staged) {  // an external write: out when visible
+    staged_.back().visible_ps = done;
+    flush_external();
+  }
   const uint64_t addr = trans.get_address();
   for (const Watch& w : watches_)
     if (w.watcher && addr < w.end && addr + length > w.begin) w.watcher(addr, length, done);
 }
 
 unsigned int HostMemory::transport_dbg(tlm::tlm_generic_payload& trans) {
-  return move(trans) ? trans.get_data_length() : 0;
+  return move(trans, false) ? trans.get_data_length() : 0;
 }
 
 bool HostMemory::get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) {

@@ -28,7 +28,11 @@
 //   SparseMemory, with the same timing; one that fails there, or that only
 //   partly overlaps an external range, is answered TLM_ADDRESS_ERROR_RESPONSE
 //   (counted in external_errors) and moves nothing. No DMI is granted for a
-//   page an external range touches.
+//   page an external range touches. A device write there reaches the outside
+//   memory when it is visible (its returned delay), not before: the process
+//   outside sees the bytes no earlier in simulated time than the model says
+//   (flush_external, at that time or when asked, writes what is due); reads
+//   in between see them.
 // - transport_dbg moves the bytes with no time and no watchers.
 // - DMI is granted page by page (4 KiB, read and write, the access latency
 //   annotated): host software (the driver, a user's CPU model) may read and
@@ -41,11 +45,13 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <vector>
 
 #include "models/host/sparse_memory.hpp"
 #include "models/link/bookings.hpp"
+#include "models/link/timeline.hpp"
 
 namespace hcasim::host {
 
@@ -95,6 +101,9 @@ class HostMemory : public sc_core::sc_module {
   // external ranges included, no time. False when an external read failed.
   bool peek(uint64_t addr, uint8_t* out, uint64_t length) const;
   uint64_t external_errors() const { return external_errors_; }
+  // Writes into external ranges whose visible time has come (all of them
+  // with everything = true): for a server about to let outside processes run.
+  void flush_external(bool everything = false);
 
   const HostMemoryConfig& config() const { return config_; }
   uint64_t reads() const { return reads_; }
@@ -107,8 +116,9 @@ class HostMemory : public sc_core::sc_module {
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   unsigned int transport_dbg(tlm::tlm_generic_payload& trans);
   bool get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
-  // Moves the bytes; false (with the response set) when the payload is not supported.
-  bool move(tlm::tlm_generic_payload& trans);
+  // Moves the bytes; false (with the response set) when the payload is not
+  // supported. stage: a write into an external range is staged, not written.
+  bool move(tlm::tlm_generic_payload& trans, bool stage);
 
   struct External {
     uint64_t begin = 0, end = 0;
@@ -117,6 +127,17 @@ class HostMemory : public sc_core::sc_module {
   // The external range holding [addr, addr + length); nullptr for none.
   // *partial is set when one overlaps it without holding it.
   const External* external_for(uint64_t addr, uint64_t length, bool* partial) const;
+  // Reads [addr, addr + length) of an external range, the writes not yet out laid over it.
+  bool read_external(const External& e, uint64_t addr, uint8_t* out, uint64_t length) const;
+  struct StagedWrite {
+    uint64_t visible_ps = 0;
+    uint64_t addr = 0;
+    std::vector<uint8_t> bytes;
+    ExternalMemory* memory = nullptr;
+  };
+  std::deque<StagedWrite> staged_;  // in the order written; flushed in that order
+  void flush_due() { flush_external(false); }
+  link::Alarm flush_alarm_ = link::Alarm::method<&HostMemory::flush_due>(this);
 
   struct Watch {
     uint64_t begin = 0, end = 0;

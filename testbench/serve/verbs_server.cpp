@@ -68,6 +68,15 @@ std::string program_of(pid_t pid) {
   return name.empty() ? "pid " + std::to_string(pid) : name;
 }
 
+// Whether the process is on a CPU or ready for one (state R), not asleep.
+bool on_cpu(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  std::getline(in, text);
+  const std::size_t close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'R';
+}
+
 bool is_full_reason(const std::string& why) { return why.find("full") != std::string::npos || why.find("holds") != std::string::npos; }
 
 }  // namespace
@@ -210,9 +219,10 @@ void VerbsServer::disconnect(Client& c) {
   c.caps.clear();
   for (const auto& [cq, rec] : c.cqs) d.destroy_cq(cq);
   c.cqs.clear();
-  for (const auto& [lkey, window] : c.mrs) {
+  for (const auto& [lkey, mr] : c.mrs) {
     d.dereg_mr(lkey);
-    d.host_memory().unmap_external(window);
+    d.host_memory().unmap_external(mr.window);
+    d.unwatch_memory(mr.watch);
   }
   c.mrs.clear();
   trace(c, "disconnected", "");
@@ -299,7 +309,8 @@ void VerbsServer::handle(Client& c, uint32_t op, const uint8_t* body, std::size_
       const auto it = c.mrs.find(handle);
       if (it == c.mrs.end()) return fail(c, EINVAL, "no memory region of this process has L_Key " + std::to_string(handle));
       d->dereg_mr(handle);
-      d->host_memory().unmap_external(it->second);
+      d->host_memory().unmap_external(it->second.window);
+      d->unwatch_memory(it->second.watch);
       c.mrs.erase(it);
       return reply(c, 0, nullptr, 0);
     }
@@ -433,7 +444,10 @@ void VerbsServer::reg_mr(Client& c, const hv_reg_mr& r) {
   } catch (const std::invalid_argument& e) {
     return fail(c, EINVAL, e.what());
   }
-  c.mrs[mr.lkey] = d.host_memory().map_external(r.addr, r.addr + r.length, c.memory.get());
+  Client::Mr& rec = c.mrs[mr.lkey];
+  rec.window = d.host_memory().map_external(r.addr, r.addr + r.length, c.memory.get());
+  const unsigned number = c.number;
+  rec.watch = d.watch_memory(r.addr, r.addr + r.length, [this, number](uint64_t, uint64_t) { memory_landed(number); });
   const uint32_t keys[2] = {mr.lkey, mr.rkey};
   reply(c, 0, keys, sizeof keys);
 }
@@ -551,9 +565,12 @@ void VerbsServer::post_send(Client& c, const uint8_t* body, std::size_t size) {
     const auto b = post_reply(0, is_full_reason(why) ? ENOMEM : EINVAL, why);
     return reply(c, 0, b.data(), b.size());
   }
+  trace(c, "post_send", std::to_string(p.wrs.size()) + " WRs on QP " + std::to_string(p.qpn));
   VerbsQpReport& rep = c.qps[p.qpn];
   const uint64_t now = link::now_ps();
-  if (rep.first_post_ps == 0 && rep.sends_posted == 0) rep.first_post_ps = now;
+  if (rep.sends_posted == 0) rep.first_post_ps = now;
+  else rep.post_interval.add(now - rep.last_post_ps);
+  rep.last_post_ps = now;
   rep.sends_posted += p.wrs.size();
   for (const transport::SendWr& w : p.wrs) rep.bytes_posted += transport::sg_length(w.sg_list);
   const auto b = post_reply(static_cast<uint32_t>(p.wrs.size()), 0, "");
@@ -606,6 +623,7 @@ bool VerbsServer::poll(Client& c, uint32_t cq, uint32_t max) {
   fabric_.driver(c.hca).poll_cq(cq, std::min(max, fit), wcs_);
   if (wcs_.empty()) return false;
   const auto n = static_cast<uint32_t>(wcs_.size());
+  trace(c, "poll_cq", std::to_string(n) + " completions on CQ " + std::to_string(cq));
   out_.assign(8, 0);
   std::memcpy(out_.data(), &n, 4);
   for (const transport::WorkCompletion& wc : wcs_) {
@@ -640,6 +658,23 @@ VerbsServer::Client* VerbsServer::owner_of_cq(unsigned hca, uint32_t cq) {
 void VerbsServer::cq_ready(unsigned hca, uint32_t cq) {
   Client* c = owner_of_cq(hca, cq);
   if (c == nullptr || c->hold != Hold::Poll || c->hold_cq != cq) return;
+  wake_ = true;
+  if (in_model_) sc_core::sc_pause();
+}
+
+void VerbsServer::memory_landed(unsigned number) {
+  Client& c = *clients_[number];
+  if (c.fd < 0 || c.hold != Hold::None) return;
+  // Asked once per millisecond of wall time at most: a stream of writes into a
+  // sleeping process (ib_write_bw's passive side) costs one look, not one each.
+  const uint64_t now = wall_ms();
+  if (now == c.looked_ms) return;
+  c.looked_ms = now;
+  pollfd p{c.fd, POLLIN, 0};
+  const bool asked = ::poll(&p, 1, 0) > 0;  // a verb of its is waiting to be read
+  if (!asked && !on_cpu(c.pid)) return;
+  c.last_ms = wall_ms();  // it may be spinning on this memory: time waits for its answer
+  trace(c, "woken", "by a device write into its memory");
   wake_ = true;
   if (in_model_) sc_core::sc_pause();
 }
@@ -735,6 +770,15 @@ void VerbsServer::serve(const volatile std::sig_atomic_t& stop, const std::funct
 // ---- reports ---------------------------------------------------------------
 
 namespace {
+nlohmann::json percentiles_us(const trace::Histogram& h) {
+  return {{"count", h.count()},
+          {"min", static_cast<double>(h.min()) / 1e6},
+          {"mean", h.mean() / 1e6},
+          {"p50", static_cast<double>(h.quantile(0.5)) / 1e6},
+          {"p99", static_cast<double>(h.quantile(0.99)) / 1e6},
+          {"max", static_cast<double>(h.max()) / 1e6}};
+}
+
 double gbps(const VerbsQpReport& q) {
   if (q.last_completion_ps <= q.first_post_ps) return 0;
   return static_cast<double>(q.bytes_posted) * 8e3 / static_cast<double>(q.last_completion_ps - q.first_post_ps);
@@ -759,13 +803,8 @@ nlohmann::json VerbsServer::json() const {
                           {"first_post_us", static_cast<double>(q.first_post_ps) / 1e6},
                           {"last_completion_us", static_cast<double>(q.last_completion_ps) / 1e6},
                           {"bandwidth_gbps", gbps(q)}};
-      if (q.latency.count() > 0)
-        j["latency_us"] = {{"count", q.latency.count()},
-                           {"min", static_cast<double>(q.latency.min()) / 1e6},
-                           {"mean", q.latency.mean() / 1e6},
-                           {"p50", static_cast<double>(q.latency.quantile(0.5)) / 1e6},
-                           {"p99", static_cast<double>(q.latency.quantile(0.99)) / 1e6},
-                           {"max", static_cast<double>(q.latency.max()) / 1e6}};
+      if (q.latency.count() > 0) j["latency_us"] = percentiles_us(q.latency);
+      if (q.post_interval.count() > 0) j["post_interval_us"] = percentiles_us(q.post_interval);
       qps.push_back(std::move(j));
     }
     clients.push_back({{"client", c->number},

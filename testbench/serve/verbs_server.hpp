@@ -29,14 +29,19 @@
 //   nothing left to do; an event wait when an armed CQ of its channel fires.
 //   So a doorbell is stamped at the time the model has reached plus the
 //   driver's CPU costs, and a program's own computing costs no simulated time.
+// - A device write becoming visible in the registered memory of an idle
+//   client whose process is on a CPU (state R in /proc: it may be spinning on
+//   that memory, as ib_write_lat does) pauses the model there and makes the
+//   client running again, so the verb it answers with is stamped at that time.
 // - A client that disconnects (exits, is killed) has its QPs destroyed, then
 //   its CQs, then its memory regions deregistered and unmapped; the server
 //   keeps serving, and its report stays.
 // - Reports (json(), print_report()): per client and QP, in simulated time:
 //   send WRs posted, their bytes, completions (and errors), receives and
 //   their bytes, the bandwidth of the bytes from the first post to the last
-//   send completion, and the latency from doorbell (the MMIO write leaving the
-//   CPU) to CQE visible of every signaled send, as percentiles.
+//   send completion, the latency from doorbell (the MMIO write leaving the
+//   CPU) to CQE visible of every signaled send, and the time from one
+//   ibv_post_send to the next (a latency test's round trip), as percentiles.
 
 #include <nlohmann/json.hpp>
 #include <sys/types.h>
@@ -74,8 +79,9 @@ struct VerbsQpReport {
   uint64_t sends_posted = 0, bytes_posted = 0;
   uint64_t send_completions = 0, send_errors = 0;
   uint64_t receives = 0, bytes_received = 0, receive_errors = 0;
-  uint64_t first_post_ps = 0, last_completion_ps = 0;
-  trace::Histogram latency;  // doorbell to CQE, ps
+  uint64_t first_post_ps = 0, last_post_ps = 0, last_completion_ps = 0;
+  trace::Histogram latency;        // doorbell to CQE, ps
+  trace::Histogram post_interval;  // from one ibv_post_send to the next, ps (perftest's latency tests time this)
 };
 
 class VerbsServer {
@@ -112,10 +118,15 @@ class VerbsServer {
     std::string program;
     bool hello = false;
     uint64_t last_ms = 0;
+    uint64_t looked_ms = 0;  // when a device write last had memory_landed look at its process
     Hold hold = Hold::None;
     uint32_t hold_cq = 0, hold_max = 0, hold_channel = 0;
     std::unique_ptr<ProcessMemory> memory;
-    std::map<uint32_t, unsigned> mrs;  // L_Key -> external window of its range
+    struct Mr {
+      unsigned window = 0;  // HostMemory's external range
+      unsigned watch = 0;   // the driver's watch of device writes into it
+    };
+    std::map<uint32_t, Mr> mrs;  // by L_Key
     std::map<uint32_t, CqRecord> cqs;  // by CQ number
     std::map<uint32_t, VerbsQpReport> qps;  // by QPN (kept after destroy, for the report)
     std::map<uint32_t, hv_qp_caps> caps;  // live QPs' capacities
@@ -147,6 +158,7 @@ class VerbsServer {
   void account(Client& c, const transport::WorkCompletion& wc);
 
   void cq_ready(unsigned hca, uint32_t cq);
+  void memory_landed(unsigned client);
   void cq_interrupt(unsigned hca, uint32_t cq);
   Client* owner_of_cq(unsigned hca, uint32_t cq);
   void answer_held(bool model_idle);
