@@ -111,6 +111,11 @@ hca::MemoryRegion Driver::reg_mr(uint64_t addr, uint64_t length, uint32_t access
   return mr;
 }
 
+uint32_t Driver::send_queue_used(uint32_t qpn) {
+  const Qp* q = find_qp(qpn);
+  return q == nullptr ? 0 : q->sq_posted - q->sq_done;
+}
+
 bool Driver::dereg_mr(uint32_t lkey) {
   const hca::MemoryRegion* mr = hca_.regions().find_lkey(lkey);
   if (mr == nullptr) return false;

@@ -152,6 +152,9 @@ class Driver : public sc_core::sc_module {
   // entries (identity mapping) into the ICM (host_formats.hpp); dereg_mr
   // marks them invalid there.
   hca::MemoryRegion reg_mr(uint64_t addr, uint64_t length, uint32_t access);
+  // Send WRs posted to the QP whose ring slots are not yet free (post_send's
+  // room check counts these); 0 for no such QP.
+  uint32_t send_queue_used(uint32_t qpn);
   bool dereg_mr(uint32_t lkey);
 
   // A thread busy-polling CQ cq: handler runs when a completion is there to poll.

@@ -150,7 +150,7 @@ class VerbsServer {
   void create_qp(Client& c, const hv_create_qp& r);
   void modify_qp(Client& c, const hv_modify_qp& r);
   void query_qp(Client& c, uint32_t qpn);
-  void post_send(Client& c, const uint8_t* body, std::size_t size);
+  void post_send(Client& c, const uint8_t* body, std::size_t size, bool async);
   void post_recv(Client& c, const uint8_t* body, std::size_t size);
   // Polls into a reply; false (nothing sent) when the CQ had nothing.
   bool poll(Client& c, uint32_t cq, uint32_t max);

@@ -63,6 +63,7 @@ struct hcasim_context {
   uint8_t *out; /* the post request being built, HV_MAX_PACKET bytes */
   uint32_t max_inline;
   struct hcasim_cq *cqs;
+  struct hcasim_qp *qps;
 };
 
 struct hcasim_cq {
@@ -74,7 +75,14 @@ struct hcasim_cq {
 struct hcasim_qp {
   struct verbs_qp vqp;
   uint32_t sq_sig_all;
-  uint32_t max_inline;
+  uint32_t max_inline, max_send_wr, max_send_sge;
+  /* The driver's view, mirrored so that a post it takes need not wait for
+   * its answer: the state as modify_qp set it (Error after an RC error
+   * completion), and the send WRs not yet retired (sq_used of the last poll
+   * that reported this QP, plus what was posted since). */
+  enum ibv_qp_state state;
+  uint32_t sq_used;
+  struct hcasim_qp *next; /* the context's QPs */
 };
 
 struct hcasim_ah {
@@ -490,6 +498,12 @@ static int poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc) {
         wc[i].slid = w[i].slid;
         wc[i].sl = w[i].sl;
         wc[i].dlid_path_bits = w[i].dlid_path_bits;
+        struct hcasim_qp *q = ctx->qps;
+        while (q && q->vqp.qp.qp_num != w[i].qp_num) q = q->next;
+        if (q) {
+          q->sq_used = w[i].sq_used;
+          if (w[i].status != IBV_WC_SUCCESS && q->vqp.qp.qp_type == IBV_QPT_RC) q->state = IBV_QPS_ERR;
+        }
       }
       n = (int)got;
     }
@@ -559,6 +573,14 @@ static struct ibv_qp *create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr
   pthread_cond_init(&q->cond, NULL);
   qp->sq_sig_all = req.sq_sig_all;
   qp->max_inline = r.cap.max_inline_data;
+  qp->max_send_wr = r.cap.max_send_wr;
+  qp->max_send_sge = r.cap.max_send_sge;
+  qp->state = IBV_QPS_RESET;
+  struct hcasim_context *ctx = to_ctx(pd->context);
+  pthread_mutex_lock(&ctx->lock);
+  qp->next = ctx->qps;
+  ctx->qps = qp;
+  pthread_mutex_unlock(&ctx->lock);
   put_caps(&attr->cap, &r.cap);
   return q;
 }
@@ -591,7 +613,16 @@ static int modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask) {
   req.qpn = qp->qp_num;
   req.mask = (uint32_t)mask;
   put_attr(&req.attr, attr);
-  return call(to_ctx(qp->context), "ibv_modify_qp", HV_MODIFY_QP, &req, sizeof req, NULL, 0);
+  struct hcasim_context *ctx = to_ctx(qp->context);
+  int err = call(ctx, "ibv_modify_qp", HV_MODIFY_QP, &req, sizeof req, NULL, 0);
+  if (err == 0 && (mask & IBV_QP_STATE)) {
+    struct hcasim_qp *q = container_of(qp, struct hcasim_qp, vqp.qp);
+    pthread_mutex_lock(&ctx->lock);
+    q->state = attr->qp_state;
+    if (attr->qp_state == IBV_QPS_RESET) q->sq_used = 0; /* the driver's rings start again, empty */
+    pthread_mutex_unlock(&ctx->lock);
+  }
+  return err;
 }
 
 static int query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, struct ibv_qp_init_attr *init) {
@@ -635,11 +666,48 @@ static int query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, struc
 }
 
 static int destroy_qp(struct ibv_qp *qp) {
-  int err = call(to_ctx(qp->context), "ibv_destroy_qp", HV_DESTROY_QP, &qp->qp_num, sizeof qp->qp_num, NULL, 0);
+  struct hcasim_context *ctx = to_ctx(qp->context);
+  int err = call(ctx, "ibv_destroy_qp", HV_DESTROY_QP, &qp->qp_num, sizeof qp->qp_num, NULL, 0);
   if (err) return err;
+  struct hcasim_qp *gone = container_of(qp, struct hcasim_qp, vqp.qp);
+  pthread_mutex_lock(&ctx->lock);
+  for (struct hcasim_qp **p = &ctx->qps; *p; p = &(*p)->next)
+    if (*p == gone) {
+      *p = gone->next;
+      break;
+    }
+  pthread_mutex_unlock(&ctx->lock);
   pthread_mutex_destroy(&qp->mutex);
   pthread_cond_destroy(&qp->cond);
   free(container_of(qp, struct hcasim_qp, vqp.qp));
+  return 0;
+}
+
+/* Whether the driver takes this opcode on this QP type (verbs.hpp:
+ * opcode_supported): UC has no READ, atomics or SEND with invalidate, UD
+ * sends only. */
+static bool opcode_fits(enum ibv_qp_type type, enum ibv_wr_opcode op) {
+  const bool send = op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM;
+  const bool write = op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM;
+  const bool rc_only = op == IBV_WR_RDMA_READ || op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+                       op == IBV_WR_ATOMIC_FETCH_AND_ADD || op == IBV_WR_SEND_WITH_INV;
+  if (type == IBV_QPT_UD) return send;
+  if (type == IBV_QPT_UC) return send || write;
+  return send || write || rc_only;
+}
+
+/* Sends the request built in ctx->out without waiting for an answer (there
+ * is none). The caller holds ctx->lock. */
+static int send_only(struct hcasim_context *ctx, const char *verb, uint32_t op, uint32_t len) {
+  struct hv_head head = {op, len};
+  struct iovec iov[2] = {{&head, sizeof head}, {ctx->out, len}};
+  struct msghdr msg = {0};
+  msg.msg_iov = iov;
+  msg.msg_iovlen = 2;
+  if (sendmsg(ctx->fd, &msg, MSG_NOSIGNAL) != (ssize_t)(sizeof head + len)) {
+    fprintf(stderr, "libhcasim: %s: the hcasim server is gone (%s)\n", verb, strerror(errno));
+    return EIO;
+  }
   return 0;
 }
 
@@ -649,6 +717,16 @@ static bool put(uint8_t *buf, uint32_t *at, const void *data, uint32_t len) {
   memcpy(buf + *at, data, len);
   *at += len;
   return true;
+}
+
+/* Appends a WR's scatter/gather list; false when it would not fit. */
+static bool put_sges(uint8_t *buf, uint32_t *at, const struct ibv_sge *sg, int n) {
+  bool fits = true;
+  for (int i = 0; fits && i < n; ++i) {
+    struct hv_sge g = {sg[i].addr, sg[i].length, sg[i].lkey};
+    fits = put(buf, at, &g, sizeof g);
+  }
+  return fits;
 }
 
 /* Sends the post request built in ctx->out (body bytes [0, len)) and says
@@ -714,11 +792,7 @@ static int post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_sen
       }
     }
     s.inline_bytes = (uint32_t)inline_bytes;
-    bool fits = put(ctx->out, &at, &s, sizeof s);
-    for (int i = 0; fits && i < w->num_sge; ++i) {
-      struct hv_sge g = {w->sg_list[i].addr, w->sg_list[i].length, w->sg_list[i].lkey};
-      fits = put(ctx->out, &at, &g, sizeof g);
-    }
+    bool fits = put(ctx->out, &at, &s, sizeof s) && put_sges(ctx->out, &at, w->sg_list, w->num_sge);
     for (int i = 0; fits && inline_bytes > 0 && i < w->num_sge; ++i)
       fits = put(ctx->out, &at, (const void *)(uintptr_t)w->sg_list[i].addr, w->sg_list[i].length);
     static const uint8_t zeros[8];
@@ -732,8 +806,24 @@ static int post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_sen
   uint32_t taken = 0;
   if (head.count > 0) {
     memcpy(ctx->out, &head, sizeof head);
-    int sent = post_call(ctx, "ibv_post_send", HV_POST_SEND, at, &taken);
-    if (sent) err = sent;
+    /* The driver's checks, mirrored: when they pass the post cannot be
+     * refused, so it goes without waiting for its answer. */
+    bool sure = !err && qp->state != IBV_QPS_RESET && qp->state != IBV_QPS_INIT && qp->state != IBV_QPS_RTR &&
+                qp->sq_used + head.count <= qp->max_send_wr;
+    for (struct ibv_send_wr *v = wr; sure && v != w; v = v->next)
+      sure = opcode_fits(ibqp->qp_type, v->opcode) && (uint32_t)v->num_sge <= qp->max_send_sge && v->num_sge >= 0;
+    if (sure) {
+      int sent = send_only(ctx, "ibv_post_send", HV_POST_SEND_ASYNC, at);
+      if (sent) err = sent;
+      else {
+        taken = head.count;
+        qp->sq_used += head.count;
+      }
+    } else {
+      int sent = post_call(ctx, "ibv_post_send", HV_POST_SEND, at, &taken);
+      if (sent) err = sent;
+      qp->sq_used += taken;
+    }
   }
   pthread_mutex_unlock(&ctx->lock);
   if (err || taken < head.count) {
@@ -754,12 +844,7 @@ static int post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_rec
   struct ibv_recv_wr *w;
   for (w = wr; w; w = w->next) {
     struct hv_recv_wr r = {w->wr_id, (uint32_t)(w->num_sge > 0 ? w->num_sge : 0), 0};
-    bool fits = put(ctx->out, &at, &r, sizeof r);
-    for (int i = 0; fits && i < w->num_sge; ++i) {
-      struct hv_sge g = {w->sg_list[i].addr, w->sg_list[i].length, w->sg_list[i].lkey};
-      fits = put(ctx->out, &at, &g, sizeof g);
-    }
-    if (!fits) {
+    if (!put(ctx->out, &at, &r, sizeof r) || !put_sges(ctx->out, &at, w->sg_list, w->num_sge)) {
       err = ENOMEM;
       break;
     }

@@ -26,7 +26,7 @@
 
 #include <stdint.h>
 
-#define HV_WIRE_VERSION 1u
+#define HV_WIRE_VERSION 2u
 #define HV_SOCKET_PREFIX "hcasim-verbs:"
 #define HV_MAX_PACKET (256u * 1024u) /* the largest request or reply */
 #define HV_MAX_REASON 200u           /* reason text after an error reply, NUL included */
@@ -48,6 +48,7 @@ enum hv_op {
   HV_POST_RECV,
   HV_POLL_CQ,
   HV_WAIT_EVENT,
+  HV_POST_SEND_ASYNC,
   HV_OP_END
 };
 
@@ -162,9 +163,17 @@ struct hv_wc {
   uint32_t status, opcode, vendor_err, byte_len, imm_data, qp_num, src_qp, wc_flags;
   uint16_t pkey_index, slid;
   uint8_t sl, dlid_path_bits, pad[2];
+  uint32_t sq_used; /* the QP's send WRs posted and not yet retired, after this poll */
+  uint32_t pad2;
 };
 
-/* HV_WAIT_EVENT: uint32_t channel; held until an armed CQ of that channel
+/* HV_POST_SEND_ASYNC: HV_POST_SEND's body, and no reply: the provider sends it
+ * only when the driver's checks it mirrors (QP state as the driver sees it,
+ * opcodes, SGE counts, inline size, and the send queue's room from sq_used)
+ * say the post is taken, so ibv_post_send returns at once. One the server
+ * refuses all the same is counted as a protocol error and logged.
+ *
+ * HV_WAIT_EVENT: uint32_t channel; held until an armed CQ of that channel
  * has an event. Reply: uint32_t cq. */
 
 #endif

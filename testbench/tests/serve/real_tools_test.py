@@ -46,25 +46,9 @@ import tempfile
 import threading
 import time
 
+from tool_checks import FAILURES, check, stop
+
 UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
-FAILURES = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        FAILURES.append(what)
-    return ok
-
-
-def stop(proc, sig=signal.SIGTERM, timeout=20):
-    if proc.poll() is None:
-        os.kill(proc.pid, sig)
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 class Server:

@@ -17,7 +17,8 @@ unmodified binaries through libhcasim-rdmav34.so, as a user would:
      the same sizes, iterations and depths within 2 %.
   4. Event mode: ibv_rc_pingpong -e and ib_send_bw -e (the provider preloaded;
      perftest 4.5 itself refuses -e for WRITE).
-  5. Errors: a WRITE with a wrong R_Key (verbs_rkey_error) completes with
+  5. Errors (verbs_errors): a post to a QP in INIT is EINVAL, one past
+     max_send_wr ENOMEM; a WRITE with a wrong R_Key completes with
      IBV_WC_REM_ACCESS_ERR and its QP is in Error; a pingpong killed mid-run
      leaves the server serving (a new pair runs) and its QPs destroyed; a
      libibverbs without the private ABI IBVERBS_PRIVATE_34 gets one line.
@@ -40,27 +41,9 @@ import sys
 import tempfile
 import time
 
-FAILURES = []
+from tool_checks import FAILURES, check, stop
+
 PORT = 18700
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        FAILURES.append(what)
-    return ok
-
-
-def stop(proc, sig=signal.SIGTERM, timeout=30):
-    if proc.poll() is None:
-        os.kill(proc.pid, sig)
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait()
-    return proc.returncode
-
 
 SCENARIO = {
     "name": "verbs_apps",
@@ -104,7 +87,7 @@ class Server:
         return e
 
     def stop(self):
-        code = stop(self.proc, signal.SIGINT)
+        code = stop(self.proc, signal.SIGINT, timeout=30)
         self.log.seek(0)
         text = self.log.read()
         with open(os.path.join(self.out, "stats.json")) as f:
@@ -153,7 +136,7 @@ def main():
         return 2
     hcasim, source = os.path.abspath(sys.argv[1]), sys.argv[2]
     provider = os.path.join(os.path.dirname(hcasim), "libhcasim-rdmav34.so")
-    rkey_program = os.path.join(os.path.dirname(hcasim), "verbs_rkey_error")
+    rkey_program = os.path.join(os.path.dirname(hcasim), "verbs_errors")
     for tool in ["ibv_devices", "ibv_devinfo", "ibv_rc_pingpong", "ib_write_bw", "tshark"]:
         if shutil.which(tool) is None:
             print(f"skipped: {tool} is not installed (scripts/setup.sh installs it)")
@@ -226,8 +209,12 @@ def main():
 
         # 5. errors
         r = run([rkey_program, "hcasim0", "hcasim7"], env)
-        check(r.returncode == 0 and "remote access error" in r.stdout,
-              f"a WRITE with a wrong R_Key: {r.stdout.strip() or r.stderr.strip()}")
+        check(r.returncode == 0 and "status remote access error state 6" in r.stdout,
+              "a WRITE with a wrong R_Key: IBV_WC_REM_ACCESS_ERR, the QP in Error")
+        check(r.returncode == 0 and "INIT: EINVAL" in r.stdout and "4 taken, the fifth ENOMEM" in r.stdout,
+              "ibv_post_send's errors: EINVAL before RTR, ENOMEM past max_send_wr with bad_wr at it")
+        if r.returncode != 0:
+            print(r.stdout, r.stderr)
         global PORT
         PORT += 1
         passive = subprocess.Popen(["ibv_rc_pingpong", "-d", "hcasim7", "-n", "100000000", "-p", str(PORT)],

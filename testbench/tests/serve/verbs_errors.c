@@ -1,13 +1,19 @@
-/* A verbs program with a wrong R_Key, for verbs_apps_test.py: opens two
- * devices (argv[1], argv[2]), connects an RC QP on each to the other, and
- * RDMA WRITEs to the second's buffer with its R_Key changed. The IBA says
- * the responder NAKs it (remote access error, IBA 9.7.5.2.4) and the
- * requester's QP goes to the Error state (IBA 10.8.3.3).
+/* A verbs program that gets errors, for verbs_apps_test.py: opens two
+ * devices (argv[1], argv[2]) and connects an RC QP on each to the other.
  *
- * Prints "status <ibv_wc_status_str> state <qp state>" and exits 0 when the
- * completion is IBV_WC_REM_ACCESS_ERR and the QP is in IBV_QPS_ERR, 1 when
- * not, 2 on a setup failure.
+ * 1. ibv_post_send's own errors, as libibverbs returns them: a post to a QP
+ *    in INIT is EINVAL; a post past max_send_wr (4 unsignaled WRITEs taken,
+ *    the fifth refused) is ENOMEM with bad_wr at the fifth. The provider
+ *    posts without waiting for the server when its mirror of the driver's
+ *    checks says the post is taken, so these show that mirror holds.
+ * 2. An RDMA WRITE to the second's buffer with its R_Key changed: the IBA
+ *    says the responder NAKs it (remote access error, IBA 9.7.5.2.4) and
+ *    the requester's QP goes to the Error state (IBA 10.8.3.3).
+ *
+ * Prints one line per check and exits 0 when all hold, 1 when one does not,
+ * 2 on a setup failure.
  */
+#include <errno.h>
 #include <infiniband/verbs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,12 +75,36 @@ static int connect_qp(struct side *s, const struct side *peer) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3) return fprintf(stderr, "usage: verbs_rkey_error DEVICE_A DEVICE_B\n"), 2;
+  if (argc != 3) return fprintf(stderr, "usage: verbs_errors DEVICE_A DEVICE_B\n"), 2;
   struct ibv_device **list = ibv_get_device_list(NULL);
   static struct side a, b;
   if (!list || open_side(list, argv[1], &a) || open_side(list, argv[2], &b) || connect_qp(&a, &b) ||
       connect_qp(&b, &a))
     return fprintf(stderr, "setup failed\n"), 2;
+  int failed = 0;
+  /* 1. post errors */
+  {
+    struct ibv_qp_init_attr init = {.send_cq = a.cq, .recv_cq = a.cq, .qp_type = IBV_QPT_RC,
+                                    .cap = {.max_send_wr = 4, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1}};
+    struct ibv_qp *idle = ibv_create_qp(a.pd, &init);
+    struct ibv_qp_attr ia = {.qp_state = IBV_QPS_INIT, .port_num = 1};
+    if (!idle || ibv_modify_qp(idle, &ia, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+      return fprintf(stderr, "setup failed\n"), 2;
+    struct ibv_sge g = {.addr = (uintptr_t)b.buf, .length = 8, .lkey = b.mr->lkey};
+    struct ibv_send_wr w = {.wr_id = 1, .sg_list = &g, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE}, *bad = NULL;
+    w.wr.rdma.remote_addr = (uintptr_t)a.buf;
+    w.wr.rdma.rkey = a.mr->rkey;
+    int r = ibv_post_send(idle, &w, &bad);
+    printf("post to a QP in INIT: %s\n", r == EINVAL ? "EINVAL" : "not EINVAL");
+    failed |= r != EINVAL;
+    int taken = 0;
+    for (int i = 0; i < 4; ++i) taken += ibv_post_send(b.qp, &w, &bad) == 0; /* unsignaled */
+    bad = NULL;
+    r = ibv_post_send(b.qp, &w, &bad);
+    printf("posts to a 4-deep send queue: %d taken, the fifth %s\n", taken, r == ENOMEM && bad == &w ? "ENOMEM" : "not ENOMEM");
+    failed |= taken != 4 || r != ENOMEM || bad != &w;
+  }
+  /* 2. a wrong R_Key */
   struct ibv_sge sge = {.addr = (uintptr_t)a.buf, .length = 64, .lkey = a.mr->lkey};
   struct ibv_send_wr wr = {.wr_id = 7, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
                            .send_flags = IBV_SEND_SIGNALED}, *bad;
@@ -89,7 +119,8 @@ int main(int argc, char **argv) {
   struct ibv_qp_attr attr;
   struct ibv_qp_init_attr init;
   if (ibv_query_qp(a.qp, &attr, IBV_QP_STATE, &init)) return fprintf(stderr, "query failed\n"), 2;
-  printf("status %s state %d wr_id %llu\n", ibv_wc_status_str(wc.status), (int)attr.qp_state,
+  printf("a wrong R_Key: status %s state %d wr_id %llu\n", ibv_wc_status_str(wc.status), (int)attr.qp_state,
          (unsigned long long)wc.wr_id);
-  return wc.status == IBV_WC_REM_ACCESS_ERR && attr.qp_state == IBV_QPS_ERR && wc.wr_id == 7 ? 0 : 1;
+  failed |= !(wc.status == IBV_WC_REM_ACCESS_ERR && attr.qp_state == IBV_QPS_ERR && wc.wr_id == 7);
+  return failed ? 1 : 0;
 }
