@@ -52,7 +52,7 @@ SCENARIO = {
     "link": {"speed": "FDR", "width": "4x", "propagation": "2m"},
     "management": {"mode": "in_band", "sm": "hca0.p1"},
     "run": {"seed": 1},
-    "outputs": {"pcap": True},
+    "outputs": {"pcap": True, "sample_interval": "100us"},
 }
 
 
@@ -165,6 +165,8 @@ def main():
         check(r.returncode == 0 and len(listed) == 8, f"ibv_devices lists the 8 HCAs ({len(listed)})")
         check(all(int(listed.get(f"hcasim{i}", "0"), 16) == ports[f"hca{i}"][0] for i in range(8)),
               "their node GUIDs are the fabric's")
+        r = run(["ibv_devices"], dict(env, HCASIM_DEVICE="hca5"))
+        check(re.findall(r"hcasim\d+", r.stdout) == ["hcasim5"], "HCASIM_DEVICE=hca5 shows that device only")
         for i in (0, 7):
             r = run(["ibv_devinfo", "-v", "-d", f"hcasim{i}"], env)
             lid = re.search(r"port_lid:\s+(\d+)", r.stdout)
@@ -260,6 +262,9 @@ def main():
     sends = subprocess.run(["tshark", "-r", pcap, "-Y", "infiniband.bth.opcode == 4 || infiniband.bth.opcode == 100",
                             "-T", "fields", "-e", "infiniband.bth.opcode"], capture_output=True, text=True).stdout.split()
     check(len(sends) >= 2 * 3 * 200, f"the pcap holds the pingpongs' SEND packets ({len(sends)})")
+    with open(os.path.join(server.out, "timeseries.csv")) as f:
+        rows = sum(1 for line in f if ",hca7.p1," in line and ",bytes_sent," in line)
+    check(rows > 0, f"the time series samples the ports as in any run ({rows} rows of hca7.p1's bytes_sent)")
 
     # 3b. the bandwidth tests' figures in simulated time against workload.perftest's on the same
     # fabric, sizes, iterations and depths (perftest's defaults: tx_depth 128, cq_moderation 100).
