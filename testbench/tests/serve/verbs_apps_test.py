@@ -24,6 +24,8 @@ unmodified binaries through libhcasim-rdmav34.so, as a user would:
      libibverbs without the private ABI IBVERBS_PRIVATE_34 gets one line.
   6. Determinism: two servers, each running the same pingpong pair, report
      the same simulated-time figures.
+  7. Bad input: --verbs without management in band, with --udp, or a grace
+     of 0 is refused in one line, exit 2.
 
 Every process the test starts is ended by its PID.
 
@@ -150,8 +152,20 @@ def main():
         return 77
 
     work = tempfile.mkdtemp(prefix="hcasim-verbs-")
+    # Bad input: one line naming what is wrong, exit 2.
+    preconfigured = os.path.join(work, "preconfigured.json")
+    with open(preconfigured, "w") as f:
+        json.dump(dict(SCENARIO, management={"mode": "preconfigured"}), f)
+    for args, says in ((["--verbs"], "management.mode"), (["--verbs", "--udp", "4000"], "--udp"),
+                       (["--verbs", "--grace", "0"], "--grace")):
+        scenario = preconfigured if says == "management.mode" else os.path.join(source, "configs",
+                                                                                 "inband_fat_tree.json")
+        r = subprocess.run([hcasim, "serve", scenario] + args + ["--out", os.path.join(work, "refused")],
+                           capture_output=True, text=True)
+        check(r.returncode == 2 and len(r.stderr.splitlines()) == 1 and says in r.stderr,
+              f"serve {' '.join(args)} refused in one line naming {says} (exit {r.returncode})")
     # ib_write_lat spins on memory between its verbs: each half round trip waits out the grace time.
-    server = Server(hcasim, work, "a", "verbs-test-a", grace=50)
+    server = Server(hcasim, work, "a", f"verbs-test-{os.getpid()}-a", grace=50)
     if not check(server.sysfs is not None, "hcasim serve --verbs says where programs find it"):
         print(server.stop()[1])
         return 1
@@ -288,7 +302,7 @@ def main():
     # 6. determinism: a fresh server each, the same pair
     figures = []
     for name in ("b", "c"):
-        s = Server(hcasim, work, name, "verbs-test-" + name)
+        s = Server(hcasim, work, name, f"verbs-test-{os.getpid()}-{name}")
         try:
             pair(s, ["ibv_rc_pingpong", "-d", "hcasim7", "-n", "100", "-c"],
                  ["ibv_rc_pingpong", "-d", "hcasim0", "-n", "100", "-c"])
