@@ -66,23 +66,18 @@ bool HostMemory::read_external(const External& e, uint64_t addr, uint8_t* out, u
   return true;
 }
 
-void HostMemory::flush_external(bool everything) {
+void HostMemory::flush_due() {
   const uint64_t now = link::now_ps();
-  // Written in order; a later write's visible time may be earlier (a shorter
-  // one), so every due write goes, and the order of the due ones is kept.
-  for (auto it = staged_.begin(); it != staged_.end();) {
-    if (!everything && it->visible_ps > now) {
-      ++it;
-      continue;
-    }
-    if (!it->memory->write(it->addr, it->bytes.data(), it->bytes.size())) ++external_errors_;
-    it = staged_.erase(it);
+  // A later write's visible time may be earlier (a shorter one): every due
+  // write goes, in the order written, and the rest wait for the earliest.
+  const auto due = [now](const StagedWrite& w) { return w.visible_ps <= now; };
+  uint64_t next = UINT64_MAX;
+  for (const StagedWrite& w : staged_) {
+    if (!due(w)) next = std::min(next, w.visible_ps);
+    else if (!w.memory->write(w.addr, w.bytes.data(), w.bytes.size())) ++external_errors_;
   }
-  if (!staged_.empty()) {
-    uint64_t next = UINT64_MAX;
-    for (const StagedWrite& w : staged_) next = std::min(next, w.visible_ps);
-    flush_alarm_.notify_at(next);
-  }
+  staged_.erase(std::remove_if(staged_.begin(), staged_.end(), due), staged_.end());
+  if (next != UINT64_MAX) flush_alarm_.notify_at(next);
 }
 
 bool HostMemory::peek(uint64_t addr, uint8_t* out, uint64_t length) const {
@@ -158,7 +153,7 @@ void HostMemory::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& 
   bytes_written_ += length;
   if (staged_.size() > staged) {  // an external write: out when visible
     staged_.back().visible_ps = done;
-    flush_external();
+    flush_due();
   }
   const uint64_t addr = trans.get_address();
   for (const Watch& w : watches_)

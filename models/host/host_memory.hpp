@@ -31,7 +31,7 @@
 //   page an external range touches. A device write there reaches the outside
 //   memory when it is visible (its returned delay), not before: the process
 //   outside sees the bytes no earlier in simulated time than the model says
-//   (flush_external, at that time or when asked, writes what is due); reads
+//   (an alarm at that time writes what is due, in the order written); reads
 //   in between see them.
 // - transport_dbg moves the bytes with no time and no watchers.
 // - DMI is granted page by page (4 KiB, read and write, the access latency
@@ -45,7 +45,6 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <vector>
 
@@ -101,9 +100,6 @@ class HostMemory : public sc_core::sc_module {
   // external ranges included, no time. False when an external read failed.
   bool peek(uint64_t addr, uint8_t* out, uint64_t length) const;
   uint64_t external_errors() const { return external_errors_; }
-  // Writes into external ranges whose visible time has come (all of them
-  // with everything = true): for a server about to let outside processes run.
-  void flush_external(bool everything = false);
 
   const HostMemoryConfig& config() const { return config_; }
   uint64_t reads() const { return reads_; }
@@ -135,8 +131,8 @@ class HostMemory : public sc_core::sc_module {
     std::vector<uint8_t> bytes;
     ExternalMemory* memory = nullptr;
   };
-  std::deque<StagedWrite> staged_;  // in the order written; flushed in that order
-  void flush_due() { flush_external(false); }
+  std::vector<StagedWrite> staged_;  // in the order written; flushed in that order (none outside serve --verbs)
+  void flush_due();  // writes the staged writes whose visible time has come
   link::Alarm flush_alarm_ = link::Alarm::method<&HostMemory::flush_due>(this);
 
   struct Watch {

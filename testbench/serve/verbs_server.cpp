@@ -732,8 +732,7 @@ bool VerbsServer::may_run(bool far) const {
     if (!held && !idle) return false;  // a process is running: time waits for it
     any_held |= held;
     all_held &= held;
-    if (!held && !idle) quiet = false;
-    if (now - c->last_ms < options_.grace_ms) quiet = false;
+    quiet &= now - c->last_ms >= options_.grace_ms;  // no verb from it for the grace time
   }
   if (!far) return true;
   return any_held && (all_held || quiet);
