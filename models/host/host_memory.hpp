@@ -131,9 +131,7 @@ class HostMemory : public sc_core::sc_module {
     std::vector<uint8_t> bytes;
     ExternalMemory* memory = nullptr;
   };
-  std::vector<StagedWrite> staged_;  // in the order written; flushed in that order (none outside serve --verbs)
   void flush_due();  // writes the staged writes whose visible time has come
-  link::Alarm flush_alarm_ = link::Alarm::method<&HostMemory::flush_due>(this);
 
   struct Watch {
     uint64_t begin = 0, end = 0;
@@ -143,11 +141,14 @@ class HostMemory : public sc_core::sc_module {
   HostMemoryConfig config_;
   SparseMemory memory_;
   std::vector<Watch> watches_;
-  std::vector<External> externals_;
-  unsigned externals_mapped_ = 0;
-  uint64_t external_errors_ = 0;
   link::Bookings busy_;
   uint64_t reads_ = 0, writes_ = 0, bytes_read_ = 0, bytes_written_ = 0, busy_ps_ = 0;
+  // External ranges (hcasim serve --verbs), after what every access uses.
+  unsigned externals_mapped_ = 0;
+  std::vector<External> externals_;
+  std::vector<StagedWrite> staged_;  // in the order written; flushed in that order
+  link::Alarm flush_alarm_ = link::Alarm::method<&HostMemory::flush_due>(this);
+  uint64_t external_errors_ = 0;
 };
 
 }  // namespace hcasim::host
