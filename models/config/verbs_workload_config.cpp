@@ -271,6 +271,23 @@ void resolve_perftest_tool_defaults(PerftestConfig& t) {
   if (t.inline_size == kToolInline) t.inline_size = perftest_inline_default(t.test, t.qp_type);
 }
 
+uint32_t perftest_send_cq_depth(const PerftestConfig& t) {
+  constexpr uint64_t kLatencyTxDepth = 1;  // DEF_TX_LAT
+  return static_cast<uint32_t>(std::min<uint64_t>(is_bandwidth(t.test) ? t.tx_depth : kLatencyTxDepth, t.iterations));
+}
+
+bool perftest_has_receive_cq(const PerftestConfig& t) {
+  return t.test == PerftestKind::SendBw || t.test == PerftestKind::SendLat;
+}
+
+uint32_t perftest_receives_ahead(const PerftestConfig& t) {
+  constexpr uint64_t kDefaultRxDepth = 512, kUcMaxRx = 16000;  // DEF_RX_SEND, UC_MAX_RX
+  uint64_t rx = std::min<uint64_t>(t.rx_depth, t.iterations);
+  if ((t.qp_type == transport::QpType::Ud || t.qp_type == transport::QpType::Uc) && rx == kDefaultRxDepth)
+    rx = std::min(t.iterations, kUcMaxRx);
+  return static_cast<uint32_t>(rx % 2 == 1 ? rx + 1 : rx);
+}
+
 uint32_t perftest_inline_default(PerftestKind test, transport::QpType type) {
   if (test == PerftestKind::WriteLat) return 220;
   if (test == PerftestKind::SendLat) return type == transport::QpType::Ud ? 188 : 236;

@@ -83,6 +83,8 @@ struct PerftestConfig {
                                        // check_verbs_workloads
   uint32_t post_list = 1;              // bandwidth tests: WRs per post, one doorbell each list (perftest -l)
   uint32_t threads = 1;                // bandwidth tests: posting threads per side, QP q on thread q mod threads
+  uint32_t cq_depth = 0;               // model only: entries of each CQ the test makes; 0 = perftest's
+                                       // (perftest_send_cq_depth, perftest_receives_ahead)
   uint32_t cq_moderation = 0;          // bandwidth tests: every this-many-th WR is signaled (perftest -Q); 0 = the
                                        // tool's: 100, at most tx_depth; latency tests 1 (check_verbs_workloads)
   uint64_t start_ps = kAfterPrevious;  // when the first size starts: after the test before it (the first: 0), or this time
@@ -185,6 +187,19 @@ uint32_t perftest_inline_default(PerftestKind test, transport::QpType type);
 // perftest's force_dependecies does; latency tests 1) and inline_size
 // kToolInline (perftest_inline_default). Call after mtu is known.
 void resolve_perftest_tool_defaults(PerftestConfig& t);
+// The completion queues perftest makes (perftest_resources.c create_cqs, with
+// the depths force_dependecies leaves), per QP: the send CQ holds tx_depth
+// (latency tests DEF_TX_LAT 1; at most the iterations); the tests with
+// receive completions (send_bw, send_lat) have a receive CQ of the receives
+// posted ahead, perftest_receives_ahead, and the others take receive
+// completions on the send CQ. Call after resolve_perftest_tool_defaults.
+uint32_t perftest_send_cq_depth(const PerftestConfig& t);
+bool perftest_has_receive_cq(const PerftestConfig& t);
+// The receives perftest posts ahead per QP (send tests): rx_depth, at most
+// the iterations; on UD and UC a default rx_depth (DEF_RX_SEND 512) becomes the
+// iterations up to UC_MAX_RX 16000; then one more when odd (perftest's
+// workaround for an odd rx_depth with SEND).
+uint32_t perftest_receives_ahead(const PerftestConfig& t);
 const Names<transport::WcStatus>& wc_status_names();
 const Names<transport::QpType>& qp_type_names();
 const Names<VerbsOpKind>& verbs_op_names();
@@ -247,6 +262,11 @@ void describe(Io& io, PerftestConfig& c) {
   io.uint("threads", c.threads, 1, 1u << 10,
           "bandwidth tests: CPU threads posting and polling on each side, each with its own CQ and QPs "
           "(QP q on thread q mod threads), as several ib_write_bw processes");
+  io.uint("cq_depth", c.cq_depth, 0, 1u << 22,
+          "model only: entries of each completion queue the test makes; 0 = perftest's (a send CQ of tx_depth per "
+          "QP, latency tests 1; send tests a receive CQ of the receives posted ahead). The HCA reads a CQ's "
+          "consumer counter each time the CQ may be full as far as it knows: a CQ with room for all of a test's "
+          "completions never does, to study a mechanism without that read");
   io.uint("cq_moderation", c.cq_moderation, 0, 1u << 16,
           "bandwidth tests: every this-many-th WR is signaled, and the last (perftest -Q); 0 = the tool's: 100, "
           "at most tx_depth (latency tests: 1)");

@@ -100,6 +100,11 @@ class HostMemory : public sc_core::sc_module {
   // external ranges included, no time. False when an external read failed.
   bool peek(uint64_t addr, uint8_t* out, uint64_t length) const;
   uint64_t external_errors() const { return external_errors_; }
+  // Writes out the staged external writes whose visible time has come (the
+  // alarm does it at that time too; a watcher told of a write visible now
+  // calls this before the process outside may look, since the alarm may run
+  // after the watcher in the same instant).
+  void flush_due();
 
   const HostMemoryConfig& config() const { return config_; }
   uint64_t reads() const { return reads_; }
@@ -131,7 +136,6 @@ class HostMemory : public sc_core::sc_module {
     std::vector<uint8_t> bytes;
     ExternalMemory* memory = nullptr;
   };
-  void flush_due();  // writes the staged writes whose visible time has come
 
   struct Watch {
     uint64_t begin = 0, end = 0;

@@ -681,10 +681,16 @@ void VerbsServer::memory_landed(unsigned number) {
   const uint64_t now = wall_ms();
   if (now == c.looked_ms) return;
   c.looked_ms = now;
-  pollfd p{c.fd, POLLIN, 0};
-  const bool asked = ::poll(&p, 1, 0) > 0;  // a verb of its is waiting to be read
-  if (!asked && !on_cpu(c.pid)) return;
+  // On a CPU, or asleep with a verb of its waiting to be read: it may have
+  // seen these bytes already (they were out before this call) and posted.
+  // In that order: a process that sends a verb and then sleeps for its
+  // answer is seen in one state or the other, never in neither.
+  if (!on_cpu(c.pid)) {
+    pollfd p{c.fd, POLLIN, 0};
+    if (::poll(&p, 1, 0) <= 0) return;
+  }
   c.last_ms = wall_ms();  // it may be spinning on this memory: time waits for its answer
+  fabric_.driver(c.hca).host_memory().flush_due();  // the bytes are in the process before it runs
   trace(c, "woken", "by a device write into its memory");
   wake_ = true;
   if (in_model_) sc_core::sc_pause();

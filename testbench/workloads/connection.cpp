@@ -8,13 +8,18 @@
 namespace hcasim::workloads {
 
 QpEnd create_qp_on(host::Driver& h, unsigned port, uint32_t cq, const ConnectionParams& p) {
+  return create_qp_on(h, port, cq, cq, p);
+}
+
+QpEnd create_qp_on(host::Driver& h, unsigned port, uint32_t cq, uint32_t recv_cq, const ConnectionParams& p) {
   QpEnd e;
   e.driver = &h;
   e.port = port;
   e.cq = cq;
   transport::QpInit init;
   init.type = p.type;
-  init.send_cq = init.recv_cq = e.cq;
+  init.send_cq = e.cq;
+  init.recv_cq = recv_cq;
   init.max_send_wr = p.max_send_wr;
   init.max_recv_wr = p.max_recv_wr;
   init.weight = p.weight;

@@ -42,12 +42,14 @@ struct QpEnd {
   host::Driver* driver = nullptr;
   unsigned port = 0;                  // 0-based
   uint32_t qpn = 0;
-  uint32_t cq = 0;                    // send and receive completions
+  uint32_t cq = 0;                    // send completions (and receive ones, unless the QP has its own receive CQ)
 };
 
-// A QP of params.type on `port` whose send and receive completions go to CQ
-// `cq` (several QPs may share one CQ, as perftest's do); the QP stays in RESET.
+// A QP of params.type on `port` whose send completions go to CQ `cq` and its
+// receive completions to `recv_cq` (the same CQ when not given; several QPs
+// may share one CQ, as perftest's do); the QP stays in RESET.
 QpEnd create_qp_on(host::Driver& h, unsigned port, uint32_t cq, const ConnectionParams& params);
+QpEnd create_qp_on(host::Driver& h, unsigned port, uint32_t cq, uint32_t recv_cq, const ConnectionParams& params);
 
 // "QP 17 on hca0.p1 waits for ..." (transport/qp_wait.hpp) at the current
 // time, with what holds its port (link down, not Active, no credits on its

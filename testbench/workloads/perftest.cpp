@@ -43,8 +43,8 @@ Perftest::Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec
   params_.min_rnr_timer = static_cast<uint8_t>(cfg_.min_rnr_timer);
   params_.pkey_index = static_cast<uint16_t>(cfg_.pkey_index);
   params_.max_send_wr = bw ? cfg_.tx_depth : 4;
-  params_.max_recv_wr = cfg_.rx_depth;
-  const uint64_t cq_depth = uint64_t{cfg_.qps} * (cfg_.tx_depth + cfg_.rx_depth) + 16;
+  receives_ahead_ = config::perftest_receives_ahead(cfg_);
+  params_.max_recv_wr = std::max(cfg_.rx_depth, receives_ahead_);
   const uint32_t all = transport::kLocalWrite | transport::kRemoteWrite | transport::kRemoteRead |
                        transport::kRemoteAtomic;
   const uint64_t base = uint64_t{spec_.index + 1} << 40;  // each test its own addresses
@@ -52,9 +52,19 @@ Perftest::Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec
        {std::tuple{&client_, &client, spec_.client}, std::tuple{&server_, &server, spec_.server}}) {
     side->driver = driver;
     side->port = end.port;
+    // As perftest's CQs (config::perftest_send_cq_depth): per thread, sized for the QPs it polls
+    // (cq_depth, when set, instead).
     for (unsigned t = 0; t < cfg_.threads; ++t) {
-      side->cqs.push_back(driver->create_cq(static_cast<uint32_t>(std::min<uint64_t>(cq_depth, UINT32_MAX)), t));
-      driver->on_cq_event(side->cqs.back(), [this] { poll_.notify_now(); });
+      const uint64_t qps = (cfg_.qps - t + cfg_.threads - 1) / cfg_.threads;  // pairs q with q mod threads = t
+      auto make = [&](uint64_t per_qp) {
+        const uint64_t depth = cfg_.cq_depth != 0 ? cfg_.cq_depth : qps * per_qp;
+        side->cqs.push_back(driver->create_cq(static_cast<uint32_t>(std::min<uint64_t>(depth, UINT32_MAX)), t));
+        driver->on_cq_event(side->cqs.back(), [this] { poll_.notify_now(); });
+        return side->cqs.back();
+      };
+      const uint32_t send_cq = make(config::perftest_send_cq_depth(cfg_));
+      side->send_cqs.push_back(send_cq);
+      side->recv_cqs.push_back(config::perftest_has_receive_cq(cfg_) ? make(receives_ahead_) : send_cq);
     }
     side->mr = driver->reg_mr(base, 2 * kAreaBytes, all);
     side->src = base;
@@ -62,8 +72,9 @@ Perftest::Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec
   }
   qps_.resize(cfg_.qps);
   for (unsigned q = 0; q < cfg_.qps; ++q) {
-    const QpEnd a = create_qp_on(client, client_.port, client_.cqs[q % cfg_.threads], params_);
-    const QpEnd b = create_qp_on(server, server_.port, server_.cqs[q % cfg_.threads], params_);
+    const unsigned t = q % cfg_.threads;
+    const QpEnd a = create_qp_on(client, client_.port, client_.send_cqs[t], client_.recv_cqs[t], params_);
+    const QpEnd b = create_qp_on(server, server_.port, server_.send_cqs[t], server_.recv_cqs[t], params_);
     if (spec_.connect_at_begin) unconnected_.emplace_back(a, b);
     else connect(a, b);
     qps_[q].client_qpn = a.qpn;
@@ -242,9 +253,12 @@ void Perftest::begin_size() {
     return;
   }
   round_ = 0;
-  if (cfg_.test == PerftestKind::SendLat) {
-    post_recv(client_, qps_[0].client_qpn, client_.dst, 0);
-    post_recv(server_, qps_[0].server_qpn, server_.dst, 0);
+  if (cfg_.test == PerftestKind::SendLat) {  // as perftest: the receives posted ahead, into the one buffer
+    for (Side* s : {&client_, &server_}) {  // topped up: a receive the last size left is still posted
+      s->recv_posted = 0;
+      const uint32_t qpn = s == &client_ ? qps_[0].client_qpn : qps_[0].server_qpn;
+      while (s->recv_outstanding < receives_ahead_ && running_) repost_lat_recv(*s, qpn);
+    }
   }
   ping();
 }
@@ -306,6 +320,12 @@ void Perftest::post_recv(Side& s, uint32_t qpn, uint64_t addr, uint64_t id) {
   r.sg_list.push_back({addr, static_cast<uint32_t>(slot_bytes_), s.mr.lkey});
   const std::string why = s.driver->post_recv(qpn, r);
   if (!why.empty()) fail("post_recv on QP " + std::to_string(qpn) + ": " + why);
+}
+
+void Perftest::repost_lat_recv(Side& s, uint32_t qpn) {
+  post_recv(s, qpn, s.dst, s.recv_posted);
+  ++s.recv_posted;
+  ++s.recv_outstanding;
 }
 
 bool Perftest::signaled(uint64_t k) const {
@@ -527,7 +547,8 @@ void Perftest::on_client(const transport::WorkCompletion& wc) {
       if (!check("send " + std::to_string(round_) + " at the client", client_, client_.dst + off, server_, server_.src,
                  size_))
         return;
-      if (round_ + 1 < iterations_) post_recv(client_, qps_[0].client_qpn, client_.dst, round_ + 1);
+      --client_.recv_outstanding;
+      if (client_.recv_posted < iterations_) repost_lat_recv(client_, qps_[0].client_qpn);
       trip_seen(true, wc.times.cqe_ps, wc.times.at_responder_ps);
       break;
     case PerftestKind::WriteLat: return;  // the write is seen landing, not completing
@@ -570,7 +591,8 @@ void Perftest::on_server(const transport::WorkCompletion& wc) {
     if (!check("send " + std::to_string(round_) + " at the server", server_, server_.dst + off, client_, client_.src,
                size_))
       return;
-    if (round_ + 1 < iterations_) post_recv(server_, qps_[0].server_qpn, server_.dst, round_ + 1);
+    --server_.recv_outstanding;
+    if (server_.recv_posted < iterations_) repost_lat_recv(server_, qps_[0].server_qpn);
     trip_seen(false, wc.times.cqe_ps, wc.times.at_responder_ps);
     pong();
     return;

@@ -145,7 +145,12 @@ class Perftest : public sc_core::sc_module {
   struct Side {
     host::Driver* driver = nullptr;
     unsigned port = 0;
-    std::vector<uint32_t> cqs;    // one per thread: QP pair q's CQ is cqs[q mod threads]
+    std::vector<uint32_t> cqs;    // every CQ, polled in this order
+    // Per thread: QP pair q's send CQ is send_cqs[q mod threads], its receive
+    // CQ recv_cqs[q mod threads] (the send CQ in the tests without receive completions).
+    std::vector<uint32_t> send_cqs, recv_cqs;
+    uint64_t recv_posted = 0;       // send_lat: receives posted on this side's QP in this size
+    uint64_t recv_outstanding = 0;  // send_lat: receives posted and not completed
     hca::MemoryRegion mr;
     uint64_t src = 0, dst = 0;    // slot areas
     bool landed = false;          // write_lat: the last byte of dst slot 0 was written
@@ -168,6 +173,7 @@ class Perftest : public sc_core::sc_module {
   void on_server(const transport::WorkCompletion& wc);
   void post_bw(unsigned q);
   void post_recv(Side& s, uint32_t qpn, uint64_t addr, uint64_t id);
+  void repost_lat_recv(Side& s, uint32_t qpn);  // send_lat: the side's next receive
   void ping();                    // latency tests: the client's next operation
   void pong();                    // send_lat, write_lat: the server answers
   void post(Side& s, uint32_t qpn, transport::SendWr& w);
@@ -196,6 +202,7 @@ class Perftest : public sc_core::sc_module {
   std::size_t size_at_ = 0;
   uint64_t size_ = 0, slot_bytes_ = 0;
   uint32_t slots_ = 1, rx_slots_ = 1;
+  uint32_t receives_ahead_ = 0;   // send tests: receives posted ahead per QP (config::perftest_receives_ahead)
   uint64_t pending_ = 0;          // client completions still due in this size, all QPs
   uint64_t recv_pending_ = 0;     // send_bw: receives still due
   uint64_t round_ = 0;            // latency tests: the iteration

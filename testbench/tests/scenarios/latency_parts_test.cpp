@@ -144,6 +144,23 @@ TEST_CASE("read_lat's parts each equal the time their parameters give, at two se
   check_read_lat_parts(run_read_lat(dir, "other", s), expected_parts(other));
 }
 
+TEST_CASE("With perftest's send CQ of one entry, read_lat's completion waits for a read of the CQ's consumer counter") {
+  // configs/read_lat_parts.json sets cq_depth 1024, room for every completion of the test. perftest's own
+  // send CQ holds one completion (DEF_TX_LAT): before each CQE the HCA finds it full as far as
+  // it knows and reads the doorbell record, a PCIe round trip and a memory read, 2 L + M
+  // (docs/host-interface.md); the other parts stay as they are.
+  const ScratchDir dir("latency_parts_record");
+  const ReadLatSplit roomy = run_read_lat(dir, "roomy", parts_config());
+  nlohmann::json s = parts_config();
+  s["workload"]["perftest"][0].erase("cq_depth");
+  const ReadLatSplit tool = run_read_lat(dir, "tool", s);
+  for (const auto& [part, ns] : roomy.ns) {
+    INFO(part);
+    if (part == "completion") CHECK(tool.ns.at(part) - ns == Approx(2 * 250 + 80).epsilon(0.02));
+    else CHECK(tool.ns.at(part) == Approx(ns).margin(0.002));
+  }
+}
+
 TEST_CASE("Gen3 x8 against Gen4 x16 lengthens only the PCIe parts, by the TLP bytes on read_lat's path at the two rates") {
   const ScratchDir dir("latency_parts_gen");
   nlohmann::json s = parts_config();

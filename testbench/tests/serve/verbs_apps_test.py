@@ -12,9 +12,14 @@ unmodified binaries through libhcasim-rdmav34.so, as a user would:
      pcap holds their SEND packets (tshark) and the server's report counts
      every message.
   3. Debian's perftest binaries (ib_write_bw, ib_read_bw, ib_send_bw,
-     ib_write_lat, ib_send_lat, ib_read_lat) between two processes exit 0; the
-     bandwidth tests' figures in simulated time equal workload.perftest's for
-     the same sizes, iterations and depths within 2 %.
+     ib_write_lat, ib_send_lat, ib_read_lat) between two processes exit 0; each
+     one's figure in simulated time equals workload.perftest's for the same
+     sizes, iterations, depths and inline size within 2 %: bandwidth first post
+     to last completion against bw_Gbps, the typical post-to-post interval
+     (halved for write_lat and send_lat, as perftest halves) against t_typical.
+     perftest turns inline off for a device it does not know (it says
+     "Max inline data : 0[B]"), so workload.perftest's latency tests run with
+     inline_size 0.
   4. Event mode: ibv_rc_pingpong -e and ib_send_bw -e (the provider preloaded;
      perftest 4.5 itself refuses -e for WRITE).
   5. Errors (verbs_errors): a post to a QP in INIT is EINVAL, one past
@@ -209,6 +214,9 @@ def main():
             check(a == 0 and b == 0, f"{tool} exits 0 ({a}, {b})")
             if a != 0 or b != 0:
                 print(out_a, out_b)
+            if tool in ("ib_write_lat", "ib_send_lat"):  # READs carry no inline data
+                check(re.search(r"Max inline data\s*:\s*0\[B\]", out_b) is not None,
+                      f"{tool} runs without inline data on a device it does not know")
 
         # 4. event mode
         a, b, out_a, out_b = pair(server, ["ibv_rc_pingpong", "-e", "-d", "hcasim7", "-n", "100", "-c"],
@@ -280,24 +288,36 @@ def main():
         rows = sum(1 for line in f if ",hca7.p1," in line and ",bytes_sent," in line)
     check(rows > 0, f"the time series samples the ports as in any run ({rows} rows of hca7.p1's bytes_sent)")
 
-    # 3b. the bandwidth tests' figures in simulated time against workload.perftest's on the same
-    # fabric, sizes, iterations and depths (perftest's defaults: tx_depth 128, cq_moderation 100).
+    # 3b. each perftest binary's figure in simulated time against workload.perftest's on the same
+    # fabric, sizes, iterations and depths (perftest's defaults: bandwidth tx_depth 128 and
+    # cq_moderation 100; latency one WR at a time, rx_depth 512 cut to the iterations) and inline
+    # size (none: perftest's choice for a device it does not know).
     builtin = dict(SCENARIO, name="verbs_apps_builtin", outputs={})
-    builtin["workload"] = {"perftest": [{"test": t, "client": "hca0.p1", "server": "hca7.p1", "sizes": ["64B"],
-                                         "iterations": 1000} for t in ("write_bw", "read_bw", "send_bw")]}
+    builtin["workload"] = {"perftest": [
+        {"test": t, "client": "hca0.p1", "server": "hca7.p1", "sizes": ["64B"],
+         "iterations": 1000 if t.endswith("bw") else 50, "inline_size": "0B"}
+        for t in ("write_bw", "read_bw", "send_bw", "write_lat", "send_lat", "read_lat")]}
     path = os.path.join(work, "builtin.json")
     with open(path, "w") as f:
         json.dump(builtin, f)
     subprocess.run([hcasim, "run", path, "--out", os.path.join(work, "builtin"), "--quiet"], check=True,
                    capture_output=True)
     with open(os.path.join(work, "builtin", "stats.json")) as f:
-        reference = {t["test"]: t["sizes"][0]["bw_Gbps"] for t in json.load(f)["perftest"]}
-    for test, gbps in reference.items():
-        mine = [q["bandwidth_gbps"] for c in clients if c["program"] == "ib_" + test and c["device"] == "hcasim0"
-                for q in c["qps"] if q["sends_posted"] == 1000]
-        check(len(mine) == 1 and abs(mine[0] - gbps) <= 0.02 * gbps,
-              f"ib_{test} through the provider: {mine[0] if mine else None} Gb/s against workload.perftest's "
-              f"{gbps:.4f} (2 %)")
+        tests = json.load(f)["perftest"]
+    for t in tests:
+        test, size = t["test"], t["sizes"][0]
+        qps = [q for c in clients if c["program"] == "ib_" + test and c["device"] == "hcasim0" for q in c["qps"]
+               if q["sends_posted"] == (1000 if test.endswith("bw") else 50)]
+        if test.endswith("bw"):
+            want, unit = size["bw_Gbps"], "Gb/s"
+            mine = [q["bandwidth_gbps"] for q in qps]
+        else:
+            want, unit = size["latency"]["t_typical_ns"] / 1000, "us"
+            halved = size["latency"]["reported"] == "half_round_trip"
+            mine = [q["post_interval_us"]["p50"] / (2 if halved else 1) for q in qps]
+        check(len(mine) == 1 and abs(mine[0] - want) <= 0.02 * want,
+              f"ib_{test} through the provider: {mine[0] if mine else None} {unit} against workload.perftest's "
+              f"{want:.4f} (2 %)")
 
     # 6. determinism: a fresh server each, the same pair
     figures = []
