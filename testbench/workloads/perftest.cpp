@@ -56,15 +56,10 @@ Perftest::Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec
     // (cq_depth, when set, instead).
     for (unsigned t = 0; t < cfg_.threads; ++t) {
       const uint64_t qps = (cfg_.qps - t + cfg_.threads - 1) / cfg_.threads;  // pairs q with q mod threads = t
-      auto make = [&](uint64_t per_qp) {
-        const uint64_t depth = cfg_.cq_depth != 0 ? cfg_.cq_depth : qps * per_qp;
-        side->cqs.push_back(driver->create_cq(static_cast<uint32_t>(std::min<uint64_t>(depth, UINT32_MAX)), t));
-        driver->on_cq_event(side->cqs.back(), [this] { poll_.notify_now(); });
-        return side->cqs.back();
-      };
-      const uint32_t send_cq = make(config::perftest_send_cq_depth(cfg_));
+      const uint32_t send_cq = make_cq(*side, t, qps * config::perftest_send_cq_depth(cfg_));
       side->send_cqs.push_back(send_cq);
-      side->recv_cqs.push_back(config::perftest_has_receive_cq(cfg_) ? make(receives_ahead_) : send_cq);
+      side->recv_cqs.push_back(config::perftest_has_receive_cq(cfg_) ? make_cq(*side, t, qps * receives_ahead_)
+                                                                     : send_cq);
     }
     side->mr = driver->reg_mr(base, 2 * kAreaBytes, all);
     side->src = base;
@@ -94,6 +89,14 @@ Perftest::Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec
         }
       });
   }
+}
+
+uint32_t Perftest::make_cq(Side& side, unsigned thread, uint64_t depth) {
+  if (cfg_.cq_depth != 0) depth = cfg_.cq_depth;
+  const uint32_t cq = side.driver->create_cq(static_cast<uint32_t>(std::min<uint64_t>(depth, UINT32_MAX)), thread);
+  side.driver->on_cq_event(cq, [this] { poll_.notify_now(); });
+  side.cqs.push_back(cq);
+  return cq;
 }
 
 void Perftest::watch_uc_writes() {

@@ -166,6 +166,8 @@ class Perftest : public sc_core::sc_module {
   std::vector<std::pair<QpEnd, QpEnd>> unconnected_;  // connect_at_begin: (client, server) QPs in RESET
   void connect(const QpEnd& a, const QpEnd& b);
   void watch_uc_writes();
+  // A CQ of `depth` entries (cq_depth instead, when set) on the side's thread, polled by poll().
+  uint32_t make_cq(Side& side, unsigned thread, uint64_t depth);
   void begin_size();
   void end_size();
   void poll();
