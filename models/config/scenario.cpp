@@ -268,10 +268,12 @@ void describe(Io& io, RoutingSettings& c) {
   io.choice("algorithm", c.algorithm,
             Names<RoutingAlgorithm>{{"minhop", RoutingAlgorithm::MinHop},
                                    {"updn", RoutingAlgorithm::Updn},
+                                   {"dor", RoutingAlgorithm::Dor},
                                    {"updown", RoutingAlgorithm::UpDown}},
             "minhop (OpenSM's minhop engine, entry for entry), updn (OpenSM's updn engine: up/down, entry for "
-            "entry; falls back to minhop, as OpenSM does, when no root is found) or updown (hcasim's own "
-            "loop-free up*/down*, not an OpenSM engine)");
+            "entry; falls back to minhop, as OpenSM does, when no root is found), dor (OpenSM's dimension-order "
+            "engine, entry for entry: min-hop, each switch sending a LID out of the lowest dimension that "
+            "shortens its path) or updown (hcasim's own loop-free up*/down*, not an OpenSM engine)");
   io.custom("roots", c.roots, parse_string_list, format_string_list, {"a list of switch names", string_list_schema},
             "updn, updown: root switches; [] = chosen automatically");
   io.choice("tie_break", c.tie_break,

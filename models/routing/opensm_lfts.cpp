@@ -62,8 +62,9 @@ struct Run {
 
 class LftBuilder {
  public:
-  LftBuilder(const Topology& t, const TopologyIndex& index, const SwitchGraph& g, const Lids& lids, bool shifted)
-      : t_(t), index_(index), g_(g), lids_(lids), n_(g.size()) {
+  LftBuilder(const Topology& t, const TopologyIndex& index, const SwitchGraph& g, const Lids& lids, bool shifted,
+             bool dor)
+      : t_(t), index_(index), g_(g), lids_(lids), n_(g.size()), dor_(dor) {
     const std::vector<LinkEnd> order = destination_order(t, index, lid_holders(lids));
     for (const LinkEnd& e : order) {
       Destination d;
@@ -88,6 +89,7 @@ class LftBuilder {
     load_.assign(first_port_.back(), 0);
     by_lid_.assign((std::size_t{lids.top} + 1) * n_, kNoPath);
     ring_.resize(topology::kMaxPorts + 1);
+    dimension_.resize(topology::kMaxPorts + 1);
   }
 
   void route(TargetCandidates& candidates) {
@@ -183,6 +185,7 @@ class LftBuilder {
   // The run's LIDs at switch s, from its `count` candidates `ports`. Routes to
   // switches are not counted (port_profile_switch_nodes FALSE).
   void route_run(const Run& r, unsigned offset, unsigned s, const uint8_t* ports, unsigned count) {
+    if (dor_) ports = first_dimension(s, ports, &count);
     if (count == 1) {  // one way: the choice is made, the load follows
       for (uint16_t lid : r.lids) entry(lid, s) = ports[0];
       if (!r.to_switch) load(s)[ports[0]] += static_cast<uint32_t>(r.lids.size());
@@ -198,12 +201,27 @@ class LftBuilder {
     }
     for (std::size_t i = 0; i < r.lids.size(); ++i) {
       const unsigned lid = r.lids[i];
-      const unsigned start_from = offset > 0 ? entry(lid - 1, s) + 1u : start_[s];
+      const unsigned start_from = offset > 0 && !dor_ ? entry(lid - 1, s) + 1u : start_[s];
       const uint8_t* ring = ring_order(ports, count, start_from % num_ports(s));
-      const uint8_t port = choose(s, ring, count, r.to_switch ? std::vector<Used>{} : used(s, lid - offset, offset));
+      const std::vector<Used> earlier = r.to_switch ? std::vector<Used>{} : used(s, lid - offset, offset);
+      const uint8_t port = dor_ ? choose_dor(s, ring, count, earlier) : choose(s, ring, count, earlier);
       entry(lid, s) = port;
       if (!r.to_switch) ++load(s)[port];
     }
+  }
+
+  // dor: of the candidates (in port order), those to the neighbour the first
+  // of them in the ring search from start_[s] leads to, in port order (in
+  // dimension_ when that drops some).
+  const uint8_t* first_dimension(unsigned s, const uint8_t* ports, unsigned* count) {
+    const unsigned node = g_.node[s];
+    const unsigned first = index_.peer(node, ring_order(ports, *count, start_[s])[0])->node;
+    unsigned kept = 0;
+    for (unsigned i = 0; i < *count; ++i)
+      if (index_.peer(node, ports[i])->node == first) dimension_[kept++] = ports[i];
+    if (kept == *count) return ports;
+    *count = kept;
+    return dimension_.data();
   }
 
   // LMC 0, a switch LID: the first least loaded candidate in ring order.
@@ -234,8 +252,10 @@ class LftBuilder {
 
   // Remote systems used by a port's earlier LIDs on switch s (OpenSM's
   // port->priv, osm_remote_guids_count): every LID counted went to a port.
+  // dor tells them apart by the neighbour's port too (find_and_add_remote_sys).
   struct Used {
     unsigned node;
+    unsigned port;  // dor: the neighbour's port; else 0
     uint32_t forwarded_to;
   };
   std::vector<Used> used(unsigned s, unsigned base, unsigned offset) {
@@ -243,9 +263,11 @@ class LftBuilder {
     for (unsigned o = 0; o < offset; ++o) {
       const uint8_t port = entry(base + o, s);
       if (port == kNoPath) continue;
-      const unsigned remote = index_.peer(g_.node[s], port)->node;
-      auto it = std::find_if(out.begin(), out.end(), [&](const Used& u) { return u.node == remote; });
-      if (it == out.end()) it = out.insert(out.end(), Used{remote, 0});
+      const LinkEnd remote = *index_.peer(g_.node[s], port);
+      const unsigned remote_port = dor_ ? remote.port : 0;
+      auto it = std::find_if(out.begin(), out.end(),
+                             [&](const Used& u) { return u.node == remote.node && u.port == remote_port; });
+      if (it == out.end()) it = out.insert(out.end(), Used{remote.node, remote_port, 0});
       ++it->forwarded_to;
     }
     return out;
@@ -254,7 +276,7 @@ class LftBuilder {
   template <class Match>
   static const Used* find(const std::vector<Used>& used, Match match) {
     for (const Used& u : used)
-      if (match(u.node)) return &u;
+      if (match(u)) return &u;
     return nullptr;
   }
 
@@ -273,7 +295,7 @@ class LftBuilder {
       const uint32_t load = l[port];
       const unsigned remote = index_.peer(node, port)->node;
       const Used* same =
-          find(used, [&](unsigned n) { return topology::system_guid(t_, n) == topology::system_guid(t_, remote); });
+          find(used, [&](const Used& u) { return topology::system_guid(t_, u.node) == topology::system_guid(t_, remote); });
       if (!same) {
         if (load < least_other_sys) {
           least_other_sys = load;
@@ -281,7 +303,7 @@ class LftBuilder {
           least_forwarded = 0;
         }
       } else {
-        same = find(used, [&](unsigned n) { return topology::node_guid(t_, n) == topology::node_guid(t_, remote); });
+        same = find(used, [&](const Used& u) { return topology::node_guid(t_, u.node) == topology::node_guid(t_, remote); });
         if (!same && load < least_other_node) {
           least_other_node = load;
           best_other_node = port;
@@ -302,24 +324,50 @@ class LftBuilder {
     return best;
   }
 
+  // The same for dor (LMC > 0): the least loaded, on a tie the one whose
+  // neighbour port carries the fewest earlier LIDs of the port (none: 0).
+  uint8_t choose_dor(unsigned s, const uint8_t* ring, unsigned count, const std::vector<Used>& used) const {
+    const unsigned node = g_.node[s];
+    const uint32_t* l = &load_[first_port_[s]];
+    uint32_t least = UINT32_MAX, least_forwarded = UINT32_MAX;
+    uint8_t best = 0;
+    for (unsigned i = 0; i < count; ++i) {
+      const uint8_t port = ring[i];
+      const LinkEnd remote = *index_.peer(node, port);
+      const Used* same = find(used, [&](const Used& u) { return u.node == remote.node && u.port == remote.port; });
+      const uint32_t forwarded = same ? same->forwarded_to : 0;
+      if (l[port] < least) {
+        best = port;
+        least = l[port];
+        least_forwarded = std::min(least_forwarded, forwarded);
+      } else if (l[port] == least && forwarded < least_forwarded) {
+        least_forwarded = forwarded;
+        best = port;
+      }
+    }
+    return best;
+  }
+
   const Topology& t_;
   const TopologyIndex& index_;
   const SwitchGraph& g_;
   const Lids& lids_;
   unsigned n_;                               // switches
+  bool dor_;                                 // OpenSM's dor engine
   std::vector<Destination> destinations_;    // OpenSM's destination order
   std::vector<uint32_t> first_port_;         // switch -> its port 0 in load_
   std::vector<unsigned> start_;              // switch -> the port its ring search starts at (offset 0)
   std::vector<uint32_t> load_;               // HCA LIDs routed through each switch port so far
   std::vector<uint8_t> by_lid_;              // [lid * switches + switch]: the chosen port
   std::vector<uint8_t> ring_;                // scratch: one switch's candidates in ring order
+  std::vector<uint8_t> dimension_;           // scratch: dor's candidates of the first dimension
 };
 
 }  // namespace
 
 void opensm_lfts(const Topology& t, const TopologyIndex& index, const SwitchGraph& g, const Lids& lids,
-                 TargetCandidates& candidates, bool shifted, std::vector<std::vector<uint8_t>>& lft) {
-  LftBuilder builder(t, index, g, lids, shifted);
+                 TargetCandidates& candidates, bool shifted, bool dor, std::vector<std::vector<uint8_t>>& lft) {
+  LftBuilder builder(t, index, g, lids, shifted, dor);
   builder.route(candidates);
   builder.write(lft);
 }

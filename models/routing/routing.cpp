@@ -294,7 +294,7 @@ Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& 
     if (updn) {
       for (unsigned s : roots) routes.roots.push_back(g.node[s]);
       std::sort(routes.roots.begin(), routes.roots.end());
-    } else {
+    } else if (config.algorithm == RoutingAlgorithm::Updn) {
       routes.algorithm = RoutingAlgorithm::MinHop;  // OpenSM falls back to min-hop without roots
     }
     std::unique_ptr<detail::TargetCandidates> candidates;
@@ -302,7 +302,8 @@ Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& 
       candidates = std::make_unique<detail::UpdnCandidates>(t, index, g, roots);
     else
       candidates = std::make_unique<detail::MinHopCandidates>(g);
-    detail::opensm_lfts(t, index, g, lids, *candidates, config.tie_break == TieBreak::Shifted, routes.lft);
+    detail::opensm_lfts(t, index, g, lids, *candidates, config.tie_break == TieBreak::Shifted,
+                        config.algorithm == RoutingAlgorithm::Dor, routes.lft);
     return routes;
   }
   const detail::Candidates candidates = detail::updown_candidates(t, index, g, roots);

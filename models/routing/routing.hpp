@@ -25,6 +25,14 @@
 //     uses comes first, then one to such a node. Routes to switches are not
 //     counted (port_profile_switch_nodes FALSE).
 //   - minhop's hop counts: shortest paths between switches.
+//   - dor is minhop with OpenSM's dimension-order choice (osm_ucast_mgr.c
+//     is_dor, osm_switch_recommend_path's dor): of the min-hop ports, only
+//     those to the neighbour that the first of them in the ring search leads
+//     to (ports are cabled by dimension, so the lowest port is the first
+//     dimension), the least loaded of them as above. With LMC > 0 every LID
+//     offset starts the search where offset 0 does, the ports' earlier LIDs
+//     are told apart by neighbour and its port, and no port is preferred for
+//     leading to another system or node.
 //   - updn's hop counts: per destination switch, OpenSM's breadth-first
 //     search (updn_bfs_by_node) over moves that never go down then up; ranks
 //     are BFS distances from the roots; the move u -> v is up when both are
@@ -99,8 +107,8 @@ Lids assign_lids(const topology::Topology& t, unsigned lmc);
 // in node and port order; else the first HCA port; else the first switch.
 topology::LinkEnd default_sm_port(const topology::Topology& t);
 
-// minhop: OpenSM's minhop; updn: OpenSM's updn; updown: hcasim's up*/down*.
-enum class RoutingAlgorithm { MinHop, UpDown, Updn };
+// minhop: OpenSM's minhop; updn: OpenSM's updn; dor: OpenSM's dor; updown: hcasim's up*/down*.
+enum class RoutingAlgorithm { MinHop, UpDown, Updn, Dor };
 
 // How a switch breaks ties among equally loaded minimum-hop ports.
 // LowestPort is OpenSM's rule (the search starts at port 1). Shifted starts it

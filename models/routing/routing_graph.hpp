@@ -172,9 +172,9 @@ class UpdnCandidates : public TargetCandidates {
 
 // OpenSM's LFTs of every switch (opensm_lfts.cpp), routing destination switch
 // by destination switch with the candidates of `candidates`, a block of
-// destination switches at a time.
+// destination switches at a time; dor: OpenSM's dor choice among them.
 void opensm_lfts(const topology::Topology& t, const topology::TopologyIndex& index, const SwitchGraph& g,
-                 const Lids& lids, TargetCandidates& candidates, bool shifted,
+                 const Lids& lids, TargetCandidates& candidates, bool shifted, bool dor,
                  std::vector<std::vector<uint8_t>>& lft);
 
 }  // namespace hcasim::routing::detail

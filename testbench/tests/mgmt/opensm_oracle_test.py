@@ -5,7 +5,8 @@ Runs Debian's OpenSM once per case against ibsim (libumad2sim.so preloaded,
 local sockets only) on ibnetdiscover fabrics, and compares its dumps with the
 ones `hcasim validate --dump` writes for the same fabric, SM port, engine and
 LMC: opensm-lfts.dump byte for byte, and every port's LID from
-opensm-subnet.lst. Every process the test starts is ended by its PID.
+opensm-subnet.lst; and that dor's tables are not minhop's. Every process the
+test starts is ended by its PID.
 
 usage: opensm_oracle_test.py HCASIM SOURCE_DIR
 exit 0 all equal, 1 a difference, 77 OpenSM or ibsim missing (skipped).
@@ -27,8 +28,10 @@ FABRICS = [
     ("small_cluster.ibnd", "H-e41d2d0300a1c000"),
     ("torus3x3_irregular.ibnd", None),
     ("fat_tree_k4_shuffled.ibnd", None),
+    ("mesh4x4.ibnd", None),   # dimension-ordered cabling: ports 1/2 x, 3/4 y (for dor)
+    ("torus4x4.ibnd", None),
 ]
-CASES = [(engine, lmc) for engine in ("minhop", "updn") for lmc in (0, 1)]
+CASES = [(engine, lmc) for engine in ("minhop", "updn", "dor") for lmc in (0, 1)]
 
 
 def first_ca(fabric_path):
@@ -130,6 +133,13 @@ def main():
                 if theirs == ours and their_lids == our_lids:
                     print("ok %s: %d LFT lines and %d port LIDs equal OpenSM's" % (case, lines, len(their_lids)))
                 compared += 1
+            # dor must not be min-hop under another name: its tables differ wherever a LID has
+            # more than one dimension to go (every fabric here but small_cluster).
+            ours = {e: open(os.path.join(tmp, "%s-%s-0" % (fabric, e), "hcasim", "dump", "opensm-lfts.dump")).read()
+                    for e in ("minhop", "dor")}
+            if (ours["minhop"] != ours["dor"]) != (fabric != "small_cluster.ibnd"):
+                failures += 1
+                print("FAIL %s: dor's tables %s minhop's" % (fabric, "equal" if ours["minhop"] == ours["dor"] else "differ from"))
     print("%d of %d cases equal OpenSM's" % (compared - failures, compared))
     return 1 if failures else 0
 

@@ -189,6 +189,26 @@ TEST_CASE("up/down is free of credit loops on a torus, a mesh, a dragonfly and f
   }
 }
 
+TEST_CASE("dor on a 4x4 mesh is free of credit loops where min-hop has one, and on a 4x4 torus both have one") {
+  // Dimension order (X before Y) cannot close a cycle of channel dependencies on a mesh; the
+  // wrap-around links of a torus close one in each ring (Dally and Seitz, 1987).
+  for (unsigned lmc : {0u, 1u}) {
+    INFO("LMC " << lmc);
+    const topology::Topology mesh = topology::mesh_topology(4, 4, 1, false);
+    const routing::Lids mesh_lids = routing::assign_lids(mesh, lmc);
+    const routing::Routes dor = route(mesh, mesh_lids, RoutingAlgorithm::Dor);
+    const routing::CreditLoopReport clean = routing::find_credit_loop(mesh, mesh_lids, dor, kAllVl0);
+    CHECK_FALSE(clean.loop);
+    CHECK(clean.dependencies == traced_dependencies(mesh, mesh_lids, dor, kAllVl0).size());
+    CHECK(routing::find_credit_loop(mesh, mesh_lids, route(mesh, mesh_lids, RoutingAlgorithm::MinHop), kAllVl0).loop);
+    const topology::Topology torus = topology::mesh_topology(4, 4, 1, true);
+    const routing::Lids torus_lids = routing::assign_lids(torus, lmc);
+    const routing::Routes torus_dor = route(torus, torus_lids, RoutingAlgorithm::Dor);
+    const routing::CreditLoopReport r = routing::find_credit_loop(torus, torus_lids, torus_dor, kAllVl0);
+    check_cycle(torus, r, traced_dependencies(torus, torus_lids, torus_dor, kAllVl0));
+  }
+}
+
 TEST_CASE("min-hop on fat trees is free of credit loops") {
   for (auto [k, n] : {std::pair{4u, 2u}, std::pair{3u, 3u}, std::pair{4u, 3u}}) {
     const topology::Topology t = topology::fat_tree_topology(k, n);

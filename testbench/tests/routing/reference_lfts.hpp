@@ -39,8 +39,10 @@ class ReferenceLfts {
 
   // shifted: the ring search starts at port 1 + the switch's index (TieBreak::Shifted).
   // minhop: every port to a neighbour one hop closer (BFS from each target).
-  std::vector<std::vector<uint8_t>> minhop(bool shifted = false) {
+  // dor: OpenSM's dor engine, minhop with osm_switch_recommend_path's dor branch.
+  std::vector<std::vector<uint8_t>> minhop(bool shifted = false, bool dor = false) {
     shifted_ = shifted;
+    dor_ = dor;
     const unsigned n = size();
     candidates_.assign(std::size_t{n} * n, {});
     for (unsigned target = 0; target < n; ++target) {
@@ -57,6 +59,7 @@ class ReferenceLfts {
   // updn from `roots` (node indices): OpenSM's updn_bfs_by_node from each target.
   std::vector<std::vector<uint8_t>> updn(const std::vector<unsigned>& root_nodes, bool shifted = false) {
     shifted_ = shifted;
+    dor_ = false;
     const unsigned n = size();
     std::vector<unsigned> roots;
     for (unsigned r : root_nodes) roots.push_back(static_cast<unsigned>(index_of_[r]));
@@ -157,6 +160,7 @@ class ReferenceLfts {
   // osm_switch_recommend_path for one LID of one switch.
   struct Used {
     unsigned node;
+    unsigned port;  // dor: the neighbour's port (find_and_add_remote_sys with dor); else 0
     uint32_t forwarded_to;
   };
   uint8_t choose(unsigned node, const std::vector<uint8_t>& candidates, unsigned start_from,
@@ -168,17 +172,27 @@ class ReferenceLfts {
     bool found = false;
     const auto find = [&](auto match) -> const Used* {
       for (const Used& u : used)
-        if (match(u.node)) return &u;
+        if (match(u)) return &u;
       return nullptr;
     };
+    const Used none{0, 0, 0};
+    int first_node = -1;
     for (unsigned i = start_from; i < start_from + num_ports; ++i) {
       const uint8_t port = static_cast<uint8_t>(i % num_ports);
       if (port == 0 || std::find(candidates.begin(), candidates.end(), port) == candidates.end()) continue;
       const uint32_t count = load[port];
       const Used* same = nullptr;
-      if (lids_.lmc > 0) {
+      if (dor_) {  // the first dimension only; earlier LIDs told apart by neighbour port
+        const topology::LinkEnd remote = *index_.peer(node, port);
+        if (first_node < 0) first_node = static_cast<int>(remote.node);
+        else if (remote.node != static_cast<unsigned>(first_node)) continue;
+        if (lids_.lmc > 0) {
+          same = find([&](const Used& u) { return u.node == remote.node && u.port == remote.port; });
+          if (!same) same = &none;
+        }
+      } else if (lids_.lmc > 0) {
         const unsigned remote = index_.peer(node, port)->node;
-        same = find([&](unsigned x) { return topology::system_guid(t_, x) == topology::system_guid(t_, remote); });
+        same = find([&](const Used& u) { return topology::system_guid(t_, u.node) == topology::system_guid(t_, remote); });
         if (!same) {
           if (count < least_other_sys) {
             least_other_sys = count;
@@ -186,7 +200,7 @@ class ReferenceLfts {
             least_forwarded = 0;
           }
         } else {
-          same = find([&](unsigned x) { return topology::node_guid(t_, x) == topology::node_guid(t_, remote); });
+          same = find([&](const Used& u) { return topology::node_guid(t_, u.node) == topology::node_guid(t_, remote); });
           if (!same && count < least_other_node) {
             least_other_node = count;
             best_other_node = port;
@@ -228,9 +242,10 @@ class ReferenceLfts {
       std::vector<std::vector<Used>> used(order.size());
       const auto count = [&](uint8_t port, std::vector<Used>& u) {
         ++load[port];
-        const unsigned remote = index_.peer(node, port)->node;
-        auto it = std::find_if(u.begin(), u.end(), [&](const Used& x) { return x.node == remote; });
-        if (it == u.end()) it = u.insert(u.end(), Used{remote, 0});
+        const topology::LinkEnd remote = *index_.peer(node, port);
+        const unsigned remote_port = dor_ ? remote.port : 0;
+        auto it = std::find_if(u.begin(), u.end(), [&](const Used& x) { return x.node == remote.node && x.port == remote_port; });
+        if (it == u.end()) it = u.insert(u.end(), Used{remote.node, remote_port, 0});
         ++it->forwarded_to;
       };
       for (unsigned offset = 0; offset < (1u << lids_.lmc); ++offset) {
@@ -256,7 +271,7 @@ class ReferenceLfts {
             }
             target = static_cast<unsigned>(index_of_[attach->node]);
           }
-          const unsigned start_from = offset > 0 ? table[lid - 1] + 1u : 1u + (shifted_ ? s : 0u);
+          const unsigned start_from = offset > 0 && !dor_ ? table[lid - 1] + 1u : 1u + (shifted_ ? s : 0u);
           table[lid] = choose(node, candidates_[std::size_t{target} * size() + s], start_from, load, used[k]);
           if (!to_switch && table[lid] != kNoPath) count(table[lid], used[k]);
         }
@@ -273,6 +288,7 @@ class ReferenceLfts {
   std::vector<std::vector<std::pair<unsigned, unsigned>>> adj_;   // (port, neighbour switch)
   std::vector<std::vector<uint8_t>> candidates_;                  // [target * switches + s]
   bool shifted_ = false;
+  bool dor_ = false;
 };
 
 }  // namespace hcasim::routing::test

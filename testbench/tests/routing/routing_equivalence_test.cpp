@@ -99,8 +99,9 @@ void check_equal(const topology::Topology& t, const routing::Lids& lids, Routing
   ft::ReferenceLfts reference(t, lids);
   const bool shifted = tie_break == TieBreak::Shifted;
   std::vector<std::vector<uint8_t>> expected;
-  if (algorithm == RoutingAlgorithm::MinHop) {
-    expected = reference.minhop(shifted);
+  if (algorithm == RoutingAlgorithm::MinHop || algorithm == RoutingAlgorithm::Dor) {
+    expected = reference.minhop(shifted, algorithm == RoutingAlgorithm::Dor);
+    CHECK(routes.algorithm == algorithm);
   } else {
     std::vector<unsigned> named;
     const topology::TopologyIndex index(t);
@@ -125,15 +126,18 @@ void check_equal(const topology::Topology& t, const routing::Lids& lids, Routing
 
 }  // namespace
 
-TEST_CASE("minhop and updn per destination switch: the tables of the per-LID form, entry for entry") {
+TEST_CASE("minhop, updn and dor per destination switch: the tables of the per-LID form, entry for entry") {
   for (const ft::NamedTopology& f : fabrics()) {
     INFO(f.name);
     REQUIRE(topology::check_topology(f.topology).empty());
     for (unsigned lmc : {0u, 1u}) {
       const routing::Lids lids = routing::assign_lids(f.topology, lmc);
-      for (auto algorithm : {RoutingAlgorithm::MinHop, RoutingAlgorithm::Updn}) {
+      for (auto algorithm : {RoutingAlgorithm::MinHop, RoutingAlgorithm::Updn, RoutingAlgorithm::Dor}) {
         for (auto tie_break : {TieBreak::LowestPort, TieBreak::Shifted}) {
-          INFO(f.name << ", LMC " << lmc << (algorithm == RoutingAlgorithm::MinHop ? ", minhop" : ", updn")
+          INFO(f.name << ", LMC " << lmc
+                      << (algorithm == RoutingAlgorithm::MinHop ? ", minhop"
+                          : algorithm == RoutingAlgorithm::Dor  ? ", dor"
+                                                                : ", updn")
                       << (tie_break == TieBreak::Shifted ? ", shifted" : ", lowest port"));
           check_equal(f.topology, lids, algorithm, tie_break);
         }
@@ -162,6 +166,7 @@ TEST_CASE("per destination switch, LMC 2, the SM elsewhere and named updn roots:
     INFO(t->nodes.size() << " nodes, LMC 2");
     check_equal(*t, lids, RoutingAlgorithm::MinHop, TieBreak::LowestPort);
     check_equal(*t, lids, RoutingAlgorithm::Updn, TieBreak::Shifted);
+    check_equal(*t, lids, RoutingAlgorithm::Dor, TieBreak::LowestPort);
   }
   // LIDs in another order: the SM on the last HCA port, then on a switch.
   for (const topology::Topology* t : {&tree, &torus}) {
