@@ -49,6 +49,7 @@ struct Driver::Cq {
 
 struct Driver::Watch {
   std::function<void(uint64_t, uint64_t)> f;
+  HostMemory* memory = nullptr;
   unsigned memory_id = 0;  // HostMemory's watch
   struct Landing {
     uint64_t at_ps, addr, length;
@@ -56,6 +57,9 @@ struct Driver::Watch {
   std::deque<Landing> landings;
   void on_due() {
     const uint64_t now = link::now_ps();
+    // Its bytes out first where they live outside the model (an external
+    // range): the memory's own alarm for this instant may come after this one.
+    memory->flush_due();
     while (!landings.empty() && landings.front().at_ps <= now) {
       const Landing l = landings.front();
       landings.pop_front();
@@ -477,6 +481,7 @@ unsigned Driver::watch_memory(uint64_t begin, uint64_t end, std::function<void(u
   watches_.push_back(std::make_unique<Watch>());
   Watch& w = *watches_.back();
   w.f = std::move(f);
+  w.memory = &memory_;
   w.memory_id = memory_.watch_writes(begin, end, [&w](uint64_t addr, uint64_t length, uint64_t visible) {
     if (visible <= link::now_ps() && w.landings.empty()) {
       w.f(addr, length);

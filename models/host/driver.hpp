@@ -162,7 +162,7 @@ class Driver : public sc_core::sc_module {
   // The CQ's interrupt (after req_notify_cq): handler runs in the completion channel's thread.
   void on_cq_interrupt(uint32_t cq, std::function<void()> handler);
   // f(addr, length) runs when a device write to [begin, end) is visible:
-  // software polling memory. Returns an id for unwatch_memory, after which f
+  // software polling memory (in an external range the bytes are out by then). Returns an id for unwatch_memory, after which f
   // never runs again (landings still due included).
   unsigned watch_memory(uint64_t begin, uint64_t end, std::function<void(uint64_t, uint64_t)> f);
   void unwatch_memory(unsigned id);

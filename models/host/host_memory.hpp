@@ -101,9 +101,9 @@ class HostMemory : public sc_core::sc_module {
   bool peek(uint64_t addr, uint8_t* out, uint64_t length) const;
   uint64_t external_errors() const { return external_errors_; }
   // Writes out the staged external writes whose visible time has come (the
-  // alarm does it at that time too; a watcher told of a write visible now
-  // calls this before the process outside may look, since the alarm may run
-  // after the watcher in the same instant).
+  // alarm does it at that time too; the driver calls it before telling a
+  // watcher of a write visible now, since the alarm may run after it in the
+  // same instant).
   void flush_due();
 
   const HostMemoryConfig& config() const { return config_; }

@@ -204,7 +204,7 @@ class LftBuilder {
       const unsigned start_from = offset > 0 && !dor_ ? entry(lid - 1, s) + 1u : start_[s];
       const uint8_t* ring = ring_order(ports, count, start_from % num_ports(s));
       const std::vector<Used> earlier = r.to_switch ? std::vector<Used>{} : used(s, lid - offset, offset);
-      const uint8_t port = dor_ ? choose_dor(s, ring, count, earlier) : choose(s, ring, count, earlier);
+      const uint8_t port = choose(s, ring, count, earlier);
       entry(lid, s) = port;
       if (!r.to_switch) ++load(s)[port];
     }
@@ -283,8 +283,10 @@ class LftBuilder {
   // osm_switch_recommend_path with LMC > 0: among the candidates in ring
   // order, a port to a system (then a node) no earlier LID of the port uses,
   // else the least loaded, the one with the fewest earlier LIDs to its system
-  // on a tie.
+  // on a tie. dor: no preference for another system or node; the tie goes by
+  // the earlier LIDs through the same neighbour port (none: 0).
   uint8_t choose(unsigned s, const uint8_t* ring, unsigned count, const std::vector<Used>& used) const {
+    static constexpr Used kNone{0, 0, 0};
     const unsigned node = g_.node[s];
     const uint32_t* l = &load_[first_port_[s]];
     uint32_t least = UINT32_MAX, least_other_sys = UINT32_MAX, least_other_node = UINT32_MAX;
@@ -293,10 +295,15 @@ class LftBuilder {
     for (unsigned i = 0; i < count; ++i) {
       const uint8_t port = ring[i];
       const uint32_t load = l[port];
-      const unsigned remote = index_.peer(node, port)->node;
-      const Used* same =
-          find(used, [&](const Used& u) { return topology::system_guid(t_, u.node) == topology::system_guid(t_, remote); });
-      if (!same) {
+      const LinkEnd peer = *index_.peer(node, port);
+      const unsigned remote = peer.node;
+      const Used* same = dor_ ? find(used, [&](const Used& u) { return u.node == peer.node && u.port == peer.port; })
+                              : find(used, [&](const Used& u) {
+                                  return topology::system_guid(t_, u.node) == topology::system_guid(t_, remote);
+                                });
+      if (dor_) {
+        if (!same) same = &kNone;
+      } else if (!same) {
         if (load < least_other_sys) {
           least_other_sys = load;
           best_other_sys = port;
@@ -321,30 +328,6 @@ class LftBuilder {
     }
     if (best_other_sys) return best_other_sys;
     if (best_other_node) return best_other_node;
-    return best;
-  }
-
-  // The same for dor (LMC > 0): the least loaded, on a tie the one whose
-  // neighbour port carries the fewest earlier LIDs of the port (none: 0).
-  uint8_t choose_dor(unsigned s, const uint8_t* ring, unsigned count, const std::vector<Used>& used) const {
-    const unsigned node = g_.node[s];
-    const uint32_t* l = &load_[first_port_[s]];
-    uint32_t least = UINT32_MAX, least_forwarded = UINT32_MAX;
-    uint8_t best = 0;
-    for (unsigned i = 0; i < count; ++i) {
-      const uint8_t port = ring[i];
-      const LinkEnd remote = *index_.peer(node, port);
-      const Used* same = find(used, [&](const Used& u) { return u.node == remote.node && u.port == remote.port; });
-      const uint32_t forwarded = same ? same->forwarded_to : 0;
-      if (l[port] < least) {
-        best = port;
-        least = l[port];
-        least_forwarded = std::min(least_forwarded, forwarded);
-      } else if (l[port] == least && forwarded < least_forwarded) {
-        least_forwarded = forwarded;
-        best = port;
-      }
-    }
     return best;
   }
 

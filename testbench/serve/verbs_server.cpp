@@ -690,7 +690,6 @@ void VerbsServer::memory_landed(unsigned number) {
     if (::poll(&p, 1, 0) <= 0) return;
   }
   c.last_ms = wall_ms();  // it may be spinning on this memory: time waits for its answer
-  fabric_.driver(c.hca).host_memory().flush_due();  // the bytes are in the process before it runs
   trace(c, "woken", "by a device write into its memory");
   wake_ = true;
   if (in_model_) sc_core::sc_pause();
