@@ -12,6 +12,7 @@
 #include "models/config/config_schema.hpp"
 #include "models/config/resource_limits.hpp"
 #include "models/config/ibnetdiscover.hpp"
+#include "models/config/notices.hpp"
 #include "models/config/partitions_conf.hpp"
 #include "models/config/switch_config_io.hpp"
 #include "models/config/topology_json.hpp"
@@ -97,6 +98,73 @@ std::vector<std::string> parse_string_list(const nlohmann::json& v, const std::s
 nlohmann::json format_string_list(const std::vector<std::string>& v) { return v; }
 
 nlohmann::json string_list_schema() { return {{"type", "array"}, {"items", {{"type", "string"}}}}; }
+
+// routing.algorithm: one engine, or OpenSM's chain as a list or as OpenSM's
+// routing_engine string ("ftree,updn"), "no_fallback" among them as OpenSM has it.
+constexpr std::pair<const char*, routing::RoutingAlgorithm> kEngines[] = {
+    {"minhop", routing::RoutingAlgorithm::MinHop},
+    {"updn", routing::RoutingAlgorithm::Updn},
+    {"dor", routing::RoutingAlgorithm::Dor},
+    {"updown", routing::RoutingAlgorithm::UpDown}};
+constexpr const char* kNoFallback = "no_fallback";
+
+std::string engine_names() {
+  std::string names;
+  for (const auto& e : kEngines) names += std::string(names.empty() ? "" : ", ") + e.first;
+  return names;
+}
+
+routing::EngineChain parse_engine_chain(const nlohmann::json& v, const std::string& path) {
+  std::vector<std::pair<std::string, std::string>> words;  // (name, its path)
+  if (v.is_string()) {
+    const std::string text = v.get<std::string>();
+    std::size_t at = 0;
+    while (at < text.size()) {  // OpenSM splits on commas, spaces and tabs
+      const std::size_t end = std::min(text.size(), text.find_first_of(", \t", at));
+      if (end > at) words.emplace_back(text.substr(at, end - at), path);
+      at = end + 1;
+    }
+  } else if (v.is_array()) {
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (!v[i].is_string()) throw ConfigError(path + "." + std::to_string(i), "expected an engine name; accepted: " + engine_names());
+      words.emplace_back(v[i].get<std::string>(), path + "." + std::to_string(i));
+    }
+  } else {
+    throw ConfigError(path, "expected an engine name or a list of them (OpenSM's chain); accepted: " + engine_names());
+  }
+  routing::EngineChain chain;
+  chain.engines.clear();
+  for (const auto& [name, at] : words) {
+    if (name == kNoFallback) {
+      chain.fallback = false;
+      continue;
+    }
+    const auto* e = std::find_if(std::begin(kEngines), std::end(kEngines), [&name](const auto& x) { return name == x.first; });
+    if (e == std::end(kEngines))
+      throw ConfigError(at, "unknown engine '" + name + "'; accepted: " + engine_names() + ", and " + kNoFallback + " in a chain");
+    chain.engines.push_back(e->second);
+  }
+  if (chain.engines.empty())
+    throw ConfigError(path, "names no engine; accepted: " + engine_names() + " (one, or a list tried in order)");
+  return chain;
+}
+
+nlohmann::json format_engine_chain(const routing::EngineChain& c) {
+  if (c.engines.size() == 1 && c.fallback) return routing::engine_name(c.engines[0]);
+  nlohmann::json list = nlohmann::json::array();
+  for (routing::RoutingAlgorithm a : c.engines) list.push_back(routing::engine_name(a));
+  if (!c.fallback) list.push_back(kNoFallback);
+  return list;
+}
+
+nlohmann::json engine_chain_schema() {
+  nlohmann::json names = nlohmann::json::array();
+  for (const auto& e : kEngines) names.push_back(e.first);
+  nlohmann::json in_chain = names;
+  in_chain.push_back(kNoFallback);
+  return schema::any_of({{{"type", "string"}, {"pattern", "^[a-z_, \\t]+$"}},
+                         {{"type", "array"}, {"minItems", 1}, {"items", {{"enum", in_chain}}}}});
+}
 
 Topology parse_graph(const nlohmann::json& v, const std::string& path) {
   return v.is_null() ? Topology{} : topology_from_json(v, path);
@@ -265,15 +333,16 @@ void describe(Io& io, TopologyConfig& c) {
 
 template <class Io>
 void describe(Io& io, RoutingSettings& c) {
-  io.choice("algorithm", c.algorithm,
-            Names<RoutingAlgorithm>{{"minhop", RoutingAlgorithm::MinHop},
-                                   {"updn", RoutingAlgorithm::Updn},
-                                   {"dor", RoutingAlgorithm::Dor},
-                                   {"updown", RoutingAlgorithm::UpDown}},
+  io.custom("algorithm", c.algorithm, parse_engine_chain, format_engine_chain,
+            {"an engine name, or a list of them tried in order (OpenSM's routing-engine chain; also as OpenSM's "
+             "string \"updn,minhop\"), with no_fallback as OpenSM has it",
+             engine_chain_schema},
             "minhop (OpenSM's minhop engine, entry for entry), updn (OpenSM's updn engine: up/down, entry for "
-            "entry; falls back to minhop, as OpenSM does, when no root is found), dor (OpenSM's dimension-order "
-            "engine, entry for entry: min-hop, each switch sending a LID out of the lowest dimension that "
-            "shortens its path) or updown (hcasim's own loop-free up*/down*, not an OpenSM engine)");
+            "entry; refuses a fabric where it finds no root), dor (OpenSM's dimension-order engine, entry for "
+            "entry: min-hop, each switch sending a LID out of the lowest dimension that shortens its path) or "
+            "updown (hcasim's own loop-free up*/down*, not an OpenSM engine). A list is OpenSM's chain: the "
+            "first engine that routes the fabric routes it, each refusal is a note; when all refuse, minhop "
+            "routes it unless the list has no_fallback");
   io.custom("roots", c.roots, parse_string_list, format_string_list, {"a list of switch names", string_list_schema},
             "updn, updown: root switches; [] = chosen automatically");
   io.choice("tie_break", c.tie_break,
@@ -919,7 +988,7 @@ RoutedFabric route_fabric(const Scenario& s) {
   // hcasim's own updown breaks GUID ties by node index, and the SM sees the nodes
   // in GUID order; OpenSM's engines do not depend on the order of the nodes.
   const bool reorder =
-      s.management.mode == ManagementMode::InBand && s.routing.algorithm == routing::RoutingAlgorithm::UpDown;
+      s.management.mode == ManagementMode::InBand && s.routing.algorithm.contains(routing::RoutingAlgorithm::UpDown);
   const GuidOrdered ordered = reorder ? guid_ordered(s.graph) : GuidOrdered{};
   const Topology& graph = reorder ? ordered.graph : s.graph;
   r.spec.management =
@@ -936,8 +1005,17 @@ RoutedFabric route_fabric(const Scenario& s) {
   try {
     r.routes = routing::compute_routes(
         graph, r.lids, routing::RoutingConfig{s.routing.algorithm, s.routing.roots, s.routing.tie_break});
+  } catch (const routing::NoEngineRoutes& e) {
+    throw ConfigError("routing.algorithm", e.what());
   } catch (const std::invalid_argument& e) {
     throw ConfigError("routing", e.what());
+  }
+  if (!r.routes.refusals.empty()) {  // OpenSM logs each refusal; one note says them all
+    std::string text;
+    for (const routing::Routes::Refusal& x : r.routes.refusals)
+      text += std::string(text.empty() ? "" : ", ") + routing::engine_name(x.engine) + " refused the fabric (" + x.why + ")";
+    notice("routing.algorithm", text + "; " + routing::engine_name(r.routes.algorithm) + " routed it" +
+                                    (s.routing.algorithm.contains(r.routes.algorithm) ? "" : " (OpenSM's fallback)"));
   }
   if (reorder) from_guid_order(ordered, r.lids, r.routes);
   static_assert(routing::kNoPath == sw::kNoRoute, "the routing library and the switch agree on an unrouted entry");

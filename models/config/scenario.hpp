@@ -55,7 +55,7 @@ struct TopologyConfig {
 };
 
 struct RoutingSettings {
-  routing::RoutingAlgorithm algorithm = routing::RoutingAlgorithm::MinHop;
+  routing::EngineChain algorithm;  // one engine, or OpenSM's chain
   std::vector<std::string> roots;  // updown: root switch names; [] = automatic
   routing::TieBreak tie_break = routing::TieBreak::LowestPort;  // among equally loaded min-hop ports
   uint32_t lmc = 0;                // LIDs per HCA port = 2^lmc

@@ -273,39 +273,32 @@ Lids assign_lids(const Topology& t, unsigned lmc, LinkEnd sm_port) {
   return lids;
 }
 
-Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& config) {
-  const TopologyIndex index(t);
-  const detail::SwitchGraph g = detail::build_switch_graph(t, index);
-  Routes routes;
-  routes.algorithm = config.algorithm;
-  std::vector<unsigned> roots;
-  for (const std::string& name : config.roots) {
-    const int node = index.find(name);
-    if (node < 0 || t.nodes[node].kind != NodeKind::Switch)
-      throw std::invalid_argument("up/down root '" + name + "' is not a switch of the topology; accepted: switch names");
-    const unsigned s = static_cast<unsigned>(g.index[node]);
-    if (std::find(roots.begin(), roots.end(), s) == roots.end()) roots.push_back(s);
+namespace {
+
+// One of OpenSM's engines (minhop, updn, dor) into routes; "" when it routed,
+// else why it refused (OpenSM's reason).
+std::string route_opensm(const Topology& t, const TopologyIndex& index, const detail::SwitchGraph& g,
+                         const Lids& lids, RoutingAlgorithm engine, std::vector<unsigned> roots, TieBreak tie_break,
+                         Routes& routes) {
+  const bool updn = engine == RoutingAlgorithm::Updn;
+  if (updn && roots.empty()) roots = detail::updn_automatic_roots(t, index, g, detail::lid_holders(lids));
+  if (updn && roots.empty()) return "no root nodes were found";  // osm_ucast_updn.c: "disabling UPDN algorithm"
+  std::unique_ptr<detail::TargetCandidates> candidates;
+  if (updn) {
+    for (unsigned s : roots) routes.roots.push_back(g.node[s]);
+    std::sort(routes.roots.begin(), routes.roots.end());
+    candidates = std::make_unique<detail::UpdnCandidates>(t, index, g, roots);
+  } else {
+    candidates = std::make_unique<detail::MinHopCandidates>(g);
   }
-  routes.lft.resize(t.nodes.size());
-  if (config.algorithm != RoutingAlgorithm::UpDown) {
-    if (config.algorithm == RoutingAlgorithm::Updn && roots.empty())
-      roots = detail::updn_automatic_roots(t, index, g, detail::lid_holders(lids));
-    const bool updn = config.algorithm == RoutingAlgorithm::Updn && !roots.empty();
-    if (updn) {
-      for (unsigned s : roots) routes.roots.push_back(g.node[s]);
-      std::sort(routes.roots.begin(), routes.roots.end());
-    } else if (config.algorithm == RoutingAlgorithm::Updn) {
-      routes.algorithm = RoutingAlgorithm::MinHop;  // OpenSM falls back to min-hop without roots
-    }
-    std::unique_ptr<detail::TargetCandidates> candidates;
-    if (updn)
-      candidates = std::make_unique<detail::UpdnCandidates>(t, index, g, roots);
-    else
-      candidates = std::make_unique<detail::MinHopCandidates>(g);
-    detail::opensm_lfts(t, index, g, lids, *candidates, config.tie_break == TieBreak::Shifted,
-                        config.algorithm == RoutingAlgorithm::Dor, routes.lft);
-    return routes;
-  }
+  detail::opensm_lfts(t, index, g, lids, *candidates, tie_break == TieBreak::Shifted,
+                      engine == RoutingAlgorithm::Dor, routes.lft);
+  return "";
+}
+
+// hcasim's own up*/down* into routes (never refuses).
+void route_updown(const Topology& t, const TopologyIndex& index, const detail::SwitchGraph& g, const Lids& lids,
+                  std::vector<unsigned> roots, TieBreak tie_break, Routes& routes) {
   const detail::Candidates candidates = detail::updown_candidates(t, index, g, roots);
   for (unsigned s : roots) routes.roots.push_back(g.node[s]);
   std::sort(routes.roots.begin(), routes.roots.end());
@@ -314,7 +307,7 @@ Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& 
     const unsigned node = g.node[s];
     std::vector<uint8_t>& lft = routes.lft[node];
     lft.assign(std::size_t{lids.top} + 1, kNoPath);
-    PortChooser chooser(t, index, node, config.tie_break == TieBreak::Shifted ? s : 0);
+    PortChooser chooser(t, index, node, tie_break == TieBreak::Shifted ? s : 0);
     LinkEnd previous{kNoNode, 0};
     for (unsigned lid = 1; lid <= lids.top; ++lid) {
       const LinkEnd owner = lids.owner[lid];
@@ -338,7 +331,55 @@ Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& 
       }
     }
   }
-  return routes;
+}
+
+}  // namespace
+
+const char* engine_name(RoutingAlgorithm a) {
+  switch (a) {
+    case RoutingAlgorithm::MinHop: return "minhop";
+    case RoutingAlgorithm::UpDown: return "updown";
+    case RoutingAlgorithm::Updn: return "updn";
+    case RoutingAlgorithm::Dor: return "dor";
+  }
+  return "?";
+}
+
+bool EngineChain::contains(RoutingAlgorithm a) const {
+  return std::find(engines.begin(), engines.end(), a) != engines.end();
+}
+
+Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& config) {
+  const TopologyIndex index(t);
+  const detail::SwitchGraph g = detail::build_switch_graph(t, index);
+  std::vector<unsigned> roots;
+  for (const std::string& name : config.roots) {
+    const int node = index.find(name);
+    if (node < 0 || t.nodes[node].kind != NodeKind::Switch)
+      throw std::invalid_argument("up/down root '" + name + "' is not a switch of the topology; accepted: switch names");
+    const unsigned s = static_cast<unsigned>(g.index[node]);
+    if (std::find(roots.begin(), roots.end(), s) == roots.end()) roots.push_back(s);
+  }
+  Routes routes;
+  std::vector<RoutingAlgorithm> tried = config.algorithm.engines;
+  if (config.algorithm.fallback) tried.push_back(RoutingAlgorithm::MinHop);  // OpenSM's default engine
+  for (RoutingAlgorithm engine : tried) {
+    routes.algorithm = engine;
+    routes.roots.clear();
+    routes.lft.assign(t.nodes.size(), {});
+    if (engine == RoutingAlgorithm::UpDown) {
+      route_updown(t, index, g, lids, roots, config.tie_break, routes);
+      return routes;
+    }
+    const std::string why = route_opensm(t, index, g, lids, engine, roots, config.tie_break, routes);
+    if (why.empty()) return routes;
+    routes.refusals.push_back({engine, why});
+  }
+  std::string reasons;
+  for (const Routes::Refusal& r : routes.refusals) reasons += (reasons.empty() ? "" : "; ") + std::string(engine_name(r.engine)) + ": " + r.why;
+  throw NoEngineRoutes("no routing engine routes this fabric (" + reasons +
+                              "), and no_fallback leaves out min-hop; accepted: an engine that routes it, or a chain "
+                              "without no_fallback");
 }
 
 namespace {

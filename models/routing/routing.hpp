@@ -39,8 +39,9 @@
 //     roots, when v's rank is lower, or at equal rank when u's NodeGUID is the
 //     larger. Roots by name, else automatic: the switches for which exactly
 //     one hop distance holds more than 90% of the HCA ports, and no other
-//     more than 5% (updn_find_root_nodes_by_min_hop). No root: OpenSM falls
-//     back to min-hop, and so does this (Routes::algorithm says MinHop).
+//     more than 5% (updn_find_root_nodes_by_min_hop). No root: updn refuses
+//     the fabric, as OpenSM's does, and the chain goes on (EngineChain; by
+//     default min-hop routes it, and Routes::algorithm says MinHop).
 // - updown (hcasim's own, not an OpenSM engine): destinations in LID order;
 //   among the allowed ports the fewest LIDs counted so far, the lowest port on
 //   a tie (tie_break shifted: starting from a port that depends on the
@@ -76,6 +77,7 @@
 
 #include <array>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -110,6 +112,23 @@ topology::LinkEnd default_sm_port(const topology::Topology& t);
 // minhop: OpenSM's minhop; updn: OpenSM's updn; dor: OpenSM's dor; updown: hcasim's up*/down*.
 enum class RoutingAlgorithm { MinHop, UpDown, Updn, Dor };
 
+// The engine's name as OpenSM spells it (updown: hcasim's own name).
+const char* engine_name(RoutingAlgorithm a);
+
+// OpenSM's routing-engine chain (osm_ucast_mgr.c, osm_ucast_mgr_process; the
+// routing_engine option, e.g. "ftree,updn"): the engines are tried in order
+// and the first that routes the fabric routes it; when every one refuses,
+// min-hop routes it unless `fallback` is off (OpenSM's no_fallback), and then
+// the fabric is not routed (compute_routes throws). A single engine is a chain
+// of one.
+struct EngineChain {
+  std::vector<RoutingAlgorithm> engines{RoutingAlgorithm::MinHop};
+  bool fallback = true;
+  EngineChain() = default;
+  EngineChain(RoutingAlgorithm a) : engines{a} {}  // NOLINT: a single engine converts, as OpenSM's option does
+  bool contains(RoutingAlgorithm a) const;
+};
+
 // How a switch breaks ties among equally loaded minimum-hop ports.
 // LowestPort is OpenSM's rule (the search starts at port 1). Shifted starts it
 // at a port that depends on the switch's position (its index among switches), so switches of one level do not all pick
@@ -118,7 +137,7 @@ enum class RoutingAlgorithm { MinHop, UpDown, Updn, Dor };
 enum class TieBreak { LowestPort, Shifted };
 
 struct RoutingConfig {
-  RoutingAlgorithm algorithm = RoutingAlgorithm::MinHop;
+  EngineChain algorithm;
   std::vector<std::string> roots;          // up/down roots by switch name; empty = automatic
   TieBreak tie_break = TieBreak::LowestPort;
 };
@@ -127,10 +146,23 @@ struct Routes {
   // lft[node]: empty for an HCA; for a switch, the output port of every LID 0..top.
   std::vector<std::vector<uint8_t>> lft;
   std::vector<unsigned> roots;             // up/down: the root switches used
-  RoutingAlgorithm algorithm = RoutingAlgorithm::MinHop;
+  RoutingAlgorithm algorithm = RoutingAlgorithm::MinHop;  // the engine that routed
+  // The engines of the chain that refused the fabric, in order, with OpenSM's
+  // reason (one line).
+  struct Refusal {
+    RoutingAlgorithm engine;
+    std::string why;
+  };
+  std::vector<Refusal> refusals;
 };
 
-// Throws std::invalid_argument for a root that is not a switch of the topology.
+// Every engine of a chain without fallback refused the fabric.
+struct NoEngineRoutes : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+// Throws std::invalid_argument for a root that is not a switch of the topology,
+// NoEngineRoutes when every engine of a chain without fallback refuses the fabric.
 Routes compute_routes(const topology::Topology& t, const Lids& lids, const RoutingConfig& config);
 
 // The switch ports a packet leaves through from HCA port `src` to `dlid`:

@@ -260,6 +260,22 @@ config::Scenario load(const Args& a, nlohmann::json& root) {
   return s;
 }
 
+// stats.json's routing.refusals: [{"engine", "why"}] in the chain's order.
+nlohmann::json refusals_json(const std::vector<routing::Routes::Refusal>& refusals) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const routing::Routes::Refusal& r : refusals) out.push_back({{"engine", routing::engine_name(r.engine)}, {"why", r.why}});
+  return out;
+}
+
+// What f returns; the notes it reports (routing engines that refused the fabric) go to stderr.
+template <class F>
+auto with_notes(F f) {
+  const config::NoticeCollector notices;
+  auto result = f();
+  for (const std::string& line : config::notice_lines(notices.notices(), "hcasim: note: ")) std::cerr << line << "\n";
+  return result;
+}
+
 void write_file(const fs::path& p, const std::string& text) {
   std::ofstream out(p);
   out << text;
@@ -281,7 +297,7 @@ int run(const Args& a) {
   const nlohmann::json resolved = config::resolved_json(s);
   write_file(fs::path(out) / "scenario.resolved.json", resolved.dump(2) + "\n");
   const auto build_start = std::chrono::steady_clock::now();
-  SimulationSetup setup = setup_from(s, out, a.quiet);
+  SimulationSetup setup = with_notes([&] { return setup_from(s, out, a.quiet); });
   setup.options.threads = a.threads;
   if (a.threads > 1 && s.run.partitions == 1)
     std::cerr << "hcasim: warning: --threads " << a.threads
@@ -300,6 +316,8 @@ int run(const Args& a) {
   stats.update(write_details(sim, meta, s.outputs.details, out));
   stats["wall"]["build_seconds"] = build_seconds;  // routing, credit-loop check and elaboration
   stats["routing"] = {{"algorithm", resolved["routing"]["algorithm"]},
+                      {"engine", routing::engine_name(setup.routing_engine)},
+                      {"refusals", refusals_json(setup.routing_refusals)},
                       {"lmc", s.routing.lmc},
                       {"credit_loops_checked", setup.credit_loops_checked},
                       {"credit_loop", setup.credit_loops.loop},
@@ -326,7 +344,7 @@ int validate(const Args& a) {
   nlohmann::json root;
   const config::Scenario s = load(a, root);
   const auto routing_start = std::chrono::steady_clock::now();
-  const config::RoutedFabric routed = config::route_fabric(s);
+  const config::RoutedFabric routed = with_notes([&s] { return config::route_fabric(s); });
   const double routing_seconds = seconds_since(routing_start);
   unsigned switches = 0;
   for (const topology::TopoNode& n : s.graph.nodes) switches += n.kind == topology::NodeKind::Switch;

@@ -59,6 +59,8 @@ SimulationSetup setup_from(const config::Scenario& s, const std::string& out_dir
     r.credit_loops = check_credit_loops(s, routed);
     r.credit_loops_checked = true;
   }
+  r.routing_engine = routed.routes.algorithm;
+  r.routing_refusals = routed.routes.refusals;
   r.fabric = std::move(routed.spec);
   routed = {};  // the routes' own copy of the LFTs, no longer needed
 

@@ -19,6 +19,8 @@ struct SimulationSetup {
   RunOptions options;
   routing::CreditLoopReport credit_loops;  // filled when the scenario asks for the check
   bool credit_loops_checked = false;
+  routing::RoutingAlgorithm routing_engine = routing::RoutingAlgorithm::MinHop;  // the engine of the chain that routed
+  std::vector<routing::Routes::Refusal> routing_refusals;  // the engines before it that refused
 };
 
 // Throws config::ConfigError.

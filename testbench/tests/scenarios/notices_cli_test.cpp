@@ -162,3 +162,35 @@ TEST_CASE("an unknown up/down root: the error lists the switches - the first six
   REQUIRE(none.err.find("routing.roots.0: no switch named 'sw0'; accepted: none: the topology has no switches") !=
           std::string::npos);
 }
+
+TEST_CASE("a routing-engine chain: each refusal is one note, and no engine at all one error") {
+  const auto dir = scratch("chain");
+  const std::string base = write_file(dir / "base.json", kBase);
+  const std::string torus = " --set topology.pattern=torus --set topology.x=4 --set topology.y=4";
+  const CommandResult chained = run_command("validate " + base + torus + " --set routing.algorithm=updn,dor", dir);
+  INFO(chained.err);
+  CHECK(chained.err ==
+        "hcasim: note: routing.algorithm: updn refused the fabric (no root nodes were found); dor routed it\n");
+  const CommandResult fallback = run_command("validate " + base + torus + " --set routing.algorithm=updn", dir);
+  CHECK(fallback.err == "hcasim: note: routing.algorithm: updn refused the fabric (no root nodes were found); "
+                        "minhop routed it (OpenSM's fallback)\n");
+  const CommandResult none = run_command("validate " + base + torus + " --set routing.algorithm=updn,no_fallback", dir);
+  CHECK(none.exit_code == 2);
+  CHECK(count_lines(none.err) == 1);
+  CHECK(none.err.rfind("hcasim: routing.algorithm: no routing engine routes this fabric (updn: no root nodes were "
+                       "found)", 0) == 0);
+  // A run says which engine routed, and which refused, in stats.json.
+  const CommandResult run = run_command(
+      "run " + base + torus + " --set routing.algorithm=updn,dor --quiet --out " + (dir / "run").string(), dir);
+  REQUIRE(run.exit_code == 0);
+  const nlohmann::json stats = nlohmann::json::parse(slurp(dir / "run" / "stats.json"));
+  CHECK(stats["routing"]["algorithm"] == nlohmann::json({"updn", "dor"}));
+  CHECK(stats["routing"]["engine"] == "dor");
+  CHECK(stats["routing"]["refusals"] ==
+        nlohmann::json::parse(R"([{"engine": "updn", "why": "no root nodes were found"}])"));
+  // A fat tree has roots: updn routes it, without a note.
+  const CommandResult tree = run_command(
+      "validate " + base + " --set topology.pattern=fat_tree --set topology.k=4 --set routing.algorithm=updn,dor", dir);
+  CHECK(tree.exit_code == 0);
+  CHECK(tree.err.empty());
+}

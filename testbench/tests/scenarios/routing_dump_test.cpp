@@ -80,15 +80,26 @@ TEST_CASE("validate --dump never overwrites OpenSM dumps a folder already holds"
 
 TEST_CASE("a pre-configured and an in-band run of one fabric end with the same tables, as validate --dump has them") {
   const auto dir = scratch("dump_modes");
-  const std::string fabric = std::string(HCASIM_SOURCE_DIR) + "/configs/fabrics/small_cluster.ibnd";
-  for (const char* algorithm : {"minhop", "updn"}) {
-    for (unsigned lmc : {0u, 1u}) {
-      INFO(algorithm << " LMC " << lmc);
-      const std::string tag = std::string(algorithm) + std::to_string(lmc);
+  struct Case {
+    const char* fabric;
+    const char* sm;
+    const char* algorithm;
+    std::vector<unsigned> lmcs;
+  };
+  // The last: a chain whose first engine refuses the mesh (updn finds no root), so dor routes it.
+  const Case cases[] = {{"small_cluster", "H-e41d2d0300a1c100.p1", "minhop", {0, 1}},
+                        {"small_cluster", "H-e41d2d0300a1c100.p1", "updn", {0, 1}},
+                        {"mesh4x4", "H-0002c90303000000.p1", "updn,dor", {0}}};
+  for (const Case& c : cases) {
+    const char* algorithm = c.algorithm;
+    const std::string fabric = std::string(HCASIM_SOURCE_DIR) + "/configs/fabrics/" + c.fabric + ".ibnd";
+    for (unsigned lmc : c.lmcs) {
+      INFO(c.fabric << " " << algorithm << " LMC " << lmc);
+      const std::string tag = std::string(c.fabric) + "_" + std::to_string(lmc) + (algorithm[0] == 'm' ? "m" : "u");
       const auto scenario = [&](const char* mode) {
         return std::string(R"({"name": "dump", "topology": {"pattern": "ibnetdiscover", "file": ")") + fabric +
                R"("}, "routing": {"algorithm": ")" + algorithm + R"(", "lmc": )" + std::to_string(lmc) +
-               R"(}, "management": {"mode": ")" + mode + R"(", "sm": "H-e41d2d0300a1c100.p1"},
+               R"(}, "management": {"mode": ")" + mode + R"(", "sm": ")" + c.sm + R"("},
                   "run": {"duration": "2ms"}, "outputs": {"routing_dump": true}})";
       };
       const CommandResult pre = run_scenario_json(dir, "pre" + tag, scenario("preconfigured"));
