@@ -248,4 +248,22 @@ void write_opensm_dumps(const FabricSpec& spec, const std::string& dir) {
   }
 }
 
+std::string path_sl_dump(const topology::Topology& t, const routing::Lids& lids, const routing::Routes& routes) {
+  if (routes.sls.sl.empty()) return "";
+  const topology::TopologyIndex index(t);
+  std::vector<uint16_t> assigned;
+  for (unsigned lid = 1; lid <= lids.top; ++lid)
+    if (lids.owner[lid].node != topology::kNoNode) assigned.push_back(static_cast<uint16_t>(lid));
+  std::string out = std::string("# SL of the path from SLID to DLID, as the SA answers a PathRecord (") +
+                    routing::engine_name(routes.algorithm) + ")\n";
+  out.reserve(out.size() + assigned.size() * assigned.size() * 16);
+  char line[32];
+  for (uint16_t s : assigned)
+    for (uint16_t d : assigned) {
+      std::snprintf(line, sizeof line, "0x%04x 0x%04x %u\n", s, d, routing::path_sl(t, index, lids, routes, s, d));
+      out += line;
+    }
+  return out;
+}
+
 }  // namespace hcasim::config

@@ -20,10 +20,18 @@
 //
 // Written from a FabricSpec with its LIDs and LFTs: the tables the
 // pre-configured mode installs, or (read back) the ones a run ends with.
+//
+// And, for an engine that hands out SLs (lash), hcasim-path-sl.dump (not an
+// OpenSM file: OpenSM 3.3 dumps no SLs; the same lines come from a real
+// fabric's SA with `saquery -p --slid S --dlid D`, docs/routing.md): a comment
+// line, then one line "0xSSSS 0xDDDD SL" per pair of assigned LIDs, source
+// LID major, both in LID order.
 
 #include <string>
 
 #include "models/config/fabric_spec.hpp"
+#include "models/routing/routing.hpp"
+#include "models/topology/topology.hpp"
 
 namespace hcasim::config {
 
@@ -38,5 +46,10 @@ OpensmDumps opensm_dumps(const FabricSpec& spec);
 // Writes the three files into `dir` (created if missing). Throws
 // std::runtime_error naming the file that could not be written.
 void write_opensm_dumps(const FabricSpec& spec, const std::string& dir);
+
+constexpr const char* kPathSlDump = "hcasim-path-sl.dump";
+
+// hcasim-path-sl.dump's text; "" when the engine that routed hands out no SL.
+std::string path_sl_dump(const topology::Topology& t, const routing::Lids& lids, const routing::Routes& routes);
 
 }  // namespace hcasim::config

@@ -105,6 +105,7 @@ constexpr std::pair<const char*, routing::RoutingAlgorithm> kEngines[] = {
     {"minhop", routing::RoutingAlgorithm::MinHop},
     {"updn", routing::RoutingAlgorithm::Updn},
     {"dor", routing::RoutingAlgorithm::Dor},
+    {"lash", routing::RoutingAlgorithm::Lash},
     {"updown", routing::RoutingAlgorithm::UpDown}};
 constexpr const char* kNoFallback = "no_fallback";
 
@@ -350,6 +351,9 @@ void describe(Io& io, RoutingSettings& c) {
             "among equally loaded min-hop ports: lowest_port (OpenSM) or shifted (the search starts at a port "
             "that depends on the switch, spreading LIDs over the top of multi-level fat trees)");
   io.uint("lmc", c.lmc, 0, routing::kMaxLmc, "LMC: each HCA port gets 2^lmc LIDs, routed separately");
+  io.uint("lash_start_vl", c.lash_start_vl, 0, 14,
+          "lash: the first SL (and VL) its virtual layers use, below the fewest operational VLs of a switch port "
+          "(OpenSM's lash_start_vl)");
   io.boolean("check_credit_loops", c.check_credit_loops,
              "check the routes for credit loops before running (validate always checks)");
 }
@@ -980,6 +984,20 @@ nlohmann::json resolved_json(const Scenario& s) {
   return j;
 }
 
+// The routing library's settings for the scenario: lash's VL count is the
+// fewest operational data VLs of a switch port with a link (OpenSM reads
+// OperationalVLs from every such port).
+routing::RoutingConfig routing_config(const Scenario& s, const FabricSpec& spec) {
+  routing::RoutingConfig c{s.routing.algorithm, s.routing.roots, s.routing.tie_break};
+  c.lash_start_vl = s.routing.lash_start_vl;
+  c.vls = 15;
+  for (const LinkSpec& l : spec.links)
+    for (const auto& [node, port] : {std::pair{l.node_a, l.port_a}, std::pair{l.node_b, l.port_b}})
+      if (s.graph.nodes[node].kind == topology::NodeKind::Switch)
+        c.vls = std::min<unsigned>(c.vls, spec.nodes[node].ports[port].effective_vls());
+  return c;
+}
+
 RoutedFabric route_fabric(const Scenario& s) {
   RoutedFabric r;
   r.spec = unrouted_spec(s);
@@ -992,8 +1010,7 @@ RoutedFabric route_fabric(const Scenario& s) {
   const GuidOrdered ordered = reorder ? guid_ordered(s.graph) : GuidOrdered{};
   const Topology& graph = reorder ? ordered.graph : s.graph;
   r.spec.management =
-      management_spec(s.management, s.graph, hca_port_names(s),
-                      routing::RoutingConfig{s.routing.algorithm, s.routing.roots, s.routing.tie_break});
+      management_spec(s.management, s.graph, hca_port_names(s), routing_config(s, r.spec));
   unsigned sm_at = r.spec.management.sm_node;
   if (reorder)
     sm_at = static_cast<unsigned>(std::find(ordered.at.begin(), ordered.at.end(), sm_at) - ordered.at.begin());
@@ -1003,8 +1020,7 @@ RoutedFabric route_fabric(const Scenario& s) {
     throw ConfigError("routing.lmc", e.what());
   }
   try {
-    r.routes = routing::compute_routes(
-        graph, r.lids, routing::RoutingConfig{s.routing.algorithm, s.routing.roots, s.routing.tie_break});
+    r.routes = routing::compute_routes(graph, r.lids, routing_config(s, r.spec));
   } catch (const routing::NoEngineRoutes& e) {
     throw ConfigError("routing.algorithm", e.what());
   } catch (const std::invalid_argument& e) {

@@ -59,6 +59,7 @@ struct RoutingSettings {
   std::vector<std::string> roots;  // updown: root switch names; [] = automatic
   routing::TieBreak tie_break = routing::TieBreak::LowestPort;  // among equally loaded min-hop ports
   uint32_t lmc = 0;                // LIDs per HCA port = 2^lmc
+  uint32_t lash_start_vl = 0;      // lash: its first SL (OpenSM's lash_start_vl)
   bool check_credit_loops = true;  // run the credit-loop check before a run (validate always does)
 };
 

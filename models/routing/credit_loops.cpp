@@ -151,6 +151,14 @@ class Checker {
   const TurnSet* turns_ = nullptr;           // numbers hops_ (while run() runs)
   std::vector<std::array<uint16_t, 16>> vls_;  // per hop, [VL in]: set of VLs out (dependencies with VLs)
 
+  // The SL of the path from switch s's HCA ports to the current LID (the engine's path SLs).
+  uint8_t path_sl_from(unsigned s) const {
+    if (is_switch(owner_.node)) return routes_.sls.between(s, owner_.node);
+    const auto peer = index_.peer(owner_.node, owner_.port);
+    return peer && is_switch(peer->node) ? routes_.sls.between(s, peer->node) : 0;
+  }
+
+  std::vector<int> class_of_sl_;             // SL -> its class, with path SLs; empty without
   // Per destination LID.
   unsigned lid_ = 0;
   LinkEnd owner_{kNoNode, 0};
@@ -240,10 +248,15 @@ void Checker::vl_edges(const std::vector<uint8_t>& sls) {
   };
   uint16_t vls[16];
   for (unsigned s : active_) {
+    // Path SLs: the sources on s send to this LID on one SL, that of (s, the LID's switch).
+    const int only = class_of_sl_.empty() ? -1 : class_of_sl_[path_sl_from(s)];
     for (const auto& [port, hca] : sources_[s]) {
       if (hca == owner_) continue;
       const Table& own = tables_[hca_table_[channel(hca)]];
-      for (std::size_t c = 0; c < classes; ++c) vls[c] = own[sls[c]] < kDropVl ? static_cast<uint16_t>(1u << own[sls[c]]) : 0;
+      for (std::size_t c = 0; c < classes; ++c)
+        vls[c] = own[sls[c]] < kDropVl && (only < 0 || static_cast<int>(c) == only)
+                     ? static_cast<uint16_t>(1u << own[sls[c]])
+                     : 0;
       enter(s, port, vls);
     }
     if (next_[s].node != kNoNode) ++feeders_[next_[s].node];
@@ -328,9 +341,12 @@ CreditLoopReport Checker::run() {
   std::vector<uint8_t> general;
   int plain_vl = -1;
   unsigned plain_copies = 0;
+  // With path SLs every source sends on one SL per destination: every class goes the general way.
+  const bool path_sls = !routes_.sls.sl.empty();
+  if (path_sls) class_of_sl_ = class_of;
   for (std::size_t c = 0; c < representative.size(); ++c) {
-    if (constant_vl[c] >= kDropVl) continue;  // every packet of the class is dropped
-    if (constant_vl[c] >= 0 && !(vls_of_others >> constant_vl[c] & 1)) {
+    if (constant_vl[c] >= kDropVl && !path_sls) continue;  // every packet of the class is dropped
+    if (constant_vl[c] >= 0 && !(vls_of_others >> constant_vl[c] & 1) && !path_sls) {
       if (plain_vl < 0) plain_vl = constant_vl[c];
       ++plain_copies;
     } else {

@@ -341,12 +341,27 @@ const char* engine_name(RoutingAlgorithm a) {
     case RoutingAlgorithm::UpDown: return "updown";
     case RoutingAlgorithm::Updn: return "updn";
     case RoutingAlgorithm::Dor: return "dor";
+    case RoutingAlgorithm::Lash: return "lash";
   }
   return "?";
 }
 
 bool EngineChain::contains(RoutingAlgorithm a) const {
   return std::find(engines.begin(), engines.end(), a) != engines.end();
+}
+
+uint8_t path_sl(const Topology& t, const TopologyIndex& index, const Lids& lids, const Routes& routes, uint16_t slid,
+                uint16_t dlid) {
+  if (routes.sls.sl.empty() || slid > lids.top || dlid > lids.top) return 0;
+  const auto switch_of = [&](uint16_t lid) {  // the switch of a LID's port (get_osm_switch_from_port)
+    const LinkEnd o = lids.owner[lid];
+    if (o.node == kNoNode) return kNoNode;
+    if (t.nodes[o.node].kind == NodeKind::Switch) return o.node;
+    const auto peer = index.peer(o.node, o.port);
+    return peer && t.nodes[peer->node].kind == NodeKind::Switch ? peer->node : kNoNode;
+  };
+  const unsigned a = switch_of(slid), b = switch_of(dlid);
+  return a == kNoNode || b == kNoNode ? 0 : routes.sls.between(a, b);
 }
 
 Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& config) {
@@ -366,12 +381,16 @@ Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& 
   for (RoutingAlgorithm engine : tried) {
     routes.algorithm = engine;
     routes.roots.clear();
+    routes.sls = {};
     routes.lft.assign(t.nodes.size(), {});
     if (engine == RoutingAlgorithm::UpDown) {
       route_updown(t, index, g, lids, roots, config.tie_break, routes);
       return routes;
     }
-    const std::string why = route_opensm(t, index, g, lids, engine, roots, config.tie_break, routes);
+    const std::string why =
+        engine == RoutingAlgorithm::Lash
+            ? detail::opensm_lash(t, index, g, lids, config.vls, config.lash_start_vl, routes.lft, routes.sls)
+            : route_opensm(t, index, g, lids, engine, roots, config.tie_break, routes);
     if (why.empty()) return routes;
     routes.refusals.push_back({engine, why});
   }

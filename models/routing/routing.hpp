@@ -110,7 +110,7 @@ Lids assign_lids(const topology::Topology& t, unsigned lmc);
 topology::LinkEnd default_sm_port(const topology::Topology& t);
 
 // minhop: OpenSM's minhop; updn: OpenSM's updn; dor: OpenSM's dor; updown: hcasim's up*/down*.
-enum class RoutingAlgorithm { MinHop, UpDown, Updn, Dor };
+enum class RoutingAlgorithm { MinHop, UpDown, Updn, Dor, Lash };
 
 // The engine's name as OpenSM spells it (updown: hcasim's own name).
 const char* engine_name(RoutingAlgorithm a);
@@ -140,6 +140,27 @@ struct RoutingConfig {
   EngineChain algorithm;
   std::vector<std::string> roots;          // up/down roots by switch name; empty = automatic
   TieBreak tie_break = TieBreak::LowestPort;
+  unsigned vls = 8;                        // lash: the fewest operational data VLs of a switch port with a link
+  unsigned lash_start_vl = 0;              // lash: the first SL/VL it hands out (OpenSM's lash_start_vl)
+};
+
+// The SL of each path, for the engines that hand them out (lash): one per
+// (source switch, destination switch), the switch an HCA port is linked to
+// standing for the port (OpenSM's get_lash_sl).
+struct SwitchPairSls {
+  std::vector<int> switch_row;             // node -> its row and column, or -1 (an HCA, or a switch the engine left out)
+  unsigned switches = 0;
+  std::vector<uint8_t> sl;                 // [row * switches + column]; empty: the engine hands out no SL
+  uint8_t local = 0;                       // the SL between ports on one switch
+  unsigned layers = 0;                     // virtual layers used
+  std::vector<int> lanes_before, lanes_after;  // paths per layer before and after balancing (OpenSM's log)
+  // The SL from switch node a to switch node b: `local` when they are one, 0
+  // when the engine left either out.
+  uint8_t between(unsigned a, unsigned b) const {
+    const int r = switch_row[a], c = switch_row[b];
+    if (r < 0 || c < 0) return 0;
+    return r == c ? local : sl[static_cast<std::size_t>(r) * switches + static_cast<std::size_t>(c)];
+  }
 };
 
 struct Routes {
@@ -154,7 +175,14 @@ struct Routes {
     std::string why;
   };
   std::vector<Refusal> refusals;
+  SwitchPairSls sls;
 };
+
+// The SL the engine that routed hands out for the path from `slid` to `dlid`
+// (what OpenSM's SA puts in a PathRecord); 0 (OpenSM's default SL) when it
+// hands out none, or either LID is not a port on a switch.
+uint8_t path_sl(const topology::Topology& t, const topology::TopologyIndex& index, const Lids& lids,
+                const Routes& routes, uint16_t slid, uint16_t dlid);
 
 // Every engine of a chain without fallback refused the fabric.
 struct NoEngineRoutes : std::invalid_argument {

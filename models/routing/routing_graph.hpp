@@ -10,6 +10,7 @@
 //   a switch one hop closer to t under the algorithm's rules; empty = no path.
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -176,5 +177,25 @@ class UpdnCandidates : public TargetCandidates {
 void opensm_lfts(const topology::Topology& t, const topology::TopologyIndex& index, const SwitchGraph& g,
                  const Lids& lids, TargetCandidates& candidates, bool shifted, bool dor,
                  std::vector<std::vector<uint8_t>>& lft);
+
+// glibc's random() (and rand()): the additive feedback generator of degree
+// 31 that OpenSM's LASH draws from, seeded as srandom(seed) seeds it.
+class GlibcRandom {
+ public:
+  explicit GlibcRandom(uint32_t seed);
+  int32_t next();  // 0 .. 2^31 - 1
+
+ private:
+  static constexpr unsigned kDegree = 31;
+  uint32_t state_[kDegree];
+  unsigned front_ = 3, rear_ = 0;  // glibc's fptr and rptr: 3 apart
+};
+
+// OpenSM's lash (opensm_lash.cpp): the LFTs of every switch and the SL of
+// every pair of switches, with `vls` operational VLs from `start_vl`; "" when
+// it routed, else why it refused (OpenSM's reason).
+std::string opensm_lash(const topology::Topology& t, const topology::TopologyIndex& index, const SwitchGraph& g,
+                        const Lids& lids, unsigned vls, unsigned start_vl, std::vector<std::vector<uint8_t>>& lft,
+                        SwitchPairSls& sls);
 
 }  // namespace hcasim::routing::detail

@@ -337,7 +337,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }
 
 int validate(const Args& a) {
-  for (const char* name : {"opensm-lfts.dump", "opensm-subnet.lst", "opensm-sl2vl.dump"})
+  for (const char* name : {"opensm-lfts.dump", "opensm-subnet.lst", "opensm-sl2vl.dump", config::kPathSlDump})
     if (!a.dump.empty() && fs::exists(fs::path(a.dump) / name))
       throw BadInput("--dump " + a.dump + ": " + name + " exists; accepted: a folder without OpenSM dumps "
                      "(hcasim never overwrites them)");
@@ -353,6 +353,16 @@ int validate(const Args& a) {
             << " verbs connections, " << s.graph.nodes.size() - switches << " HCAs, " << switches << " switches, "
             << config::port_names(s).size() << " ports, LIDs 1-" << routed.lids.top << ")\n";
   std::cout << a.scenario << ": memory " << config::memory_summary(s) << "\n";
+  if (const routing::SwitchPairSls& sls = routed.routes.sls; !sls.sl.empty()) {
+    const auto counts = [](const std::vector<int>& v) {
+      std::string out;
+      for (int n : v) out += " " + std::to_string(n);
+      return out;
+    };
+    std::cout << a.scenario << ": " << routing::engine_name(routed.routes.algorithm) << ": " << sls.layers
+              << " virtual layers (SL " << unsigned{sls.local} << " to " << sls.local + sls.layers - 1
+              << "); paths per layer" << counts(sls.lanes_before) << ", balanced" << counts(sls.lanes_after) << "\n";
+  }
   std::size_t faulty = 0;
   for (const config::LinkSpec& l : routed.spec.links) faulty += l.config.faults.enabled();
   if (faulty != 0)
@@ -376,8 +386,10 @@ int validate(const Args& a) {
               << " s (LIDs, forwarding tables, fabric description), credit-loop check " << check_seconds << " s\n";
   if (!a.dump.empty()) {
     config::write_opensm_dumps(routed.spec, a.dump);
-    std::cout << a.scenario << ": OpenSM dumps (opensm-lfts.dump, opensm-subnet.lst, opensm-sl2vl.dump) in "
-              << a.dump << "\n";
+    const std::string sls = config::path_sl_dump(s.graph, routed.lids, routed.routes);
+    if (!sls.empty()) write_file(fs::path(a.dump) / config::kPathSlDump, sls);
+    std::cout << a.scenario << ": OpenSM dumps (opensm-lfts.dump, opensm-subnet.lst, opensm-sl2vl.dump"
+              << (sls.empty() ? "" : std::string(", ") + config::kPathSlDump) << ") in " << a.dump << "\n";
   }
   return loops.loop ? kExitCheckFailed : kExitOk;
 }

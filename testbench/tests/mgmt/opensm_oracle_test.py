@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
 
@@ -31,10 +32,12 @@ FABRICS = [
     ("mesh4x4.ibnd", None),   # dimension-ordered cabling: ports 1/2 x, 3/4 y (for dor)
     ("torus4x4.ibnd", None),
 ]
-CASES = [(engine, lmc) for engine in ("minhop", "updn", "dor") for lmc in (0, 1)]
+CASES = [(engine, lmc) for engine in ("minhop", "updn", "dor", "lash") for lmc in (0, 1)]
 # OpenSM's routing-engine chain: updn refuses a fabric where it finds no root (the tori, the
 # mesh), and dor routes it; on the others updn routes it.
 CASES += [("updn,dor", 0)]
+# Engines that hand out SLs: OpenSM's SA is asked for at most about this many PathRecords per case.
+MAX_SL_QUERIES = 300
 
 
 def first_ca(fabric_path):
@@ -46,7 +49,9 @@ def first_ca(fabric_path):
     raise SystemExit(fabric_path + ": no Ca node")
 
 
-def run_opensm(fabric_path, sm_node, engine, lmc, work):
+def run_opensm(fabric_path, sm_node, engine, lmc, work, sl_pairs=()):
+    """OpenSM's dumps in `work`; with sl_pairs, OpenSM stays up after its first sweep and its SA
+    is asked for the PathRecord of each (slid, dlid) (saquery -p): their SLs, by pair."""
     os.makedirs(work)
     shutil.copy(fabric_path, os.path.join(work, "net"))
     # ibsim's sockets are abstract names shared by the whole machine: a name of this run's own
@@ -54,16 +59,35 @@ def run_opensm(fabric_path, sm_node, engine, lmc, work):
     sock = dict(os.environ, IBSIM_SOCKNAME="hcasim-oracle-%d" % os.getpid())
     ibsim = subprocess.Popen(["ibsim", "-s", "-n", "net"], cwd=work, env=sock, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    sls = {}
     try:
         time.sleep(0.5)
         env = dict(sock, SIM_HOST=sm_node, OSM_TMP_DIR=work, OSM_CACHE_DIR=work, LD_PRELOAD=UMAD2SIM)
         # -o one sweep then exit; -r assign every LID afresh; -D 0x43 errors + info (the engine
-        # used) + routing dumps
-        osm = subprocess.Popen(["opensm", "-o", "-r", "-R", engine, "-l", str(lmc), "-F", "/dev/null",
+        # used, lash's layers) + routing dumps
+        once = [] if sl_pairs else ["-o"]
+        osm = subprocess.Popen(["opensm"] + once + ["-r", "-R", engine, "-l", str(lmc), "-F", "/dev/null",
                                 "-f", os.path.join(work, "osm.log"), "-D", "0x43"],
                                cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                stdin=subprocess.DEVNULL)
         try:
+            if sl_pairs:
+                client = dict(sock, SIM_HOST=sm_node, LD_PRELOAD=UMAD2SIM)
+
+                def path_sl(pair):
+                    out = subprocess.run(["saquery", "-p", "--slid", str(pair[0]), "--dlid", str(pair[1])],
+                                         env=client, capture_output=True, text=True, timeout=60).stdout
+                    m = re.search(r"\bsl\.+0x([0-9a-f]+)", out)
+                    return pair, int(m.group(1), 16) if m else None
+
+                # The SA answers once the subnet is up (OpenSM's log is written out only at exit).
+                deadline = time.time() + 60
+                while time.time() < deadline and path_sl(sl_pairs[0])[1] is None:
+                    time.sleep(0.2)
+
+                with ThreadPoolExecutor(4) as pool:
+                    sls = dict(pool.map(path_sl, sl_pairs))
+                os.kill(osm.pid, signal.SIGTERM)
             osm.wait(timeout=60)
         finally:
             if osm.poll() is None:
@@ -79,6 +103,7 @@ def run_opensm(fabric_path, sm_node, engine, lmc, work):
     for name in ("opensm-lfts.dump", "opensm-subnet.lst"):
         if not os.path.exists(os.path.join(work, name)):
             raise SystemExit("OpenSM wrote no " + name + " (see " + os.path.join(work, "osm.log") + ")")
+    return sls
 
 
 def run_hcasim(hcasim, fabric_path, sm_node, engine, lmc, work):
@@ -90,12 +115,35 @@ def run_hcasim(hcasim, fabric_path, sm_node, engine, lmc, work):
         json.dump(scenario, f)
     # exit 1: the routes have a credit loop (a torus under min-hop); the dumps are written all the same
     r = subprocess.run([hcasim, "validate", path, "--dump", os.path.join(work, "dump")],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode not in (0, 1):
         raise SystemExit("hcasim validate failed (exit %d) on %s" % (r.returncode, path))
     # The engine that routed: the note names it when an engine refused, else the first.
     m = re.search(r"; (\w+) routed it", r.stderr)
-    return m.group(1) if m else engine.split(",")[0]
+    return m.group(1) if m else engine.split(",")[0], r.stdout
+
+
+def our_path_sls(work):
+    """(slid, dlid) -> SL from hcasim-path-sl.dump; {} when the engine hands out none."""
+    path = os.path.join(work, "dump", "hcasim-path-sl.dump")
+    if not os.path.exists(path):
+        return {}
+    sls = {}
+    with open(path) as f:
+        for line in f:
+            if not line.startswith("#"):
+                slid, dlid, sl = line.split()
+                sls[(int(slid, 16), int(dlid, 16))] = int(sl)
+    return sls
+
+
+def layers(text, pattern):
+    """Paths per virtual layer, before and after balancing, from OpenSM's log or hcasim's output."""
+    if pattern == "opensm":
+        counts = [int(n) for _, n in re.findall(r"Lanes in layer (\d+): (\d+)", text)]
+        return counts[:len(counts) // 2], counts[len(counts) // 2:]
+    m = re.search(r"paths per layer ([\d ]+), balanced ([\d ]+)", text)
+    return ([int(n) for n in m.group(1).split()], [int(n) for n in m.group(2).split()]) if m else ([], [])
 
 
 def opensm_engine(work):
@@ -128,9 +176,14 @@ def main():
             for engine, lmc in CASES:
                 case = "%s %s lmc %d" % (fabric, engine, lmc)
                 work = os.path.join(tmp, "%s-%s-%d" % (fabric, engine, lmc))
-                run_opensm(fabric_path, sm_node, engine, lmc, os.path.join(work, "opensm"))
+                our_engine, our_out = run_hcasim(hcasim, fabric_path, sm_node, engine, lmc,
+                                                 os.path.join(work, "hcasim"))
+                ours_sl = our_path_sls(os.path.join(work, "hcasim"))
+                # The SA is asked for at most about MAX_SL_QUERIES pairs: every k-th in LID order.
+                pairs = sorted(ours_sl) if lmc == 0 else []
+                pairs = pairs[::-(-len(pairs) // MAX_SL_QUERIES)] if pairs else []
+                theirs_sl = run_opensm(fabric_path, sm_node, engine, lmc, os.path.join(work, "opensm"), pairs)
                 problems = []
-                our_engine = run_hcasim(hcasim, fabric_path, sm_node, engine, lmc, os.path.join(work, "hcasim"))
                 their_engine = opensm_engine(os.path.join(work, "opensm"))
                 if our_engine != their_engine:
                     problems.append(case)
@@ -149,9 +202,23 @@ def main():
                 if their_lids != our_lids:
                     problems.append(case)
                     print("FAIL %s: LIDs differ: %s" % (case, sorted(set(their_lids.items()) ^ set(our_lids.items()))))
+                sl_note = ""
+                if ours_sl:
+                    their_layers = layers(open(os.path.join(work, "opensm", "osm.log")).read(), "opensm")
+                    if layers(our_out, "hcasim") != their_layers:
+                        problems.append(case)
+                        print("FAIL %s: paths per layer %s, OpenSM's %s" % (case, layers(our_out, "hcasim"),
+                                                                          their_layers))
+                    differ = [(p, theirs_sl[p], ours_sl[p]) for p in pairs if theirs_sl[p] != ours_sl[p]]
+                    if differ:
+                        problems.append(case)
+                        print("FAIL %s: %d of %d PathRecord SLs differ, (slid, dlid), OpenSM's, ours: %s"
+                              % (case, len(differ), len(pairs), differ[:10]))
+                    sl_note = "; %d layers %s, and %d PathRecord SLs" % (len(their_layers[1]), their_layers,
+                                                                        len(pairs))
                 if not problems:
-                    print("ok %s: %s routed; %d LFT lines and %d port LIDs equal OpenSM's"
-                          % (case, our_engine, lines, len(their_lids)))
+                    print("ok %s: %s routed; %d LFT lines and %d port LIDs%s equal OpenSM's"
+                          % (case, our_engine, lines, len(their_lids), sl_note))
                 failures += bool(problems)
                 compared += 1
             # dor must not be min-hop under another name: its tables differ wherever a LID has
