@@ -31,6 +31,8 @@ FABRICS = [
     ("fat_tree_k4_shuffled.ibnd", None),
     ("mesh4x4.ibnd", None),   # dimension-ordered cabling: ports 1/2 x, 3/4 y (for dor)
     ("torus4x4.ibnd", None),
+    ("torus6x6.ibnd", None),   # lash needs 5 layers
+    ("dragonfly_a4.ibnd", None),
 ]
 CASES = [(engine, lmc) for engine in ("minhop", "updn", "dor", "lash") for lmc in (0, 1)]
 # OpenSM's routing-engine chain: updn refuses a fabric where it finds no root (the tori, the
