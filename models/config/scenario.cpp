@@ -6,10 +6,12 @@
 #include <cctype>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
 #include "models/config/config_schema.hpp"
+#include "models/config/guid_file.hpp"
 #include "models/config/resource_limits.hpp"
 #include "models/config/ibnetdiscover.hpp"
 #include "models/config/partitions_conf.hpp"
@@ -269,11 +271,14 @@ void describe(Io& io, RoutingSettings& c) {
             Names<RoutingAlgorithm>{{"minhop", RoutingAlgorithm::MinHop},
                                    {"updn", RoutingAlgorithm::Updn},
                                    {"dor", RoutingAlgorithm::Dor},
+                                   {"ftree", RoutingAlgorithm::Ftree},
                                    {"updown", RoutingAlgorithm::UpDown}},
             "minhop (OpenSM's minhop engine, entry for entry), updn (OpenSM's updn engine: up/down, entry for "
             "entry; falls back to minhop, as OpenSM does, when no root is found), dor (OpenSM's dimension-order "
             "engine, entry for entry: min-hop, each switch sending a LID out of the lowest dimension that "
-            "shortens its path) or updown (hcasim's own loop-free up*/down*, not an OpenSM engine)");
+            "shortens its path), ftree (OpenSM's fat-tree engine, entry for entry; falls back to minhop, as "
+            "OpenSM does, when the fabric is not a fat tree or LMC > 0) or updown (hcasim's own loop-free "
+            "up*/down*, not an OpenSM engine)");
   io.custom("roots", c.roots, parse_string_list, format_string_list, {"a list of switch names", string_list_schema},
             "updn, updown: root switches; [] = chosen automatically");
   io.choice("tie_break", c.tie_break,
@@ -283,6 +288,18 @@ void describe(Io& io, RoutingSettings& c) {
   io.uint("lmc", c.lmc, 0, routing::kMaxLmc, "LMC: each HCA port gets 2^lmc LIDs, routed separately");
   io.boolean("check_credit_loops", c.check_credit_loops,
              "check the routes for credit loops before running (validate always checks)");
+  io.string("root_guid_file", c.root_guid_file,
+            "ftree: OpenSM's root_guid_file, the root switches' NodeGUIDs, one per line (relative to the scenario "
+            "file); \"\" = none (ranks from the HCAs, and the tree must be a pure fat tree)");
+  io.string("cn_guid_file", c.cn_guid_file,
+            "ftree: OpenSM's cn_guid_file, the compute nodes' port GUIDs, one per line; \"\" = none (every HCA "
+            "port is a compute node)");
+  io.string("io_guid_file", c.io_guid_file,
+            "ftree: OpenSM's io_guid_file, the I/O nodes' port GUIDs, one per line (routed after the compute "
+            "nodes; max_reverse_hops is 0, OpenSM's default); \"\" = none");
+  for (const char* key : {"root_guid_file", "cn_guid_file", "io_guid_file"})
+    if (io.present(key) && c.algorithm != RoutingAlgorithm::Ftree)
+      io.fail(key, "applies only to algorithm ftree; accepted: algorithm \"ftree\", or leave it out");
 }
 
 template <class Io>
@@ -804,6 +821,23 @@ void read_partitions(Scenario& s, const std::string& base_dir) {
   (void)partition_tables_of(s, fabric_spec_guids(s));
 }
 
+// routing.*_guid_file: read now, so a missing file or a bad line is a config error.
+void read_guid_files(Scenario& s, const std::string& base_dir) {
+  const auto read = [&](const std::string& file, const char* key) -> std::optional<std::vector<uint64_t>> {
+    if (file.empty()) return std::nullopt;
+    const std::string at = std::string("routing.") + key;
+    const std::string path = file[0] == '/' || base_dir.empty() ? file : base_dir + "/" + file;
+    return parse_guid_file(read_text_file(path, at), file, at);
+  };
+  s.ftree_guids.roots = read(s.routing.root_guid_file, "root_guid_file");
+  s.ftree_guids.cns = read(s.routing.cn_guid_file, "cn_guid_file");
+  s.ftree_guids.ios = read(s.routing.io_guid_file, "io_guid_file");
+}
+
+routing::RoutingConfig routing_config(const Scenario& s) {
+  return routing::RoutingConfig{s.routing.algorithm, s.routing.roots, s.routing.tie_break, s.ftree_guids};
+}
+
 }  // namespace
 
 Scenario load_scenario(const nlohmann::json& root, const std::string& base_dir) {
@@ -897,6 +931,7 @@ Scenario load_scenario(const nlohmann::json& root, const std::string& base_dir) 
   if (!why.empty()) throw ConfigError("port_overrides", why);
   check_partitions(s);
   read_partitions(s, base_dir);
+  read_guid_files(s, base_dir);
   return s;
 }
 
@@ -923,8 +958,7 @@ RoutedFabric route_fabric(const Scenario& s) {
   const GuidOrdered ordered = reorder ? guid_ordered(s.graph) : GuidOrdered{};
   const Topology& graph = reorder ? ordered.graph : s.graph;
   r.spec.management =
-      management_spec(s.management, s.graph, hca_port_names(s),
-                      routing::RoutingConfig{s.routing.algorithm, s.routing.roots, s.routing.tie_break});
+      management_spec(s.management, s.graph, hca_port_names(s), routing_config(s));
   unsigned sm_at = r.spec.management.sm_node;
   if (reorder)
     sm_at = static_cast<unsigned>(std::find(ordered.at.begin(), ordered.at.end(), sm_at) - ordered.at.begin());
@@ -934,8 +968,7 @@ RoutedFabric route_fabric(const Scenario& s) {
     throw ConfigError("routing.lmc", e.what());
   }
   try {
-    r.routes = routing::compute_routes(
-        graph, r.lids, routing::RoutingConfig{s.routing.algorithm, s.routing.roots, s.routing.tie_break});
+    r.routes = routing::compute_routes(graph, r.lids, routing_config(s));
   } catch (const std::invalid_argument& e) {
     throw ConfigError("routing", e.what());
   }

@@ -287,6 +287,11 @@ Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& 
     if (std::find(roots.begin(), roots.end(), s) == roots.end()) roots.push_back(s);
   }
   routes.lft.resize(t.nodes.size());
+  if (config.algorithm == RoutingAlgorithm::Ftree) {
+    routes.fallback_reason = detail::opensm_ftree(t, index, lids, config.ftree, routes.lft);
+    if (routes.fallback_reason.empty()) return routes;
+    routes.algorithm = RoutingAlgorithm::MinHop;  // OpenSM falls back to its default engine, min-hop
+  }
   if (config.algorithm != RoutingAlgorithm::UpDown) {
     if (config.algorithm == RoutingAlgorithm::Updn && roots.empty())
       roots = detail::updn_automatic_roots(t, index, g, detail::lid_holders(lids));

@@ -41,6 +41,50 @@
 //     one hop distance holds more than 90% of the HCA ports, and no other
 //     more than 5% (updn_find_root_nodes_by_min_hop). No root: OpenSM falls
 //     back to min-hop, and so does this (Routes::algorithm says MinHop).
+// - ftree is OpenSM's fat-tree engine, entry for entry (opensm_ftree.cpp;
+//   osm_ucast_ftree.c; checked against OpenSM on ibsim). Tables: switches
+//   and CAs in OpenSM's table order (opensm_order.hpp), ports as the SM found
+//   them.
+//   - Ranks: breadth first from the switches of the root GUID file (when it
+//     names any); else from the switches linked to CAs, reversed (the
+//     farthest become rank 0), then breadth first again from those rank-0
+//     switches. A switch no rank reaches is left out with its CA ports.
+//   - Port groups: a switch's links to one neighbour (by its LID) form a
+//     group, up to a lower rank, sideways at equal rank, down to a higher
+//     rank or a CA; a CA has one group per port. CA ports are compute nodes
+//     (CNs), all of them or those in the CN file; those in the I/O file are
+//     I/O nodes (routed as non-CNs; max_reverse_hops 0, OpenSM's default).
+//   - Leaves: the switches of CN ports; leaf rank: the highest rank (no roots
+//     file) or that of the first CN's switch. Tuples (indices): from the first
+//     leaf in table order, [leaf rank, 0, ...], breadth first: a switch gives
+//     each unindexed neighbour down (above the leaves) or up (below the roots)
+//     the next rank's tuple with the lowest free byte at the level between
+//     them, and sorts those groups by the neighbour's tuple. The leaf array:
+//     the leaf-rank switches by tuple, from the first leaf to the last.
+//   - Refused (OpenSM falls back to min-hop, and so does this; the reason in
+//     Routes::fallback_reason): LMC > 0; fewer than 2 switches or 2 CAs; a
+//     CA linked to a CA; all switches at rank 0; no CN; a tree rank (leaf
+//     rank + 1) outside 2..8; a CN on a switch not at the leaf rank; fewer
+//     than two leaves; without a roots file, switches of one rank that differ
+//     in up groups, in down groups (above the leaves) or in the ports of a
+//     group.
+//   - Routing, per target: the LFT entry of the switch it hangs on (a CA's
+//     port, a switch's own 0), then from there up: the up group with the
+//     fewest down routes (ties: by the neighbour's tuple), its port with the
+//     fewest, carries the main path (counted on both) into the switch above,
+//     which routes the target through that port's far end; every other up
+//     group (and sibling) a secondary one, to a switch not yet routed by as
+//     short a path. At every switch reached, first down: each down group
+//     (and sibling, not for dummies) but the one back, fewest up routes
+//     first (bubble-sorted when a count changed; ties by tuple), routes the
+//     switch below through its least up-loaded port's far end unless that
+//     switch has a path as short; its up counters count when a CA lies below.
+//   - Order: leaf by leaf (leaf array), its CN ports in group order, then
+//     dummy targets (no table entry, counters only) up to the most CNs of any
+//     leaf; then non-CN CA ports in CA table order (counted); then every
+//     switch's own LID in table order (main paths not counted). A switch
+//     never routes down then up: LIDs so reached stay kNoPath (OpenSM's
+//     connect_roots, off by default, is not modelled).
 // - updown (hcasim's own, not an OpenSM engine): destinations in LID order;
 //   among the allowed ports the fewest LIDs counted so far, the lowest port on
 //   a tie (tie_break shifted: starting from a port that depends on the
@@ -76,6 +120,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -107,8 +152,9 @@ Lids assign_lids(const topology::Topology& t, unsigned lmc);
 // in node and port order; else the first HCA port; else the first switch.
 topology::LinkEnd default_sm_port(const topology::Topology& t);
 
-// minhop: OpenSM's minhop; updn: OpenSM's updn; dor: OpenSM's dor; updown: hcasim's up*/down*.
-enum class RoutingAlgorithm { MinHop, UpDown, Updn, Dor };
+// minhop: OpenSM's minhop; updn: OpenSM's updn; dor: OpenSM's dor; ftree:
+// OpenSM's fat-tree; updown: hcasim's up*/down*.
+enum class RoutingAlgorithm { MinHop, UpDown, Updn, Dor, Ftree };
 
 // How a switch breaks ties among equally loaded minimum-hop ports.
 // LowestPort is OpenSM's rule (the search starts at port 1). Shifted starts it
@@ -117,17 +163,27 @@ enum class RoutingAlgorithm { MinHop, UpDown, Updn, Dor };
 // sends every LID through one top switch per column, shifting spreads them.
 enum class TieBreak { LowestPort, Shifted };
 
+// ftree's GUID lists, as OpenSM reads them from its root_guid_file,
+// cn_guid_file and io_guid_file; nullopt = no such file given.
+struct FtreeGuids {
+  std::optional<std::vector<uint64_t>> roots;  // NodeGUIDs of the root switches
+  std::optional<std::vector<uint64_t>> cns;    // port GUIDs of the compute nodes
+  std::optional<std::vector<uint64_t>> ios;    // port GUIDs of the I/O nodes
+};
+
 struct RoutingConfig {
   RoutingAlgorithm algorithm = RoutingAlgorithm::MinHop;
   std::vector<std::string> roots;          // up/down roots by switch name; empty = automatic
   TieBreak tie_break = TieBreak::LowestPort;
+  FtreeGuids ftree;                        // ftree: its GUID files' contents
 };
 
 struct Routes {
   // lft[node]: empty for an HCA; for a switch, the output port of every LID 0..top.
   std::vector<std::vector<uint8_t>> lft;
   std::vector<unsigned> roots;             // up/down: the root switches used
-  RoutingAlgorithm algorithm = RoutingAlgorithm::MinHop;
+  RoutingAlgorithm algorithm = RoutingAlgorithm::MinHop;  // the engine used (MinHop after a fallback)
+  std::string fallback_reason;             // ftree refused the fabric: OpenSM's reason; else empty
 };
 
 // Throws std::invalid_argument for a root that is not a switch of the topology.

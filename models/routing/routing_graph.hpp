@@ -10,6 +10,7 @@
 //   a switch one hop closer to t under the algorithm's rules; empty = no path.
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -176,5 +177,11 @@ class UpdnCandidates : public TargetCandidates {
 void opensm_lfts(const topology::Topology& t, const topology::TopologyIndex& index, const SwitchGraph& g,
                  const Lids& lids, TargetCandidates& candidates, bool shifted, bool dor,
                  std::vector<std::vector<uint8_t>>& lft);
+
+// OpenSM's fat-tree engine (opensm_ftree.cpp): fills the table of every
+// switch and returns "", or returns why OpenSM refuses the fabric (one line,
+// as its log says it) and leaves `lft` alone. Rules in routing.hpp.
+std::string opensm_ftree(const topology::Topology& t, const topology::TopologyIndex& index, const Lids& lids,
+                         const FtreeGuids& guids, std::vector<std::vector<uint8_t>>& lft);
 
 }  // namespace hcasim::routing::detail

@@ -335,6 +335,9 @@ int validate(const Args& a) {
             << " verbs connections, " << s.graph.nodes.size() - switches << " HCAs, " << switches << " switches, "
             << config::port_names(s).size() << " ports, LIDs 1-" << routed.lids.top << ")\n";
   std::cout << a.scenario << ": memory " << config::memory_summary(s) << "\n";
+  if (!routed.routes.fallback_reason.empty())
+    std::cout << a.scenario << ": routing: ftree refused the fabric (" << routed.routes.fallback_reason
+              << "); minhop's tables, as OpenSM falls back to it\n";
   std::size_t faulty = 0;
   for (const config::LinkSpec& l : routed.spec.links) faulty += l.config.faults.enabled();
   if (faulty != 0)

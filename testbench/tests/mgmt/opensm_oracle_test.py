@@ -5,8 +5,11 @@ Runs Debian's OpenSM once per case against ibsim (libumad2sim.so preloaded,
 local sockets only) on ibnetdiscover fabrics, and compares its dumps with the
 ones `hcasim validate --dump` writes for the same fabric, SM port, engine and
 LMC: opensm-lfts.dump byte for byte, and every port's LID from
-opensm-subnet.lst; and that dor's tables are not minhop's. Every process the
-test starts is ended by its PID.
+opensm-subnet.lst; and that dor's tables are not minhop's. ftree on two fat
+trees (one of three levels, once more with a root GUID file) and on the two
+fabrics it refuses (a torus; LMC 1), where both fall back to minhop: that
+OpenSM and hcasim agree on whether ftree routed. Every process the test
+starts is ended by its PID.
 
 usage: opensm_oracle_test.py HCASIM SOURCE_DIR
 exit 0 all equal, 1 a difference, 77 OpenSM or ibsim missing (skipped).
@@ -32,6 +35,16 @@ FABRICS = [
     ("torus4x4.ibnd", None),
 ]
 CASES = [(engine, lmc) for engine in ("minhop", "updn", "dor") for lmc in (0, 1)]
+# ftree: (fabric, LMC, the root switches' descriptions for a root GUID file or None, whether ftree routes)
+FTREE_CASES = [
+    ("fat_tree_k4_shuffled.ibnd", 0, None, True),
+    ("fat_tree_3level_shuffled.ibnd", 0, None, True),
+    ("fat_tree_3level_shuffled.ibnd", 0, ("ft3 top3", "ft3 top1", "ft3 top0", "ft3 top2"), True),
+    # two of the four tops as roots: the mids and tops of the other half rank below the leaves
+    ("fat_tree_3level_shuffled.ibnd", 0, ("ft3 top0", "ft3 top1"), True),
+    ("torus4x4.ibnd", 0, None, False),              # every switch has CAs: all rank as roots
+    ("fat_tree_k4_shuffled.ibnd", 1, None, False),  # LMC > 0
+]
 
 
 def first_ca(fabric_path):
@@ -43,7 +56,16 @@ def first_ca(fabric_path):
     raise SystemExit(fabric_path + ": no Ca node")
 
 
-def run_opensm(fabric_path, sm_node, engine, lmc, work):
+def switch_guids(fabric_path, descriptions):
+    """The NodeGUIDs of the switches with these descriptions, in that order, as a GUID file's lines."""
+    guids = {}
+    with open(fabric_path) as f:
+        for m in re.finditer(r'^Switch\s+\d+\s+"S-([0-9a-f]{16})"\s+# "([^"]+)"', f.read(), re.M):
+            guids[m.group(2)] = m.group(1)
+    return "".join("0x%s  # %s\n" % (guids[d], d) for d in descriptions)
+
+
+def run_opensm(fabric_path, sm_node, engine, lmc, work, options=()):
     os.makedirs(work)
     shutil.copy(fabric_path, os.path.join(work, "net"))
     # ibsim's sockets are abstract names shared by the whole machine: a name of this run's own
@@ -55,8 +77,9 @@ def run_opensm(fabric_path, sm_node, engine, lmc, work):
         time.sleep(0.5)
         env = dict(sock, SIM_HOST=sm_node, OSM_TMP_DIR=work, OSM_CACHE_DIR=work, LD_PRELOAD=UMAD2SIM)
         # -o one sweep then exit; -r assign every LID afresh; -D 0x41 errors + routing dumps
+        # -D 0x43: also INFO, where OpenSM names the engine that configured the tables
         osm = subprocess.Popen(["opensm", "-o", "-r", "-R", engine, "-l", str(lmc), "-F", "/dev/null",
-                                "-f", os.path.join(work, "osm.log"), "-D", "0x41"],
+                                "-f", os.path.join(work, "osm.log"), "-D", "0x43"] + list(options),
                                cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                stdin=subprocess.DEVNULL)
         try:
@@ -77,18 +100,43 @@ def run_opensm(fabric_path, sm_node, engine, lmc, work):
             raise SystemExit("OpenSM wrote no " + name + " (see " + os.path.join(work, "osm.log") + ")")
 
 
-def run_hcasim(hcasim, fabric_path, sm_node, engine, lmc, work):
+def run_hcasim(hcasim, fabric_path, sm_node, engine, lmc, work, routing=None):
+    """hcasim validate --dump; returns what it printed."""
     os.makedirs(work)
     scenario = {"name": "oracle", "topology": {"pattern": "ibnetdiscover", "file": fabric_path},
-                "routing": {"algorithm": engine, "lmc": lmc}, "management": {"sm": sm_node + ".p1"}}
+                "routing": dict({"algorithm": engine, "lmc": lmc}, **(routing or {})),
+                "management": {"sm": sm_node + ".p1"}}
     path = os.path.join(work, "scenario.json")
     with open(path, "w") as f:
         json.dump(scenario, f)
     # exit 1: the routes have a credit loop (a torus under min-hop); the dumps are written all the same
-    rc = subprocess.run([hcasim, "validate", path, "--dump", os.path.join(work, "dump")],
-                        stdout=subprocess.DEVNULL).returncode
-    if rc not in (0, 1):
-        raise SystemExit("hcasim validate failed (exit %d) on %s" % (rc, path))
+    run = subprocess.run([hcasim, "validate", path, "--dump", os.path.join(work, "dump")],
+                         stdout=subprocess.PIPE, universal_newlines=True)
+    if run.returncode not in (0, 1):
+        raise SystemExit("hcasim validate failed (exit %d) on %s" % (run.returncode, path))
+    return run.stdout
+
+
+def compare(case, work):
+    """Prints ok or FAIL with a diff; returns the number of failures (0 or 1 or 2)."""
+    failures = 0
+    theirs = open(os.path.join(work, "opensm", "opensm-lfts.dump")).read()
+    ours = open(os.path.join(work, "hcasim", "dump", "opensm-lfts.dump")).read()
+    lines = theirs.count("\n")
+    if theirs != ours:
+        failures += 1
+        differ = sum(1 for a, b in zip(theirs.splitlines(), ours.splitlines()) if a != b)
+        print("FAIL %s: opensm-lfts.dump differs in %d of %d lines" % (case, differ, lines))
+        subprocess.run(["diff", os.path.join(work, "opensm", "opensm-lfts.dump"),
+                        os.path.join(work, "hcasim", "dump", "opensm-lfts.dump")])
+    their_lids = port_lids(os.path.join(work, "opensm", "opensm-subnet.lst"))
+    our_lids = port_lids(os.path.join(work, "hcasim", "dump", "opensm-subnet.lst"))
+    if their_lids != our_lids:
+        failures += 1
+        print("FAIL %s: LIDs differ: %s" % (case, sorted(set(their_lids.items()) ^ set(our_lids.items()))))
+    if not failures:
+        print("ok %s: %d LFT lines and %d port LIDs equal OpenSM's" % (case, lines, len(their_lids)))
+    return failures
 
 
 def port_lids(subnet_lst):
@@ -116,22 +164,7 @@ def main():
                 work = os.path.join(tmp, "%s-%s-%d" % (fabric, engine, lmc))
                 run_opensm(fabric_path, sm_node, engine, lmc, os.path.join(work, "opensm"))
                 run_hcasim(hcasim, fabric_path, sm_node, engine, lmc, os.path.join(work, "hcasim"))
-                theirs = open(os.path.join(work, "opensm", "opensm-lfts.dump")).read()
-                ours = open(os.path.join(work, "hcasim", "dump", "opensm-lfts.dump")).read()
-                lines = theirs.count("\n")
-                if theirs != ours:
-                    failures += 1
-                    differ = sum(1 for a, b in zip(theirs.splitlines(), ours.splitlines()) if a != b)
-                    print("FAIL %s: opensm-lfts.dump differs in %d of %d lines" % (case, differ, lines))
-                    subprocess.run(["diff", os.path.join(work, "opensm", "opensm-lfts.dump"),
-                                    os.path.join(work, "hcasim", "dump", "opensm-lfts.dump")])
-                their_lids = port_lids(os.path.join(work, "opensm", "opensm-subnet.lst"))
-                our_lids = port_lids(os.path.join(work, "hcasim", "dump", "opensm-subnet.lst"))
-                if their_lids != our_lids:
-                    failures += 1
-                    print("FAIL %s: LIDs differ: %s" % (case, sorted(set(their_lids.items()) ^ set(our_lids.items()))))
-                if theirs == ours and their_lids == our_lids:
-                    print("ok %s: %d LFT lines and %d port LIDs equal OpenSM's" % (case, lines, len(their_lids)))
+                failures += compare(case, work)
                 compared += 1
             # dor must not be min-hop under another name: its tables differ wherever a LID has
             # more than one dimension to go (every fabric here but small_cluster).
@@ -140,6 +173,29 @@ def main():
             if (ours["minhop"] != ours["dor"]) != (fabric != "small_cluster.ibnd"):
                 failures += 1
                 print("FAIL %s: dor's tables %s minhop's" % (fabric, "equal" if ours["minhop"] == ours["dor"] else "differ from"))
+        for fabric, lmc, roots, routes in FTREE_CASES:
+            fabric_path = os.path.join(source, "configs", "fabrics", fabric)
+            sm_node = first_ca(fabric_path)
+            case = "%s ftree lmc %d%s" % (fabric, lmc, " with %d roots in a GUID file" % len(roots) if roots else "")
+            work = os.path.join(tmp, "%s-ftree-%d-%d" % (fabric, lmc, len(roots or ())))
+            options, routing = [], {}
+            if roots:
+                roots_file = os.path.join(tmp, "%s-%d.roots" % (fabric, len(roots)))
+                with open(roots_file, "w") as f:
+                    f.write(switch_guids(fabric_path, roots))
+                options, routing = ["--root_guid_file", roots_file], {"root_guid_file": roots_file}
+            run_opensm(fabric_path, sm_node, "ftree", lmc, os.path.join(work, "opensm"), options)
+            printed = run_hcasim(hcasim, fabric_path, sm_node, "ftree", lmc, os.path.join(work, "hcasim"), routing)
+            with open(os.path.join(work, "opensm", "osm.log")) as f:
+                theirs = "ftree tables configured" in f.read()
+            ours = "ftree refused the fabric" not in printed
+            before = failures
+            if (theirs, ours) != (routes, routes):
+                failures += 1
+                print("FAIL %s: ftree routed: OpenSM %s, hcasim %s, expected %s" % (case, theirs, ours, routes))
+            failures += compare(case, work)
+            compared += 1
+            failures = min(failures, before + 1)  # one failed case counts once
     print("%d of %d cases equal OpenSM's" % (compared - failures, compared))
     return 1 if failures else 0
 
