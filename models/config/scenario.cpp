@@ -297,9 +297,11 @@ void describe(Io& io, RoutingSettings& c) {
   io.string("io_guid_file", c.io_guid_file,
             "ftree: OpenSM's io_guid_file, the I/O nodes' port GUIDs, one per line (routed after the compute "
             "nodes; max_reverse_hops is 0, OpenSM's default); \"\" = none");
-  for (const char* key : {"root_guid_file", "cn_guid_file", "io_guid_file"})
-    if (io.present(key) && c.algorithm != RoutingAlgorithm::Ftree)
-      io.fail(key, "applies only to algorithm ftree; accepted: algorithm \"ftree\", or leave it out");
+  for (const auto& [key, file] : {std::pair<const char*, const std::string&>{"root_guid_file", c.root_guid_file},
+                                   {"cn_guid_file", c.cn_guid_file},
+                                   {"io_guid_file", c.io_guid_file}})
+    if (!file.empty() && c.algorithm != RoutingAlgorithm::Ftree)
+      io.fail(key, "applies only to algorithm ftree; accepted: algorithm \"ftree\", or \"\"");
 }
 
 template <class Io>

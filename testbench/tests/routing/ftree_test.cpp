@@ -146,7 +146,8 @@ TEST_CASE("ftree refuses LMC > 0, a torus and a CA linked to a CA, and min-hop r
       lids.base[node][port] = ++lids.top;
     }
     const routing::Routes routes = ftree(t, lids);
-    CHECK_THAT(routes.fallback_reason, Catch::StartsWith("Failed ranking the tree: CA connected directly to another CA"));
+    CHECK_THAT(routes.fallback_reason,
+               Catch::StartsWith("Failed ranking the tree: CA connected directly to another CA"));
     CHECK(routes.algorithm == RoutingAlgorithm::MinHop);
   }
   SECTION("one leaf switch is not a tree") {
