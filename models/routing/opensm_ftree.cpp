@@ -65,25 +65,22 @@ void Ftree::recalculate_min_down(unsigned s) {
 }
 
 void Ftree::set_port(unsigned s, uint8_t port) {
-  if (!switches_[s].touched) touched_.push_back(s);
-  switches_[s].touched = true;
-  switches_[s].port = port;
+  if (!target_[s].touched) touched_.push_back(s);
+  target_[s].touched = true;
+  target_[s].port = port;
 }
 
 void Ftree::set_hops(unsigned s, uint8_t hops) {
-  if (!switches_[s].touched) touched_.push_back(s);
-  switches_[s].touched = true;
-  switches_[s].hops = hops;
+  if (!target_[s].touched) touched_.push_back(s);
+  target_[s].touched = true;
+  target_[s].hops = hops;
 }
 
 // The target's ports into the tables (a real LID), then clean for the next.
 void Ftree::finish_target(int lid, std::vector<std::vector<uint8_t>>& lft) {
   for (unsigned s : touched_) {
-    Switch& sw = switches_[s];
-    if (lid > 0 && sw.port != kNoPath) lft[sw.node][static_cast<unsigned>(lid)] = sw.port;
-    sw.port = kNoPath;
-    sw.hops = kNoHops;
-    sw.touched = false;
+    if (lid > 0 && target_[s].port != kNoPath) lft[switches_[s].node][static_cast<unsigned>(lid)] = target_[s].port;
+    target_[s] = TargetState{};
   }
   touched_.clear();
 }
@@ -123,10 +120,10 @@ bool Ftree::route_up_by_going_down(unsigned s, int prev, int lid, bool main, uin
     }
     if (prev >= 0 && group.remote == static_cast<unsigned>(prev)) continue;
     if (group.ports.empty()) continue;
-    GroupPort& port = least_loaded(group, [](const GroupPort& p) { return p.up; });
     const unsigned r = group.remote;
-    const uint8_t least = switches_[r].hops;
-    if (least != kNoHops && hops + 1 >= least) continue;
+    const uint8_t least = target_[r].hops;
+    if (least != kNoHops && hops + 1 >= least) continue;  // OpenSM picks the port first; no matter
+    GroupPort& port = least_loaded(group, [](const GroupPort& p) { return p.up; });
     set_port(r, port.remote_port);
     set_hops(r, static_cast<uint8_t>(hops + 1));
     const bool routed = route_up_by_going_down(r, -1, lid, main, static_cast<uint8_t>(hops + 1));
@@ -156,7 +153,7 @@ bool Ftree::route_down_by_going_up(unsigned s, int prev, int lid, bool main, uin
     ++groups_[min_group].down;
     ++min_port->down;
     if (groups_[min_group].down == switches_[r].min_down + 1) recalculate_min_down(r);
-    if (switches_[r].port == kNoPath || hops + 1 < switches_[r].hops) {
+    if (target_[r].port == kNoPath || hops + 1 < target_[r].hops) {
       set_port(r, min_port->remote_port);
       set_hops(r, static_cast<uint8_t>(hops + 1));
     }
@@ -165,7 +162,7 @@ bool Ftree::route_down_by_going_up(unsigned s, int prev, int lid, bool main, uin
   for (std::size_t i = main ? 1 : 0; i < switches_[s].up.size(); ++i) {
     const unsigned g = switches_[s].up[i];
     const unsigned r = groups_[g].remote;
-    if (switches_[r].port != kNoPath && hops + 1 >= switches_[r].hops) continue;
+    if (target_[r].port != kNoPath && hops + 1 >= target_[r].hops) continue;
     if (groups_[g].ports.empty()) continue;
     const GroupPort& port = least_loaded(groups_[g], [](const GroupPort& p) { return p.down; });
     set_port(r, port.remote_port);
@@ -176,7 +173,7 @@ bool Ftree::route_down_by_going_up(unsigned s, int prev, int lid, bool main, uin
   for (std::size_t i = 0; i < switches_[s].sibling.size(); ++i) {
     const unsigned g = switches_[s].sibling[i];
     const unsigned r = groups_[g].remote;
-    if (switches_[r].port != kNoPath && hops + 1 >= switches_[r].hops) continue;
+    if (target_[r].port != kNoPath && hops + 1 >= target_[r].hops) continue;
     if (groups_[g].ports.empty()) continue;
     GroupPort& port = least_loaded(groups_[g], [](const GroupPort& p) { return p.down; });
     set_port(r, port.remote_port);
@@ -192,6 +189,7 @@ bool Ftree::route_down_by_going_up(unsigned s, int prev, int lid, bool main, uin
 }
 
 void Ftree::route(std::vector<std::vector<uint8_t>>& lft) {
+  target_.assign(switches_.size(), TargetState{});
   // fabric_route_to_cns: leaf by leaf, its CN ports in group order, then
   // dummies up to the most CNs any leaf has.
   for (unsigned s : leaves_) {

@@ -77,7 +77,11 @@ struct Switch {
   bool leaf = false;
   uint32_t min_down = 0;                     // the least counter_down of its down groups
   bool up_changed = false;                   // a down group's up counter moved since the last sort
-  // The target being routed: OpenSM's new_lft[target] and hops[target].
+};
+
+// A switch's state for the target being routed: OpenSM's new_lft[target] and
+// hops[target] (kept apart from Switch: the routing reads it most).
+struct TargetState {
   uint8_t port = kNoPath;
   uint8_t hops = kNoHops;
   bool touched = false;
@@ -151,6 +155,7 @@ class Ftree {
   uint32_t leaf_rank_ = 0;
   std::vector<unsigned> leaves_;             // leaf_switches, by tuple
   unsigned max_cn_per_leaf_ = 0;
+  std::vector<TargetState> target_;          // switch index -> its state for the target
   std::vector<unsigned> touched_;            // switches with a port or hop count for the target
 };
 

@@ -35,15 +35,21 @@ FABRICS = [
     ("torus4x4.ibnd", None),
 ]
 CASES = [(engine, lmc) for engine in ("minhop", "updn", "dor") for lmc in (0, 1)]
-# ftree: (fabric, LMC, the root switches' descriptions for a root GUID file or None, whether ftree routes)
+# ftree: (fabric, LMC, GUID files, whether ftree routes). GUID files by OpenSM option:
+# root_guid_file lists switches, cn_guid_file and io_guid_file CAs (all their ports), by
+# description; "all but" before a list means every CA but those.
+THREE_LEVEL = "fat_tree_3level_shuffled.ibnd"
 FTREE_CASES = [
-    ("fat_tree_k4_shuffled.ibnd", 0, None, True),
-    ("fat_tree_3level_shuffled.ibnd", 0, None, True),
-    ("fat_tree_3level_shuffled.ibnd", 0, ("ft3 top3", "ft3 top1", "ft3 top0", "ft3 top2"), True),
+    ("fat_tree_k4_shuffled.ibnd", 0, {}, True),
+    (THREE_LEVEL, 0, {}, True),
+    (THREE_LEVEL, 0, {"root_guid_file": ("ft3 top3", "ft3 top1", "ft3 top0", "ft3 top2")}, True),
     # two of the four tops as roots: the mids and tops of the other half rank below the leaves
-    ("fat_tree_3level_shuffled.ibnd", 0, ("ft3 top0", "ft3 top1"), True),
-    ("torus4x4.ibnd", 0, None, False),              # every switch has CAs: all rank as roots
-    ("fat_tree_k4_shuffled.ibnd", 1, None, False),  # LMC > 0
+    (THREE_LEVEL, 0, {"root_guid_file": ("ft3 top0", "ft3 top1")}, True),
+    # three CAs are not CNs (routed after the CNs), two of them I/O nodes
+    (THREE_LEVEL, 0, {"cn_guid_file": ("all but", "ft3 node0 HCA-1", "ft3 node5 HCA-1", "ft3 dual HCA-1"),
+                      "io_guid_file": ("ft3 node5 HCA-1", "ft3 dual HCA-1")}, True),
+    ("torus4x4.ibnd", 0, {}, False),              # every switch has CAs: all rank as roots
+    ("fat_tree_k4_shuffled.ibnd", 1, {}, False),  # LMC > 0
 ]
 
 
@@ -56,13 +62,22 @@ def first_ca(fabric_path):
     raise SystemExit(fabric_path + ": no Ca node")
 
 
-def switch_guids(fabric_path, descriptions):
-    """The NodeGUIDs of the switches with these descriptions, in that order, as a GUID file's lines."""
-    guids = {}
+def guid_file(fabric_path, option, names):
+    """A GUID file's lines for ftree's option: switches' NodeGUIDs (roots) or CAs' port GUIDs."""
     with open(fabric_path) as f:
-        for m in re.finditer(r'^Switch\s+\d+\s+"S-([0-9a-f]{16})"\s+# "([^"]+)"', f.read(), re.M):
-            guids[m.group(2)] = m.group(1)
-    return "".join("0x%s  # %s\n" % (guids[d], d) for d in descriptions)
+        text = f.read()
+    if option == "root_guid_file":
+        guids = {m.group(2): [m.group(1)]
+                 for m in re.finditer(r'^Switch\s+\d+\s+"S-([0-9a-f]{16})"\s+# "([^"]+)"', text, re.M)}
+    else:
+        guids = {}
+        for block in text.split("\n\n"):
+            m = re.search(r'^Ca\s+\d+\s+"H-[0-9a-f]{16}"\s+# "([^"]+)"', block, re.M)
+            if m:
+                guids[m.group(1)] = re.findall(r'^\[\d+\]\(([0-9a-f]{16})\)', block, re.M)
+    if names[0] == "all but":
+        names = [n for n in guids if n not in names[1:]]
+    return "".join("0x%s  # %s\n" % (g, n) for n in names for g in guids[n])
 
 
 def run_opensm(fabric_path, sm_node, engine, lmc, work, options=()):
@@ -173,17 +188,20 @@ def main():
             if (ours["minhop"] != ours["dor"]) != (fabric != "small_cluster.ibnd"):
                 failures += 1
                 print("FAIL %s: dor's tables %s minhop's" % (fabric, "equal" if ours["minhop"] == ours["dor"] else "differ from"))
-        for fabric, lmc, roots, routes in FTREE_CASES:
+        for number, (fabric, lmc, files, routes) in enumerate(FTREE_CASES):
             fabric_path = os.path.join(source, "configs", "fabrics", fabric)
             sm_node = first_ca(fabric_path)
-            case = "%s ftree lmc %d%s" % (fabric, lmc, " with %d roots in a GUID file" % len(roots) if roots else "")
-            work = os.path.join(tmp, "%s-ftree-%d-%d" % (fabric, lmc, len(roots or ())))
+            case = "%s ftree lmc %d%s" % (fabric, lmc, "".join(
+                ", %s of %s" % (option, "all CAs but %d" % (len(names) - 1) if names[0] == "all but" else len(names))
+                for option, names in files.items()))
+            work = os.path.join(tmp, "ftree-%d" % number)
             options, routing = [], {}
-            if roots:
-                roots_file = os.path.join(tmp, "%s-%d.roots" % (fabric, len(roots)))
-                with open(roots_file, "w") as f:
-                    f.write(switch_guids(fabric_path, roots))
-                options, routing = ["--root_guid_file", roots_file], {"root_guid_file": roots_file}
+            for option, names in files.items():
+                path = os.path.join(tmp, "ftree-%d.%s" % (number, option))
+                with open(path, "w") as f:
+                    f.write(guid_file(fabric_path, option, names))
+                options += ["--" + option, path]
+                routing[option] = path
             run_opensm(fabric_path, sm_node, "ftree", lmc, os.path.join(work, "opensm"), options)
             printed = run_hcasim(hcasim, fabric_path, sm_node, "ftree", lmc, os.path.join(work, "hcasim"), routing)
             with open(os.path.join(work, "opensm", "osm.log")) as f:
