@@ -156,3 +156,27 @@ TEST_CASE("ftree refuses LMC > 0, a torus and a CA linked to a CA, and min-hop r
     CHECK(routes.fallback_reason == "Fabric has 1 switches - topology is not fat-tree");
   }
 }
+
+TEST_CASE("ftree routes generated k-ary n-trees, every CA reaching every CA's LID", "[ftree]") {
+  for (const auto& kn : {std::pair{4u, 2u}, std::pair{3u, 3u}, std::pair{4u, 3u}}) {
+    const unsigned k = kn.first, n = kn.second;
+    CAPTURE(k, n);
+    const topology::Topology t = topology::fat_tree_topology(k, n);
+    const topology::TopologyIndex index(t);
+    const routing::Lids lids = routing::assign_lids(t, 0);
+    const routing::Routes routes = ftree(t, lids);
+    REQUIRE(routes.fallback_reason.empty());
+    std::size_t paths = 0;
+    for (unsigned src = 0; src < t.nodes.size(); ++src) {
+      if (t.nodes[src].kind != NodeKind::Hca) continue;
+      for (unsigned dst = 0; dst < t.nodes.size(); ++dst) {
+        if (t.nodes[dst].kind != NodeKind::Hca || dst == src) continue;
+        const routing::Path path = routing::trace_path(t, index, lids, routes, {src, 1}, lids.base[dst][0]);
+        CHECK(path.ok);
+        CHECK(path.hops.size() <= 2 * n - 1);  // up to a common ancestor and down: at most 2n - 1 switches
+        ++paths;
+      }
+    }
+    CHECK(paths > 0);
+  }
+}
