@@ -41,10 +41,10 @@
 //     one hop distance holds more than 90% of the HCA ports, and no other
 //     more than 5% (updn_find_root_nodes_by_min_hop). No root: OpenSM falls
 //     back to min-hop, and so does this (Routes::algorithm says MinHop).
-// - ftree is OpenSM's fat-tree engine, entry for entry (opensm_ftree.cpp;
-//   osm_ucast_ftree.c; checked against OpenSM on ibsim). Tables: switches
-//   and CAs in OpenSM's table order (opensm_order.hpp), ports as the SM found
-//   them.
+// - ftree is OpenSM's fat-tree engine, entry for entry (opensm_ftree_build.cpp,
+//   opensm_ftree.cpp; osm_ucast_ftree.c; checked against OpenSM on ibsim).
+//   Tables: switches and CAs in OpenSM's table order (opensm_order.hpp),
+//   ports as the SM found them.
 //   - Ranks: breadth first from the switches of the root GUID file (when it
 //     names any); else from the switches linked to CAs, reversed (the
 //     farthest become rank 0), then breadth first again from those rank-0
@@ -70,8 +70,9 @@
 //     group.
 //   - Routing, per target: the LFT entry of the switch it hangs on (a CA's
 //     port, a switch's own 0), then from there up: the up group with the
-//     fewest down routes (ties: by the neighbour's tuple), its port with the
-//     fewest, carries the main path (counted on both) into the switch above,
+//     fewest down routes (ties: the neighbour whose least loaded down group
+//     is less loaded, then by tuple), its port with the fewest (the first of
+//     them), carries the main path (counted on both) into the switch above,
 //     which routes the target through that port's far end; every other up
 //     group (and sibling) a secondary one, to a switch not yet routed by as
 //     short a path. At every switch reached, first down: each down group
@@ -82,7 +83,8 @@
 //   - Order: leaf by leaf (leaf array), its CN ports in group order, then
 //     dummy targets (no table entry, counters only) up to the most CNs of any
 //     leaf; then non-CN CA ports in CA table order (counted); then every
-//     switch's own LID in table order (main paths not counted). A switch
+//     switch's own LID in table order (every up group secondary: routes up
+//     not counted; routes down are, as for any target). A switch
 //     never routes down then up: LIDs so reached stay kNoPath (OpenSM's
 //     connect_roots, off by default, is not modelled).
 // - updown (hcasim's own, not an OpenSM engine): destinations in LID order;

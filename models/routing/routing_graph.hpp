@@ -1,7 +1,8 @@
 #pragma once
-// Internals of routing.cpp, shared with routing_updown.cpp, routing_opensm.cpp
-// and opensm_lfts.cpp: the switch graph and, per (switch, target switch), the
-// output ports a routing algorithm allows. Not part of the library's interface.
+// Internals of routing.cpp, shared with routing_updown.cpp, routing_opensm.cpp,
+// opensm_lfts.cpp and opensm_ftree.cpp: the switch graph and, per (switch,
+// target switch), the output ports a routing algorithm allows; ftree's entry
+// point. Not part of the library's interface.
 //
 // Rules:
 // - Only switches forward; an HCA is a leaf of the graph. Parallel links
