@@ -6,10 +6,12 @@
 #include <cctype>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
 #include "models/config/config_schema.hpp"
+#include "models/config/guid_file.hpp"
 #include "models/config/resource_limits.hpp"
 #include "models/config/ibnetdiscover.hpp"
 #include "models/config/notices.hpp"
@@ -105,6 +107,7 @@ constexpr std::pair<const char*, routing::RoutingAlgorithm> kEngines[] = {
     {"minhop", routing::RoutingAlgorithm::MinHop},
     {"updn", routing::RoutingAlgorithm::Updn},
     {"dor", routing::RoutingAlgorithm::Dor},
+    {"ftree", routing::RoutingAlgorithm::Ftree},
     {"lash", routing::RoutingAlgorithm::Lash},
     {"updown", routing::RoutingAlgorithm::UpDown}};
 constexpr const char* kNoFallback = "no_fallback";
@@ -340,8 +343,11 @@ void describe(Io& io, RoutingSettings& c) {
              engine_chain_schema},
             "minhop (OpenSM's minhop engine, entry for entry), updn (OpenSM's updn engine: up/down, entry for "
             "entry; refuses a fabric where it finds no root), dor (OpenSM's dimension-order engine, entry for "
-            "entry: min-hop, each switch sending a LID out of the lowest dimension that shortens its path) or "
-            "updown (hcasim's own loop-free up*/down*, not an OpenSM engine). A list is OpenSM's chain: the "
+            "entry: min-hop, each switch sending a LID out of the lowest dimension that shortens its path), "
+            "ftree (OpenSM's fat-tree engine, entry for entry; refuses a fabric that is not a fat tree, and LMC > "
+            "0), lash (OpenSM's LASH, entry for entry: shortest paths spread over virtual layers, an SL per pair "
+            "of switches; refuses when it needs more layers than the switch ports have VLs) or updown (hcasim's "
+            "own loop-free up*/down*, not an OpenSM engine). A list is OpenSM's chain: the "
             "first engine that routes the fabric routes it, each refusal is a note; when all refuse, minhop "
             "routes it unless the list has no_fallback");
   io.custom("roots", c.roots, parse_string_list, format_string_list, {"a list of switch names", string_list_schema},
@@ -356,6 +362,20 @@ void describe(Io& io, RoutingSettings& c) {
           "(OpenSM's lash_start_vl)");
   io.boolean("check_credit_loops", c.check_credit_loops,
              "check the routes for credit loops before running (validate always checks)");
+  io.string("root_guid_file", c.root_guid_file,
+            "ftree: OpenSM's root_guid_file, the root switches' NodeGUIDs, one per line (relative to the scenario "
+            "file); \"\" = none (ranks from the HCAs, and the tree must be a pure fat tree)");
+  io.string("cn_guid_file", c.cn_guid_file,
+            "ftree: OpenSM's cn_guid_file, the compute nodes' port GUIDs, one per line; \"\" = none (every HCA "
+            "port is a compute node)");
+  io.string("io_guid_file", c.io_guid_file,
+            "ftree: OpenSM's io_guid_file, the I/O nodes' port GUIDs, one per line (routed after the compute "
+            "nodes; max_reverse_hops is 0, OpenSM's default); \"\" = none");
+  for (const auto& [key, file] : {std::pair<const char*, const std::string&>{"root_guid_file", c.root_guid_file},
+                                   {"cn_guid_file", c.cn_guid_file},
+                                   {"io_guid_file", c.io_guid_file}})
+    if (!file.empty() && !c.algorithm.contains(RoutingAlgorithm::Ftree))
+      io.fail(key, "applies only to algorithm ftree; accepted: algorithm \"ftree\" (or a chain with it), or \"\"");
 }
 
 template <class Io>
@@ -877,6 +897,20 @@ void read_partitions(Scenario& s, const std::string& base_dir) {
   (void)partition_tables_of(s, fabric_spec_guids(s));
 }
 
+// routing.*_guid_file: read now, so a missing file or a bad line is a config error.
+void read_guid_files(Scenario& s, const std::string& base_dir) {
+  const auto read = [&](const std::string& file, const char* key) -> std::optional<std::vector<uint64_t>> {
+    if (file.empty()) return std::nullopt;
+    const std::string at = std::string("routing.") + key;
+    const std::string path = file[0] == '/' || base_dir.empty() ? file : base_dir + "/" + file;
+    return parse_guid_file(read_text_file(path, at), file, at);
+  };
+  s.ftree_guids.roots = read(s.routing.root_guid_file, "root_guid_file");
+  s.ftree_guids.cns = read(s.routing.cn_guid_file, "cn_guid_file");
+  s.ftree_guids.ios = read(s.routing.io_guid_file, "io_guid_file");
+}
+
+
 }  // namespace
 
 Scenario load_scenario(const nlohmann::json& root, const std::string& base_dir) {
@@ -970,6 +1004,7 @@ Scenario load_scenario(const nlohmann::json& root, const std::string& base_dir) 
   if (!why.empty()) throw ConfigError("port_overrides", why);
   check_partitions(s);
   read_partitions(s, base_dir);
+  read_guid_files(s, base_dir);
   return s;
 }
 
@@ -988,7 +1023,7 @@ nlohmann::json resolved_json(const Scenario& s) {
 // fewest operational data VLs of a switch port with a link (OpenSM reads
 // OperationalVLs from every such port).
 routing::RoutingConfig routing_config(const Scenario& s, const FabricSpec& spec) {
-  routing::RoutingConfig c{s.routing.algorithm, s.routing.roots, s.routing.tie_break};
+  routing::RoutingConfig c{s.routing.algorithm, s.routing.roots, s.routing.tie_break, s.ftree_guids};
   c.lash_start_vl = s.routing.lash_start_vl;
   c.vls = 15;
   for (const LinkSpec& l : spec.links)

@@ -61,6 +61,9 @@ struct RoutingSettings {
   uint32_t lmc = 0;                // LIDs per HCA port = 2^lmc
   uint32_t lash_start_vl = 0;      // lash: its first SL (OpenSM's lash_start_vl)
   bool check_credit_loops = true;  // run the credit-loop check before a run (validate always does)
+  std::string root_guid_file;      // ftree: OpenSM's root_guid_file (switch NodeGUIDs); "" = none
+  std::string cn_guid_file;        // ftree: OpenSM's cn_guid_file (compute-node port GUIDs); "" = none
+  std::string io_guid_file;        // ftree: OpenSM's io_guid_file (I/O-node port GUIDs); "" = none
 };
 
 struct Sl2VlRule {
@@ -183,6 +186,7 @@ struct Scenario {
   // Derived by load_scenario, not read from the file.
   topology::Topology graph;                       // the topology as a graph
   mgmt::PartitionsSpec partitions;                // management.partitions, its rules parsed
+  routing::FtreeGuids ftree_guids;                // routing.*_guid_file, read
 };
 
 // Reads and checks a whole scenario. A relative topology.file is taken from

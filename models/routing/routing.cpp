@@ -341,6 +341,7 @@ const char* engine_name(RoutingAlgorithm a) {
     case RoutingAlgorithm::UpDown: return "updown";
     case RoutingAlgorithm::Updn: return "updn";
     case RoutingAlgorithm::Dor: return "dor";
+    case RoutingAlgorithm::Ftree: return "ftree";
     case RoutingAlgorithm::Lash: return "lash";
   }
   return "?";
@@ -387,10 +388,13 @@ Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& 
       route_updown(t, index, g, lids, roots, config.tie_break, routes);
       return routes;
     }
-    const std::string why =
-        engine == RoutingAlgorithm::Lash
-            ? detail::opensm_lash(t, index, g, lids, config.vls, config.lash_start_vl, routes.lft, routes.sls)
-            : route_opensm(t, index, g, lids, engine, roots, config.tie_break, routes);
+    std::string why;
+    if (engine == RoutingAlgorithm::Ftree)
+      why = detail::opensm_ftree(t, index, lids, config.ftree, routes.lft);
+    else if (engine == RoutingAlgorithm::Lash)
+      why = detail::opensm_lash(t, index, g, lids, config.vls, config.lash_start_vl, routes.lft, routes.sls);
+    else
+      why = route_opensm(t, index, g, lids, engine, roots, config.tie_break, routes);
     if (why.empty()) return routes;
     routes.refusals.push_back({engine, why});
   }

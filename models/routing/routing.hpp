@@ -42,6 +42,52 @@
 //     more than 5% (updn_find_root_nodes_by_min_hop). No root: updn refuses
 //     the fabric, as OpenSM's does, and the chain goes on (EngineChain; by
 //     default min-hop routes it, and Routes::algorithm says MinHop).
+// - ftree is OpenSM's fat-tree engine, entry for entry (opensm_ftree_build.cpp,
+//   opensm_ftree.cpp; osm_ucast_ftree.c; checked against OpenSM on ibsim).
+//   Tables: switches and CAs in OpenSM's table order (opensm_order.hpp),
+//   ports as the SM found them.
+//   - Ranks: breadth first from the switches of the root GUID file (when it
+//     names any); else from the switches linked to CAs, reversed (the
+//     farthest become rank 0), then breadth first again from those rank-0
+//     switches. A switch no rank reaches is left out with its CA ports.
+//   - Port groups: a switch's links to one neighbour (by its LID) form a
+//     group, up to a lower rank, sideways at equal rank, down to a higher
+//     rank or a CA; a CA has one group per port. CA ports are compute nodes
+//     (CNs), all of them or those in the CN file; those in the I/O file are
+//     I/O nodes (routed as non-CNs; max_reverse_hops 0, OpenSM's default).
+//   - Leaves: the switches of CN ports; leaf rank: the highest rank (no roots
+//     file) or that of the first CN's switch. Tuples (indices): from the first
+//     leaf in table order, [leaf rank, 0, ...], breadth first: a switch gives
+//     each unindexed neighbour down (above the leaves) or up (below the roots)
+//     the next rank's tuple with the lowest free byte at the level between
+//     them, and sorts those groups by the neighbour's tuple. The leaf array:
+//     the leaf-rank switches by tuple, from the first leaf to the last.
+//   - Refused (the chain goes on, by default to min-hop, as in OpenSM; the
+//     reason in Routes::refusals): LMC > 0; fewer than 2 switches or 2 CAs; a
+//     CA linked to a CA; all switches at rank 0; no CN; a tree rank (leaf
+//     rank + 1) outside 2..8; a CN on a switch not at the leaf rank; fewer
+//     than two leaves; without a roots file, switches of one rank that differ
+//     in up groups, in down groups (above the leaves) or in the ports of a
+//     group.
+//   - Routing, per target: the LFT entry of the switch it hangs on (a CA's
+//     port, a switch's own 0), then from there up: the up group with the
+//     fewest down routes (ties: the neighbour whose least loaded down group
+//     is less loaded, then by tuple), its port with the fewest (the first of
+//     them), carries the main path (counted on both) into the switch above,
+//     which routes the target through that port's far end; every other up
+//     group (and sibling) a secondary one, to a switch not yet routed by as
+//     short a path. At every switch reached, first down: each down group
+//     (and sibling, not for dummies) but the one back, fewest up routes
+//     first (bubble-sorted when a count changed; ties by tuple), routes the
+//     switch below through its least up-loaded port's far end unless that
+//     switch has a path as short; its up counters count when a CA lies below.
+//   - Order: leaf by leaf (leaf array), its CN ports in group order, then
+//     dummy targets (no table entry, counters only) up to the most CNs of any
+//     leaf; then non-CN CA ports in CA table order (counted); then every
+//     switch's own LID in table order (every up group secondary: routes up
+//     not counted; routes down are, as for any target). A switch
+//     never routes down then up: LIDs so reached stay kNoPath (OpenSM's
+//     connect_roots, off by default, is not modelled).
 // - updown (hcasim's own, not an OpenSM engine): destinations in LID order;
 //   among the allowed ports the fewest LIDs counted so far, the lowest port on
 //   a tie (tie_break shifted: starting from a port that depends on the
@@ -78,6 +124,7 @@
 #include <array>
 #include <cstdint>
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -109,8 +156,9 @@ Lids assign_lids(const topology::Topology& t, unsigned lmc);
 // in node and port order; else the first HCA port; else the first switch.
 topology::LinkEnd default_sm_port(const topology::Topology& t);
 
-// minhop: OpenSM's minhop; updn: OpenSM's updn; dor: OpenSM's dor; updown: hcasim's up*/down*.
-enum class RoutingAlgorithm { MinHop, UpDown, Updn, Dor, Lash };
+// minhop: OpenSM's minhop; updn: OpenSM's updn; dor: OpenSM's dor; ftree:
+// OpenSM's fat-tree; lash: OpenSM's LASH; updown: hcasim's up*/down*.
+enum class RoutingAlgorithm { MinHop, UpDown, Updn, Dor, Ftree, Lash };
 
 // The engine's name as OpenSM spells it (updown: hcasim's own name).
 const char* engine_name(RoutingAlgorithm a);
@@ -136,10 +184,19 @@ struct EngineChain {
 // sends every LID through one top switch per column, shifting spreads them.
 enum class TieBreak { LowestPort, Shifted };
 
+// ftree's GUID lists, as OpenSM reads them from its root_guid_file,
+// cn_guid_file and io_guid_file; nullopt = no such file given.
+struct FtreeGuids {
+  std::optional<std::vector<uint64_t>> roots;  // NodeGUIDs of the root switches
+  std::optional<std::vector<uint64_t>> cns;    // port GUIDs of the compute nodes
+  std::optional<std::vector<uint64_t>> ios;    // port GUIDs of the I/O nodes
+};
+
 struct RoutingConfig {
   EngineChain algorithm;
   std::vector<std::string> roots;          // up/down roots by switch name; empty = automatic
   TieBreak tie_break = TieBreak::LowestPort;
+  FtreeGuids ftree;                        // ftree: its GUID files' contents
   unsigned vls = 8;                        // lash: the fewest operational data VLs of a switch port with a link
   unsigned lash_start_vl = 0;              // lash: the first SL/VL it hands out (OpenSM's lash_start_vl)
 };

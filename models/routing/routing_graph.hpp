@@ -1,7 +1,8 @@
 #pragma once
-// Internals of routing.cpp, shared with routing_updown.cpp, routing_opensm.cpp
-// and opensm_lfts.cpp: the switch graph and, per (switch, target switch), the
-// output ports a routing algorithm allows. Not part of the library's interface.
+// Internals of routing.cpp, shared with routing_updown.cpp, routing_opensm.cpp,
+// opensm_lfts.cpp and opensm_ftree.cpp: the switch graph and, per (switch,
+// target switch), the output ports a routing algorithm allows; ftree's entry
+// point. Not part of the library's interface.
 //
 // Rules:
 // - Only switches forward; an HCA is a leaf of the graph. Parallel links
@@ -197,5 +198,10 @@ class GlibcRandom {
 std::string opensm_lash(const topology::Topology& t, const topology::TopologyIndex& index, const SwitchGraph& g,
                         const Lids& lids, unsigned vls, unsigned start_vl, std::vector<std::vector<uint8_t>>& lft,
                         SwitchPairSls& sls);
+// OpenSM's fat-tree engine (opensm_ftree.cpp): fills the table of every
+// switch and returns "", or returns why OpenSM refuses the fabric (one line,
+// as its log says it) and leaves `lft` alone. Rules in routing.hpp.
+std::string opensm_ftree(const topology::Topology& t, const topology::TopologyIndex& index, const Lids& lids,
+                         const FtreeGuids& guids, std::vector<std::vector<uint8_t>>& lft);
 
 }  // namespace hcasim::routing::detail

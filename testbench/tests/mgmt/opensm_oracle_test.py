@@ -5,8 +5,12 @@ Runs Debian's OpenSM once per case against ibsim (libumad2sim.so preloaded,
 local sockets only) on ibnetdiscover fabrics, and compares its dumps with the
 ones `hcasim validate --dump` writes for the same fabric, SM port, engine and
 LMC: opensm-lfts.dump byte for byte, and every port's LID from
-opensm-subnet.lst; and that dor's tables are not minhop's. Every process the
-test starts is ended by its PID.
+opensm-subnet.lst; and that dor's tables are not minhop's; that hcasim routes
+with the engine OpenSM's log names (a chain, ftree on the fabrics it refuses);
+ftree on two fat trees (one of three levels, also with root, CN and I/O GUID
+files); and for lash, its paths per layer (OpenSM's log) and the SL of up to
+MAX_SL_QUERIES pairs as OpenSM's SA answers them (saquery -p). Every process
+the test starts is ended by its PID.
 
 usage: opensm_oracle_test.py HCASIM SOURCE_DIR
 exit 0 all equal, 1 a difference, 77 OpenSM or ibsim missing (skipped).
@@ -40,6 +44,24 @@ CASES = [(engine, lmc) for engine in ("minhop", "updn", "dor", "lash") for lmc i
 CASES += [("updn,dor", 0)]
 # Engines that hand out SLs: OpenSM's SA is asked for at most about this many PathRecords per case.
 MAX_SL_QUERIES = 300
+# ftree: (fabric, LMC, GUID files, whether ftree routes). GUID files by OpenSM option:
+# root_guid_file lists switches, cn_guid_file and io_guid_file CAs (all their ports), by
+# description; "all but" before a list means every CA but those.
+THREE_LEVEL = "fat_tree_3level_shuffled.ibnd"
+FTREE_CASES = [
+    ("fat_tree_k4_shuffled.ibnd", 0, {}, True),
+    (THREE_LEVEL, 0, {}, True),
+    (THREE_LEVEL, 0, {"root_guid_file": ("ft3 top3", "ft3 top1", "ft3 top0", "ft3 top2")}, True),
+    # two of the four tops as roots: the mids and tops of the other half rank below the leaves
+    (THREE_LEVEL, 0, {"root_guid_file": ("ft3 top0", "ft3 top1")}, True),
+    # three CAs are not CNs (routed after the CNs), two of them I/O nodes
+    (THREE_LEVEL, 0, {"cn_guid_file": ("all but", "ft3 node0 HCA-1", "ft3 node5 HCA-1", "ft3 dual HCA-1"),
+                      "io_guid_file": ("ft3 node5 HCA-1", "ft3 dual HCA-1")}, True),
+    ("torus4x4.ibnd", 0, {}, False),              # every switch has CAs: all rank as roots
+    ("fat_tree_k4_shuffled.ibnd", 1, {}, False),  # LMC > 0
+]
+# A chain whose first engine refuses: ftree on a torus, then updn (which refuses it too), then dor.
+FTREE_CASES += [("torus4x4.ibnd", 0, {}, False, "ftree,updn,dor")]
 
 
 def first_ca(fabric_path):
@@ -51,7 +73,25 @@ def first_ca(fabric_path):
     raise SystemExit(fabric_path + ": no Ca node")
 
 
-def run_opensm(fabric_path, sm_node, engine, lmc, work, sl_pairs=()):
+def guid_file(fabric_path, option, names):
+    """A GUID file's lines for ftree's option: switches' NodeGUIDs (roots) or CAs' port GUIDs."""
+    with open(fabric_path) as f:
+        text = f.read()
+    if option == "root_guid_file":
+        guids = {m.group(2): [m.group(1)]
+                 for m in re.finditer(r'^Switch\s+\d+\s+"S-([0-9a-f]{16})"\s+# "([^"]+)"', text, re.M)}
+    else:
+        guids = {}
+        for block in text.split("\n\n"):
+            m = re.search(r'^Ca\s+\d+\s+"H-[0-9a-f]{16}"\s+# "([^"]+)"', block, re.M)
+            if m:
+                guids[m.group(1)] = re.findall(r'^\[\d+\]\(([0-9a-f]{16})\)', block, re.M)
+    if names[0] == "all but":
+        names = [n for n in guids if n not in names[1:]]
+    return "".join("0x%s  # %s\n" % (g, n) for n in names for g in guids[n])
+
+
+def run_opensm(fabric_path, sm_node, engine, lmc, work, sl_pairs=(), options=()):
     """OpenSM's dumps in `work`; with sl_pairs, OpenSM stays up after its first sweep and its SA
     is asked for the PathRecord of each (slid, dlid) (saquery -p): their SLs, by pair."""
     os.makedirs(work)
@@ -69,7 +109,7 @@ def run_opensm(fabric_path, sm_node, engine, lmc, work, sl_pairs=()):
         # used, lash's layers) + routing dumps
         once = [] if sl_pairs else ["-o"]
         osm = subprocess.Popen(["opensm"] + once + ["-r", "-R", engine, "-l", str(lmc), "-F", "/dev/null",
-                                "-f", os.path.join(work, "osm.log"), "-D", "0x43"],
+                                "-f", os.path.join(work, "osm.log"), "-D", "0x43"] + list(options),
                                cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                stdin=subprocess.DEVNULL)
         try:
@@ -108,10 +148,12 @@ def run_opensm(fabric_path, sm_node, engine, lmc, work, sl_pairs=()):
     return sls
 
 
-def run_hcasim(hcasim, fabric_path, sm_node, engine, lmc, work):
+def run_hcasim(hcasim, fabric_path, sm_node, engine, lmc, work, routing=None):
+    """hcasim validate --dump: the engine that routed, and what it printed."""
     os.makedirs(work)
     scenario = {"name": "oracle", "topology": {"pattern": "ibnetdiscover", "file": fabric_path},
-                "routing": {"algorithm": engine, "lmc": lmc}, "management": {"sm": sm_node + ".p1"}}
+                "routing": dict({"algorithm": engine, "lmc": lmc}, **(routing or {})),
+                "management": {"sm": sm_node + ".p1"}}
     path = os.path.join(work, "scenario.json")
     with open(path, "w") as f:
         json.dump(scenario, f)
@@ -164,6 +206,62 @@ def port_lids(subnet_lst):
     return lids
 
 
+def compare(hcasim, case, fabric_path, sm_node, engine, lmc, work, files=None):
+    """One case: OpenSM and hcasim on one fabric; prints ok or FAIL; returns 0 or 1.
+    `files`: ftree's GUID files, {option: names}."""
+    options, routing = [], {}
+    for option, names in (files or {}).items():
+        path = os.path.join(os.path.dirname(work), os.path.basename(work) + "." + option)
+        with open(path, "w") as f:
+            f.write(guid_file(fabric_path, option, names))
+        options += ["--" + option, path]
+        routing[option] = path
+    our_engine, our_out = run_hcasim(hcasim, fabric_path, sm_node, engine, lmc,
+                                     os.path.join(work, "hcasim"), routing)
+    ours_sl = our_path_sls(os.path.join(work, "hcasim"))
+    # The SA is asked for at most about MAX_SL_QUERIES pairs: every k-th in LID order.
+    pairs = sorted(ours_sl) if lmc == 0 else []
+    pairs = pairs[::-(-len(pairs) // MAX_SL_QUERIES)] if pairs else []
+    theirs_sl = run_opensm(fabric_path, sm_node, engine, lmc, os.path.join(work, "opensm"), pairs, options)
+    problems = []
+    their_engine = opensm_engine(os.path.join(work, "opensm"))
+    if our_engine != their_engine:
+        problems.append(case)
+        print("FAIL %s: OpenSM routed with %s, hcasim with %s" % (case, their_engine, our_engine))
+    theirs = open(os.path.join(work, "opensm", "opensm-lfts.dump")).read()
+    ours = open(os.path.join(work, "hcasim", "dump", "opensm-lfts.dump")).read()
+    lines = theirs.count("\n")
+    if theirs != ours:
+        problems.append(case)
+        differ = sum(1 for a, b in zip(theirs.splitlines(), ours.splitlines()) if a != b)
+        print("FAIL %s: opensm-lfts.dump differs in %d of %d lines" % (case, differ, lines))
+        subprocess.run(["diff", os.path.join(work, "opensm", "opensm-lfts.dump"),
+                        os.path.join(work, "hcasim", "dump", "opensm-lfts.dump")])
+    their_lids = port_lids(os.path.join(work, "opensm", "opensm-subnet.lst"))
+    our_lids = port_lids(os.path.join(work, "hcasim", "dump", "opensm-subnet.lst"))
+    if their_lids != our_lids:
+        problems.append(case)
+        print("FAIL %s: LIDs differ: %s" % (case, sorted(set(their_lids.items()) ^ set(our_lids.items()))))
+    sl_note = ""
+    if ours_sl:
+        their_layers = layers(open(os.path.join(work, "opensm", "osm.log")).read(), "opensm")
+        if layers(our_out, "hcasim") != their_layers:
+            problems.append(case)
+            print("FAIL %s: paths per layer %s, OpenSM's %s" % (case, layers(our_out, "hcasim"),
+                                                              their_layers))
+        differ = [(p, theirs_sl[p], ours_sl[p]) for p in pairs if theirs_sl[p] != ours_sl[p]]
+        if differ:
+            problems.append(case)
+            print("FAIL %s: %d of %d PathRecord SLs differ, (slid, dlid), OpenSM's, ours: %s"
+                  % (case, len(differ), len(pairs), differ[:10]))
+        sl_note = "; %d layers %s, and %d PathRecord SLs" % (len(their_layers[1]), their_layers,
+                                                            len(pairs))
+    if not problems:
+        print("ok %s: %s routed; %d LFT lines and %d port LIDs%s equal OpenSM's"
+              % (case, our_engine, lines, len(their_lids), sl_note))
+    return 1 if problems else 0
+
+
 def main():
     hcasim, source = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     if not (shutil.which("opensm") and shutil.which("ibsim") and os.path.exists(UMAD2SIM)):
@@ -177,51 +275,8 @@ def main():
             sm_node = sm_node or first_ca(fabric_path)
             for engine, lmc in CASES:
                 case = "%s %s lmc %d" % (fabric, engine, lmc)
-                work = os.path.join(tmp, "%s-%s-%d" % (fabric, engine, lmc))
-                our_engine, our_out = run_hcasim(hcasim, fabric_path, sm_node, engine, lmc,
-                                                 os.path.join(work, "hcasim"))
-                ours_sl = our_path_sls(os.path.join(work, "hcasim"))
-                # The SA is asked for at most about MAX_SL_QUERIES pairs: every k-th in LID order.
-                pairs = sorted(ours_sl) if lmc == 0 else []
-                pairs = pairs[::-(-len(pairs) // MAX_SL_QUERIES)] if pairs else []
-                theirs_sl = run_opensm(fabric_path, sm_node, engine, lmc, os.path.join(work, "opensm"), pairs)
-                problems = []
-                their_engine = opensm_engine(os.path.join(work, "opensm"))
-                if our_engine != their_engine:
-                    problems.append(case)
-                    print("FAIL %s: OpenSM routed with %s, hcasim with %s" % (case, their_engine, our_engine))
-                theirs = open(os.path.join(work, "opensm", "opensm-lfts.dump")).read()
-                ours = open(os.path.join(work, "hcasim", "dump", "opensm-lfts.dump")).read()
-                lines = theirs.count("\n")
-                if theirs != ours:
-                    problems.append(case)
-                    differ = sum(1 for a, b in zip(theirs.splitlines(), ours.splitlines()) if a != b)
-                    print("FAIL %s: opensm-lfts.dump differs in %d of %d lines" % (case, differ, lines))
-                    subprocess.run(["diff", os.path.join(work, "opensm", "opensm-lfts.dump"),
-                                    os.path.join(work, "hcasim", "dump", "opensm-lfts.dump")])
-                their_lids = port_lids(os.path.join(work, "opensm", "opensm-subnet.lst"))
-                our_lids = port_lids(os.path.join(work, "hcasim", "dump", "opensm-subnet.lst"))
-                if their_lids != our_lids:
-                    problems.append(case)
-                    print("FAIL %s: LIDs differ: %s" % (case, sorted(set(their_lids.items()) ^ set(our_lids.items()))))
-                sl_note = ""
-                if ours_sl:
-                    their_layers = layers(open(os.path.join(work, "opensm", "osm.log")).read(), "opensm")
-                    if layers(our_out, "hcasim") != their_layers:
-                        problems.append(case)
-                        print("FAIL %s: paths per layer %s, OpenSM's %s" % (case, layers(our_out, "hcasim"),
-                                                                          their_layers))
-                    differ = [(p, theirs_sl[p], ours_sl[p]) for p in pairs if theirs_sl[p] != ours_sl[p]]
-                    if differ:
-                        problems.append(case)
-                        print("FAIL %s: %d of %d PathRecord SLs differ, (slid, dlid), OpenSM's, ours: %s"
-                              % (case, len(differ), len(pairs), differ[:10]))
-                    sl_note = "; %d layers %s, and %d PathRecord SLs" % (len(their_layers[1]), their_layers,
-                                                                        len(pairs))
-                if not problems:
-                    print("ok %s: %s routed; %d LFT lines and %d port LIDs%s equal OpenSM's"
-                          % (case, our_engine, lines, len(their_lids), sl_note))
-                failures += bool(problems)
+                failures += compare(hcasim, case, fabric_path, sm_node, engine, lmc,
+                                    os.path.join(tmp, "%s-%s-%d" % (fabric, engine, lmc)))
                 compared += 1
             # dor must not be min-hop under another name: its tables differ wherever a LID has
             # more than one dimension to go (every fabric here but small_cluster).
@@ -230,6 +285,20 @@ def main():
             if (ours["minhop"] != ours["dor"]) != (fabric != "small_cluster.ibnd"):
                 failures += 1
                 print("FAIL %s: dor's tables %s minhop's" % (fabric, "equal" if ours["minhop"] == ours["dor"] else "differ from"))
+        for number, (fabric, lmc, files, routes, *chain) in enumerate(FTREE_CASES):
+            fabric_path = os.path.join(source, "configs", "fabrics", fabric)
+            engine = chain[0] if chain else "ftree"
+            case = "%s %s lmc %d%s" % (fabric, engine, lmc, "".join(
+                ", %s of %s" % (option, "all CAs but %d" % (len(names) - 1) if names[0] == "all but" else len(names))
+                for option, names in files.items()))
+            work = os.path.join(tmp, "ftree-%d" % number)
+            failures += compare(hcasim, case, fabric_path, first_ca(fabric_path), engine, lmc, work, files)
+            # ftree routed, or refused, as this case expects (compare checked OpenSM agrees)
+            routed = opensm_engine(os.path.join(work, "opensm")) == "ftree"
+            if routed != routes:
+                failures += 1
+                print("FAIL %s: ftree %s, expected otherwise" % (case, "routed" if routed else "refused"))
+            compared += 1
     print("%d of %d cases equal OpenSM's" % (compared - failures, compared))
     return 1 if failures else 0
 
