@@ -138,7 +138,9 @@ routing::EngineChain parse_engine_chain(const nlohmann::json& v, const std::stri
   }
   routing::EngineChain chain;
   chain.engines.clear();
-  for (const auto& [name, at] : words) {
+  for (const auto& word : words) {
+    const std::string& name = word.first;
+    const std::string& at = word.second;
     if (name == kNoFallback) {
       chain.fallback = false;
       continue;

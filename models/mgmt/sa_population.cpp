@@ -166,8 +166,9 @@ uint16_t path_pkey(const SubnetView& v, LinkEnd src, LinkEnd dst) {
   return 0;
 }
 
-ib::PathRecord path_record(const SubnetView& v, const HcaPort& src, unsigned src_off, const HcaPort& dst,
-                           unsigned dst_off, const PathParams& pp, bool reversible, uint16_t pkey) {
+ib::PathRecord path_record(const SubnetView& v, const topology::TopologyIndex& index, const HcaPort& src,
+                           unsigned src_off, const HcaPort& dst, unsigned dst_off, const PathParams& pp,
+                           bool reversible, uint16_t pkey) {
   ib::PathRecord r;
   r.sgid = src.gid;
   r.dgid = dst.gid;
@@ -177,7 +178,8 @@ ib::PathRecord path_record(const SubnetView& v, const HcaPort& src, unsigned src
   r.reversible = reversible;
   r.numb_path = kPathNumbPath;
   r.pkey = pkey;
-  r.sl = v.path_sl;
+  // An engine that hands out SLs (lash) answers for the pair, as OpenSM's path_sl hook does.
+  r.sl = v.routes.sls.sl.empty() ? v.path_sl : routing::path_sl(v.topology, index, v.lids, v.routes, r.slid, r.dlid);
   r.mtu_selector = ib::kSelectorExactly;
   r.mtu = pp.mtu;
   r.rate_selector = ib::kSelectorExactly;
@@ -216,7 +218,7 @@ void fill_paths(const SubnetView& v, Writer& w, SaFillStats& st) {
         if (pkey == 0) continue;  // no shared partition: no path
         for (unsigned soff = 0; soff < per_port; ++soff) {
           const bool rev = reach[(s * per_port + soff) * np + d];
-          if (!w.put(path_record(v, ports[s], soff, ports[d], doff, pp, rev, pkey))) continue;
+          if (!w.put(path_record(v, tracer.index(), ports[s], soff, ports[d], doff, pp, rev, pkey))) continue;
           ++st.path_records;
           st.non_reversible += !rev;
           st.path_hops += pp.hops;
@@ -277,7 +279,7 @@ std::vector<ib::PathRecord> path_records_between(const SubnetView& view, PathTra
     for (unsigned doff = 0; doff < per_port; ++doff) {
       const bool rev = tracer.trace(dst, static_cast<uint16_t>(s.base + soff)).ok;
       const PathParams pp = tracer.trace(src, static_cast<uint16_t>(d.base + doff));
-      if (pp.ok) out.push_back(path_record(view, s, soff, d, doff, pp, rev, pkey));
+      if (pp.ok) out.push_back(path_record(view, tracer.index(), s, soff, d, doff, pp, rev, pkey));
     }
   }
   return out;

@@ -36,7 +36,9 @@
 //   2^LMC LIDs of each, when the LFTs lead from the source port to the DLID
 //   (sa_path_params.hpp); unreachable pairs get none. Fields as OpenSM
 //   pr_rcv_build_pr fills them: SGID / DGID = the GIDPrefix of the port's
-//   PortInfo (0xFE80::/64 when 0) + port GUID; SLID, DLID; SL = view.path_sl;
+//   PortInfo (0xFE80::/64 when 0) + port GUID; SLID, DLID; SL = the routing
+//   engine's SL of the pair when it hands out SLs (lash: routing::path_sl),
+//   else view.path_sl;
 //   MTU, Rate, PacketLifeTime = view.packet_life, each with selector 2
 //   ("exactly"); P_Key: 0xFFFF when the view holds no P_KeyTables, else the
 //   first key of the source port's table that the destination port's table

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -457,4 +459,33 @@ TEST_CASE("SA fill time for a 1024-host fat tree", "[.bench][mgmt][sa_population
   const auto t3 = std::chrono::steady_clock::now();
   std::printf("paths alone: %.3f s\n", std::chrono::duration<double>(t3 - t2).count());
   CHECK(hops == st.path_hops);
+}
+
+TEST_CASE("PathRecords carry the SL lash hands out for each pair, the QoS SL without it", "[mgmt][sa_population]") {
+  const topology::Topology t = topology::mesh_topology(4, 4, 1, true);
+  const routing::Lids lids = routing::assign_lids(t, 0);
+  routing::RoutingConfig lash;
+  lash.algorithm = routing::RoutingAlgorithm::Lash;
+  const routing::Routes routes = routing::compute_routes(t, lids, lash);
+  REQUIRE(routes.sls.layers == 2);  // a 4x4 torus needs two layers (OpenSM's log, oracle test)
+  mgmt::SubnetView v = sa_fixture::make_view(t, lids, routes);
+  v.path_sl = 5;  // the QoS SL: lash's per-pair SL takes its place
+  const topology::TopologyIndex index(t);
+  std::set<unsigned> seen;
+  for (unsigned s = 0; s < t.nodes.size(); ++s)
+    for (unsigned d = 0; d < t.nodes.size(); ++d) {
+      if (s == d || t.nodes[s].kind != topology::NodeKind::Hca || t.nodes[d].kind != topology::NodeKind::Hca) continue;
+      const std::vector<ib::PathRecord> records = mgmt::path_records_between(v, LinkEnd{s, 1}, LinkEnd{d, 1});
+      REQUIRE(records.size() == 1);
+      CHECK(records[0].sl == routing::path_sl(t, index, lids, routes, records[0].slid, records[0].dlid));
+      seen.insert(records[0].sl);
+    }
+  CHECK(seen == std::set<unsigned>{0, 1});  // both layers in use
+  // The same fabric under min-hop: every record has the QoS SL.
+  v.routes = routing::compute_routes(t, lids, routing::RoutingConfig{});
+  std::vector<unsigned> hcas;
+  for (unsigned n = 0; n < t.nodes.size(); ++n)
+    if (t.nodes[n].kind == topology::NodeKind::Hca) hcas.push_back(n);
+  for (unsigned d : hcas)
+    if (d != hcas[0]) CHECK(mgmt::path_records_between(v, LinkEnd{hcas[0], 1}, LinkEnd{d, 1}).at(0).sl == 5);
 }
