@@ -13,6 +13,7 @@
 #include "models/config/config_schema.hpp"
 #include "models/config/guid_file.hpp"
 #include "models/config/resource_limits.hpp"
+#include "models/config/service_level.hpp"
 #include "models/config/ibnetdiscover.hpp"
 #include "models/config/notices.hpp"
 #include "models/config/partitions_conf.hpp"
@@ -414,7 +415,7 @@ void describe(Io& io, FlowConfig& c) {
   io.string("name", c.name, "flow name in stats.json; empty = flow<index>");
   io.string("src", c.src, "source port");
   io.string("dst", c.dst, "destination port");
-  io.uint("sl", c.sl, 0, 15, "service level");
+  describe_sl(io, c.sl, "service level");
   io.boolean("vl15", c.vl15,
              "send management packets on VL15 to QP0, each a 256-byte SMP (LID-routed SubnGet(NodeInfo))");
   io.bytes("payload", c.payload, 0, 4096, "payload bytes per packet (vl15: 256B, the SMP)");
@@ -446,7 +447,7 @@ void describe(Io& io, TrafficPatternConfig& c) {
   io.custom("targets", c.targets, parse_string_list, format_string_list, {"a list of HCA port names", string_list_schema},
             "incast: the receivers; hotspot: the hot ports");
   io.real("hot_fraction", c.hot_fraction, 0.0, 1.0, "hotspot: share of packets sent to the targets");
-  io.uint("sl", c.sl, 0, 15, "service level");
+  describe_sl(io, c.sl, "service level");
   io.bytes("payload", c.payload, 0, 4096, "payload bytes per packet");
   io.custom("rate", c.rate, parse_flow_rate, format_flow_rate,
             {"\"saturate\", a rate, or \"NN%\" of the link", flow_rate_schema},

@@ -104,7 +104,7 @@ struct FlowConfig {
   std::string name;            // "" = "flow<index>"
   std::string src = "hca0.p1"; // source port
   std::string dst = "hca1.p1"; // destination port
-  uint32_t sl = 0;             // service level 0-15
+  uint32_t sl = 0;             // service level 0-15, or kPathSl (service_level.hpp)
   bool vl15 = false;           // management packets on VL15 to QP0 (SL ignored)
   uint64_t payload = 4096;     // payload bytes per packet
   FlowRate rate;               // "saturate", a rate, or a percentage of the link
@@ -121,7 +121,7 @@ struct TrafficPatternConfig {
   std::vector<std::string> hosts;    // HCA ports taking part (wildcards allowed); [] = every HCA port
   std::vector<std::string> targets;  // incast: the receivers; hotspot: the hot ports
   double hot_fraction = 0.5;         // hotspot: share of packets sent to the hot ports
-  uint32_t sl = 0;
+  uint32_t sl = 0;                   // 0-15, or kPathSl (service_level.hpp)
   uint64_t payload = 4096;
   FlowRate rate;                     // per source
   SourceSettings source;             // rate-limited: arrivals and source queue of each source

@@ -40,6 +40,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/config/config_io.hpp"
+#include "models/config/service_level.hpp"
 #include "models/transport/verbs.hpp"
 
 namespace hcasim::config {
@@ -66,7 +67,7 @@ struct PerftestConfig {
   uint32_t rx_depth = 512;             // send_bw: receive WRs posted ahead per QP
   uint32_t mtu = 0;                    // path MTU, bytes; 0 = the smaller MTU of the two ports (perftest -m: the
                                        // port's active MTU); check_verbs_workloads fills it in
-  uint32_t sl = 0;                     // service level (perftest -S, default 0)
+  uint32_t sl = 0;                     // service level (perftest -S, default 0), or kPathSl (perftest -R: the SA's)
   uint32_t weight = 1;                 // the QPs' weight for the weighted_round_robin scheduler (weights "qp")
   uint32_t pkey_index = 0;             // the QPs' P_Key: this index of each port's P_KeyTable (perftest --pkey_index)
   // RC QPs (perftest sets them for RC only; src/perftest_resources.c, ctx_modify_qp_to_rts / _rtr):
@@ -112,7 +113,7 @@ struct VerbsConnectionConfig {
   std::string a = "hca0.p1";
   std::string b = "hca1.p1";
   uint32_t mtu = 4096;                 // path MTU, bytes
-  uint32_t sl = 0;
+  uint32_t sl = 0;                     // 0-15, or kPathSl (service_level.hpp)
   uint32_t psn_a = 0;                  // a's send start PSN (b's first ePSN)
   uint32_t psn_b = 0;
   uint32_t timeout = 14;               // Local ACK timeout code: Ttr = 4.096 us x 2^timeout; 0 = off
@@ -231,7 +232,7 @@ void describe(Io& io, PerftestConfig& c) {
   io.uint_of("mtu", c.mtu, {0, 256, 512, 1024, 2048, 4096},
              "path MTU, bytes (perftest -m); 0 = the smaller MTU of the two ports, the tool's default (its port's "
              "active MTU); UD: the largest message");
-  io.uint("sl", c.sl, 0, 15, "service level of the QPs (perftest -S); the ports' sl2vl tables map it to a VL");
+  describe_sl(io, c.sl, "service level of the QPs (perftest -S); the ports' sl2vl tables map it to a VL");
   io.uint("pkey_index", c.pkey_index, 0, 127,
           "the QPs' P_Key: this index of each port's P_KeyTable (perftest --pkey_index; docs/partitions.md)");
   io.uint("weight", c.weight, 1, 255,
@@ -299,7 +300,7 @@ void describe(Io& io, VerbsConnectionConfig& c) {
   io.string("a", c.a, "HCA port of side a");
   io.string("b", c.b, "HCA port of side b");
   io.uint_of("mtu", c.mtu, {256, 512, 1024, 2048, 4096}, "path MTU, bytes");
-  io.uint("sl", c.sl, 0, 15, "service level");
+  describe_sl(io, c.sl, "service level");
   io.uint("psn_a", c.psn_a, 0, (1u << 24) - 1, "a's send start PSN (b's first expected PSN)");
   io.uint("psn_b", c.psn_b, 0, (1u << 24) - 1, "b's send start PSN");
   io.uint("timeout", c.timeout, 0, 31, "Local ACK timeout: Ttr = 4.096us x 2^timeout; 0 = no timer");

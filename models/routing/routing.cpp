@@ -351,18 +351,39 @@ bool EngineChain::contains(RoutingAlgorithm a) const {
   return std::find(engines.begin(), engines.end(), a) != engines.end();
 }
 
+namespace {
+// The switch of a LID's port: the port's own node, or the switch an HCA port is
+// linked to (OpenSM's get_osm_switch_from_port); kNoNode for neither.
+unsigned switch_of_lid(const Topology& t, const TopologyIndex& index, const Lids& lids, uint16_t lid) {
+  const LinkEnd o = lids.owner[lid];
+  if (o.node == kNoNode) return kNoNode;
+  if (t.nodes[o.node].kind == NodeKind::Switch) return o.node;
+  const auto peer = index.peer(o.node, o.port);
+  return peer && t.nodes[peer->node].kind == NodeKind::Switch ? peer->node : kNoNode;
+}
+
+uint8_t sl_between(const SwitchPairSls& sls, unsigned a, unsigned b) {
+  return a == kNoNode || b == kNoNode ? 0 : sls.between(a, b);
+}
+}  // namespace
+
 uint8_t path_sl(const Topology& t, const TopologyIndex& index, const Lids& lids, const Routes& routes, uint16_t slid,
                 uint16_t dlid) {
   if (routes.sls.sl.empty() || slid > lids.top || dlid > lids.top) return 0;
-  const auto switch_of = [&](uint16_t lid) {  // the switch of a LID's port (get_osm_switch_from_port)
-    const LinkEnd o = lids.owner[lid];
-    if (o.node == kNoNode) return kNoNode;
-    if (t.nodes[o.node].kind == NodeKind::Switch) return o.node;
-    const auto peer = index.peer(o.node, o.port);
-    return peer && t.nodes[peer->node].kind == NodeKind::Switch ? peer->node : kNoNode;
-  };
-  const unsigned a = switch_of(slid), b = switch_of(dlid);
-  return a == kNoNode || b == kNoNode ? 0 : routes.sls.between(a, b);
+  return sl_between(routes.sls, switch_of_lid(t, index, lids, slid), switch_of_lid(t, index, lids, dlid));
+}
+
+PathSlTable::PathSlTable(const Topology& t, const Lids& lids, const Routes& routes) : sls_(routes.sls) {
+  if (sls_.sl.empty()) return;
+  const TopologyIndex index(t);
+  switch_of_lid_.resize(static_cast<std::size_t>(lids.top) + 1);
+  for (unsigned lid = 0; lid <= lids.top; ++lid)
+    switch_of_lid_[lid] = switch_of_lid(t, index, lids, static_cast<uint16_t>(lid));
+}
+
+uint8_t PathSlTable::operator()(uint16_t slid, uint16_t dlid) const {
+  if (slid >= switch_of_lid_.size() || dlid >= switch_of_lid_.size()) return 0;
+  return sl_between(sls_, switch_of_lid_[slid], switch_of_lid_[dlid]);
 }
 
 Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& config) {

@@ -241,6 +241,21 @@ struct Routes {
 uint8_t path_sl(const topology::Topology& t, const topology::TopologyIndex& index, const Lids& lids,
                 const Routes& routes, uint16_t slid, uint16_t dlid);
 
+// The SL of every path, kept apart from the LFTs: what an application asks the
+// SA for (a PathRecord) before it connects, for workloads with `sl: "path"`.
+// Keeps a switch row per LID and the engine's per switch pair SLs (one byte a
+// pair), nothing per pair of LIDs.
+class PathSlTable {
+ public:
+  PathSlTable() = default;  // no engine SLs: every path on SL 0 (OpenSM's default)
+  PathSlTable(const topology::Topology& t, const Lids& lids, const Routes& routes);
+  uint8_t operator()(uint16_t slid, uint16_t dlid) const;
+
+ private:
+  std::vector<unsigned> switch_of_lid_;  // the switch node of each LID's port, or kNoNode
+  SwitchPairSls sls_;
+};
+
 // Every engine of a chain without fallback refused the fabric.
 struct NoEngineRoutes : std::invalid_argument {
   using std::invalid_argument::invalid_argument;

@@ -4,7 +4,10 @@
 
 #include <iterator>
 #include <map>
+#include <memory>
 
+#include "models/config/service_level.hpp"
+#include "models/routing/routing.hpp"
 #include "testbench/workloads/traffic_patterns.hpp"
 
 namespace hcasim {
@@ -62,6 +65,11 @@ SimulationSetup setup_from(const config::Scenario& s, const std::string& out_dir
   r.routing_engine = routed.routes.algorithm;
   r.routing_refusals = routed.routes.refusals;
   r.fabric = std::move(routed.spec);
+  // The SL the SA answers per path, for workloads with sl "path".
+  const auto path_sls = std::make_shared<const routing::PathSlTable>(s.graph, routed.lids, routed.routes);
+  const auto sls_if = [&path_sls](uint32_t sl) {
+    return sl == config::kPathSl ? path_sls : std::shared_ptr<const routing::PathSlTable>{};
+  };
   routed = {};  // the routes' own copy of the LFTs, no longer needed
 
   const HcaPorts ports(r.fabric);
@@ -76,7 +84,8 @@ SimulationSetup setup_from(const config::Scenario& s, const std::string& out_dir
     w.src_port = src.port;
     w.dst_node = dst.node;
     w.dst_port = dst.port;
-    w.sl = static_cast<uint8_t>(f.sl);
+    w.sl = f.sl == config::kPathSl ? 0 : static_cast<uint8_t>(f.sl);
+    w.path_sls = sls_if(f.sl);
     w.vl15 = f.vl15;
     w.payload = static_cast<uint32_t>(f.payload);
     w.rate_bps = f.rate.bps;
@@ -93,11 +102,12 @@ SimulationSetup setup_from(const config::Scenario& s, const std::string& out_dir
     const auto targets = p.targets.empty() ? std::vector<workloads::Endpoint>{} : ports.select(p.targets);
     auto flows = workloads::expand_pattern(p, hosts, targets, s.run.seed, i, names,
                                            "workload.patterns." + std::to_string(i));
+    for (workloads::FlowSpec& f : flows) f.path_sls = sls_if(p.sl);
     r.flows.insert(r.flows.end(), std::make_move_iterator(flows.begin()), std::make_move_iterator(flows.end()));
   }
   for (unsigned i = 0; i < s.workload.perftest.size(); ++i) {
     const config::PerftestConfig& t = s.workload.perftest[i];
-    r.transport.perftest.push_back({t, ports.by_name.at(t.client), ports.by_name.at(t.server), i});
+    r.transport.perftest.push_back({t, ports.by_name.at(t.client), ports.by_name.at(t.server), i, false, sls_if(t.sl)});
   }
   for (unsigned i = 0; i < s.workload.swarm.size(); ++i) {
     workloads::SwarmSpec w{s.workload.swarm[i], {}, i, s.run.seed};
@@ -116,7 +126,7 @@ SimulationSetup setup_from(const config::Scenario& s, const std::string& out_dir
   }
   for (unsigned i = 0; i < s.workload.verbs.size(); ++i) {
     const config::VerbsConnectionConfig& c = s.workload.verbs[i];
-    r.transport.verbs.push_back({c, ports.by_name.at(c.a), ports.by_name.at(c.b), i});
+    r.transport.verbs.push_back({c, ports.by_name.at(c.a), ports.by_name.at(c.b), i, sls_if(c.sl)});
   }
   r.fabric.hosts = !r.transport.perftest.empty() || !r.transport.dma.empty() || !r.transport.verbs.empty() ||
                    !r.transport.swarm.empty();

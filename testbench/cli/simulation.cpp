@@ -781,7 +781,7 @@ nlohmann::json Simulation::flow_json(std::size_t f) const {
   nlohmann::json flow = {{"name", s.name},
                          {"src", fabric_->hca(s.src_node).port(s.src_port).name()},
                          {"dst", destination_text(s)},
-                         {"sl", s.sl},
+                         {"sl", s.path_sls != nullptr ? nlohmann::json("path") : nlohmann::json(s.sl)},
                          {"vl15", s.vl15},
                          {"payload_bytes", s.payload},
                          {"saturating", s.load == 0 && s.rate_bps == 0}};

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "models/config/service_level.hpp"
 #include "models/trace/port_stats_json.hpp"
 #include "testbench/cli/perftest_bound_json.hpp"
 
@@ -132,7 +133,7 @@ nlohmann::json perftest_json(const workloads::Perftest& t, const fabric::Fabric&
           {"qps", c.qps},
           {"tx_depth", c.tx_depth},
           {"mtu", c.mtu},
-          {"sl", c.sl},
+          {"sl", config::format_sl(c.sl)},
           {"timeout", c.timeout},
           {"retry_cnt", c.retry_cnt},
           {"rnr_retry", c.rnr_retry},

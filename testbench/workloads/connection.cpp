@@ -53,7 +53,7 @@ void bring_up(const QpEnd& self, uint16_t peer_lid, uint32_t peer_qpn, uint32_t 
 
   a.qp_state = QpState::Rtr;
   a.ah_attr.dlid = peer_lid;
-  a.ah_attr.sl = p.sl;
+  a.ah_attr.sl = sl_towards(p, self.driver->lid(self.port), peer_lid);
   a.path_mtu = p.mtu;
   a.dest_qp_num = peer_qpn;
   a.rq_psn = expect_psn;

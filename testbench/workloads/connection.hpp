@@ -5,11 +5,13 @@
 // attributes each transition needs). The workloads and the tests share it.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 
 #include "models/hca/memory_regions.hpp"
 #include "models/host/driver.hpp"
+#include "models/routing/routing.hpp"
 #include "models/transport/verbs.hpp"
 
 namespace hcasim::workloads {
@@ -20,6 +22,9 @@ struct ConnectionParams {
   transport::QpType type = transport::QpType::Rc;
   uint32_t mtu = 4096;                // path MTU, bytes
   uint8_t sl = 0;
+  // sl "path": each end's SL is the one the SA answers for the path from its
+  // LID to its peer's (sl_towards), `sl` unused; null: `sl` both ways.
+  std::shared_ptr<const routing::PathSlTable> path_sls;
   uint32_t weight = 1;                // weighted_round_robin with weights "qp": packets per turn (QpInit::weight)
   uint32_t psn_a = 0;                 // A's send start PSN (= B's expected PSN)
   uint32_t psn_b = 0;                 // B's send start PSN
@@ -37,6 +42,12 @@ struct ConnectionParams {
   uint32_t max_recv_wr = 1024;
   uint32_t cq_depth = 4096;
 };
+
+// The SL an end at `self_lid` sends to `peer_lid` on: the path's SL under
+// sl "path", else `p.sl`.
+inline uint8_t sl_towards(const ConnectionParams& p, uint16_t self_lid, uint16_t peer_lid) {
+  return p.path_sls != nullptr ? (*p.path_sls)(self_lid, peer_lid) : p.sl;
+}
 
 struct QpEnd {
   host::Driver* driver = nullptr;

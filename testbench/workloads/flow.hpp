@@ -15,6 +15,10 @@
 #include "models/config/raw_traffic_settings.hpp"
 #include "models/trace/latency_record.hpp"
 
+namespace hcasim::routing {
+class PathSlTable;
+}
+
 namespace hcasim::workloads {
 
 // An HCA port: index of the HCA among the fabric's HCAs, and port index on it.
@@ -92,6 +96,9 @@ struct FlowSpec {
   uint64_t seed = 0;           // Uniform, HotSpot: seed of the flow's random choices
   uint32_t dest_qp = 0;
   uint8_t sl = 0;
+  // sl "path": each packet's SL is the path's from its SLID to its DLID (the
+  // SA's answer), `sl` unused; null: every packet on `sl`.
+  std::shared_ptr<const routing::PathSlTable> path_sls;
   bool vl15 = false;           // send on VL15 (management) to QP0: each packet one 256-byte SMP, SubnGet(NodeInfo)
   uint32_t payload = 4096;     // bytes per packet (vl15: always 256, the SMP)
   double rate_bps = 0;         // offered rate of packet bytes (LRH..VCRC); 0 with load 0 = saturate

@@ -36,6 +36,7 @@ Perftest::Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec
   params_.type = cfg_.qp_type;
   params_.mtu = cfg_.mtu;
   params_.sl = static_cast<uint8_t>(cfg_.sl);
+  params_.path_sls = spec_.path_sls;
   params_.weight = cfg_.weight;
   params_.timeout = static_cast<uint8_t>(cfg_.timeout);
   params_.retry_cnt = static_cast<uint8_t>(cfg_.retry_cnt);
@@ -311,7 +312,7 @@ void Perftest::address(Side& s, uint32_t qpn, transport::SendWr& w) {
     const auto& index = &s == &client_ ? client_index_ : server_index_;
     const QpRun& run = qps_[index.at(qpn)];
     w.ah.dlid = peer.driver->lid(peer.port);
-    w.ah.sl = params_.sl;
+    w.ah.sl = sl_towards(params_, s.driver->lid(s.port), w.ah.dlid);
     w.remote_qpn = &s == &client_ ? run.server_qpn : run.client_qpn;
     w.remote_qkey = params_.qkey;
   }

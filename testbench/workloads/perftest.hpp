@@ -92,6 +92,7 @@ struct PerftestSpec {
   // RTS when the test begins, with the LIDs the outside SM gave the ports
   // (real perftest exchanges them when it starts); else at construction.
   bool connect_at_begin = false;
+  std::shared_ptr<const routing::PathSlTable> path_sls;  // sl "path": the SLs of the paths; else null
 };
 
 struct PerftestSizeResult {

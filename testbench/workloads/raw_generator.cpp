@@ -6,6 +6,7 @@
 
 #include "models/ib/mad.hpp"
 #include "models/ib/opcodes.hpp"
+#include "models/routing/routing.hpp"
 
 namespace hcasim::workloads {
 
@@ -113,7 +114,7 @@ ib::Packet* RawGenerator::make_packet(const Active& a, uint16_t dlid) {
   const FlowSpec& s = specs_[a.index];
   ib::Packet* p = pool_.acquire();
   ib::Headers& h = p->hdr;
-  h.lrh.sl = s.sl;
+  h.lrh.sl = s.path_sls != nullptr ? (*s.path_sls)(s.slid, dlid) : s.sl;
   h.lrh.lnh = ib::Lnh::IbaLocal;
   h.lrh.dlid = dlid;
   h.lrh.slid = s.slid;
@@ -184,6 +185,7 @@ bool RawGenerator::submit_one(Active& a, uint64_t now) {
   }
   p->submitted_ps = now;
   const uint64_t made = p->created_ps;
+  const uint8_t sl = p->hdr.lrh.sl;
   const link::SubmitResult res = specs_[a.index].vl15 ? port_.submit_on_vl(p, link::kVl15) : port_.submit(p);
   if (res == link::SubmitResult::Busy) {
     a.pending = p;
@@ -194,7 +196,7 @@ bool RawGenerator::submit_one(Active& a, uint64_t now) {
   FlowResult& r = results_[a.index];
   if (res == link::SubmitResult::Queued) {
     ++r.sent;
-    if (cc_ != nullptr) throttle(a, now);
+    if (cc_ != nullptr) throttle(a, sl, now);
   } else {  // dropped (and released) by the port
     ++r.dropped_at_source;
     if (window_.contains(made)) ++r.offered_lost;
@@ -202,10 +204,9 @@ bool RawGenerator::submit_one(Active& a, uint64_t now) {
   return true;
 }
 
-void RawGenerator::throttle(Active& a, uint64_t now) {
-  const FlowSpec& s = specs_[a.index];
-  const uint32_t key = cc_->key_of(a.index, s.sl);
-  a.allowed_ps = now + a.link_ps + cc_->delay_ps(key, s.sl, a.link_ps, now);
+void RawGenerator::throttle(Active& a, uint8_t sl, uint64_t now) {
+  const uint32_t key = cc_->key_of(a.index, sl);
+  a.allowed_ps = now + a.link_ps + cc_->delay_ps(key, sl, a.link_ps, now);
 }
 
 void RawGenerator::serve(Lane& lane, uint64_t now) {

@@ -109,7 +109,7 @@ class RawGenerator : public sc_core::sc_module {
   uint16_t pick_dlid(Active& a);
   void count_made(const Active& a, uint64_t at);
   // Congestion control: when the flow's next packet may go, after one accepted now.
-  void throttle(Active& a, uint64_t now);
+  void throttle(Active& a, uint8_t sl, uint64_t now);
 
   // The alarm, then on the next line (which the Timeline prefetches with the
   // alarm) what warm() reads.

@@ -6,6 +6,8 @@
 #include <random>
 #include <utility>
 
+#include "models/config/service_level.hpp"
+
 namespace hcasim::workloads {
 
 namespace {
@@ -74,7 +76,7 @@ std::vector<FlowSpec> expand_pattern(const config::TrafficPatternConfig& p, cons
     f.pattern = p.name;
     f.src_node = src.node;
     f.src_port = src.port;
-    f.sl = static_cast<uint8_t>(p.sl);
+    f.sl = p.sl == config::kPathSl ? 0 : static_cast<uint8_t>(p.sl);  // "path": the caller gives the table
     f.payload = static_cast<uint32_t>(p.payload);
     f.rate_bps = p.rate.bps;
     f.load = p.rate.load;

@@ -45,6 +45,7 @@ VerbsScript::VerbsScript(const sc_core::sc_module_name& name, const VerbsScriptS
   params_.type = cfg_.type;
   params_.mtu = cfg_.mtu;
   params_.sl = static_cast<uint8_t>(cfg_.sl);
+  params_.path_sls = spec_.path_sls;
   params_.psn_a = cfg_.psn_a;
   params_.psn_b = cfg_.psn_b;
   params_.timeout = static_cast<uint8_t>(cfg_.timeout);
@@ -131,7 +132,7 @@ void VerbsScript::post(std::size_t i) {
     w.imm_data = o.op == VerbsOpKind::SendWithInv ? w.rkey : static_cast<uint32_t>(i);
     if (ud) {
       w.ah.dlid = peer.qp.driver->lid(peer.qp.port);
-      w.ah.sl = params_.sl;
+      w.ah.sl = sl_towards(params_, me.qp.driver->lid(me.qp.port), w.ah.dlid);
       w.remote_qpn = peer.qp.qpn;
       w.remote_qkey = params_.qkey;
     }

@@ -44,6 +44,7 @@ struct VerbsScriptSpec {
   config::VerbsConnectionConfig config;  // names resolved (check_verbs_workloads)
   Endpoint a, b;
   unsigned index = 0;                    // the connection's index: its buffers' addresses
+  std::shared_ptr<const routing::PathSlTable> path_sls;  // sl "path": the SLs of the paths; else null
 };
 
 struct VerbsOpResult {

@@ -172,3 +172,24 @@ TEST_CASE("LASH's SLs start at lash_start_vl, and it refuses too few VLs as Open
   REQUIRE(high.refusals.size() == 1);
   CHECK(high.refusals[0].why == "start VL (4) too high for min operational VL (4)");
 }
+
+TEST_CASE("PathSlTable answers every pair as path_sl does, and SL 0 for an engine without SLs") {
+  const topology::Topology torus = topology::mesh_topology(4, 4, 2, true);
+  const topology::TopologyIndex index(torus);
+  const routing::Lids lids = routing::assign_lids(torus, 1);
+  const routing::Routes routes = lash(torus, lids);
+  const routing::PathSlTable table(torus, lids, routes);
+  std::set<unsigned> seen;
+  for (unsigned s = 0; s <= lids.top + 1u; ++s)
+    for (unsigned d = 0; d <= lids.top + 1u; ++d) {
+      const auto slid = static_cast<uint16_t>(s), dlid = static_cast<uint16_t>(d);
+      REQUIRE(table(slid, dlid) == routing::path_sl(torus, index, lids, routes, slid, dlid));
+      seen.insert(table(slid, dlid));
+    }
+  CHECK(seen.size() == routes.sls.layers);  // every layer is some pair's SL
+  routing::RoutingConfig c;
+  c.algorithm = RoutingAlgorithm::MinHop;
+  const routing::PathSlTable none(torus, lids, routing::compute_routes(torus, lids, c));
+  CHECK(none(1, lids.top) == 0);
+  CHECK(routing::PathSlTable()(1, 2) == 0);
+}

@@ -79,7 +79,9 @@ TEST_CASE("the schema is valid draft 2020-12 - its patterns compile - its defaul
   CHECK(s["additionalProperties"] == false);
   CHECK(s["properties"]["port"]["properties"]["mtu"]["enum"] == nlohmann::json({256, 512, 1024, 2048, 4096}));
   CHECK(s["properties"]["port"]["properties"]["mtu"]["default"] == 4096);
-  CHECK(s["properties"]["workload"]["properties"]["flows"]["items"]["properties"]["sl"]["maximum"] == 15);
+  const nlohmann::json& sl = s["properties"]["workload"]["properties"]["flows"]["items"]["properties"]["sl"];
+  CHECK(sl["anyOf"][0]["maximum"] == 15);
+  CHECK(sl["anyOf"][1]["const"] == "path");
   CHECK(s["properties"]["switch"]["properties"]["sl2vl"]["items"]["properties"]["sl2vl"]["minItems"] == 16);
 }
 
