@@ -6,6 +6,7 @@
 #include <cctype>
 #include <fstream>
 #include <map>
+#include <set>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -437,16 +438,20 @@ void describe(Io& io, TrafficPatternConfig& c) {
                                {"permutation", TrafficKind::Permutation},
                                {"incast", TrafficKind::Incast},
                                {"all_to_all", TrafficKind::AllToAll},
-                               {"hotspot", TrafficKind::HotSpot}},
+                               {"hotspot", TrafficKind::HotSpot},
+                               {"shift", TrafficKind::Shift}},
             "uniform (each packet to a random other host), permutation (a random derangement, fixed per run), "
             "incast (hosts to the targets), all_to_all (each host cycles over the others), "
-            "hotspot (uniform, with hot_fraction of packets to the targets)");
+            "hotspot (uniform, with hot_fraction of packets to the targets), "
+            "shift (host i to host i + shift of the hosts' list, mod its length: adversarial patterns, like a "
+            "dragonfly's group shift or a torus's tornado)");
   io.custom("hosts", c.hosts, parse_string_list, format_string_list,
             {"a list of HCA port names (wildcards allowed)", string_list_schema},
             "HCA ports taking part (incast: the senders); [] = every HCA port");
   io.custom("targets", c.targets, parse_string_list, format_string_list, {"a list of HCA port names", string_list_schema},
             "incast: the receivers; hotspot: the hot ports");
   io.real("hot_fraction", c.hot_fraction, 0.0, 1.0, "hotspot: share of packets sent to the targets");
+  io.uint("shift", c.shift, 1, 1u << 20, "shift: how far along the hosts' list each host sends");
   describe_sl(io, c.sl, "service level");
   io.bytes("payload", c.payload, 0, 4096, "payload bytes per packet");
   io.custom("rate", c.rate, parse_flow_rate, format_flow_rate,
@@ -996,6 +1001,18 @@ Scenario load_scenario(const nlohmann::json& root, const std::string& base_dir) 
       throw ConfigError(at + ".targets", "missing; accepted: the HCA ports that receive (incast) or are hot (hotspot)");
     if (!needs_targets && !p.targets.empty())
       throw ConfigError(at + ".targets", "applies only to kind incast or hotspot; accepted: [] for this kind");
+    if (p.kind == TrafficKind::Shift) {
+      std::set<std::size_t> hosts;  // the HCA ports the pattern takes, as the run selects them
+      for (std::size_t i = 0; i < dir.names.size(); ++i)
+        if (s.graph.nodes[dir.ends[i].node].kind == NodeKind::Hca && p.hosts.empty()) hosts.insert(i);
+      for (const std::string& h : p.hosts)
+        for (std::size_t i : dir.match(h))
+          if (s.graph.nodes[dir.ends[i].node].kind == NodeKind::Hca) hosts.insert(i);
+      if (hosts.size() < 2 || p.shift % hosts.size() == 0)
+        throw ConfigError(at + ".shift", std::to_string(p.shift) + " sends each of the " +
+                                             std::to_string(hosts.size()) + " hosts to itself; accepted: a shift " +
+                                             "that is not a multiple of the number of hosts (at least 2)");
+    }
     check_flow_ends(at, p.count);
   }
   check_verbs_workloads(s);

@@ -113,7 +113,7 @@ struct FlowConfig {
   uint64_t start_ps = 0;       // first packet time
 };
 
-enum class TrafficKind { Uniform, Permutation, Incast, AllToAll, HotSpot };
+enum class TrafficKind { Uniform, Permutation, Incast, AllToAll, HotSpot, Shift };
 
 struct TrafficPatternConfig {
   std::string name;                  // "" = "pattern<index>"; flows are named "<name>.<source port>"
@@ -121,6 +121,7 @@ struct TrafficPatternConfig {
   std::vector<std::string> hosts;    // HCA ports taking part (wildcards allowed); [] = every HCA port
   std::vector<std::string> targets;  // incast: the receivers; hotspot: the hot ports
   double hot_fraction = 0.5;         // hotspot: share of packets sent to the hot ports
+  uint32_t shift = 1;                // shift: host i sends to host i + shift (mod the hosts)
   uint32_t sl = 0;                   // 0-15, or kPathSl (service_level.hpp)
   uint64_t payload = 4096;
   FlowRate rate;                     // per source

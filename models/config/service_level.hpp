@@ -22,7 +22,7 @@ nlohmann::json sl_schema();
 template <class Io>
 void describe_sl(Io& io, uint32_t& sl, const std::string& help) {
   io.custom("sl", sl, parse_sl, format_sl, Accepted{"an integer from 0 to 15, or \"path\"", sl_schema},
-            help + "; \"path\": the SL of the SA's PathRecord for each pair (the routing engine's, e.g. lash's)");
+            help + "; \"path\": the SL of the SA's PathRecord for each pair (the routing engine's: lash's layer)");
 }
 
 }  // namespace hcasim::config

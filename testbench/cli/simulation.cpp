@@ -561,7 +561,27 @@ void Simulation::run_kernel() {
       reported = true;
     }
   }
+  if (!sc_core::sc_pending_activity() && sc_core::sc_get_status() != sc_core::SC_STOPPED)
+    note_deadlock(sc_core::sc_time_stamp().value());
   end_kernel_run(reported);
+}
+
+void Simulation::note_deadlock(uint64_t at_ps) {
+  // No event is left, so nothing held in a buffer will ever move again.
+  uint64_t buffers = 0, blocks = 0;
+  std::string first;
+  for (const link::Port* p : fabric_->ports())
+    for (unsigned vl = 0; vl < p->vl_count(); ++vl)
+      if (const uint32_t used = p->rx_used_blocks(vl); used != 0) {
+        if (buffers++ == 0) first = std::string(p->name()) + " VL " + std::to_string(vl);
+        blocks += used;
+      }
+  if (buffers == 0) return;
+  deadlock_ = "the fabric deadlocked: no event was left by " + config::format_time_ps(at_ps) + " while " +
+              std::to_string(buffers) + " receive buffers (the first " + first + ") held " +
+              std::to_string(blocks * link::kCreditBlockBytes) +
+              " bytes of packets that can never move: their credits never return (a credit loop, which hcasim "
+              "validate names, or a link that stays down)";
 }
 
 void Simulation::end_kernel_run(bool reported) {
@@ -694,6 +714,7 @@ uint64_t Simulation::work_done() const {
 std::vector<std::string> Simulation::workload_failures() const {
   std::vector<std::string> out = management_failures();
   if (!stall_.empty()) out.push_back(stall_);
+  if (!deadlock_.empty()) out.push_back(deadlock_);
   for (const auto& t : perftests_) out.insert(out.end(), t->result().failures.begin(), t->result().failures.end());
   for (const auto& v : scripts_) out.insert(out.end(), v->failures().begin(), v->failures().end());
   for (const auto& w : swarms_) out.insert(out.end(), w->result().failures.begin(), w->result().failures.end());

@@ -250,6 +250,10 @@ class Simulation {
   uint64_t end_ps_ = 0;
   bool cut_ = false;  // the run ended at its duration, not because nothing was left to do
   std::string stall_;  // why a run without a duration was stopped (run_kernel's watchdog); "" = it was not
+  // Why the fabric stopped moving: no event left while receive buffers still
+  // held packets (a credit loop closed, or a link stayed down); "" = it did not.
+  std::string deadlock_;
+  void note_deadlock(uint64_t at_ps);
   double wall_s_ = 0;
   uint64_t peak_rss_ = 0;
   uint64_t huge_page_bytes_ = 0;

@@ -55,6 +55,8 @@ std::vector<FlowSpec> expand_pattern(const config::TrafficPatternConfig& p, cons
                                                     " sending hosts; accepted: at least " + std::to_string(needed));
 
   std::vector<std::size_t> image(hosts.size());
+  if (p.kind == TrafficKind::Shift)  // load_scenario checked the shift against the hosts
+    for (std::size_t i = 0; i < image.size(); ++i) image[i] = (i + p.shift) % image.size();
   if (p.kind == TrafficKind::Permutation) {
     std::mt19937_64 rng(mix_seed(run_seed, pattern_index, 0x7065726dull));
     for (std::size_t i = 0; i < image.size(); ++i) image[i] = i;
@@ -90,6 +92,7 @@ std::vector<FlowSpec> expand_pattern(const config::TrafficPatternConfig& p, cons
         f.dsts = Destinations::without(all, at);
         break;
       case TrafficKind::Permutation:
+      case TrafficKind::Shift:
         f.choice = DestChoice::Fixed;
         f.dst_node = hosts[image[at]].node;
         f.dst_port = hosts[image[at]].port;

@@ -102,3 +102,25 @@ TEST_CASE("fabric config mistakes each give one line naming the JSON path - and 
   };
   check_bad_configs(base, cases, dir);
 }
+
+TEST_CASE("a shift pattern sends host i to host i + shift of its list, and refuses a shift onto itself") {
+  const auto dir = scratch("shift-pattern");
+  const std::string file = write_file(dir / "s.json", R"({ "name": "shift",
+    "topology": { "pattern": "single_switch", "hosts": 5 },
+    "workload": { "patterns": [ { "name": "s", "kind": "shift", "shift": 7, "count": 3 } ] } })");
+  const CommandResult r = run_command("run " + file + " --quiet --out " + (dir / "out").string() + kWithDetails, dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json flows = read_details(dir / "out")["flows"];
+  REQUIRE(flows.size() == 5);
+  for (int i = 0; i < 5; ++i) {
+    CHECK(flows[i]["name"] == "s.hca" + std::to_string(i) + ".p1");
+    CHECK(flows[i]["dst"] == "hca" + std::to_string((i + 7) % 5) + ".p1");
+  }
+  check_bad_configs(file,
+                    {{"a multiple of the hosts", "--set workload.patterns.0.shift=10", "workload.patterns.0.shift"},
+                     {"of the 2 listed hosts", "--set workload.patterns.0.shift=4 --set 'workload.patterns.0.hosts=[\"hca0.p1\",\"hca3.p1\"]'",
+                      "workload.patterns.0.shift"},
+                     {"zero", "--set workload.patterns.0.shift=0", "workload.patterns.0.shift"}},
+                    dir);
+}
