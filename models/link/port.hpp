@@ -199,6 +199,11 @@ class Port : public sc_core::sc_module,
   // Bytes queued for transmission on a VL, and what a VL's queue holds (an
   // upper layer that starts packets only while they fit: transport_engine.hpp).
   uint32_t tx_queued_bytes(unsigned vl) const { return any_lane(vl).txq_bytes; }
+  // The credit blocks the head of a VL's transmit queue needs; 0 when empty.
+  uint32_t tx_head_blocks(unsigned vl) const {
+    const Lane& l = any_lane(vl);
+    return l.txq.empty() ? 0 : blocks_for(l.txq.front()->wire_len);
+  }
   uint32_t tx_buffer_bytes() const { return tx_buffer_bytes_; }
   // Lifetimes of packets in the transmit queues (switch ports; default off).
   void set_lifetimes(const Lifetimes& lifetimes);

@@ -422,4 +422,8 @@ CreditLoopReport find_credit_loop(const Topology& t, const Lids& lids, const Rou
   return checker.run();
 }
 
+std::vector<uint32_t> find_cycle(uint32_t nodes, const std::vector<uint64_t>& edges) {
+  return make_graph(nodes, edges).find_cycle();
+}
+
 }  // namespace hcasim::routing

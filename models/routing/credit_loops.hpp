@@ -60,4 +60,8 @@ struct CreditLoopReport {
 CreditLoopReport find_credit_loop(const topology::Topology& t, const Lids& lids, const Routes& routes,
                                   const Sl2VlLookup& sl2vl);
 
+// One cycle of the directed graph on nodes 0..nodes-1 with `edges` (from << 32
+// | to), as its nodes in edge order; empty when it has none.
+std::vector<uint32_t> find_cycle(uint32_t nodes, const std::vector<uint64_t>& edges);
+
 }  // namespace hcasim::routing

@@ -304,6 +304,17 @@ void Switch::set_sl2vl(unsigned in_port, unsigned out_port, const std::array<uin
 
 const ForwardingTable& Switch::forwarding() const { return impl_->table; }
 
+std::vector<Switch::HeadRequest> Switch::head_requests() const {
+  std::vector<HeadRequest> out;
+  const Impl& s = *impl_;
+  for (unsigned in = 0; in < s.ports.size(); ++in)
+    for (unsigned vl = 0; vl < s.ports[in].vl_count(); ++vl)
+      if (s.alloc.requesting(in, vl))
+        out.push_back({in + 1, vl, s.alloc.requested_output(in, vl) + 1, s.alloc.requested_vl(in, vl),
+                       s.alloc.requested_bytes(in, vl)});
+  return out;
+}
+
 void Switch::set_lft_block(unsigned block, const std::array<uint8_t, kLftBlockEntries>& entries) {
   impl_->table.set_lft_block(block, entries);
 }

@@ -98,6 +98,13 @@ class Switch : public sc_core::sc_module {
   // Throws std::invalid_argument for a port above port_count() or an entry above 15.
   void set_sl2vl(unsigned in_port, unsigned out_port, const std::array<uint8_t, 16>& table);
   const ForwardingTable& forwarding() const;
+  // The input VLs whose routed head packet waits in the crossbar, each with the
+  // output port number and VL it goes to (for a deadlock's diagnosis).
+  struct HeadRequest {
+    unsigned in_port = 0, in_vl = 0, out_port = 0, out_vl = 0;
+    uint32_t bytes = 0;  // the packet's wire bytes
+  };
+  std::vector<HeadRequest> head_requests() const;
 
   // Management: the agent (not owned; null = none) takes the packets routed to
   // port 0 and hears of room on the ports. send_management queues a VL15

@@ -318,6 +318,7 @@ int run(const Args& a) {
   stats["routing"] = {{"algorithm", resolved["routing"]["algorithm"]},
                       {"engine", routing::engine_name(setup.routing_engine)},
                       {"refusals", refusals_json(setup.routing_refusals)},
+                      {"virtual_layers", setup.routing_layers},
                       {"lmc", s.routing.lmc},
                       {"credit_loops_checked", setup.credit_loops_checked},
                       {"credit_loop", setup.credit_loops.loop},

@@ -2,6 +2,7 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -64,6 +65,7 @@ SimulationSetup setup_from(const config::Scenario& s, const std::string& out_dir
   }
   r.routing_engine = routed.routes.algorithm;
   r.routing_refusals = routed.routes.refusals;
+  r.routing_layers = std::max(1u, routed.routes.sls.layers);
   r.fabric = std::move(routed.spec);
   // The SL the SA answers per path, for workloads with sl "path".
   const auto path_sls = std::make_shared<const routing::PathSlTable>(s.graph, routed.lids, routed.routes);

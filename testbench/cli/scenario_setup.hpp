@@ -21,6 +21,7 @@ struct SimulationSetup {
   bool credit_loops_checked = false;
   routing::RoutingAlgorithm routing_engine = routing::RoutingAlgorithm::MinHop;  // the engine of the chain that routed
   std::vector<routing::Routes::Refusal> routing_refusals;  // the engines before it that refused
+  unsigned routing_layers = 1;  // the virtual layers (SLs) the engine spread paths over; 1 without SLs
 };
 
 // Throws config::ConfigError.

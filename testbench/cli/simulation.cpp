@@ -16,6 +16,7 @@
 #include "models/fabric/partitioning.hpp"
 #include "models/ib/sa_record_types.hpp"
 #include "models/trace/port_stats_json.hpp"
+#include "testbench/cli/deadlock_finder.hpp"
 #include "testbench/cli/host_stats.hpp"
 #include "testbench/cli/huge_page_heap.hpp"
 #include "testbench/cli/progress_line.hpp"
@@ -561,27 +562,18 @@ void Simulation::run_kernel() {
       reported = true;
     }
   }
-  if (!sc_core::sc_pending_activity() && sc_core::sc_get_status() != sc_core::SC_STOPPED)
-    note_deadlock(sc_core::sc_time_stamp().value());
+  note_deadlock(sc_core::sc_time_stamp().value());
   end_kernel_run(reported);
 }
 
 void Simulation::note_deadlock(uint64_t at_ps) {
-  // No event is left, so nothing held in a buffer will ever move again.
-  uint64_t buffers = 0, blocks = 0;
-  std::string first;
-  for (const link::Port* p : fabric_->ports())
-    for (unsigned vl = 0; vl < p->vl_count(); ++vl)
-      if (const uint32_t used = p->rx_used_blocks(vl); used != 0) {
-        if (buffers++ == 0) first = std::string(p->name()) + " VL " + std::to_string(vl);
-        blocks += used;
-      }
-  if (buffers == 0) return;
-  deadlock_ = "the fabric deadlocked: no event was left by " + config::format_time_ps(at_ps) + " while " +
-              std::to_string(buffers) + " receive buffers (the first " + first + ") held " +
-              std::to_string(blocks * link::kCreditBlockBytes) +
-              " bytes of packets that can never move: their credits never return (a credit loop, which hcasim "
-              "validate names, or a link that stays down)";
+  const std::vector<std::string> cycle = find_deadlock(*fabric_);
+  if (cycle.empty()) return;
+  std::string ring;
+  for (const std::string& b : cycle) ring += b + " -> ";
+  deadlock_ = "the fabric deadlocked by " + config::format_time_ps(at_ps) + ": " + std::to_string(cycle.size()) +
+              " full receive buffers wait on each other, each head packet bound for the next: " + ring + cycle[0] +
+              " (a credit loop of the routes; hcasim validate checks for them)";
 }
 
 void Simulation::end_kernel_run(bool reported) {

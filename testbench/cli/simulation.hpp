@@ -250,8 +250,7 @@ class Simulation {
   uint64_t end_ps_ = 0;
   bool cut_ = false;  // the run ended at its duration, not because nothing was left to do
   std::string stall_;  // why a run without a duration was stopped (run_kernel's watchdog); "" = it was not
-  // Why the fabric stopped moving: no event left while receive buffers still
-  // held packets (a credit loop closed, or a link stayed down); "" = it did not.
+  // The deadlock found when the kernel run ended (find_deadlock), "" = none.
   std::string deadlock_;
   void note_deadlock(uint64_t at_ps);
   double wall_s_ = 0;

@@ -107,12 +107,13 @@ Plan plan(const SweepSpec& spec, const SweepRun& r) {
 }
 
 // The run's error line: its first "hcasim:" or "check failed:" line that is not a
-// notice ("hcasim: note:", how the scenario was read), else its last line.
+// notice ("hcasim: note:", how the scenario was read) or a warning (the run
+// went on), else its last line.
 std::string error_line(const std::string& err) {
   std::istringstream in(err);
   std::string line, last;
   while (std::getline(in, line)) {
-    if (line.rfind("hcasim: note: ", 0) == 0) continue;
+    if (line.rfind("hcasim: note: ", 0) == 0 || line.rfind("hcasim: warning: ", 0) == 0) continue;
     if (line.rfind("hcasim: ", 0) == 0 || line.rfind("check failed: ", 0) == 0) return line;
     if (!line.empty()) last = line;
   }

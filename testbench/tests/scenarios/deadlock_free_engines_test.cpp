@@ -57,8 +57,12 @@ TEST_CASE("under saturating uniform traffic lash stays deadlock-free where min-h
         CHECK(stats["run"]["sim_time_ps"] == kDurationPs);  // still moving at the end
         CHECK(failures.empty());
         CHECK(stats["routing"]["engine"] == "lash");
+        const unsigned layers = stats["routing"]["virtual_layers"];  // more than one, as validate counts them
+        CHECK(layers > 1);
+        CHECK(v.out.find("lash: " + std::to_string(layers) + " virtual layers") != std::string::npos);
       } else {
         CHECK(r.exit_code == 1);
+        CHECK(stats["routing"]["virtual_layers"] == 1);
         CHECK(stats["run"]["sim_time_ps"] < kDurationPs);   // the kernel ran out of events
         REQUIRE(failures.size() == 1);
         CHECK(failures[0].get<std::string>().find("the fabric deadlocked") == 0);
