@@ -109,6 +109,8 @@ constexpr std::pair<const char*, routing::RoutingAlgorithm> kEngines[] = {
     {"dor", routing::RoutingAlgorithm::Dor},
     {"ftree", routing::RoutingAlgorithm::Ftree},
     {"lash", routing::RoutingAlgorithm::Lash},
+    {"dfsssp", routing::RoutingAlgorithm::Dfsssp},
+    {"sssp", routing::RoutingAlgorithm::Sssp},
     {"updown", routing::RoutingAlgorithm::UpDown}};
 constexpr const char* kNoFallback = "no_fallback";
 
@@ -348,7 +350,10 @@ void describe(Io& io, RoutingSettings& c) {
             "entry: min-hop, each switch sending a LID out of the lowest dimension that shortens its path), "
             "ftree (OpenSM's fat-tree engine, entry for entry; refuses a fabric that is not a fat tree, and LMC > "
             "0), lash (OpenSM's LASH, entry for entry: shortest paths spread over virtual layers, an SL per pair "
-            "of switches; refuses when it needs more layers than the switch ports have VLs) or updown (hcasim's "
+            "of switches; refuses when it needs more layers than the switch ports have VLs), dfsssp (OpenSM's "
+            "deadlock-free SSSP, entry for entry: weighted shortest paths per destination LID, an SL per pair of "
+            "LIDs; refuses when it needs more VLs than the switch ports have), sssp (the same paths, one layer, "
+            "no SLs) or updown (hcasim's "
             "own loop-free up*/down*, not an OpenSM engine). A list is OpenSM's chain: the "
             "first engine that routes the fabric routes it, each refusal is a note; when all refuse, minhop "
             "routes it unless the list has no_fallback");
@@ -1021,7 +1026,7 @@ nlohmann::json resolved_json(const Scenario& s) {
   return j;
 }
 
-// The routing library's settings for the scenario: lash's VL count is the
+// The routing library's settings for the scenario: lash's and dfsssp's VL count is the
 // fewest operational data VLs of a switch port with a link (OpenSM reads
 // OperationalVLs from every such port).
 routing::RoutingConfig routing_config(const Scenario& s, const FabricSpec& spec) {

@@ -343,6 +343,8 @@ const char* engine_name(RoutingAlgorithm a) {
     case RoutingAlgorithm::Dor: return "dor";
     case RoutingAlgorithm::Ftree: return "ftree";
     case RoutingAlgorithm::Lash: return "lash";
+    case RoutingAlgorithm::Dfsssp: return "dfsssp";
+    case RoutingAlgorithm::Sssp: return "sssp";
   }
   return "?";
 }
@@ -353,6 +355,10 @@ bool EngineChain::contains(RoutingAlgorithm a) const {
 
 uint8_t path_sl(const Topology& t, const TopologyIndex& index, const Lids& lids, const Routes& routes, uint16_t slid,
                 uint16_t dlid) {
+  if (!routes.lid_sls.empty()) {
+    const int base = routes.lid_sls.base(slid, dlid);
+    return base < 0 ? 0 : static_cast<uint8_t>(base);
+  }
   if (routes.sls.sl.empty() || slid > lids.top || dlid > lids.top) return 0;
   const auto switch_of = [&](uint16_t lid) {  // the switch of a LID's port (get_osm_switch_from_port)
     const LinkEnd o = lids.owner[lid];
@@ -383,6 +389,7 @@ Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& 
     routes.algorithm = engine;
     routes.roots.clear();
     routes.sls = {};
+    routes.lid_sls = {};
     routes.lft.assign(t.nodes.size(), {});
     if (engine == RoutingAlgorithm::UpDown) {
       route_updown(t, index, g, lids, roots, config.tie_break, routes);
@@ -393,6 +400,9 @@ Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& 
       why = detail::opensm_ftree(t, index, lids, config.ftree, routes.lft);
     else if (engine == RoutingAlgorithm::Lash)
       why = detail::opensm_lash(t, index, g, lids, config.vls, config.lash_start_vl, routes.lft, routes.sls);
+    else if (engine == RoutingAlgorithm::Dfsssp || engine == RoutingAlgorithm::Sssp)
+      why = detail::opensm_dfsssp(t, index, g, lids, config.vls, engine == RoutingAlgorithm::Dfsssp, routes.lft,
+                                  routes.sls, routes.lid_sls);
     else
       why = route_opensm(t, index, g, lids, engine, roots, config.tie_break, routes);
     if (why.empty()) return routes;
