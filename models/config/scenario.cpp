@@ -373,16 +373,20 @@ void describe(Io& io, RoutingSettings& c) {
             "ftree: OpenSM's root_guid_file, the root switches' NodeGUIDs, one per line (relative to the scenario "
             "file); \"\" = none (ranks from the HCAs, and the tree must be a pure fat tree)");
   io.string("cn_guid_file", c.cn_guid_file,
-            "ftree: OpenSM's cn_guid_file, the compute nodes' port GUIDs, one per line; \"\" = none (every HCA "
-            "port is a compute node)");
+            "ftree, dfsssp, sssp: OpenSM's cn_guid_file, the compute nodes' port GUIDs, one per line; \"\" = none "
+            "(ftree: every HCA port is a compute node; dfsssp, sssp: they are routed first)");
   io.string("io_guid_file", c.io_guid_file,
-            "ftree: OpenSM's io_guid_file, the I/O nodes' port GUIDs, one per line (routed after the compute "
-            "nodes; max_reverse_hops is 0, OpenSM's default); \"\" = none");
-  for (const auto& [key, file] : {std::pair<const char*, const std::string&>{"root_guid_file", c.root_guid_file},
-                                   {"cn_guid_file", c.cn_guid_file},
+            "ftree, dfsssp, sssp: OpenSM's io_guid_file, the I/O nodes' port GUIDs, one per line (routed after the "
+            "compute nodes; ftree: max_reverse_hops is 0, OpenSM's default); \"\" = none");
+  if (!c.root_guid_file.empty() && !c.algorithm.contains(RoutingAlgorithm::Ftree))
+    io.fail("root_guid_file", "applies only to algorithm ftree; accepted: algorithm \"ftree\" (or a chain with it), or \"\"");
+  const bool node_files = c.algorithm.contains(RoutingAlgorithm::Ftree) ||
+                          c.algorithm.contains(RoutingAlgorithm::Dfsssp) || c.algorithm.contains(RoutingAlgorithm::Sssp);
+  for (const auto& [key, file] : {std::pair<const char*, const std::string&>{"cn_guid_file", c.cn_guid_file},
                                    {"io_guid_file", c.io_guid_file}})
-    if (!file.empty() && !c.algorithm.contains(RoutingAlgorithm::Ftree))
-      io.fail(key, "applies only to algorithm ftree; accepted: algorithm \"ftree\" (or a chain with it), or \"\"");
+    if (!file.empty() && !node_files)
+      io.fail(key, "applies only to algorithms ftree, dfsssp and sssp; accepted: one of them (or a chain with one), "
+                   "or \"\"");
 }
 
 template <class Io>

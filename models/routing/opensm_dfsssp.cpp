@@ -12,7 +12,9 @@
 //   HCA ports linked to it.
 // - Destination order: switches in table order stably sorted by that count,
 //   most first; each gives the HCA ports linked to it in port order; then the
-//   switches themselves in the same sorted order. Each LID of a destination
+//   switches themselves in the same sorted order. With a CN GUID file, its
+//   ports come first (switch by switch as above), then those of an I/O GUID
+//   file, then the other HCA ports (an empty file counts as none). Each LID of a destination
 //   (all LMC offsets) in turn: Dijkstra from the destination (an HCA port as
 //   an extra vertex with one link of weight 1 to its switch) over complib's
 //   4-ary heap (cl_heap: every switch inserted at "infinity" 0x7FFFFFFF in
@@ -381,26 +383,42 @@ class Dfsssp {
     where_.assign(n + 1, 0);
   }
 
-  // The destination order (the port order list): HCA ports, then switches (port 0).
-  std::vector<LinkEnd> order() const {
+  // The destination order (the port order list): HCA ports, then switches
+  // (port 0). With OpenSM's CN and I/O GUID files (non-empty): the CN ports
+  // first, then the I/O ports, then the others, each pass switch by switch.
+  std::vector<LinkEnd> order(const FtreeGuids& guids) const {
     std::vector<uint32_t> sorted(table_.size());
     for (uint32_t i = 0; i < sorted.size(); ++i) sorted[i] = i + 1;
     std::stable_sort(sorted.begin(), sorted.end(), [&](uint32_t a, uint32_t b) { return num_hca_[a] > num_hca_[b]; });
+    const std::vector<uint64_t> none;
+    const std::vector<uint64_t>& cns = guids.cns ? *guids.cns : none;
+    const std::vector<uint64_t>& ios = guids.ios ? *guids.ios : none;
+    std::vector<uint64_t> mixed = cns;  // the others: ports in neither file given
+    if (!ios.empty()) mixed.insert(mixed.end(), ios.begin(), ios.end());
     std::vector<LinkEnd> out;
     std::vector<char> listed;
-    for (const uint32_t v : sorted) {
-      const unsigned node = table_[v - 1];
-      for (unsigned p = 1; p <= t_.nodes[node].ports; ++p) {
-        const auto peer = index_.peer(node, p);
-        if (!peer || t_.nodes[peer->node].kind == NodeKind::Switch) continue;
-        if (lids_.base[peer->node][peer->port - 1] == 0) continue;
-        const uint16_t base = lids_.base[peer->node][peer->port - 1];
-        if (listed.size() <= base) listed.resize(std::size_t{base} + 1, 0);
-        if (listed[base]) continue;
-        listed[base] = 1;
-        out.push_back(*peer);
+    // add_sw_endports_to_order_list: `only` the ports in `file`, or (false) those not in it.
+    const auto add_ports = [&](const std::vector<uint64_t>& file, bool only) {
+      for (const uint32_t v : sorted) {
+        const unsigned node = table_[v - 1];
+        for (unsigned p = 1; p <= t_.nodes[node].ports; ++p) {
+          const auto peer = index_.peer(node, p);
+          if (!peer || t_.nodes[peer->node].kind == NodeKind::Switch) continue;
+          const uint16_t base = lids_.base[peer->node][peer->port - 1];
+          if (base == 0) continue;
+          if (!file.empty() &&
+              only != (std::find(file.begin(), file.end(), topology::port_guid(t_, *peer)) != file.end()))
+            continue;
+          if (listed.size() <= base) listed.resize(std::size_t{base} + 1, 0);
+          if (listed[base]) continue;
+          listed[base] = 1;
+          out.push_back(*peer);
+        }
       }
-    }
+    };
+    if (!cns.empty()) add_ports(cns, true);
+    if (!ios.empty()) add_ports(ios, true);
+    add_ports(mixed, false);
     for (const uint32_t v : sorted) out.push_back({table_[v - 1], 0});
     return out;
   }
@@ -675,10 +693,10 @@ class Layers {
 }  // namespace
 
 std::string opensm_dfsssp(const Topology& t, const TopologyIndex& index, const SwitchGraph& g, const Lids& lids,
-                          unsigned vls, bool remove_deadlocks, std::vector<std::vector<uint8_t>>& lft,
-                          SwitchPairSls& counts, LidPairSls& sls) {
+                          unsigned vls, bool remove_deadlocks, const FtreeGuids& guids,
+                          std::vector<std::vector<uint8_t>>& lft, SwitchPairSls& counts, LidPairSls& sls) {
   Dfsssp engine(t, index, g, lids);
-  const std::vector<LinkEnd> order = engine.order();
+  const std::vector<LinkEnd> order = engine.order(guids);
   engine.route(order, lft);
   if (!remove_deadlocks) return "";
   const unsigned vl_avail = std::max(1u, std::min(15u, vls));  // get_avail_vl_in_subn

@@ -401,8 +401,8 @@ Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& 
     else if (engine == RoutingAlgorithm::Lash)
       why = detail::opensm_lash(t, index, g, lids, config.vls, config.lash_start_vl, routes.lft, routes.sls);
     else if (engine == RoutingAlgorithm::Dfsssp || engine == RoutingAlgorithm::Sssp)
-      why = detail::opensm_dfsssp(t, index, g, lids, config.vls, engine == RoutingAlgorithm::Dfsssp, routes.lft,
-                                  routes.sls, routes.lid_sls);
+      why = detail::opensm_dfsssp(t, index, g, lids, config.vls, engine == RoutingAlgorithm::Dfsssp, config.ftree,
+                                  routes.lft, routes.sls, routes.lid_sls);
     else
       why = route_opensm(t, index, g, lids, engine, roots, config.tie_break, routes);
     if (why.empty()) return routes;

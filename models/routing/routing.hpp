@@ -93,7 +93,8 @@
 //   against OpenSM on ibsim):
 //   - Destinations: HCA ports by switch (switches in table order, stably
 //     sorted by their LIDs and their HCA ports' LIDs, most first; ports in
-//     port order), then the switches in that order; every LID of each.
+//     port order), then the switches in that order; every LID of each. CN
+//     GUID file: its ports first, then the I/O file's, then the others.
 //   - Per destination LID, Dijkstra (complib's 4-ary heap, its tie order) over
 //     switch-to-switch links, each cable a link of weight P^2 (P: all LIDs),
 //     plus the number of LIDs behind each switch whose path to an earlier
@@ -206,7 +207,8 @@ struct EngineChain {
 enum class TieBreak { LowestPort, Shifted };
 
 // ftree's GUID lists, as OpenSM reads them from its root_guid_file,
-// cn_guid_file and io_guid_file; nullopt = no such file given.
+// cn_guid_file and io_guid_file; nullopt = no such file given. dfsssp and
+// sssp read the CN and I/O lists too (their destination order).
 struct FtreeGuids {
   std::optional<std::vector<uint64_t>> roots;  // NodeGUIDs of the root switches
   std::optional<std::vector<uint64_t>> cns;    // port GUIDs of the compute nodes
@@ -217,7 +219,7 @@ struct RoutingConfig {
   EngineChain algorithm;
   std::vector<std::string> roots;          // up/down roots by switch name; empty = automatic
   TieBreak tie_break = TieBreak::LowestPort;
-  FtreeGuids ftree;                        // ftree: its GUID files' contents
+  FtreeGuids ftree;                        // ftree (CNs and I/O nodes: also dfsssp, sssp): its GUID files' contents
   unsigned vls = 8;                        // lash, dfsssp: the fewest operational data VLs of a switch port with a link
   unsigned lash_start_vl = 0;              // lash: the first SL/VL it hands out (OpenSM's lash_start_vl)
 };

@@ -8,7 +8,7 @@ LMC: opensm-lfts.dump byte for byte, and every port's LID from
 opensm-subnet.lst; and that dor's tables are not minhop's; that hcasim routes
 with the engine OpenSM's log names (a chain, ftree on the fabrics it refuses);
 ftree on two fat trees (one of three levels, also with root, CN and I/O GUID
-files); dfsssp and sssp; and for lash and dfsssp, the paths per layer or VL (OpenSM's log)
+files); dfsssp and sssp (also with CN and I/O GUID files); and for lash and dfsssp, the paths per layer or VL (OpenSM's log)
 and the SL of up to MAX_SL_QUERIES pairs as OpenSM's SA answers them (saquery -p; dfsssp's
 within the SLs OpenSM draws from at random). Every process
 the test starts is ended by its PID.
@@ -63,6 +63,15 @@ FTREE_CASES = [
 ]
 # A chain whose first engine refuses: ftree on a torus, then updn (which refuses it too), then dor.
 FTREE_CASES += [("torus4x4.ibnd", 0, {}, False, "ftree,updn,dor")]
+# dfsssp with OpenSM's CN and I/O GUID files, which order its destinations: CN ports first, then
+# I/O ports, then the rest. (engine, fabric, LMC, GUID files as for ftree)
+NODE_FILE_CASES = [
+    ("dfsssp", THREE_LEVEL, 0, {"cn_guid_file": ("all but", "ft3 node0 HCA-1", "ft3 node5 HCA-1", "ft3 dual HCA-1"),
+                                "io_guid_file": ("ft3 node5 HCA-1", "ft3 dual HCA-1")}),
+    ("dfsssp", "dragonfly_a4.ibnd", 1, {"io_guid_file": ("dragonfly node g0 r0 h0 HCA-1",
+                                                          "dragonfly node g4 r2 h1 HCA-1")}),
+    ("sssp", "torus6x6.ibnd", 0, {"cn_guid_file": ("torus node2_0 HCA-1", "torus node1_0 HCA-1")}),
+]
 
 
 def first_ca(fabric_path):
@@ -323,6 +332,14 @@ def main():
             if routed != routes:
                 failures += 1
                 print("FAIL %s: ftree %s, expected otherwise" % (case, "routed" if routed else "refused"))
+            compared += 1
+        for number, (engine, fabric, lmc, files) in enumerate(NODE_FILE_CASES):
+            fabric_path = os.path.join(source, "configs", "fabrics", fabric)
+            case = "%s %s lmc %d, %s" % (fabric, engine, lmc, ", ".join(
+                "%s of %s" % (option, "all CAs but %d" % (len(names) - 1) if names[0] == "all but" else len(names))
+                for option, names in files.items()))
+            failures += compare(hcasim, case, fabric_path, first_ca(fabric_path), engine, lmc,
+                                os.path.join(tmp, "files-%d" % number), files)
             compared += 1
     print("%d of %d cases equal OpenSM's" % (compared - failures, compared))
     return 1 if failures else 0
