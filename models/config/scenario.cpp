@@ -379,9 +379,11 @@ void describe(Io& io, RoutingSettings& c) {
             "ftree, dfsssp, sssp: OpenSM's io_guid_file, the I/O nodes' port GUIDs, one per line (routed after the "
             "compute nodes; ftree: max_reverse_hops is 0, OpenSM's default); \"\" = none");
   if (!c.root_guid_file.empty() && !c.algorithm.contains(RoutingAlgorithm::Ftree))
-    io.fail("root_guid_file", "applies only to algorithm ftree; accepted: algorithm \"ftree\" (or a chain with it), or \"\"");
+    io.fail("root_guid_file",
+            "applies only to algorithm ftree; accepted: algorithm \"ftree\" (or a chain with it), or \"\"");
   const bool node_files = c.algorithm.contains(RoutingAlgorithm::Ftree) ||
-                          c.algorithm.contains(RoutingAlgorithm::Dfsssp) || c.algorithm.contains(RoutingAlgorithm::Sssp);
+                          c.algorithm.contains(RoutingAlgorithm::Dfsssp) ||
+                          c.algorithm.contains(RoutingAlgorithm::Sssp);
   for (const auto& [key, file] : {std::pair<const char*, const std::string&>{"cn_guid_file", c.cn_guid_file},
                                    {"io_guid_file", c.io_guid_file}})
     if (!file.empty() && !node_files)
