@@ -249,7 +249,7 @@ void write_opensm_dumps(const FabricSpec& spec, const std::string& dir) {
 }
 
 std::string path_sl_dump(const topology::Topology& t, const routing::Lids& lids, const routing::Routes& routes) {
-  if (routes.sls.sl.empty()) return "";
+  if (!routes.has_path_sls()) return "";
   const topology::TopologyIndex index(t);
   std::vector<uint16_t> assigned;
   for (unsigned lid = 1; lid <= lids.top; ++lid)

@@ -111,6 +111,8 @@ constexpr std::pair<const char*, routing::RoutingAlgorithm> kEngines[] = {
     {"dor", routing::RoutingAlgorithm::Dor},
     {"ftree", routing::RoutingAlgorithm::Ftree},
     {"lash", routing::RoutingAlgorithm::Lash},
+    {"dfsssp", routing::RoutingAlgorithm::Dfsssp},
+    {"sssp", routing::RoutingAlgorithm::Sssp},
     {"updown", routing::RoutingAlgorithm::UpDown}};
 constexpr const char* kNoFallback = "no_fallback";
 
@@ -350,7 +352,10 @@ void describe(Io& io, RoutingSettings& c) {
             "entry: min-hop, each switch sending a LID out of the lowest dimension that shortens its path), "
             "ftree (OpenSM's fat-tree engine, entry for entry; refuses a fabric that is not a fat tree, and LMC > "
             "0), lash (OpenSM's LASH, entry for entry: shortest paths spread over virtual layers, an SL per pair "
-            "of switches; refuses when it needs more layers than the switch ports have VLs) or updown (hcasim's "
+            "of switches; refuses when it needs more layers than the switch ports have VLs), dfsssp (OpenSM's "
+            "deadlock-free SSSP, entry for entry: weighted shortest paths per destination LID, an SL per pair of "
+            "LIDs; refuses when it needs more VLs than the switch ports have), sssp (the same paths, one layer, "
+            "no SLs) or updown (hcasim's "
             "own loop-free up*/down*, not an OpenSM engine). A list is OpenSM's chain: the "
             "first engine that routes the fabric routes it, each refusal is a note; when all refuse, minhop "
             "routes it unless the list has no_fallback");
@@ -370,16 +375,22 @@ void describe(Io& io, RoutingSettings& c) {
             "ftree: OpenSM's root_guid_file, the root switches' NodeGUIDs, one per line (relative to the scenario "
             "file); \"\" = none (ranks from the HCAs, and the tree must be a pure fat tree)");
   io.string("cn_guid_file", c.cn_guid_file,
-            "ftree: OpenSM's cn_guid_file, the compute nodes' port GUIDs, one per line; \"\" = none (every HCA "
-            "port is a compute node)");
+            "ftree, dfsssp, sssp: OpenSM's cn_guid_file, the compute nodes' port GUIDs, one per line; \"\" = none "
+            "(ftree: every HCA port is a compute node; dfsssp, sssp: they are routed first)");
   io.string("io_guid_file", c.io_guid_file,
-            "ftree: OpenSM's io_guid_file, the I/O nodes' port GUIDs, one per line (routed after the compute "
-            "nodes; max_reverse_hops is 0, OpenSM's default); \"\" = none");
-  for (const auto& [key, file] : {std::pair<const char*, const std::string&>{"root_guid_file", c.root_guid_file},
-                                   {"cn_guid_file", c.cn_guid_file},
+            "ftree, dfsssp, sssp: OpenSM's io_guid_file, the I/O nodes' port GUIDs, one per line (routed after the "
+            "compute nodes; ftree: max_reverse_hops is 0, OpenSM's default); \"\" = none");
+  if (!c.root_guid_file.empty() && !c.algorithm.contains(RoutingAlgorithm::Ftree))
+    io.fail("root_guid_file",
+            "applies only to algorithm ftree; accepted: algorithm \"ftree\" (or a chain with it), or \"\"");
+  const bool node_files = c.algorithm.contains(RoutingAlgorithm::Ftree) ||
+                          c.algorithm.contains(RoutingAlgorithm::Dfsssp) ||
+                          c.algorithm.contains(RoutingAlgorithm::Sssp);
+  for (const auto& [key, file] : {std::pair<const char*, const std::string&>{"cn_guid_file", c.cn_guid_file},
                                    {"io_guid_file", c.io_guid_file}})
-    if (!file.empty() && !c.algorithm.contains(RoutingAlgorithm::Ftree))
-      io.fail(key, "applies only to algorithm ftree; accepted: algorithm \"ftree\" (or a chain with it), or \"\"");
+    if (!file.empty() && !node_files)
+      io.fail(key, "applies only to algorithms ftree, dfsssp and sssp; accepted: one of them (or a chain with one), "
+                   "or \"\"");
 }
 
 template <class Io>
@@ -1039,7 +1050,7 @@ nlohmann::json resolved_json(const Scenario& s) {
   return j;
 }
 
-// The routing library's settings for the scenario: lash's VL count is the
+// The routing library's settings for the scenario: lash's and dfsssp's VL count is the
 // fewest operational data VLs of a switch port with a link (OpenSM reads
 // OperationalVLs from every such port).
 routing::RoutingConfig routing_config(const Scenario& s, const FabricSpec& spec) {

@@ -179,7 +179,7 @@ ib::PathRecord path_record(const SubnetView& v, const topology::TopologyIndex& i
   r.numb_path = kPathNumbPath;
   r.pkey = pkey;
   // An engine that hands out SLs (lash) answers for the pair, as OpenSM's path_sl hook does.
-  r.sl = v.routes.sls.sl.empty() ? v.path_sl : routing::path_sl(v.topology, index, v.lids, v.routes, r.slid, r.dlid);
+  r.sl = !v.routes.has_path_sls() ? v.path_sl : routing::path_sl(v.topology, index, v.lids, v.routes, r.slid, r.dlid);
   r.mtu_selector = ib::kSelectorExactly;
   r.mtu = pp.mtu;
   r.rate_selector = ib::kSelectorExactly;

@@ -151,11 +151,27 @@ class Checker {
   const TurnSet* turns_ = nullptr;           // numbers hops_ (while run() runs)
   std::vector<std::array<uint16_t, 16>> vls_;  // per hop, [VL in]: set of VLs out (dependencies with VLs)
 
-  // The SL of the path from switch s's HCA ports to the current LID (the engine's path SLs).
+  // The SL of the path from switch s's HCA ports to the current LID (lash's path SLs).
   uint8_t path_sl_from(unsigned s) const {
     if (is_switch(owner_.node)) return routes_.sls.between(s, owner_.node);
     const auto peer = index_.peer(owner_.node, owner_.port);
     return peer && is_switch(peer->node) ? routes_.sls.between(s, peer->node) : 0;
+  }
+  // The SL classes HCA port `hca` on switch s sends to the current LID on
+  // (bit per class), with the engine's path SLs: lash's one SL per pair of
+  // switches; dfsssp's per pair of LIDs, every LID of the port, each over the
+  // SLs OpenSM may draw for it (base to base + spread - 1).
+  uint32_t path_classes(unsigned s, const LinkEnd& hca) const {
+    if (routes_.lid_sls.empty()) return 1u << class_of_sl_[path_sl_from(s)];
+    uint32_t mask = 0;
+    const uint16_t base = lids_.base[hca.node][hca.port - 1];
+    for (unsigned k = 0; base != 0 && k < (1u << lids_.lmc); ++k) {
+      const int sl = routes_.lid_sls.base(static_cast<uint16_t>(base + k), static_cast<uint16_t>(lid_));
+      const unsigned first = sl < 0 ? 0u : static_cast<unsigned>(sl);
+      const unsigned width = sl < 0 ? 1u : routes_.lid_sls.width(first);
+      for (unsigned x = first; x < first + width && x < 16; ++x) mask |= 1u << class_of_sl_[x];
+    }
+    return mask;
   }
 
   std::vector<int> class_of_sl_;             // SL -> its class, with path SLs; empty without
@@ -248,15 +264,13 @@ void Checker::vl_edges(const std::vector<uint8_t>& sls) {
   };
   uint16_t vls[16];
   for (unsigned s : active_) {
-    // Path SLs: the sources on s send to this LID on one SL, that of (s, the LID's switch).
-    const int only = class_of_sl_.empty() ? -1 : class_of_sl_[path_sl_from(s)];
+    // Path SLs: each source sends to this LID on the SLs the engine hands out for the pair.
     for (const auto& [port, hca] : sources_[s]) {
       if (hca == owner_) continue;
+      const uint32_t only = class_of_sl_.empty() ? ~0u : path_classes(s, hca);
       const Table& own = tables_[hca_table_[channel(hca)]];
       for (std::size_t c = 0; c < classes; ++c)
-        vls[c] = own[sls[c]] < kDropVl && (only < 0 || static_cast<int>(c) == only)
-                     ? static_cast<uint16_t>(1u << own[sls[c]])
-                     : 0;
+        vls[c] = own[sls[c]] < kDropVl && (only >> c & 1u) ? static_cast<uint16_t>(1u << own[sls[c]]) : 0;
       enter(s, port, vls);
     }
     if (next_[s].node != kNoNode) ++feeders_[next_[s].node];
@@ -342,7 +356,7 @@ CreditLoopReport Checker::run() {
   int plain_vl = -1;
   unsigned plain_copies = 0;
   // With path SLs every source sends on one SL per destination: every class goes the general way.
-  const bool path_sls = !routes_.sls.sl.empty();
+  const bool path_sls = routes_.has_path_sls();
   if (path_sls) class_of_sl_ = class_of;
   for (std::size_t c = 0; c < representative.size(); ++c) {
     if (constant_vl[c] >= kDropVl && !path_sls) continue;  // every packet of the class is dropped

@@ -343,6 +343,8 @@ const char* engine_name(RoutingAlgorithm a) {
     case RoutingAlgorithm::Dor: return "dor";
     case RoutingAlgorithm::Ftree: return "ftree";
     case RoutingAlgorithm::Lash: return "lash";
+    case RoutingAlgorithm::Dfsssp: return "dfsssp";
+    case RoutingAlgorithm::Sssp: return "sssp";
   }
   return "?";
 }
@@ -369,11 +371,13 @@ uint8_t sl_between(const SwitchPairSls& sls, unsigned a, unsigned b) {
 
 uint8_t path_sl(const Topology& t, const TopologyIndex& index, const Lids& lids, const Routes& routes, uint16_t slid,
                 uint16_t dlid) {
+  if (!routes.lid_sls.empty()) return routes.lid_sls.first_sl(slid, dlid);
   if (routes.sls.sl.empty() || slid > lids.top || dlid > lids.top) return 0;
   return sl_between(routes.sls, switch_of_lid(t, index, lids, slid), switch_of_lid(t, index, lids, dlid));
 }
 
-PathSlTable::PathSlTable(const Topology& t, const Lids& lids, const Routes& routes) : sls_(routes.sls) {
+PathSlTable::PathSlTable(const Topology& t, const Lids& lids, const Routes& routes)
+    : sls_(routes.sls), lid_sls_(routes.lid_sls) {
   if (sls_.sl.empty()) return;
   const TopologyIndex index(t);
   switch_of_lid_.resize(static_cast<std::size_t>(lids.top) + 1);
@@ -382,6 +386,7 @@ PathSlTable::PathSlTable(const Topology& t, const Lids& lids, const Routes& rout
 }
 
 uint8_t PathSlTable::operator()(uint16_t slid, uint16_t dlid) const {
+  if (!lid_sls_.empty()) return lid_sls_.first_sl(slid, dlid);
   if (slid >= switch_of_lid_.size() || dlid >= switch_of_lid_.size()) return 0;
   return sl_between(sls_, switch_of_lid_[slid], switch_of_lid_[dlid]);
 }
@@ -404,6 +409,7 @@ Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& 
     routes.algorithm = engine;
     routes.roots.clear();
     routes.sls = {};
+    routes.lid_sls = {};
     routes.lft.assign(t.nodes.size(), {});
     if (engine == RoutingAlgorithm::UpDown) {
       route_updown(t, index, g, lids, roots, config.tie_break, routes);
@@ -414,6 +420,9 @@ Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& 
       why = detail::opensm_ftree(t, index, lids, config.ftree, routes.lft);
     else if (engine == RoutingAlgorithm::Lash)
       why = detail::opensm_lash(t, index, g, lids, config.vls, config.lash_start_vl, routes.lft, routes.sls);
+    else if (engine == RoutingAlgorithm::Dfsssp || engine == RoutingAlgorithm::Sssp)
+      why = detail::opensm_dfsssp(t, index, g, lids, config.vls, engine == RoutingAlgorithm::Dfsssp, config.ftree,
+                                  routes.lft, routes.sls, routes.lid_sls);
     else
       why = route_opensm(t, index, g, lids, engine, roots, config.tie_break, routes);
     if (why.empty()) return routes;

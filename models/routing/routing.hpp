@@ -88,6 +88,27 @@
 //     not counted; routes down are, as for any target). A switch
 //     never routes down then up: LIDs so reached stay kNoPath (OpenSM's
 //     connect_roots, off by default, is not modelled).
+// - dfsssp and sssp are OpenSM's (deadlock-free) single-source shortest-path
+//   engines, entry for entry (opensm_dfsssp.cpp; osm_ucast_dfsssp.c; checked
+//   against OpenSM on ibsim):
+//   - Destinations: HCA ports by switch (switches in table order, stably
+//     sorted by their LIDs and their HCA ports' LIDs, most first; ports in
+//     port order), then the switches in that order; every LID of each. CN
+//     GUID file: its ports first, then the I/O file's, then the others.
+//   - Per destination LID, Dijkstra (complib's 4-ary heap, its tie order) over
+//     switch-to-switch links, each cable a link of weight P^2 (P: all LIDs),
+//     plus the number of LIDs behind each switch whose path to an earlier
+//     destination LID used it; the LFT entry is the port the tree arrives on.
+//   - dfsssp: every ordered pair of LIDs of two ports starts in layer 0; per
+//     layer but the last, a depth-first search of its channel dependency
+//     graph cuts each cycle found at its dependency with the fewest pairs
+//     left, whose pairs move to the next layer; a cycle in the last layer
+//     refuses the fabric ("Not enough VLs available (avail=A, needed=N);
+//     Stopping dfsssp routing!"; the chain goes on). Spare VLs are shared out
+//     among the layers by paths per VL; a pair's SL is the first of its
+//     layer's share (OpenSM draws one of the share at random per PathRecord).
+//     VLs available: the fewest operational VLs of a switch port (vls, at most
+//     15). sssp: the same tables, no layers, no SLs.
 // - updown (hcasim's own, not an OpenSM engine): destinations in LID order;
 //   among the allowed ports the fewest LIDs counted so far, the lowest port on
 //   a tie (tie_break shifted: starting from a port that depends on the
@@ -157,8 +178,9 @@ Lids assign_lids(const topology::Topology& t, unsigned lmc);
 topology::LinkEnd default_sm_port(const topology::Topology& t);
 
 // minhop: OpenSM's minhop; updn: OpenSM's updn; dor: OpenSM's dor; ftree:
-// OpenSM's fat-tree; lash: OpenSM's LASH; updown: hcasim's up*/down*.
-enum class RoutingAlgorithm { MinHop, UpDown, Updn, Dor, Ftree, Lash };
+// OpenSM's fat-tree; lash: OpenSM's LASH; dfsssp and sssp: OpenSM's
+// (deadlock-free) single-source shortest paths; updown: hcasim's up*/down*.
+enum class RoutingAlgorithm { MinHop, UpDown, Updn, Dor, Ftree, Lash, Dfsssp, Sssp };
 
 // The engine's name as OpenSM spells it (updown: hcasim's own name).
 const char* engine_name(RoutingAlgorithm a);
@@ -185,7 +207,8 @@ struct EngineChain {
 enum class TieBreak { LowestPort, Shifted };
 
 // ftree's GUID lists, as OpenSM reads them from its root_guid_file,
-// cn_guid_file and io_guid_file; nullopt = no such file given.
+// cn_guid_file and io_guid_file; nullopt = no such file given. dfsssp and
+// sssp read the CN and I/O lists too (their destination order).
 struct FtreeGuids {
   std::optional<std::vector<uint64_t>> roots;  // NodeGUIDs of the root switches
   std::optional<std::vector<uint64_t>> cns;    // port GUIDs of the compute nodes
@@ -196,8 +219,8 @@ struct RoutingConfig {
   EngineChain algorithm;
   std::vector<std::string> roots;          // up/down roots by switch name; empty = automatic
   TieBreak tie_break = TieBreak::LowestPort;
-  FtreeGuids ftree;                        // ftree: its GUID files' contents
-  unsigned vls = 8;                        // lash: the fewest operational data VLs of a switch port with a link
+  FtreeGuids ftree;                        // ftree (CNs and I/O nodes: also dfsssp, sssp): its GUID files' contents
+  unsigned vls = 8;                        // lash, dfsssp: the fewest operational data VLs of a switch port with a link
   unsigned lash_start_vl = 0;              // lash: the first SL/VL it hands out (OpenSM's lash_start_vl)
 };
 
@@ -220,6 +243,33 @@ struct SwitchPairSls {
   }
 };
 
+// The SL of each path, for an engine that hands them out per pair of LIDs
+// (dfsssp: OpenSM's vltable and get_dfsssp_sl). One byte per ordered pair of
+// the LIDs it routes (n LIDs: n * n bytes; 1,700 LIDs: 2.9 MB), 4 per LID.
+struct LidPairSls {
+  std::vector<int32_t> row;                // LID -> its row and column, or -1 (a LID the engine has no SL for)
+  unsigned lids = 0;
+  std::vector<uint8_t> sl;                 // [source row + destination row * lids]: the pair's base SL
+  // Per base SL, the SLs OpenSM spreads its pairs over: base to base + spread - 1,
+  // one drawn by rand() per PathRecord (unseeded: srand(time(NULL))); 0 or 1: the base only.
+  std::vector<uint8_t> spread;
+  bool empty() const { return sl.empty(); }
+  // The pair's base SL, or -1 when either LID has no row.
+  int base(uint16_t slid, uint16_t dlid) const {
+    if (slid >= row.size() || dlid >= row.size() || row[slid] < 0 || row[dlid] < 0) return -1;
+    return sl[static_cast<std::size_t>(row[slid]) + static_cast<std::size_t>(row[dlid]) * lids];
+  }
+  // The SL hcasim answers for the pair: its base SL, 0 when it has none.
+  uint8_t first_sl(uint16_t slid, uint16_t dlid) const {
+    const int b = base(slid, dlid);
+    return b < 0 ? 0 : static_cast<uint8_t>(b);
+  }
+  // How many SLs from `base` the pairs of that base SL may use (at least 1).
+  unsigned width(unsigned base_sl) const {
+    return base_sl < spread.size() && spread[base_sl] > 1 ? spread[base_sl] : 1;
+  }
+};
+
 struct Routes {
   // lft[node]: empty for an HCA; for a switch, the output port of every LID 0..top.
   std::vector<std::vector<uint8_t>> lft;
@@ -232,19 +282,25 @@ struct Routes {
     std::string why;
   };
   std::vector<Refusal> refusals;
-  SwitchPairSls sls;
+  SwitchPairSls sls;                       // lash's SLs; dfsssp's layer counts (layers, lanes_before/after)
+  LidPairSls lid_sls;                      // dfsssp's SLs
+  // The engine that routed hands out an SL per path (the SA's PathRecords carry it).
+  bool has_path_sls() const { return !sls.sl.empty() || !lid_sls.empty(); }
 };
 
 // The SL the engine that routed hands out for the path from `slid` to `dlid`
 // (what OpenSM's SA puts in a PathRecord); 0 (OpenSM's default SL) when it
-// hands out none, or either LID is not a port on a switch.
+// hands out none, or either LID is not a port on a switch (lash) or not a LID
+// it routed (dfsssp). dfsssp: the pair's base SL (OpenSM adds a random
+// 0 .. spread - 1 when it spreads the pair's layer over several VLs; hcasim
+// does not draw, so its answer is reproducible).
 uint8_t path_sl(const topology::Topology& t, const topology::TopologyIndex& index, const Lids& lids,
                 const Routes& routes, uint16_t slid, uint16_t dlid);
 
-// The SL of every path, kept apart from the LFTs: what an application asks the
-// SA for (a PathRecord) before it connects, for workloads with `sl: "path"`.
-// Keeps a switch row per LID and the engine's per switch pair SLs (one byte a
-// pair), nothing per pair of LIDs.
+// The SL of every path (path_sl's), kept apart from the LFTs: what an
+// application asks the SA for (a PathRecord) before it connects, for workloads
+// with `sl: "path"`. Keeps a switch row per LID and lash's SL per switch pair,
+// or dfsssp's per LID pair (one byte a pair).
 class PathSlTable {
  public:
   PathSlTable() = default;  // no engine SLs: every path on SL 0 (OpenSM's default)
@@ -254,6 +310,7 @@ class PathSlTable {
  private:
   std::vector<unsigned> switch_of_lid_;  // the switch node of each LID's port, or kNoNode
   SwitchPairSls sls_;
+  LidPairSls lid_sls_;
 };
 
 // Every engine of a chain without fallback refused the fabric.

@@ -198,6 +198,15 @@ class GlibcRandom {
 std::string opensm_lash(const topology::Topology& t, const topology::TopologyIndex& index, const SwitchGraph& g,
                         const Lids& lids, unsigned vls, unsigned start_vl, std::vector<std::vector<uint8_t>>& lft,
                         SwitchPairSls& sls);
+// OpenSM's dfsssp, or sssp without `remove_deadlocks` (opensm_dfsssp.cpp):
+// the LFTs of every switch and, for dfsssp, the layer counts (`counts`:
+// layers, lanes_before, lanes_after) and the SL of every pair of LIDs, with
+// `vls` operational VLs, destinations ordered by the CN and I/O GUID files of
+// `guids` (OpenSM's cn_guid_file, io_guid_file); "" when it routed, else why
+// it refused (OpenSM's reason).
+std::string opensm_dfsssp(const topology::Topology& t, const topology::TopologyIndex& index, const SwitchGraph& g,
+                          const Lids& lids, unsigned vls, bool remove_deadlocks, const FtreeGuids& guids,
+                          std::vector<std::vector<uint8_t>>& lft, SwitchPairSls& counts, LidPairSls& sls);
 // OpenSM's fat-tree engine (opensm_ftree.cpp): fills the table of every
 // switch and returns "", or returns why OpenSM refuses the fabric (one line,
 // as its log says it) and leaves `lft` alone. Rules in routing.hpp.

@@ -354,15 +354,20 @@ int validate(const Args& a) {
             << " verbs connections, " << s.graph.nodes.size() - switches << " HCAs, " << switches << " switches, "
             << config::port_names(s).size() << " ports, LIDs 1-" << routed.lids.top << ")\n";
   std::cout << a.scenario << ": memory " << config::memory_summary(s) << "\n";
+  const auto counts = [](const auto& v) {
+    std::string out;
+    for (auto n : v) out += " " + std::to_string(static_cast<int>(n));
+    return out;
+  };
   if (const routing::SwitchPairSls& sls = routed.routes.sls; !sls.sl.empty()) {
-    const auto counts = [](const std::vector<int>& v) {
-      std::string out;
-      for (int n : v) out += " " + std::to_string(n);
-      return out;
-    };
     std::cout << a.scenario << ": " << routing::engine_name(routed.routes.algorithm) << ": " << sls.layers
               << " virtual layers (SL " << unsigned{sls.local} << " to " << sls.local + sls.layers - 1
               << "); paths per layer" << counts(sls.lanes_before) << ", balanced" << counts(sls.lanes_after) << "\n";
+  } else if (!routed.routes.lid_sls.empty()) {  // dfsssp: per VL, as OpenSM's log has them
+    std::cout << a.scenario << ": " << routing::engine_name(routed.routes.algorithm) << ": " << sls.layers
+              << " virtual layers of " << sls.lanes_before.size() << " VLs; paths per VL" << counts(sls.lanes_before)
+              << ", balanced" << counts(sls.lanes_after) << "; SL spread" << counts(routed.routes.lid_sls.spread)
+              << "\n";
   }
   std::size_t faulty = 0;
   for (const config::LinkSpec& l : routed.spec.links) faulty += l.config.faults.enabled();

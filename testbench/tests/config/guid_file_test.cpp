@@ -78,6 +78,12 @@ TEST_CASE("routing.*_guid_file: read when the scenario loads, for ftree only", "
   s["routing"]["algorithm"] = "updn";
   CHECK_THROWS_WITH(config::load_scenario(s),
                     Catch::Contains("routing.root_guid_file") && Catch::Contains("applies only to algorithm ftree"));
+  // The CN and I/O files also order dfsssp's and sssp's destinations (OpenSM reads them there too).
+  s["routing"].erase("root_guid_file");
+  CHECK_THROWS_WITH(config::load_scenario(s), Catch::Contains("routing.cn_guid_file") &&
+                                                  Catch::Contains("applies only to algorithms ftree, dfsssp and sssp"));
+  s["routing"]["algorithm"] = "dfsssp";
+  CHECK(config::load_scenario(s).ftree_guids.cns == std::vector<uint64_t>{0x0002c90300000101ull});
 }
 
 TEST_CASE("ftree on a fat tree routes as ftree, and where it refuses it says why and routes as minhop", "[config]") {

@@ -8,8 +8,9 @@ LMC: opensm-lfts.dump byte for byte, and every port's LID from
 opensm-subnet.lst; and that dor's tables are not minhop's; that hcasim routes
 with the engine OpenSM's log names (a chain, ftree on the fabrics it refuses);
 ftree on two fat trees (one of three levels, also with root, CN and I/O GUID
-files); and for lash, its paths per layer (OpenSM's log) and the SL of up to
-MAX_SL_QUERIES pairs as OpenSM's SA answers them (saquery -p). Every process
+files); dfsssp and sssp (also with CN and I/O GUID files); and for lash and dfsssp, the paths per layer or VL (OpenSM's log)
+and the SL of up to MAX_SL_QUERIES pairs as OpenSM's SA answers them (saquery -p; dfsssp's
+within the SLs OpenSM draws from at random). Every process
 the test starts is ended by its PID.
 
 usage: opensm_oracle_test.py HCASIM SOURCE_DIR
@@ -35,10 +36,10 @@ FABRICS = [
     ("fat_tree_k4_shuffled.ibnd", None),
     ("mesh4x4.ibnd", None),   # dimension-ordered cabling: ports 1/2 x, 3/4 y (for dor)
     ("torus4x4.ibnd", None),
-    ("torus6x6.ibnd", None),   # lash needs 5 layers
+    ("torus6x6.ibnd", None),   # lash needs 5 layers, dfsssp 7 (8 with LMC 1)
     ("dragonfly_a4.ibnd", None),
 ]
-CASES = [(engine, lmc) for engine in ("minhop", "updn", "dor", "lash") for lmc in (0, 1)]
+CASES = [(engine, lmc) for engine in ("minhop", "updn", "dor", "lash", "dfsssp", "sssp") for lmc in (0, 1)]
 # OpenSM's routing-engine chain: updn refuses a fabric where it finds no root (the tori, the
 # mesh), and dor routes it; on the others updn routes it.
 CASES += [("updn,dor", 0)]
@@ -62,6 +63,15 @@ FTREE_CASES = [
 ]
 # A chain whose first engine refuses: ftree on a torus, then updn (which refuses it too), then dor.
 FTREE_CASES += [("torus4x4.ibnd", 0, {}, False, "ftree,updn,dor")]
+# dfsssp with OpenSM's CN and I/O GUID files, which order its destinations: CN ports first, then
+# I/O ports, then the rest. (engine, fabric, LMC, GUID files as for ftree)
+NODE_FILE_CASES = [
+    ("dfsssp", THREE_LEVEL, 0, {"cn_guid_file": ("all but", "ft3 node0 HCA-1", "ft3 node5 HCA-1", "ft3 dual HCA-1"),
+                                "io_guid_file": ("ft3 node5 HCA-1", "ft3 dual HCA-1")}),
+    ("dfsssp", "dragonfly_a4.ibnd", 1, {"io_guid_file": ("dragonfly node g0 r0 h0 HCA-1",
+                                                          "dragonfly node g4 r2 h1 HCA-1")}),
+    ("sssp", "torus6x6.ibnd", 0, {"cn_guid_file": ("torus node2_0 HCA-1", "torus node1_0 HCA-1")}),
+]
 
 
 def first_ca(fabric_path):
@@ -181,13 +191,28 @@ def our_path_sls(work):
     return sls
 
 
-def layers(text, pattern):
-    """Paths per virtual layer, before and after balancing, from OpenSM's log or hcasim's output."""
+def layers(text, pattern, engine="lash"):
+    """Paths per virtual layer (lash) or per VL (dfsssp: and the layers needed), before and after
+    balancing, from OpenSM's log or hcasim's output."""
+    if pattern == "opensm" and engine == "dfsssp":
+        counts = [int(n) for _, n in re.findall(r"(\d+)\. lane: (\d+)", text)]
+        needed = re.findall(r"Virtual Lanes needed: (\d+)", text)
+        return counts[:len(counts) // 2], counts[len(counts) // 2:], int(needed[-1]) if needed else None
     if pattern == "opensm":
         counts = [int(n) for _, n in re.findall(r"Lanes in layer (\d+): (\d+)", text)]
         return counts[:len(counts) // 2], counts[len(counts) // 2:]
+    if engine == "dfsssp":
+        m = re.search(r"(\d+) virtual layers of \d+ VLs; paths per VL ([\d ]+), balanced ([\d ]+);", text)
+        return ([int(n) for n in m.group(2).split()], [int(n) for n in m.group(3).split()],
+                int(m.group(1))) if m else ([], [], None)
     m = re.search(r"paths per layer ([\d ]+), balanced ([\d ]+)", text)
     return ([int(n) for n in m.group(1).split()], [int(n) for n in m.group(2).split()]) if m else ([], [])
+
+
+def sl_spread(text):
+    """dfsssp: per base SL, how many SLs from it OpenSM draws a pair's SL from (hcasim's output)."""
+    m = re.search(r"SL spread ([\d ]+)", text)
+    return [int(n) for n in m.group(1).split()] if m else []
 
 
 def opensm_engine(work):
@@ -244,18 +269,27 @@ def compare(hcasim, case, fabric_path, sm_node, engine, lmc, work, files=None):
         print("FAIL %s: LIDs differ: %s" % (case, sorted(set(their_lids.items()) ^ set(our_lids.items()))))
     sl_note = ""
     if ours_sl:
-        their_layers = layers(open(os.path.join(work, "opensm", "osm.log")).read(), "opensm")
-        if layers(our_out, "hcasim") != their_layers:
+        kind = "dfsssp" if our_engine == "dfsssp" else "lash"
+        their_layers = layers(open(os.path.join(work, "opensm", "osm.log")).read(), "opensm", kind)
+        if layers(our_out, "hcasim", kind) != their_layers:
             problems.append(case)
-            print("FAIL %s: paths per layer %s, OpenSM's %s" % (case, layers(our_out, "hcasim"),
+            print("FAIL %s: paths per layer %s, OpenSM's %s" % (case, layers(our_out, "hcasim", kind),
                                                               their_layers))
-        differ = [(p, theirs_sl[p], ours_sl[p]) for p in pairs if theirs_sl[p] != ours_sl[p]]
+        # dfsssp: OpenSM adds rand() % spread to a pair's base SL (seeded with the time); hcasim
+        # answers the base: OpenSM's SL must lie in [base, base + spread).
+        spread = sl_spread(our_out)
+
+        def same(p):
+            width = spread[ours_sl[p]] if kind == "dfsssp" and ours_sl[p] < len(spread) else 1
+            return theirs_sl[p] is not None and ours_sl[p] <= theirs_sl[p] < ours_sl[p] + max(width, 1)
+        differ = [(p, theirs_sl[p], ours_sl[p]) for p in pairs if not same(p)]
         if differ:
             problems.append(case)
             print("FAIL %s: %d of %d PathRecord SLs differ, (slid, dlid), OpenSM's, ours: %s"
                   % (case, len(differ), len(pairs), differ[:10]))
-        sl_note = "; %d layers %s, and %d PathRecord SLs" % (len(their_layers[1]), their_layers,
-                                                            len(pairs))
+        count = their_layers[2] if kind == "dfsssp" else len(their_layers[1])
+        sl_note = "; %d layers %s, and %d PathRecord SLs%s" % (
+            count, their_layers[:2], len(pairs), " (within the spread %s)" % spread if kind == "dfsssp" else "")
     if not problems:
         print("ok %s: %s routed; %d LFT lines and %d port LIDs%s equal OpenSM's"
               % (case, our_engine, lines, len(their_lids), sl_note))
@@ -298,6 +332,14 @@ def main():
             if routed != routes:
                 failures += 1
                 print("FAIL %s: ftree %s, expected otherwise" % (case, "routed" if routed else "refused"))
+            compared += 1
+        for number, (engine, fabric, lmc, files) in enumerate(NODE_FILE_CASES):
+            fabric_path = os.path.join(source, "configs", "fabrics", fabric)
+            case = "%s %s lmc %d, %s" % (fabric, engine, lmc, ", ".join(
+                "%s of %s" % (option, "all CAs but %d" % (len(names) - 1) if names[0] == "all but" else len(names))
+                for option, names in files.items()))
+            failures += compare(hcasim, case, fabric_path, first_ca(fabric_path), engine, lmc,
+                                os.path.join(tmp, "files-%d" % number), files)
             compared += 1
     print("%d of %d cases equal OpenSM's" % (compared - failures, compared))
     return 1 if failures else 0

@@ -62,6 +62,21 @@ TEST_CASE("a chain: the first engine that routes the fabric routes it") {
     CHECK_THROWS_WITH(route(torus, chain({RoutingAlgorithm::Updn}, false)),
                       Catch::Contains("updn: no root nodes were found"));
   }
+  SECTION("dfsssp refuses a torus with one VL, the next engine routes it; on a fat tree it routes") {
+    routing::RoutingConfig c;
+    c.algorithm = chain({RoutingAlgorithm::Dfsssp, RoutingAlgorithm::Dor}, false);
+    c.vls = 1;
+    const routing::Routes r = routing::compute_routes(torus, routing::assign_lids(torus, 0), c);
+    CHECK(r.algorithm == RoutingAlgorithm::Dor);
+    REQUIRE(r.refusals.size() == 1);
+    CHECK(r.refusals[0].engine == RoutingAlgorithm::Dfsssp);
+    CHECK(r.refusals[0].why == "Not enough VLs available (avail=1, needed=2); Stopping dfsssp routing!");
+    CHECK_FALSE(r.has_path_sls());
+    CHECK(r.lft == route(torus, RoutingAlgorithm::Dor).lft);
+    const routing::Routes t = routing::compute_routes(tree, routing::assign_lids(tree, 0), c);
+    CHECK(t.algorithm == RoutingAlgorithm::Dfsssp);
+    CHECK(t.refusals.empty());
+  }
   SECTION("an engine that routes ends the chain: updn on a fat tree") {
     const routing::Routes r = route(tree, chain({RoutingAlgorithm::Updn, RoutingAlgorithm::Dor}, false));
     CHECK(r.algorithm == RoutingAlgorithm::Updn);
@@ -76,6 +91,9 @@ TEST_CASE("routing.algorithm: one engine, a list, or OpenSM's routing_engine str
   const config::Scenario listed = with_algorithm({"updn", "dor", "no_fallback"});
   CHECK(listed.routing.algorithm.engines == std::vector<RoutingAlgorithm>{RoutingAlgorithm::Updn, RoutingAlgorithm::Dor});
   CHECK_FALSE(listed.routing.algorithm.fallback);
+  CHECK(with_algorithm("dfsssp,minhop").routing.algorithm.engines ==
+        std::vector<RoutingAlgorithm>{RoutingAlgorithm::Dfsssp, RoutingAlgorithm::MinHop});
+  CHECK(with_algorithm("sssp").routing.algorithm.engines == std::vector<RoutingAlgorithm>{RoutingAlgorithm::Sssp});
   const config::Scenario opensm = with_algorithm("updn, dor,no_fallback");
   CHECK(opensm.routing.algorithm.engines == listed.routing.algorithm.engines);
   CHECK_FALSE(opensm.routing.algorithm.fallback);

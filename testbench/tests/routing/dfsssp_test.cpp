@@ -1,0 +1,238 @@
+// OpenSM's dfsssp and sssp (opensm_dfsssp.cpp) against facts that do not come
+// from their own output: paths are shortest; a fat tree's shortest paths need
+// one layer and a ring or torus more (the theory of channel dependencies),
+// each layer alone free of cycles by an independent trace; VLs spread over
+// layers as OpenSM's balancing rule gives them; sssp is dfsssp without
+// layers; its refusal when VLs are too few; and hcasim's credit-loop check
+// with dfsssp's per-pair SLs on the 6x6 torus and the dragonfly of the oracle
+// test. The OpenSM oracle test compares tables, layer counts and PathRecord
+// SLs with OpenSM itself.
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "models/config/ibnetdiscover.hpp"
+#include "models/routing/credit_loops.hpp"
+#include "models/routing/routing.hpp"
+#include "models/topology/topology_generators.hpp"
+
+namespace config = hcasim::config;
+namespace routing = hcasim::routing;
+namespace topology = hcasim::topology;
+using routing::RoutingAlgorithm;
+
+namespace {
+
+routing::Routes dfsssp_route(const topology::Topology& t, const routing::Lids& lids, RoutingAlgorithm a, unsigned vls = 8) {
+  routing::RoutingConfig c;
+  c.algorithm = a;
+  c.vls = vls;
+  return routing::compute_routes(t, lids, c);
+}
+
+topology::Topology dfsssp_imported(const std::string& path) {
+  std::ifstream in(std::string(HCASIM_SOURCE_DIR) + "/" + path);
+  REQUIRE(in);
+  return config::read_ibnetdiscover(in, path);
+}
+
+// Switch-to-switch hop distances by breadth-first search (nodes -> hops).
+std::map<std::pair<unsigned, unsigned>, unsigned> dfsssp_distances(const topology::Topology& t) {
+  const topology::TopologyIndex index(t);
+  std::map<std::pair<unsigned, unsigned>, unsigned> d;
+  for (unsigned s = 0; s < t.nodes.size(); ++s) {
+    if (t.nodes[s].kind != topology::NodeKind::Switch) continue;
+    std::vector<unsigned> frontier{s};
+    d[{s, s}] = 0;
+    for (unsigned hops = 1; !frontier.empty(); ++hops) {
+      std::vector<unsigned> next;
+      for (unsigned u : frontier)
+        for (unsigned p = 1; p <= t.nodes[u].ports; ++p) {
+          const auto peer = index.peer(u, p);
+          if (!peer || t.nodes[peer->node].kind != topology::NodeKind::Switch || d.count({s, peer->node})) continue;
+          d[{s, peer->node}] = hops;
+          next.push_back(peer->node);
+        }
+      frontier = next;
+    }
+  }
+  return d;
+}
+
+// A cycle in the channel dependencies of the paths from HCAs whose SL is `sl`,
+// traced path by path: channel = (switch, output port); sl -1: all paths.
+bool dfsssp_layer_has_cycle(const topology::Topology& t, const routing::Lids& lids, const routing::Routes& routes, int sl) {
+  const topology::TopologyIndex index(t);
+  using Channel = std::pair<unsigned, unsigned>;
+  std::map<Channel, std::set<Channel>> deps;
+  for (unsigned src = 0; src < t.nodes.size(); ++src) {
+    if (t.nodes[src].kind != topology::NodeKind::Hca) continue;
+    const uint16_t slid = lids.base[src][0];
+    for (unsigned dlid = 1; dlid <= lids.top; ++dlid) {
+      if (lids.owner[dlid].node == topology::kNoNode || dlid == slid) continue;
+      if (sl >= 0 && routing::path_sl(t, index, lids, routes, slid, static_cast<uint16_t>(dlid)) != sl) continue;
+      const routing::Path path = routing::trace_path(t, index, lids, routes, {src, 1}, static_cast<uint16_t>(dlid));
+      REQUIRE(path.ok);
+      for (std::size_t h = 1; h < path.hops.size(); ++h)
+        deps[{path.hops[h - 1].node, path.hops[h - 1].port}].insert({path.hops[h].node, path.hops[h].port});
+    }
+  }
+  std::map<Channel, int> state;  // 1 on the stack, 2 done
+  std::function<bool(const Channel&)> visit = [&](const Channel& c) {
+    state[c] = 1;
+    for (const Channel& n : deps[c]) {
+      if (state[n] == 1) return true;
+      if (state[n] == 0 && visit(n)) return true;
+    }
+    state[c] = 2;
+    return false;
+  };
+  for (const auto& entry : deps)
+    if (state[entry.first] == 0 && visit(entry.first)) return true;
+  return false;
+}
+
+// hcasim's default tables: SL n -> VL n on the 8 data VLs.
+std::array<uint8_t, 16> dfsssp_identity(unsigned, unsigned, unsigned) {
+  std::array<uint8_t, 16> table{};
+  for (uint8_t sl = 0; sl < 16; ++sl) table[sl] = sl < 8 ? sl : 15;
+  return table;
+}
+
+}  // namespace
+
+TEST_CASE("dfsssp routes shortest paths, and each of its layers is free of channel-dependency cycles") {
+  struct Case {
+    const char* name;
+    topology::Topology t;
+    unsigned least_layers, most_layers;
+  };
+  // A fat tree's shortest paths never turn down then up: one layer. A ring of
+  // six switches (each row of a 6x2 torus) chains shortest paths round it: more.
+  Case cases[] = {{"fat tree k=4", topology::fat_tree_topology(4, 2), 1, 1},
+                  {"6x2 torus", topology::mesh_topology(6, 2, 1, true), 2, 8},
+                  {"torus 4x4", topology::mesh_topology(4, 4, 1, true), 2, 8},
+                  {"dragonfly", topology::dragonfly_topology(4, 2, 2), 2, 8}};
+  for (Case& c : cases) {
+    INFO(c.name);
+    const routing::Lids lids = routing::assign_lids(c.t, 0);
+    const routing::Routes routes = dfsssp_route(c.t, lids, RoutingAlgorithm::Dfsssp);
+    REQUIRE(routes.algorithm == RoutingAlgorithm::Dfsssp);
+    REQUIRE(routes.has_path_sls());
+    CHECK(routes.sls.layers >= c.least_layers);
+    CHECK(routes.sls.layers <= c.most_layers);
+    // Every HCA reaches every HCA by a shortest path between their switches.
+    const topology::TopologyIndex index(c.t);
+    const auto dist = dfsssp_distances(c.t);
+    for (unsigned src = 0; src < c.t.nodes.size(); ++src) {
+      if (c.t.nodes[src].kind != topology::NodeKind::Hca) continue;
+      const unsigned a = index.peer(src, 1)->node;
+      for (unsigned dst = 0; dst < c.t.nodes.size(); ++dst) {
+        if (dst == src || c.t.nodes[dst].kind != topology::NodeKind::Hca) continue;
+        const routing::Path p = routing::trace_path(c.t, index, lids, routes, {src, 1}, lids.base[dst][0]);
+        REQUIRE(p.ok);
+        CHECK(p.hops.size() == dist.at({a, index.peer(dst, 1)->node}) + 1);
+      }
+    }
+    // Every ordered pair of LIDs (one per port at LMC 0) is a path of some layer.
+    uint64_t paths = 0;
+    for (int n : routes.sls.lanes_before) paths += static_cast<uint64_t>(n);
+    const uint64_t n_lids = lids.top;  // LMC 0: LIDs 1..top, one per port, none skipped
+    CHECK(paths == n_lids * (n_lids - 1));
+    // Each layer alone (the pairs of one base SL): no cycle; all on one VL: a cycle
+    // exactly when more than one layer was needed.
+    for (int sl = 0; sl < 8; ++sl) {
+      INFO("SL " << sl);
+      CHECK_FALSE(dfsssp_layer_has_cycle(c.t, lids, routes, sl));
+    }
+    CHECK(dfsssp_layer_has_cycle(c.t, lids, routes, -1) == (routes.sls.layers > 1));
+    CHECK_FALSE(routing::find_credit_loop(c.t, lids, routes, dfsssp_identity).loop);
+  }
+}
+
+TEST_CASE("dfsssp spreads one layer over every VL, and a layer's base SL starts its share") {
+  const topology::Topology tree = topology::fat_tree_topology(4, 2);
+  const routing::Lids lids = routing::assign_lids(tree, 0);
+  const routing::Routes one = dfsssp_route(tree, lids, RoutingAlgorithm::Dfsssp, 8);
+  REQUIRE(one.sls.layers == 1);
+  // Seven spare VLs, all to the only layer: SL 0 spread over SLs 0-7.
+  CHECK(one.lid_sls.spread == std::vector<uint8_t>{8, 0, 0, 0, 0, 0, 0, 0});
+  for (uint8_t sl : one.lid_sls.sl) CHECK(sl == 0);
+  CHECK(one.lid_sls.width(0) == 8);
+  // A torus needs more layers; on 8 VLs each spare VL goes to the layer with
+  // the most paths per VL, and the layers' base SLs start their shares: as
+  // many distinct bases as layers, the first 0, all below 8.
+  const topology::Topology torus = topology::mesh_topology(4, 4, 1, true);
+  const routing::Lids tl = routing::assign_lids(torus, 0);
+  const routing::Routes two = dfsssp_route(torus, tl, RoutingAlgorithm::Dfsssp, 8);
+  const unsigned layers = two.sls.layers;
+  REQUIRE(layers >= 2);
+  REQUIRE(layers < 8);
+  std::set<uint8_t> bases(two.lid_sls.sl.begin(), two.lid_sls.sl.end());
+  CHECK(bases.size() == layers);
+  CHECK(*bases.begin() == 0);
+  CHECK(*bases.rbegin() < 8);
+  unsigned shares = 0;
+  for (uint8_t b : bases) shares += two.lid_sls.width(b);
+  CHECK(shares <= 8);
+  // Without spare VLs no spreading: SLs 0 to layers - 1.
+  const routing::Routes tight = dfsssp_route(torus, tl, RoutingAlgorithm::Dfsssp, layers);
+  REQUIRE(tight.algorithm == RoutingAlgorithm::Dfsssp);
+  CHECK(tight.lid_sls.spread == std::vector<uint8_t>(layers, 1));
+  std::set<uint8_t> tight_bases(tight.lid_sls.sl.begin(), tight.lid_sls.sl.end());
+  CHECK(tight_bases.size() == layers);
+  CHECK(*tight_bases.rbegin() == layers - 1);
+  CHECK(tight.lft == two.lft);
+}
+
+TEST_CASE("sssp is dfsssp's tables without layers or SLs") {
+  for (const topology::Topology& t : {topology::mesh_topology(4, 4, 1, true), topology::fat_tree_topology(4, 2)}) {
+    for (unsigned lmc : {0u, 1u}) {
+      const routing::Lids lids = routing::assign_lids(t, lmc);
+      const routing::Routes d = dfsssp_route(t, lids, RoutingAlgorithm::Dfsssp);
+      const routing::Routes s = dfsssp_route(t, lids, RoutingAlgorithm::Sssp);
+      REQUIRE(s.algorithm == RoutingAlgorithm::Sssp);
+      CHECK(s.lft == d.lft);
+      CHECK_FALSE(s.has_path_sls());
+      CHECK(s.sls.layers == 0);
+    }
+  }
+}
+
+TEST_CASE("dfsssp refuses a fabric that needs more VLs than its switch ports have, as OpenSM does") {
+  const topology::Topology torus = topology::mesh_topology(4, 4, 1, true);
+  const routing::Lids lids = routing::assign_lids(torus, 0);
+  const routing::Routes one_vl = dfsssp_route(torus, lids, RoutingAlgorithm::Dfsssp, 1);
+  CHECK(one_vl.algorithm == RoutingAlgorithm::MinHop);  // the chain's fallback
+  REQUIRE(one_vl.refusals.size() == 1);
+  CHECK(one_vl.refusals[0].engine == RoutingAlgorithm::Dfsssp);
+  CHECK(one_vl.refusals[0].why == "Not enough VLs available (avail=1, needed=2); Stopping dfsssp routing!");
+  CHECK_FALSE(one_vl.has_path_sls());
+  // A fat tree needs one layer: one VL is enough.
+  const topology::Topology tree = topology::fat_tree_topology(4, 2);
+  const routing::Lids tl = routing::assign_lids(tree, 0);
+  CHECK(dfsssp_route(tree, tl, RoutingAlgorithm::Dfsssp, 1).algorithm == RoutingAlgorithm::Dfsssp);
+}
+
+TEST_CASE("dfsssp's SLs pass the credit-loop check on the 6x6 torus and the dragonfly, where min-hop fails on the torus") {
+  for (const char* file : {"configs/fabrics/torus6x6.ibnd", "configs/fabrics/dragonfly_a4.ibnd"}) {
+    INFO(file);
+    const topology::Topology t = dfsssp_imported(file);
+    for (unsigned lmc : {0u, 1u}) {
+      const routing::Lids lids = routing::assign_lids(t, lmc);
+      const routing::Routes d = dfsssp_route(t, lids, RoutingAlgorithm::Dfsssp);
+      REQUIRE(d.algorithm == RoutingAlgorithm::Dfsssp);
+      CHECK(d.sls.layers > 1);
+      CHECK_FALSE(routing::find_credit_loop(t, lids, d, dfsssp_identity).loop);
+      // The same paths with every pair on SL 0 (sssp) loop.
+      CHECK(routing::find_credit_loop(t, lids, dfsssp_route(t, lids, RoutingAlgorithm::Sssp), dfsssp_identity).loop);
+    }
+  }
+  const topology::Topology torus = dfsssp_imported("configs/fabrics/torus6x6.ibnd");
+  const routing::Lids lids = routing::assign_lids(torus, 0);
+  CHECK(routing::find_credit_loop(torus, lids, dfsssp_route(torus, lids, RoutingAlgorithm::MinHop), dfsssp_identity).loop);
+}
