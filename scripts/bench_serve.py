@@ -55,13 +55,32 @@ def serve(hcasim, scenario, base, out):
     return proc
 
 
-def main():
+def discover(hcasim, scenario, name, work):
+    """The fabric file for ibsim: ibnetdiscover of the served fabric, also written to WORK/net."""
+    proc = serve(hcasim, scenario, name, os.path.join(work, "out-discover"))
+    try:
+        net = subprocess.run(["ibnetdiscover"], env=dict(os.environ, IBSIM_SOCKNAME=name, LD_PRELOAD=UMAD2SIM),
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=1800).stdout
+    finally:
+        stop(proc)
+    with open(os.path.join(work, "net"), "w") as f:
+        f.write(net)
+    return net
+
+
+def hcasim_and_tools():
+    """The hcasim binary (argument 1, else build-release's, else build's); exits when a tool is missing."""
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     hcasim = sys.argv[1] if len(sys.argv) > 1 else next(
         p for p in (os.path.join(here, "build-release/hcasim"), os.path.join(here, "build/hcasim")) if os.path.exists(p))
     for tool in ("opensm", "ibsim", "ibnetdiscover"):
         if not shutil.which(tool):
             raise SystemExit(tool + " missing: scripts/setup.sh installs it")
+    return hcasim
+
+
+def main():
+    hcasim = hcasim_and_tools()
     print("| fabric | hcasim serve: wall | simulated time of the sweep | real ibsim: wall |")
     print("|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
@@ -73,16 +92,7 @@ def main():
                 json.dump({"name": "bench_serve", "topology": {"pattern": "fat_tree", "k": k, "levels": levels},
                            "management": {"mode": "external"}}, f)
             base = "hcasim-bench-%d-%d" % (os.getpid(), k)
-            # the fabric file for ibsim: ibnetdiscover of the served fabric
-            proc = serve(hcasim, scenario, base + "d", os.path.join(work, "out-discover"))
-            try:
-                net = subprocess.run(["ibnetdiscover"], env=dict(os.environ, IBSIM_SOCKNAME=base + "d",
-                                                                 LD_PRELOAD=UMAD2SIM),
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=1800).stdout
-            finally:
-                stop(proc)
-            with open(os.path.join(work, "net"), "w") as f:
-                f.write(net)
+            net = discover(hcasim, scenario, base + "d", work)
             proc = serve(hcasim, scenario, base, os.path.join(work, "out"))
             try:
                 wall, ok = opensm_once(dict(os.environ, IBSIM_SOCKNAME=base, SIM_HOST="hca0"), os.path.join(work, "osm"))
