@@ -4,6 +4,7 @@
 // in-band run. OpenSM itself is compared in testbench/tests/mgmt/opensm_oracle_test.py.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -86,21 +87,26 @@ TEST_CASE("a pre-configured and an in-band run of one fabric end with the same t
     const char* algorithm;
     std::vector<unsigned> lmcs;
   };
-  // The last: a chain whose first engine refuses the mesh (updn finds no root), so dor routes it.
+  // A chain whose first engine refuses the mesh (updn finds no root), so dor routes it; the
+  // engines of the torus (lash and dfsssp, with the VLs they need) and of the fat tree.
   const Case cases[] = {{"small_cluster", "H-e41d2d0300a1c100.p1", "minhop", {0, 1}},
                         {"small_cluster", "H-e41d2d0300a1c100.p1", "updn", {0, 1}},
-                        {"mesh4x4", "H-0002c90303000000.p1", "updn,dor", {0}}};
+                        {"mesh4x4", "H-0002c90303000000.p1", "updn,dor", {0}},
+                        {"torus6x6", "H-0002c9030730bb00.p1", "lash", {0}},
+                        {"torus6x6", "H-0002c9030730bb00.p1", "dfsssp", {0}},
+                        {"fat_tree_3level_shuffled", "H-0002c90381121b00.p1", "ftree", {0}}};
   for (const Case& c : cases) {
     const char* algorithm = c.algorithm;
     const std::string fabric = std::string(HCASIM_SOURCE_DIR) + "/configs/fabrics/" + c.fabric + ".ibnd";
     for (unsigned lmc : c.lmcs) {
       INFO(c.fabric << " " << algorithm << " LMC " << lmc);
-      const std::string tag = std::string(c.fabric) + "_" + std::to_string(lmc) + (algorithm[0] == 'm' ? "m" : "u");
+      std::string tag = std::string(c.fabric) + "_" + std::to_string(lmc) + "_" + algorithm;
+      std::replace(tag.begin(), tag.end(), ',', '_');
       const auto scenario = [&](const char* mode) {
         return std::string(R"({"name": "dump", "topology": {"pattern": "ibnetdiscover", "file": ")") + fabric +
                R"("}, "routing": {"algorithm": ")" + algorithm + R"(", "lmc": )" + std::to_string(lmc) +
-               R"(}, "management": {"mode": ")" + mode + R"(", "sm": ")" + c.sm + R"("},
-                  "run": {"duration": "2ms"}, "outputs": {"routing_dump": true}})";
+               R"(}, "port": {"data_vls": 8}, "management": {"mode": ")" + mode + R"(", "sm": ")" + c.sm + R"("},
+                  "run": {"duration": "5ms"}, "outputs": {"routing_dump": true}})";
       };
       const CommandResult pre = run_scenario_json(dir, "pre" + tag, scenario("preconfigured"));
       INFO(pre.err);
