@@ -67,8 +67,15 @@ SimulationSetup setup_from(const config::Scenario& s, const std::string& out_dir
   r.routing_refusals = routed.routes.refusals;
   r.routing_layers = std::max(1u, routed.routes.sls.layers);
   r.fabric = std::move(routed.spec);
-  // The SL the SA answers per path, for workloads with sl "path".
-  const auto path_sls = std::make_shared<const routing::PathSlTable>(s.graph, routed.lids, routed.routes);
+  // The SL the SA answers per path, for workloads with sl "path" (made only for
+  // them: dfsssp's table is a byte per pair of LIDs).
+  const auto on_path = [](const auto& list) {
+    return std::any_of(list.begin(), list.end(), [](const auto& w) { return w.sl == config::kPathSl; });
+  };
+  const config::WorkloadConfig& work = s.workload;
+  std::shared_ptr<const routing::PathSlTable> path_sls;
+  if (on_path(work.flows) || on_path(work.patterns) || on_path(work.perftest) || on_path(work.verbs))
+    path_sls = std::make_shared<const routing::PathSlTable>(s.graph, routed.lids, routed.routes);
   const auto sls_if = [&path_sls](uint32_t sl) {
     return sl == config::kPathSl ? path_sls : std::shared_ptr<const routing::PathSlTable>{};
   };
