@@ -62,7 +62,8 @@ void RawGenerator::begin() {
   deferred_ = false;
   cc_ = hca_.congestion(port_index_);
   // Lanes by the VL the port maps each flow's SL to (known now: in band the
-  // SM has set the tables).
+  // SM has set the tables); a flow on path SLs by its `sl` (0): the port puts
+  // each of its packets on the VL of the packet's own SL.
   std::array<int, link::kVl15 + 1> lane_of;
   lane_of.fill(-1);
   lanes_.clear();
