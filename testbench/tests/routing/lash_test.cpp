@@ -16,6 +16,7 @@
 #include "models/routing/routing.hpp"
 #include "models/routing/routing_graph.hpp"
 #include "models/topology/topology_generators.hpp"
+#include "testbench/tests/routing/routing_fixtures.hpp"
 
 namespace routing = hcasim::routing;
 namespace topology = hcasim::topology;
@@ -31,61 +32,6 @@ routing::Routes lash(const topology::Topology& t, const routing::Lids& lids, uns
   return routing::compute_routes(t, lids, c);
 }
 
-// Switch-to-switch hop distances by breadth-first search (nodes -> hops).
-std::map<std::pair<unsigned, unsigned>, unsigned> switch_distances(const topology::Topology& t) {
-  const topology::TopologyIndex index(t);
-  std::map<std::pair<unsigned, unsigned>, unsigned> d;
-  for (unsigned s = 0; s < t.nodes.size(); ++s) {
-    if (t.nodes[s].kind != topology::NodeKind::Switch) continue;
-    std::vector<unsigned> frontier{s};
-    d[{s, s}] = 0;
-    for (unsigned hops = 1; !frontier.empty(); ++hops) {
-      std::vector<unsigned> next;
-      for (unsigned u : frontier)
-        for (unsigned p = 1; p <= t.nodes[u].ports; ++p) {
-          const auto peer = index.peer(u, p);
-          if (!peer || t.nodes[peer->node].kind != topology::NodeKind::Switch || d.count({s, peer->node})) continue;
-          d[{s, peer->node}] = hops;
-          next.push_back(peer->node);
-        }
-      frontier = next;
-    }
-  }
-  return d;
-}
-
-// A cycle in the channel dependencies of the paths on one SL, traced path by
-// path: channel = (switch, output port); sl -1: all paths, as on one VL.
-bool layer_has_cycle(const topology::Topology& t, const routing::Lids& lids, const routing::Routes& routes, int sl) {
-  const topology::TopologyIndex index(t);
-  using Channel = std::pair<unsigned, unsigned>;
-  std::map<Channel, std::set<Channel>> deps;
-  for (unsigned src = 0; src < t.nodes.size(); ++src) {
-    if (t.nodes[src].kind != topology::NodeKind::Hca) continue;
-    const uint16_t slid = lids.base[src][0];
-    for (unsigned dlid = 1; dlid <= lids.top; ++dlid) {
-      if (lids.owner[dlid].node == topology::kNoNode || dlid == slid) continue;
-      if (sl >= 0 && routing::path_sl(t, index, lids, routes, slid, static_cast<uint16_t>(dlid)) != sl) continue;
-      const routing::Path path = routing::trace_path(t, index, lids, routes, {src, 1}, static_cast<uint16_t>(dlid));
-      REQUIRE(path.ok);
-      for (std::size_t h = 1; h < path.hops.size(); ++h)
-        deps[{path.hops[h - 1].node, path.hops[h - 1].port}].insert({path.hops[h].node, path.hops[h].port});
-    }
-  }
-  std::map<Channel, int> state;  // 1 on the stack, 2 done
-  std::function<bool(const Channel&)> visit = [&](const Channel& c) {
-    state[c] = 1;
-    for (const Channel& n : deps[c]) {
-      if (state[n] == 1) return true;
-      if (state[n] == 0 && visit(n)) return true;
-    }
-    state[c] = 2;
-    return false;
-  };
-  for (const auto& entry : deps)
-    if (state[entry.first] == 0 && visit(entry.first)) return true;
-  return false;
-}
 
 }  // namespace
 
@@ -120,7 +66,7 @@ TEST_CASE("LASH routes shortest paths, and each virtual layer is free of credit 
     CHECK(routes.sls.layers <= c.most_layers);
     // Every HCA reaches every LID by a shortest path between its switch and the destination's.
     const topology::TopologyIndex index(c.t);
-    const auto dist = switch_distances(c.t);
+    const auto dist = routing::test::switch_distances(c.t);
     for (unsigned src = 0; src < c.t.nodes.size(); ++src) {
       if (c.t.nodes[src].kind != topology::NodeKind::Hca) continue;
       const unsigned a = index.peer(src, 1)->node;
@@ -128,7 +74,7 @@ TEST_CASE("LASH routes shortest paths, and each virtual layer is free of credit 
         if (dst == src || c.t.nodes[dst].kind != topology::NodeKind::Hca) continue;
         const routing::Path p = routing::trace_path(c.t, index, lids, routes, {src, 1}, lids.base[dst][0]);
         REQUIRE(p.ok);
-        CHECK(p.hops.size() == dist.at({a, index.peer(dst, 1)->node}) + 1);
+        CHECK(p.hops.size() == static_cast<std::size_t>(dist[a][index.peer(dst, 1)->node]) + 1);
       }
     }
     // Each layer alone: no cycle; and the paths per layer add up to the ordered pairs of switches.
@@ -139,10 +85,10 @@ TEST_CASE("LASH routes shortest paths, and each virtual layer is free of credit 
     CHECK(paths == static_cast<int>(switches * (switches - 1)));
     for (int sl = 0; sl < static_cast<int>(routes.sls.layers); ++sl) {
       INFO("SL " << sl);
-      CHECK_FALSE(layer_has_cycle(c.t, lids, routes, sl));
+      CHECK_FALSE(routing::test::layer_has_cycle(c.t, lids, routes, sl));
     }
     // The same paths on one VL would have a loop wherever LASH needed more than one layer.
-    CHECK(layer_has_cycle(c.t, lids, routes, -1) == (routes.sls.layers > 1));
+    CHECK(routing::test::layer_has_cycle(c.t, lids, routes, -1) == (routes.sls.layers > 1));
     // The credit-loop check, with the default SL n -> VL n tables, agrees: no loop.
     const auto identity = [](unsigned, unsigned, unsigned) {
       std::array<uint8_t, 16> table{};

@@ -4,11 +4,17 @@
 // the tests do not reuse the routing library's own graph code.
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <catch2/catch.hpp>
+
+#include "models/routing/routing.hpp"
 #include "models/topology/topology.hpp"
 #include "models/topology/topology_generators.hpp"
 
@@ -117,6 +123,40 @@ inline topology::Topology random_topology(std::mt19937& rng, unsigned switches, 
     if (a != b) join(a, b);
   }
   return t;
+}
+
+// A cycle in the channel dependencies of the paths on one SL, traced path by
+// path with trace_path (not the credit-loop checker's turn tables): channel =
+// (switch, output port); sl -1: all paths, as on one VL.
+inline bool layer_has_cycle(const topology::Topology& t, const Lids& lids, const Routes& routes, int sl) {
+  const topology::TopologyIndex index(t);
+  using Channel = std::pair<unsigned, unsigned>;
+  std::map<Channel, std::set<Channel>> deps;
+  for (unsigned src = 0; src < t.nodes.size(); ++src) {
+    if (t.nodes[src].kind != topology::NodeKind::Hca) continue;
+    const uint16_t slid = lids.base[src][0];
+    for (unsigned dlid = 1; dlid <= lids.top; ++dlid) {
+      if (lids.owner[dlid].node == topology::kNoNode || dlid == slid) continue;
+      if (sl >= 0 && path_sl(t, index, lids, routes, slid, static_cast<uint16_t>(dlid)) != sl) continue;
+      const Path path = trace_path(t, index, lids, routes, {src, 1}, static_cast<uint16_t>(dlid));
+      REQUIRE(path.ok);
+      for (std::size_t h = 1; h < path.hops.size(); ++h)
+        deps[{path.hops[h - 1].node, path.hops[h - 1].port}].insert({path.hops[h].node, path.hops[h].port});
+    }
+  }
+  std::map<Channel, int> state;  // 1 on the stack, 2 done
+  std::function<bool(const Channel&)> visit = [&](const Channel& c) {
+    state[c] = 1;
+    for (const Channel& n : deps[c]) {
+      if (state[n] == 1) return true;
+      if (state[n] == 0 && visit(n)) return true;
+    }
+    state[c] = 2;
+    return false;
+  };
+  for (const auto& entry : deps)
+    if (state[entry.first] == 0 && visit(entry.first)) return true;
+  return false;
 }
 
 }  // namespace hcasim::routing::test
