@@ -113,6 +113,7 @@ constexpr std::pair<const char*, routing::RoutingAlgorithm> kEngines[] = {
     {"lash", routing::RoutingAlgorithm::Lash},
     {"dfsssp", routing::RoutingAlgorithm::Dfsssp},
     {"sssp", routing::RoutingAlgorithm::Sssp},
+    {"nue", routing::RoutingAlgorithm::Nue},
     {"updown", routing::RoutingAlgorithm::UpDown}};
 constexpr const char* kNoFallback = "no_fallback";
 
@@ -355,7 +356,9 @@ void describe(Io& io, RoutingSettings& c) {
             "of switches; refuses when it needs more layers than the switch ports have VLs), dfsssp (OpenSM's "
             "deadlock-free SSSP, entry for entry: weighted shortest paths per destination LID, an SL per pair of "
             "LIDs; refuses when it needs more VLs than the switch ports have), sssp (the same paths, one layer, "
-            "no SLs) or updown (hcasim's "
+            "no SLs), nue (OpenSM's Nue, entry for entry: weighted paths per destination LID that never close a "
+            "cycle of channel dependencies, deadlock-free in nue_max_num_vls virtual layers, one by default) or "
+            "updown (hcasim's "
             "own loop-free up*/down*, not an OpenSM engine). A list is OpenSM's chain: the "
             "first engine that routes the fabric routes it, each refusal is a note; when all refuse, minhop "
             "routes it unless the list has no_fallback");
@@ -369,6 +372,17 @@ void describe(Io& io, RoutingSettings& c) {
   io.uint("lash_start_vl", c.lash_start_vl, 0, 14,
           "lash: the first SL (and VL) its virtual layers use, below the fewest operational VLs of a switch port "
           "(OpenSM's lash_start_vl)");
+  io.uint("nue_max_num_vls", c.nue_max_num_vls, 0, 15,
+          "nue: the virtual layers (SLs, VLs) it may use, its destinations dealt round robin onto them; 0 = as "
+          "many as the switch ports' operational VLs, more than they have = that many (OpenSM's nue_max_num_vls, "
+          "which OpenSM honours above 1 only with its QoS on)");
+  io.boolean("nue_include_switches", c.nue_include_switches,
+             "nue: route to the switches' own LIDs inside the deadlock-free layers too, not after them on spanning "
+             "trees (OpenSM's nue_include_switches)");
+  for (const auto& [key, set] : {std::pair<const char*, bool>{"nue_max_num_vls", c.nue_max_num_vls != 1},
+                                 {"nue_include_switches", c.nue_include_switches}})
+    if (set && !c.algorithm.contains(RoutingAlgorithm::Nue))
+      io.fail(key, "applies only to algorithm nue; accepted: algorithm \"nue\" (or a chain with it), or leave it out");
   io.boolean("check_credit_loops", c.check_credit_loops,
              "check the routes for credit loops before running (validate always checks)");
   io.string("root_guid_file", c.root_guid_file,
@@ -1056,6 +1070,8 @@ nlohmann::json resolved_json(const Scenario& s) {
 routing::RoutingConfig routing_config(const Scenario& s, const FabricSpec& spec) {
   routing::RoutingConfig c{s.routing.algorithm, s.routing.roots, s.routing.tie_break, s.ftree_guids};
   c.lash_start_vl = s.routing.lash_start_vl;
+  c.nue_max_num_vls = s.routing.nue_max_num_vls;
+  c.nue_include_switches = s.routing.nue_include_switches;
   c.vls = 15;
   for (const LinkSpec& l : spec.links)
     for (const auto& [node, port] : {std::pair{l.node_a, l.port_a}, std::pair{l.node_b, l.port_b}})

@@ -60,6 +60,8 @@ struct RoutingSettings {
   routing::TieBreak tie_break = routing::TieBreak::LowestPort;  // among equally loaded min-hop ports
   uint32_t lmc = 0;                // LIDs per HCA port = 2^lmc
   uint32_t lash_start_vl = 0;      // lash: its first SL (OpenSM's lash_start_vl)
+  uint32_t nue_max_num_vls = 1;    // nue: its virtual layers; 0 = every operational VL (OpenSM's nue_max_num_vls)
+  bool nue_include_switches = false;  // nue: switches are destinations in its layers (OpenSM's nue_include_switches)
   bool check_credit_loops = true;  // run the credit-loop check before a run (validate always does)
   std::string root_guid_file;      // ftree: OpenSM's root_guid_file (switch NodeGUIDs); "" = none
   std::string cn_guid_file;        // ftree: OpenSM's cn_guid_file (compute-node port GUIDs); "" = none

@@ -158,10 +158,11 @@ class Checker {
     return peer && is_switch(peer->node) ? routes_.sls.between(s, peer->node) : 0;
   }
   // The SL classes HCA port `hca` on switch s sends to the current LID on
-  // (bit per class), with the engine's path SLs: lash's one SL per pair of
+  // (bit per class), with the engine's path SLs: nue's one per destination LID; lash's one SL per pair of
   // switches; dfsssp's per pair of LIDs, every LID of the port, each over the
   // SLs OpenSM may draw for it (base to base + spread - 1).
   uint32_t path_classes(unsigned s, const LinkEnd& hca) const {
+    if (!routes_.dlid_sls.empty()) return 1u << class_of_sl_[routes_.dlid_sls[lid_]];
     if (routes_.lid_sls.empty()) return 1u << class_of_sl_[path_sl_from(s)];
     uint32_t mask = 0;
     const uint16_t base = lids_.base[hca.node][hca.port - 1];
@@ -199,6 +200,7 @@ template <class Body>
 void Checker::each_destination(Body&& body) {
   for (unsigned lid = 1; lid <= lids_.top && lid < lids_.owner.size(); ++lid) {
     if (lids_.owner[lid].node == kNoNode) continue;
+    if (routes_.switch_lids_outside_layers && is_switch(lids_.owner[lid].node)) continue;
     lid_ = lid;
     owner_ = lids_.owner[lid];
     body();
@@ -400,6 +402,7 @@ CreditLoopReport Checker::run() {
     }
   }
   result.dependencies = dependencies;
+  result.switch_lids_left_out = routes_.switch_lids_outside_layers;
   return result;
 }
 
@@ -418,7 +421,9 @@ CreditLoopReport Checker::report(const std::vector<uint32_t>& cycle, bool with_v
 }  // namespace
 
 std::string CreditLoopReport::describe(const Topology& t) const {
-  if (!loop) return "no credit loop (" + std::to_string(dependencies) + " dependencies)";
+  if (!loop)
+    return "no credit loop (" + std::to_string(dependencies) + " dependencies" +
+           (switch_lids_left_out ? "; paths to switch LIDs, which nue routes outside its layers, left out" : "") + ")";
   bool one_vl = true;
   for (const Channel& c : cycle) one_vl = one_vl && c.vl == cycle.front().vl;
   std::string text = one_vl ? "credit loop on VL " + std::to_string(cycle.front().vl) + ": " : "credit loop: ";

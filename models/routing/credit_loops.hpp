@@ -12,7 +12,8 @@
 //   reports one cycle, as a list of channels in order.
 // - Sources: every HCA port linked to a switch sends to every assigned LID but
 //   its own, switch LIDs included (the target switch consumes those: no
-//   dependency there). A hop whose table gives VL 15 or above drops the packet
+//   dependency there), except when the engine routes them outside its layers
+//   (nue without nue_include_switches: Routes::switch_lids_outside_layers). A hop whose table gives VL 15 or above drops the packet
 //   (iba-facts 4: a data SL mapped to VL15 is dropped), as does an LFT entry of
 //   kNoPath, 0 on a switch that does not own the LID, or an unlinked port.
 // - The cycle lists channels c0, c1, ..., cn-1 where each depends on the one
@@ -53,6 +54,7 @@ struct CreditLoopReport {
   bool loop = false;
   std::vector<Channel> cycle;   // the channels of one cycle, in dependency order
   uint64_t dependencies = 0;    // edges of the dependency graph (all VLs)
+  bool switch_lids_left_out = false;  // paths to switches' own LIDs not checked (nue's, outside its layers)
   // "credit loop on VL 0: sw0_0.p2 -> sw0_1.p2 -> ... -> sw0_0.p2" or "no credit loop (N dependencies)".
   std::string describe(const topology::Topology& t) const;
 };

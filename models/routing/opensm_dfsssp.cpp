@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "models/routing/cl_heap.hpp"
 #include "models/routing/opensm_dfsssp_layers.hpp"
 #include "models/routing/opensm_order.hpp"
 #include "models/routing/routing_graph.hpp"
@@ -45,90 +46,6 @@ namespace {
 
 constexpr uint64_t kInfinity = 0x7FFFFFFF;  // osm_ucast_dfsssp.c: INF
 constexpr uint32_t kNone = UINT32_MAX;
-constexpr unsigned kHeapArity = 4;          // dijkstra: cl_heap_init(..., 4, ...)
-
-// complib's cl_heap (a d-ary min-heap on 64-bit keys), with the same moves, so
-// that equal keys come out in the same order. `where` gets each vertex's slot.
-class ClHeap {
- public:
-  explicit ClHeap(std::vector<std::size_t>& where) : where_(where) {}
-  void insert(uint64_t key, uint32_t v) {
-    elems_.push_back({key, v});
-    where_[v] = elems_.size() - 1;
-    up(elems_.size() - 1);
-  }
-  void modify_key(uint64_t key, std::size_t i) {
-    const uint64_t old = elems_[i].key;
-    elems_[i].key = key;
-    if (key < old)
-      up(i);
-    else if (key > old)
-      down(i);
-  }
-  uint32_t extract_root() {
-    if (elems_.empty()) return kNone;
-    if (elems_.size() == 1) {
-      const uint32_t v = elems_[0].v;
-      elems_.clear();
-      return v;
-    }
-    const Elem root = elems_[0];
-    elems_[0] = elems_.back();
-    elems_.pop_back();
-    where_[root.v] = elems_.size();
-    where_[elems_[0].v] = 0;
-    down(0);
-    return root.v;
-  }
-
- private:
-  struct Elem {
-    uint64_t key;
-    uint32_t v;
-  };
-  void down(std::size_t index) {
-    const Elem tmp = elems_[index];
-    std::size_t parent = index;
-    bool moved = false;
-    while (parent * kHeapArity + 1 < elems_.size()) {
-      const std::size_t first = parent * kHeapArity + 1;
-      std::size_t pick = first;
-      for (std::size_t c = first + 1; c < first + kHeapArity && c < elems_.size(); ++c)
-        if (elems_[c].key <= elems_[pick].key) pick = c;
-      if (tmp.key <= elems_[pick].key) break;
-      elems_[parent] = elems_[pick];
-      where_[elems_[parent].v] = parent;
-      parent = pick;
-      moved = true;
-    }
-    if (moved) {
-      elems_[parent] = tmp;
-      where_[tmp.v] = parent;
-    }
-  }
-  void up(std::size_t index) {
-    if (index == 0) return;
-    const Elem tmp = elems_[index];
-    std::size_t parent = index, slot = 0;
-    bool moved = false;
-    do {
-      const std::size_t child = parent;
-      parent = (child - 1) / kHeapArity;
-      if (!(tmp.key < elems_[parent].key)) break;
-      elems_[child] = elems_[parent];
-      where_[elems_[child].v] = child;
-      slot = parent;
-      moved = true;
-    } while (parent > 0);
-    if (moved) {
-      elems_[slot] = tmp;
-      where_[tmp.v] = slot;
-    }
-  }
-  std::vector<Elem> elems_;
-  std::vector<std::size_t>& where_;
-};
-
 
 class Dfsssp {
  public:
@@ -243,7 +160,7 @@ class Dfsssp {
 
   void dijkstra(const LinkEnd& dst) {
     const uint32_t n = static_cast<uint32_t>(table_.size());
-    ClHeap heap(where_);
+    ClHeap heap(where_, where_.size());
     for (uint32_t v = 1; v <= n; ++v) {
       used_[v] = kNone;
       distance_[v] = kInfinity;

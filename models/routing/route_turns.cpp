@@ -52,7 +52,8 @@ class Walker {
     const std::size_t lid_count = std::size_t{lids.top} + 1;
     assigned_.assign(lid_count, 0);
     for (unsigned lid = 1; lid < lid_count && lid < lids.owner.size(); ++lid)
-      assigned_[lid] = lids.owner[lid].node != kNoNode;
+      assigned_[lid] = lids.owner[lid].node != kNoNode &&
+                       !(routes.switch_lids_outside_layers && t.nodes[lids.owner[lid].node].kind == NodeKind::Switch);
     first_slot_.assign(node_.size() + 1, 0);
     for (uint32_t sw = 0; sw < node_.size(); ++sw) first_slot_[sw + 1] = first_slot_[sw] + t.nodes[node_[sw]].ports + 1;
     next_.assign(first_slot_.back(), kNone);

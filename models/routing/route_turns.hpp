@@ -4,7 +4,9 @@
 // (credit_loops.hpp) builds its channel dependency graph from them. Pure C++.
 //
 // Rules (the sources and drops of credit_loops.hpp):
-// - Every HCA port linked to a switch sends to every assigned LID but its own.
+// - Every HCA port linked to a switch sends to every assigned LID but its own
+//   (but switches' own LIDs when the routes leave them outside their layers:
+//   Routes::switch_lids_outside_layers).
 //   A switch forwards a LID on the port its LFT names when that port has a
 //   link (0, kNoPath, a port out of range or an unlinked port: it does not).
 // - A turn (s, in, out): a packet arrives at switch s on port `in` and s

@@ -345,6 +345,7 @@ const char* engine_name(RoutingAlgorithm a) {
     case RoutingAlgorithm::Lash: return "lash";
     case RoutingAlgorithm::Dfsssp: return "dfsssp";
     case RoutingAlgorithm::Sssp: return "sssp";
+    case RoutingAlgorithm::Nue: return "nue";
   }
   return "?";
 }
@@ -372,12 +373,13 @@ uint8_t sl_between(const SwitchPairSls& sls, unsigned a, unsigned b) {
 uint8_t path_sl(const Topology& t, const TopologyIndex& index, const Lids& lids, const Routes& routes, uint16_t slid,
                 uint16_t dlid) {
   if (!routes.lid_sls.empty()) return routes.lid_sls.first_sl(slid, dlid);
+  if (!routes.dlid_sls.empty()) return dlid < routes.dlid_sls.size() ? routes.dlid_sls[dlid] : 0;
   if (routes.sls.sl.empty() || slid > lids.top || dlid > lids.top) return 0;
   return sl_between(routes.sls, switch_of_lid(t, index, lids, slid), switch_of_lid(t, index, lids, dlid));
 }
 
 PathSlTable::PathSlTable(const Topology& t, const Lids& lids, const Routes& routes)
-    : sls_(routes.sls), lid_sls_(routes.lid_sls) {
+    : sls_(routes.sls), lid_sls_(routes.lid_sls), dlid_sls_(routes.dlid_sls) {
   if (sls_.sl.empty()) return;
   const TopologyIndex index(t);
   switch_of_lid_.resize(static_cast<std::size_t>(lids.top) + 1);
@@ -387,9 +389,19 @@ PathSlTable::PathSlTable(const Topology& t, const Lids& lids, const Routes& rout
 
 uint8_t PathSlTable::operator()(uint16_t slid, uint16_t dlid) const {
   if (!lid_sls_.empty()) return lid_sls_.first_sl(slid, dlid);
+  if (!dlid_sls_.empty()) return dlid < dlid_sls_.size() ? dlid_sls_[dlid] : 0;
   if (slid >= switch_of_lid_.size() || dlid >= switch_of_lid_.size()) return 0;
   return sl_between(sls_, switch_of_lid_[slid], switch_of_lid_[dlid]);
 }
+
+namespace {
+// nue's virtual layers (OpenSM's get_max_num_vls): nue_max_num_vls when the
+// ports have that many VLs, else every VL they have.
+unsigned nue_layers(const RoutingConfig& config) {
+  const unsigned vls = std::max(1u, std::min(config.vls, 15u));
+  return config.nue_max_num_vls != 0 && config.nue_max_num_vls <= vls ? config.nue_max_num_vls : vls;
+}
+}  // namespace
 
 Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& config) {
   const TopologyIndex index(t);
@@ -410,6 +422,8 @@ Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& 
     routes.roots.clear();
     routes.sls = {};
     routes.lid_sls = {};
+    routes.dlid_sls = {};
+    routes.switch_lids_outside_layers = false;
     routes.lft.assign(t.nodes.size(), {});
     if (engine == RoutingAlgorithm::UpDown) {
       route_updown(t, index, g, lids, roots, config.tie_break, routes);
@@ -423,6 +437,12 @@ Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& 
     else if (engine == RoutingAlgorithm::Dfsssp || engine == RoutingAlgorithm::Sssp)
       why = detail::opensm_dfsssp(t, index, g, lids, config.vls, engine == RoutingAlgorithm::Dfsssp, config.ftree,
                                   routes.lft, routes.sls, routes.lid_sls);
+    else if (engine == RoutingAlgorithm::Nue)
+    {
+      why = detail::opensm_nue(t, index, lids, nue_layers(config), config.nue_include_switches, routes.lft,
+                               routes.dlid_sls);
+      routes.switch_lids_outside_layers = !config.nue_include_switches;
+    }
     else
       why = route_opensm(t, index, g, lids, engine, roots, config.tie_break, routes);
     if (why.empty()) return routes;

@@ -109,6 +109,25 @@
 //     layer's share (OpenSM draws one of the share at random per PathRecord).
 //     VLs available: the fewest operational VLs of a switch port (vls, at most
 //     15). sssp: the same tables, no layers, no SLs.
+// - nue is OpenSM's Nue, entry for entry (opensm_nue.cpp, opensm_nue_ccdg.cpp;
+//   osm_ucast_nue.c as built without METIS; checked against OpenSM on ibsim):
+//   - Destinations: the HCA ports (and with nue_include_switches the
+//     switches) in port-table order, dealt round robin onto its layers (SL
+//     = layer; one layer: no SLs, the SA answers the SL asked for).
+//   - Per layer: escape paths (a Dijkstra tree from the switch of highest
+//     betweenness within the hull of the layer's destination switches) are
+//     marked in the complete channel dependency graph; then each LID of each
+//     destination gets a Dijkstra over that graph from its switch (links of
+//     weight P^2 plus, per path routed over them, its start switch's LIDs),
+//     which never adds a dependency closing a cycle; a switch left unreached
+//     is reached by local backtracking or, failing that, the destination
+//     takes the escape paths. So each layer is deadlock-free on any topology.
+//   - Layers: nue_max_num_vls (OpenSM's default 1; 0 or more than the ports'
+//     operational VLs: that many). Switches' own LIDs, without
+//     nue_include_switches, are routed last on weighted spanning trees,
+//     outside the layers (Routes::switch_lids_outside_layers).
+//   - Refuses (the chain goes on) a fabric whose switches are not all
+//     connected: OpenSM's "unsupported network state".
 // - updown (hcasim's own, not an OpenSM engine): destinations in LID order;
 //   among the allowed ports the fewest LIDs counted so far, the lowest port on
 //   a tie (tie_break shifted: starting from a port that depends on the
@@ -179,8 +198,9 @@ topology::LinkEnd default_sm_port(const topology::Topology& t);
 
 // minhop: OpenSM's minhop; updn: OpenSM's updn; dor: OpenSM's dor; ftree:
 // OpenSM's fat-tree; lash: OpenSM's LASH; dfsssp and sssp: OpenSM's
-// (deadlock-free) single-source shortest paths; updown: hcasim's up*/down*.
-enum class RoutingAlgorithm { MinHop, UpDown, Updn, Dor, Ftree, Lash, Dfsssp, Sssp };
+// (deadlock-free) single-source shortest paths; nue: OpenSM's Nue; updown:
+// hcasim's up*/down*.
+enum class RoutingAlgorithm { MinHop, UpDown, Updn, Dor, Ftree, Lash, Dfsssp, Sssp, Nue };
 
 // The engine's name as OpenSM spells it (updown: hcasim's own name).
 const char* engine_name(RoutingAlgorithm a);
@@ -222,6 +242,11 @@ struct RoutingConfig {
   FtreeGuids ftree;                        // ftree (CNs and I/O nodes: also dfsssp, sssp): its GUID files' contents
   unsigned vls = 8;                        // lash, dfsssp: the fewest operational data VLs of a switch port with a link
   unsigned lash_start_vl = 0;              // lash: the first SL/VL it hands out (OpenSM's lash_start_vl)
+  // nue: OpenSM's nue_max_num_vls, the virtual layers it may use (0 = every
+  // operational VL, `vls`; more than `vls`: `vls`). OpenSM honours more than
+  // 1 only with QoS on (qos TRUE); hcasim takes it as given.
+  unsigned nue_max_num_vls = 1;
+  bool nue_include_switches = false;       // nue: switches are destinations too (OpenSM's nue_include_switches)
 };
 
 // The SL of each path, for the engines that hand them out (lash): one per
@@ -284,14 +309,20 @@ struct Routes {
   std::vector<Refusal> refusals;
   SwitchPairSls sls;                       // lash's SLs; dfsssp's layer counts (layers, lanes_before/after)
   LidPairSls lid_sls;                      // dfsssp's SLs
+  std::vector<uint8_t> dlid_sls;           // nue's SL (layer) per destination LID; empty: one layer, no SLs
+  // nue without nue_include_switches: the paths to switches' own LIDs are
+  // routed after its layers, on spanning trees, outside its deadlock freedom
+  // (OpenSM: switches send and receive no data traffic). The credit-loop check
+  // leaves them out.
+  bool switch_lids_outside_layers = false;
   // The engine that routed hands out an SL per path (the SA's PathRecords carry it).
-  bool has_path_sls() const { return !sls.sl.empty() || !lid_sls.empty(); }
+  bool has_path_sls() const { return !sls.sl.empty() || !lid_sls.empty() || !dlid_sls.empty(); }
 };
 
 // The SL the engine that routed hands out for the path from `slid` to `dlid`
 // (what OpenSM's SA puts in a PathRecord); 0 (OpenSM's default SL) when it
 // hands out none, or either LID is not a port on a switch (lash) or not a LID
-// it routed (dfsssp). dfsssp: the pair's base SL (OpenSM adds a random
+// it routed (dfsssp). nue: the destination LID's layer. dfsssp: the pair's base SL (OpenSM adds a random
 // 0 .. spread - 1 when it spreads the pair's layer over several VLs; hcasim
 // does not draw, so its answer is reproducible).
 uint8_t path_sl(const topology::Topology& t, const topology::TopologyIndex& index, const Lids& lids,
@@ -311,6 +342,7 @@ class PathSlTable {
   std::vector<unsigned> switch_of_lid_;  // the switch node of each LID's port, or kNoNode
   SwitchPairSls sls_;
   LidPairSls lid_sls_;
+  std::vector<uint8_t> dlid_sls_;
 };
 
 // Every engine of a chain without fallback refused the fabric.

@@ -207,6 +207,14 @@ std::string opensm_lash(const topology::Topology& t, const topology::TopologyInd
 std::string opensm_dfsssp(const topology::Topology& t, const topology::TopologyIndex& index, const SwitchGraph& g,
                           const Lids& lids, unsigned vls, bool remove_deadlocks, const FtreeGuids& guids,
                           std::vector<std::vector<uint8_t>>& lft, SwitchPairSls& counts, LidPairSls& sls);
+// OpenSM's nue (opensm_nue.cpp): the LFTs of every switch and, with more than
+// one virtual layer, the SL (layer) of every destination LID, with `layers`
+// virtual layers (OpenSM's nue_max_num_vls after its checks) and switches as
+// destinations when `include_switches` (nue_include_switches); "" when it
+// routed, else why it failed.
+std::string opensm_nue(const topology::Topology& t, const topology::TopologyIndex& index, const Lids& lids,
+                       unsigned layers, bool include_switches, std::vector<std::vector<uint8_t>>& lft,
+                       std::vector<uint8_t>& dlid_sl);
 // OpenSM's fat-tree engine (opensm_ftree.cpp): fills the table of every
 // switch and returns "", or returns why OpenSM refuses the fabric (one line,
 // as its log says it) and leaves `lft` alone. Rules in routing.hpp.

@@ -363,6 +363,15 @@ int validate(const Args& a) {
     std::cout << a.scenario << ": " << routing::engine_name(routed.routes.algorithm) << ": " << sls.layers
               << " virtual layers (SL " << unsigned{sls.local} << " to " << sls.local + sls.layers - 1
               << "); paths per layer" << counts(sls.lanes_before) << ", balanced" << counts(sls.lanes_after) << "\n";
+  } else if (const std::vector<uint8_t>& layer = routed.routes.dlid_sls; !layer.empty()) {  // nue
+    std::vector<unsigned> per_layer;
+    for (unsigned lid = 1; lid < layer.size(); ++lid)
+      if (routed.lids.owner[lid].node != topology::kNoNode) {
+        if (layer[lid] >= per_layer.size()) per_layer.resize(layer[lid] + 1u, 0);
+        ++per_layer[layer[lid]];
+      }
+    std::cout << a.scenario << ": nue: " << per_layer.size() << " virtual layers (SL 0 to " << per_layer.size() - 1
+              << "); destination LIDs per layer" << counts(per_layer) << "\n";
   } else if (!routed.routes.lid_sls.empty()) {  // dfsssp: per VL, as OpenSM's log has them
     std::cout << a.scenario << ": " << routing::engine_name(routed.routes.algorithm) << ": " << sls.layers
               << " virtual layers of " << sls.lanes_before.size() << " VLs; paths per VL" << counts(sls.lanes_before)

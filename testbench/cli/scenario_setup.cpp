@@ -66,6 +66,7 @@ SimulationSetup setup_from(const config::Scenario& s, const std::string& out_dir
   r.routing_engine = routed.routes.algorithm;
   r.routing_refusals = routed.routes.refusals;
   r.routing_layers = std::max(1u, routed.routes.sls.layers);
+  for (uint8_t layer : routed.routes.dlid_sls) r.routing_layers = std::max(r.routing_layers, layer + 1u);  // nue
   r.fabric = std::move(routed.spec);
   // The SL the SA answers per path, for workloads with sl "path" (made only for
   // them: dfsssp's table is a byte per pair of LIDs).

@@ -8,9 +8,10 @@ LMC: opensm-lfts.dump byte for byte, and every port's LID from
 opensm-subnet.lst; and that dor's tables are not minhop's; that hcasim routes
 with the engine OpenSM's log names (a chain, ftree on the fabrics it refuses);
 ftree on two fat trees (one of three levels, also with root, CN and I/O GUID
-files); dfsssp and sssp (also with CN and I/O GUID files); and for lash and dfsssp, the paths per layer or VL (OpenSM's log)
-and the SL of up to MAX_SL_QUERIES pairs as OpenSM's SA answers them (saquery -p; dfsssp's
-within the SLs OpenSM draws from at random). Every process
+files); dfsssp and sssp (also with CN and I/O GUID files); nue (also in several layers and with
+the switches as destinations); for lash and dfsssp, the paths per layer or VL (OpenSM's log);
+and for lash, dfsssp and nue in several layers the SL of up to MAX_SL_QUERIES pairs as OpenSM's
+SA answers them (saquery -p; dfsssp's within the SLs OpenSM draws from at random). Every process
 the test starts is ended by its PID.
 
 usage: opensm_oracle_test.py HCASIM SOURCE_DIR
@@ -39,7 +40,7 @@ FABRICS = [
     ("torus6x6.ibnd", None),   # lash needs 5 layers, dfsssp 7 (8 with LMC 1)
     ("dragonfly_a4.ibnd", None),
 ]
-CASES = [(engine, lmc) for engine in ("minhop", "updn", "dor", "lash", "dfsssp", "sssp") for lmc in (0, 1)]
+CASES = [(engine, lmc) for engine in ("minhop", "updn", "dor", "lash", "dfsssp", "sssp", "nue") for lmc in (0, 1)]
 # OpenSM's routing-engine chain: updn refuses a fabric where it finds no root (the tori, the
 # mesh), and dor routes it; on the others updn routes it.
 CASES += [("updn,dor", 0)]
@@ -72,6 +73,16 @@ NODE_FILE_CASES = [
                                                           "dragonfly node g4 r2 h1 HCA-1")}),
     ("sssp", "torus6x6.ibnd", 0, {"cn_guid_file": ("torus node2_0 HCA-1", "torus node1_0 HCA-1")}),
 ]
+# nue with its options: (fabric, LMC, routing options as in a scenario). Above one layer OpenSM
+# needs its QoS on (-Q), or it uses one; then its SA answers each destination LID's layer as the SL.
+NUE_CASES = [
+    ("torus6x6.ibnd", 0, {"nue_max_num_vls": 4}),
+    ("dragonfly_a4.ibnd", 0, {"nue_max_num_vls": 0}),
+    ("torus3x3_irregular.ibnd", 1, {"nue_include_switches": True}),
+    ("torus4x4.ibnd", 0, {"nue_max_num_vls": 3, "nue_include_switches": True}),
+]
+# ONLY=<text> in the environment runs only the cases whose name contains it (while developing).
+ONLY = os.environ.get("ONLY", "")
 
 
 def first_ca(fabric_path):
@@ -101,10 +112,15 @@ def guid_file(fabric_path, option, names):
     return "".join("0x%s  # %s\n" % (g, n) for n in names for g in guids[n])
 
 
-def run_opensm(fabric_path, sm_node, engine, lmc, work, sl_pairs=(), options=()):
+def run_opensm(fabric_path, sm_node, engine, lmc, work, sl_pairs=(), options=(), config=""):
     """OpenSM's dumps in `work`; with sl_pairs, OpenSM stays up after its first sweep and its SA
-    is asked for the PathRecord of each (slid, dlid) (saquery -p): their SLs, by pair."""
+    is asked for the PathRecord of each (slid, dlid) (saquery -p): their SLs, by pair. `config`:
+    the text of OpenSM's options file (for options it has no command-line flag for)."""
     os.makedirs(work)
+    config_file = os.path.join(work, "opensm.conf") if config else "/dev/null"
+    if config:
+        with open(config_file, "w") as f:
+            f.write(config)
     shutil.copy(fabric_path, os.path.join(work, "net"))
     # ibsim's sockets are abstract names shared by the whole machine: a name of this run's own
     # keeps two test runs at once (a developer's and a CI clone's) apart.
@@ -118,7 +134,7 @@ def run_opensm(fabric_path, sm_node, engine, lmc, work, sl_pairs=(), options=())
         # -o one sweep then exit; -r assign every LID afresh; -D 0x43 errors + info (the engine
         # used, lash's layers) + routing dumps
         once = [] if sl_pairs else ["-o"]
-        osm = subprocess.Popen(["opensm"] + once + ["-r", "-R", engine, "-l", str(lmc), "-F", "/dev/null",
+        osm = subprocess.Popen(["opensm"] + once + ["-r", "-R", engine, "-l", str(lmc), "-F", config_file,
                                 "-f", os.path.join(work, "osm.log"), "-D", "0x43"] + list(options),
                                cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                stdin=subprocess.DEVNULL)
@@ -231,10 +247,17 @@ def port_lids(subnet_lst):
     return lids
 
 
-def compare(hcasim, case, fabric_path, sm_node, engine, lmc, work, files=None):
+def compare(hcasim, case, fabric_path, sm_node, engine, lmc, work, files=None, nue=None):
     """One case: OpenSM and hcasim on one fabric; prints ok or FAIL; returns 0 or 1.
-    `files`: ftree's GUID files, {option: names}."""
-    options, routing = [], {}
+    `files`: ftree's GUID files, {option: names}; `nue`: nue's options, {option: value}."""
+    if ONLY not in case:
+        return 0
+    options, routing, config = [], dict(nue or {}), ""
+    if "nue_max_num_vls" in routing:
+        options += ["--nue_max_num_vls", str(routing["nue_max_num_vls"])]
+        options += ["-Q"] if routing["nue_max_num_vls"] != 1 else []
+    if routing.get("nue_include_switches"):
+        config = "nue_include_switches TRUE\n"
     for option, names in (files or {}).items():
         path = os.path.join(os.path.dirname(work), os.path.basename(work) + "." + option)
         with open(path, "w") as f:
@@ -247,7 +270,7 @@ def compare(hcasim, case, fabric_path, sm_node, engine, lmc, work, files=None):
     # The SA is asked for at most about MAX_SL_QUERIES pairs: every k-th in LID order.
     pairs = sorted(ours_sl) if lmc == 0 else []
     pairs = pairs[::-(-len(pairs) // MAX_SL_QUERIES)] if pairs else []
-    theirs_sl = run_opensm(fabric_path, sm_node, engine, lmc, os.path.join(work, "opensm"), pairs, options)
+    theirs_sl = run_opensm(fabric_path, sm_node, engine, lmc, os.path.join(work, "opensm"), pairs, options, config)
     problems = []
     their_engine = opensm_engine(os.path.join(work, "opensm"))
     if our_engine != their_engine:
@@ -269,9 +292,9 @@ def compare(hcasim, case, fabric_path, sm_node, engine, lmc, work, files=None):
         print("FAIL %s: LIDs differ: %s" % (case, sorted(set(their_lids.items()) ^ set(our_lids.items()))))
     sl_note = ""
     if ours_sl:
-        kind = "dfsssp" if our_engine == "dfsssp" else "lash"
+        kind = our_engine if our_engine in ("dfsssp", "nue") else "lash"
         their_layers = layers(open(os.path.join(work, "opensm", "osm.log")).read(), "opensm", kind)
-        if layers(our_out, "hcasim", kind) != their_layers:
+        if kind != "nue" and layers(our_out, "hcasim", kind) != their_layers:
             problems.append(case)
             print("FAIL %s: paths per layer %s, OpenSM's %s" % (case, layers(our_out, "hcasim", kind),
                                                               their_layers))
@@ -287,9 +310,12 @@ def compare(hcasim, case, fabric_path, sm_node, engine, lmc, work, files=None):
             problems.append(case)
             print("FAIL %s: %d of %d PathRecord SLs differ, (slid, dlid), OpenSM's, ours: %s"
                   % (case, len(differ), len(pairs), differ[:10]))
-        count = their_layers[2] if kind == "dfsssp" else len(their_layers[1])
-        sl_note = "; %d layers %s, and %d PathRecord SLs%s" % (
-            count, their_layers[:2], len(pairs), " (within the spread %s)" % spread if kind == "dfsssp" else "")
+        if kind == "nue":  # one SL per destination LID: its layer (no layer counts in OpenSM's log)
+            sl_note = "; %d layers, and %d PathRecord SLs" % (len(set(ours_sl.values())), len(pairs))
+        else:
+            count = their_layers[2] if kind == "dfsssp" else len(their_layers[1])
+            sl_note = "; %d layers %s, and %d PathRecord SLs%s" % (
+                count, their_layers[:2], len(pairs), " (within the spread %s)" % spread if kind == "dfsssp" else "")
     if not problems:
         print("ok %s: %s routed; %d LFT lines and %d port LIDs%s equal OpenSM's"
               % (case, our_engine, lines, len(their_lids), sl_note))
@@ -312,6 +338,8 @@ def main():
                 failures += compare(hcasim, case, fabric_path, sm_node, engine, lmc,
                                     os.path.join(tmp, "%s-%s-%d" % (fabric, engine, lmc)))
                 compared += 1
+            if ONLY:
+                continue
             # dor must not be min-hop under another name: its tables differ wherever a LID has
             # more than one dimension to go (every fabric here but small_cluster).
             ours = {e: open(os.path.join(tmp, "%s-%s-0" % (fabric, e), "hcasim", "dump", "opensm-lfts.dump")).read()
@@ -327,6 +355,8 @@ def main():
                 for option, names in files.items()))
             work = os.path.join(tmp, "ftree-%d" % number)
             failures += compare(hcasim, case, fabric_path, first_ca(fabric_path), engine, lmc, work, files)
+            if ONLY not in case:
+                continue
             # ftree routed, or refused, as this case expects (compare checked OpenSM agrees)
             routed = opensm_engine(os.path.join(work, "opensm")) == "ftree"
             if routed != routes:
@@ -340,6 +370,12 @@ def main():
                 for option, names in files.items()))
             failures += compare(hcasim, case, fabric_path, first_ca(fabric_path), engine, lmc,
                                 os.path.join(tmp, "files-%d" % number), files)
+            compared += 1
+        for number, (fabric, lmc, nue) in enumerate(NUE_CASES):
+            fabric_path = os.path.join(source, "configs", "fabrics", fabric)
+            case = "%s nue lmc %d, %s" % (fabric, lmc, ", ".join("%s %s" % kv for kv in nue.items()))
+            failures += compare(hcasim, case, fabric_path, first_ca(fabric_path), "nue", lmc,
+                                os.path.join(tmp, "nue-%d" % number), nue=nue)
             compared += 1
     print("%d of %d cases equal OpenSM's" % (compared - failures, compared))
     return 1 if failures else 0

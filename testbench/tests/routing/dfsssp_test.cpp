@@ -10,18 +10,15 @@
 
 #include <catch2/catch.hpp>
 
-#include <fstream>
 #include <functional>
 #include <map>
 #include <set>
 
-#include "models/config/ibnetdiscover.hpp"
 #include "models/routing/credit_loops.hpp"
 #include "models/routing/routing.hpp"
 #include "models/topology/topology_generators.hpp"
 #include "testbench/tests/routing/routing_fixtures.hpp"
 
-namespace config = hcasim::config;
 namespace routing = hcasim::routing;
 namespace topology = hcasim::topology;
 using routing::RoutingAlgorithm;
@@ -33,20 +30,6 @@ routing::Routes dfsssp_route(const topology::Topology& t, const routing::Lids& l
   c.algorithm = a;
   c.vls = vls;
   return routing::compute_routes(t, lids, c);
-}
-
-topology::Topology dfsssp_imported(const std::string& path) {
-  std::ifstream in(std::string(HCASIM_SOURCE_DIR) + "/" + path);
-  REQUIRE(in);
-  return config::read_ibnetdiscover(in, path);
-}
-
-
-// hcasim's default tables: SL n -> VL n on the 8 data VLs.
-std::array<uint8_t, 16> dfsssp_identity(unsigned, unsigned, unsigned) {
-  std::array<uint8_t, 16> table{};
-  for (uint8_t sl = 0; sl < 16; ++sl) table[sl] = sl < 8 ? sl : 15;
-  return table;
 }
 
 }  // namespace
@@ -96,7 +79,7 @@ TEST_CASE("dfsssp routes shortest paths, and each of its layers is free of chann
       CHECK_FALSE(routing::test::layer_has_cycle(c.t, lids, routes, sl));
     }
     CHECK(routing::test::layer_has_cycle(c.t, lids, routes, -1) == (routes.sls.layers > 1));
-    CHECK_FALSE(routing::find_credit_loop(c.t, lids, routes, dfsssp_identity).loop);
+    CHECK_FALSE(routing::find_credit_loop(c.t, lids, routes, routing::test::identity_sl2vl).loop);
   }
 }
 
@@ -167,18 +150,18 @@ TEST_CASE("dfsssp refuses a fabric that needs more VLs than its switch ports hav
 TEST_CASE("dfsssp's SLs pass the credit-loop check on the 6x6 torus and the dragonfly, where min-hop fails on the torus") {
   for (const char* file : {"configs/fabrics/torus6x6.ibnd", "configs/fabrics/dragonfly_a4.ibnd"}) {
     INFO(file);
-    const topology::Topology t = dfsssp_imported(file);
+    const topology::Topology t = routing::test::imported_fabric(file);
     for (unsigned lmc : {0u, 1u}) {
       const routing::Lids lids = routing::assign_lids(t, lmc);
       const routing::Routes d = dfsssp_route(t, lids, RoutingAlgorithm::Dfsssp);
       REQUIRE(d.algorithm == RoutingAlgorithm::Dfsssp);
       CHECK(d.sls.layers > 1);
-      CHECK_FALSE(routing::find_credit_loop(t, lids, d, dfsssp_identity).loop);
+      CHECK_FALSE(routing::find_credit_loop(t, lids, d, routing::test::identity_sl2vl).loop);
       // The same paths with every pair on SL 0 (sssp) loop.
-      CHECK(routing::find_credit_loop(t, lids, dfsssp_route(t, lids, RoutingAlgorithm::Sssp), dfsssp_identity).loop);
+      CHECK(routing::find_credit_loop(t, lids, dfsssp_route(t, lids, RoutingAlgorithm::Sssp), routing::test::identity_sl2vl).loop);
     }
   }
-  const topology::Topology torus = dfsssp_imported("configs/fabrics/torus6x6.ibnd");
+  const topology::Topology torus = routing::test::imported_fabric("configs/fabrics/torus6x6.ibnd");
   const routing::Lids lids = routing::assign_lids(torus, 0);
-  CHECK(routing::find_credit_loop(torus, lids, dfsssp_route(torus, lids, RoutingAlgorithm::MinHop), dfsssp_identity).loop);
+  CHECK(routing::find_credit_loop(torus, lids, dfsssp_route(torus, lids, RoutingAlgorithm::MinHop), routing::test::identity_sl2vl).loop);
 }

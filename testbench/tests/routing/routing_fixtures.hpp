@@ -14,6 +14,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <array>
+#include <fstream>
+
+#include "models/config/ibnetdiscover.hpp"
 #include "models/routing/routing.hpp"
 #include "models/topology/topology.hpp"
 #include "models/topology/topology_generators.hpp"
@@ -24,6 +28,21 @@ struct NamedTopology {
   std::string name;
   topology::Topology topology;
 };
+
+// A fabric of configs/fabrics (an ibnetdiscover file), by its path in the source tree.
+inline topology::Topology imported_fabric(const std::string& path) {
+  std::ifstream in(std::string(HCASIM_SOURCE_DIR) + "/" + path);
+  REQUIRE(in);
+  return config::read_ibnetdiscover(in, path);
+}
+
+// hcasim's default SL-to-VL tables on 8 data VLs: SL n -> VL n (each layer of
+// an engine on its own VL), SLs 8 to 15 dropped.
+inline std::array<uint8_t, 16> identity_sl2vl(unsigned, unsigned, unsigned) {
+  std::array<uint8_t, 16> table{};
+  for (uint8_t sl = 0; sl < 16; ++sl) table[sl] = sl < 8 ? sl : 15;
+  return table;
+}
 
 // One of each pattern, small enough to trace every pair.
 inline std::vector<NamedTopology> small_topologies() {
@@ -127,8 +146,10 @@ inline topology::Topology random_topology(std::mt19937& rng, unsigned switches, 
 
 // A cycle in the channel dependencies of the paths on one SL, traced path by
 // path with trace_path (not the credit-loop checker's turn tables): channel =
-// (switch, output port); sl -1: all paths, as on one VL.
-inline bool layer_has_cycle(const topology::Topology& t, const Lids& lids, const Routes& routes, int sl) {
+// (switch, output port); sl -1: all paths, as on one VL. Without
+// `to_switches`, only the paths to HCA ports' LIDs.
+inline bool layer_has_cycle(const topology::Topology& t, const Lids& lids, const Routes& routes, int sl,
+                            bool to_switches = true) {
   const topology::TopologyIndex index(t);
   using Channel = std::pair<unsigned, unsigned>;
   std::map<Channel, std::set<Channel>> deps;
@@ -137,6 +158,7 @@ inline bool layer_has_cycle(const topology::Topology& t, const Lids& lids, const
     const uint16_t slid = lids.base[src][0];
     for (unsigned dlid = 1; dlid <= lids.top; ++dlid) {
       if (lids.owner[dlid].node == topology::kNoNode || dlid == slid) continue;
+      if (!to_switches && t.nodes[lids.owner[dlid].node].kind == topology::NodeKind::Switch) continue;
       if (sl >= 0 && path_sl(t, index, lids, routes, slid, static_cast<uint16_t>(dlid)) != sl) continue;
       const Path path = trace_path(t, index, lids, routes, {src, 1}, static_cast<uint16_t>(dlid));
       REQUIRE(path.ok);

@@ -1,11 +1,14 @@
 // Saturating uniform traffic on the fabrics min-hop routes into a credit loop
-// (a 6x6 torus, a 9-group dragonfly), 2 KiB packets on 8 KiB buffers: lash and
-// dfsssp with every pair on its SA SL (sl "path") run to the end with the link
-// checker clean; min-hop's loop closes and the fabric deadlocks, which the run
-// reports (exit 1, one line) and the credit-loop check of validate predicts.
+// (a 6x6 torus, a 9-group dragonfly), 2 KiB packets on 8 KiB buffers: lash,
+// dfsssp and nue (in its one layer, and in four) with every pair on its SA SL
+// (sl "path") run to the end with the link checker clean; min-hop's loop
+// closes and the fabric deadlocks, which the run reports (exit 1, one line)
+// and the credit-loop check of validate predicts.
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,11 +20,11 @@ namespace {
 
 constexpr uint64_t kDurationPs = 200'000'000;  // 200 us
 
-std::string saturating_uniform(const nlohmann::json& topology, const std::string& algorithm) {
+std::string saturating_uniform(const nlohmann::json& topology, const nlohmann::json& routing) {
   nlohmann::json s = {
       {"name", "saturating_uniform"},
       {"topology", topology},
-      {"routing", {{"algorithm", algorithm}}},
+      {"routing", routing},
       {"port", {{"data_vls", 8}, {"mtu", 2048}, {"vl_buffer", "8KiB"}}},
       {"link", {{"speed", "EDR"}, {"width", "4x"}, {"propagation", "3m"}}},
       {"workload",
@@ -33,16 +36,24 @@ std::string saturating_uniform(const nlohmann::json& topology, const std::string
 
 }  // namespace
 
-TEST_CASE("under saturating uniform traffic lash and dfsssp stay deadlock-free where min-hop deadlocks, checker clean") {
+TEST_CASE("under saturating uniform traffic lash, dfsssp and nue stay deadlock-free where min-hop deadlocks, checker clean") {
   const auto dir = scratch("deadlock_free");
   const std::vector<std::pair<std::string, nlohmann::json>> fabrics = {
       {"torus", {{"pattern", "torus"}, {"x", 6}, {"y", 6}, {"hosts_per_switch", 1}}},
       {"dragonfly", {{"pattern", "dragonfly"}, {"a", 4}, {"p", 2}, {"h", 2}}}};
   for (const auto& [fabric, topology] : fabrics) {
-    for (const std::string algorithm : {"lash", "dfsssp", "minhop"}) {
-      const std::string name = fabric + "_" + algorithm;
+    // (name, routing, virtual layers: 0 = more than one)
+    const std::vector<std::tuple<std::string, nlohmann::json, unsigned>> engines = {
+        {"lash", {{"algorithm", "lash"}}, 0},
+        {"dfsssp", {{"algorithm", "dfsssp"}}, 0},
+        {"nue", {{"algorithm", "nue"}}, 1},  // Nue's point: deadlock-free in a single layer
+        {"nue4", {{"algorithm", "nue"}, {"nue_max_num_vls", 4}}, 4},
+        {"minhop", {{"algorithm", "minhop"}}, 1}};
+    for (const auto& [engine, routing, expected_layers] : engines) {
+      const std::string algorithm = routing["algorithm"];
+      const std::string name = fabric + "_" + engine;
       INFO(name);
-      const std::string file = write_file(dir / (name + ".json"), saturating_uniform(topology, algorithm));
+      const std::string file = write_file(dir / (name + ".json"), saturating_uniform(topology, routing));
       const CommandResult v = run_command("validate " + file, dir);
       const bool loop = v.out.find("credit loop on VL 0") != std::string::npos;
       CHECK(loop == (algorithm == "minhop"));  // the check predicts it
@@ -57,9 +68,13 @@ TEST_CASE("under saturating uniform traffic lash and dfsssp stay deadlock-free w
         CHECK(stats["run"]["sim_time_ps"] == kDurationPs);  // still moving at the end
         CHECK(failures.empty());
         CHECK(stats["routing"]["engine"] == algorithm);
-        const unsigned layers = stats["routing"]["virtual_layers"];  // more than one, as validate counts them
-        CHECK(layers > 1);
-        CHECK(v.out.find(algorithm + ": " + std::to_string(layers) + " virtual layers") != std::string::npos);
+        const unsigned layers = stats["routing"]["virtual_layers"];  // as validate counts them
+        if (expected_layers == 0)
+          CHECK(layers > 1);
+        else
+          CHECK(layers == expected_layers);
+        if (layers > 1)
+          CHECK(v.out.find(algorithm + ": " + std::to_string(layers) + " virtual layers") != std::string::npos);
       } else {
         CHECK(r.exit_code == 1);
         CHECK(stats["routing"]["virtual_layers"] == 1);

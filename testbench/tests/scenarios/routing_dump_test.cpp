@@ -86,25 +86,28 @@ TEST_CASE("a pre-configured and an in-band run of one fabric end with the same t
     const char* sm;
     const char* algorithm;
     std::vector<unsigned> lmcs;
+    const char* options = "";  // more routing keys
   };
   // A chain whose first engine refuses the mesh (updn finds no root), so dor routes it; the
-  // engines of the torus (lash and dfsssp, with the VLs they need) and of the fat tree.
+  // engines of the torus (lash, dfsssp and nue, with the VLs they need) and of the fat tree.
   const Case cases[] = {{"small_cluster", "H-e41d2d0300a1c100.p1", "minhop", {0, 1}},
                         {"small_cluster", "H-e41d2d0300a1c100.p1", "updn", {0, 1}},
                         {"mesh4x4", "H-0002c90303000000.p1", "updn,dor", {0}},
                         {"torus6x6", "H-0002c9030730bb00.p1", "lash", {0}},
                         {"torus6x6", "H-0002c9030730bb00.p1", "dfsssp", {0}},
+                        {"torus6x6", "H-0002c9030730bb00.p1", "nue", {0, 1}},
+                        {"torus6x6", "H-0002c9030730bb00.p1", "nue", {0}, R"(, "nue_max_num_vls": 4)"},
                         {"fat_tree_3level_shuffled", "H-0002c90381121b00.p1", "ftree", {0}}};
   for (const Case& c : cases) {
     const char* algorithm = c.algorithm;
     const std::string fabric = std::string(HCASIM_SOURCE_DIR) + "/configs/fabrics/" + c.fabric + ".ibnd";
     for (unsigned lmc : c.lmcs) {
-      INFO(c.fabric << " " << algorithm << " LMC " << lmc);
-      std::string tag = std::string(c.fabric) + "_" + std::to_string(lmc) + "_" + algorithm;
+      INFO(c.fabric << " " << algorithm << c.options << " LMC " << lmc);
+      std::string tag = std::string(c.fabric) + "_" + std::to_string(lmc) + "_" + algorithm + (*c.options ? "_opt" : "");
       std::replace(tag.begin(), tag.end(), ',', '_');
       const auto scenario = [&](const char* mode) {
         return std::string(R"({"name": "dump", "topology": {"pattern": "ibnetdiscover", "file": ")") + fabric +
-               R"("}, "routing": {"algorithm": ")" + algorithm + R"(", "lmc": )" + std::to_string(lmc) +
+               R"("}, "routing": {"algorithm": ")" + algorithm + R"(", "lmc": )" + std::to_string(lmc) + c.options +
                R"(}, "port": {"data_vls": 8}, "management": {"mode": ")" + mode + R"(", "sm": ")" + c.sm + R"("},
                   "run": {"duration": "5ms"}, "outputs": {"routing_dump": true}})";
       };
