@@ -7,7 +7,9 @@ served by real ibsim, and `opensm -o -R ENGINE` routes it once; OpenSM's route t
 between its log's "building routing with 'ENGINE'" and "ENGINE tables configured on all
 switches" lines (the engine and the LFTs it hands to the switches). hcasim's is `hcasim
 validate --timings`'s routing time, with the whole validate's peak memory (/usr/bin/time).
-Engines OpenSM refuses on a fabric are shown as refused. Every process is ended by its PID.
+Engines OpenSM refuses on a fabric are shown as refused. The last column compares the tables:
+OpenSM's opensm-lfts.dump against `hcasim validate --dump` on the same ibnetdiscover file with the
+SM on the same port. Every process is ended by its PID.
 
 usage: scripts/bench_routing.py [HCASIM]   (default build-release/hcasim, else build/hcasim)
 """
@@ -24,9 +26,9 @@ from bench_serve import UMAD2SIM, discover, hcasim_and_tools, stop  # the same f
 VLS = 8  # data VLs of every port: what lash and dfsssp spread their layers over
 FABRICS = [
     ("3-level fat tree k=11 (1,331 hosts, 363 switches)", {"pattern": "fat_tree", "k": 11, "levels": 3},
-     ["minhop", "updn", "ftree", "dfsssp", "lash"]),
+     ["minhop", "updn", "ftree", "dfsssp", "lash", "nue"]),
     ("dragonfly a=8 p=4 h=4 (1,056 hosts, 264 switches)", {"pattern": "dragonfly", "a": 8, "p": 4, "h": 4},
-     ["minhop", "updn", "dfsssp", "lash"]),  # updn finds no root: hcasim and OpenSM refuse it
+     ["minhop", "updn", "dfsssp", "lash", "nue"]),  # updn finds no root: hcasim and OpenSM refuse it
 ]
 STAMP = re.compile(r"^(\w{3} \d\d \d\d:\d\d:\d\d) (\d{6}) ")
 
@@ -43,7 +45,7 @@ def opensm_route_seconds(env, work, engine):
     env = dict(env, OSM_TMP_DIR=work, OSM_CACHE_DIR=work, LD_PRELOAD=UMAD2SIM)
     log = os.path.join(work, "osm.log")
     osm = subprocess.Popen(["opensm", "-o", "-r", "-R", engine + ",no_fallback", "-F", "/dev/null", "-f", log,
-                            "-D", "0x07"], env=env, cwd=work, stdout=subprocess.DEVNULL,
+                            "-D", "0x47"], env=env, cwd=work, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
     try:
         osm.wait(timeout=600)
@@ -75,10 +77,35 @@ def hcasim_route(hcasim, scenario, engine):
     return float(routing.group(1)), int(peak.group(1)) / 1024
 
 
+def lfts_compared(hcasim, net, ca, engine, work):
+    """Whether hcasim's opensm-lfts.dump for the ibnetdiscover file `net`, SM on `ca`, equals
+    OpenSM's in `work`: "equal", "N of M lines differ", or "" when either has none."""
+    theirs_path = os.path.join(work, "opensm-lfts.dump")
+    if not os.path.exists(theirs_path):
+        return ""
+    scenario = os.path.join(work, "ibnd.json")
+    with open(scenario, "w") as f:
+        json.dump({"name": "bench_routing_lfts", "topology": {"pattern": "ibnetdiscover", "file": net},
+                   "port": {"data_vls": VLS}, "routing": {"algorithm": [engine, "no_fallback"]},
+                   "management": {"sm": ca + ".p1"}}, f)
+    dump = os.path.join(work, "hcasim-dump")
+    subprocess.run([hcasim, "validate", scenario, "--dump", dump], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    ours_path = os.path.join(dump, "opensm-lfts.dump")
+    if not os.path.exists(ours_path):
+        return ""
+    theirs, ours = open(theirs_path).read().splitlines(), open(ours_path).read().splitlines()
+    if theirs == ours:
+        return "equal"
+    differ = sum(1 for a, b in zip(theirs, ours) if a != b) + abs(len(theirs) - len(ours))
+    return "%d of %d lines differ" % (differ, len(theirs))
+
+
 def main():
     hcasim = hcasim_and_tools()
-    print("| fabric | engine | hcasim: route time | hcasim: peak memory | OpenSM 3.3.23 on ibsim: route time |")
-    print("|---|---|---|---|---|")
+    print("| fabric | engine | hcasim: route time | hcasim: peak memory | OpenSM 3.3.23 on ibsim: route time "
+          "| LFTs against OpenSM's |")
+    print("|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for n, (label, topology, engines) in enumerate(FABRICS):
             work = os.path.join(tmp, "f%d" % n)
@@ -97,12 +124,14 @@ def main():
                 ca = next(line.split('"')[1] for line in net.splitlines() if line.startswith("Ca"))
                 for engine in engines:
                     ours = hcasim_route(hcasim, scenario, engine)
+                    osm_work = os.path.join(work, "osm-" + engine)
                     theirs = opensm_route_seconds(dict(os.environ, IBSIM_SOCKNAME=base + "i", SIM_HOST=ca),
-                                                  os.path.join(work, "osm-" + engine), engine)
-                    print("| %s | %s | %s | %s | %s |" % (
+                                                  osm_work, engine)
+                    same = lfts_compared(hcasim, os.path.join(work, "net"), ca, engine, osm_work) if theirs else ""
+                    print("| %s | %s | %s | %s | %s | %s |" % (
                         label, engine, "refused" if ours is None else "%.2f s" % ours[0],
                         "" if ours is None else "%.0f MB" % ours[1],
-                        "refused" if theirs is None else "%.2f s" % theirs), flush=True)
+                        "refused" if theirs is None else "%.2f s" % theirs, same), flush=True)
             finally:
                 stop(ibsim)
 

@@ -85,7 +85,7 @@ class Nue {
   uint32_t switch_of_lid(uint16_t lid) const { return sw_of_lid_[lid]; }
   // The switch a destination LID hangs on (OpenSM's get_switch_lid).
   uint32_t attach_switch(uint16_t lid) const;
-  std::string build();
+  void build();
   void convex_hull(const std::vector<uint16_t>& dests);
   uint32_t central_switch(const std::vector<uint16_t>& dests);
   void spanning_tree(uint32_t root);
@@ -116,7 +116,7 @@ uint32_t Nue::attach_switch(uint16_t lid) const {
   return peer && is_switch(peer->node) ? switch_of_lid(lids_.base[peer->node][0]) : kNone;
 }
 
-std::string Nue::build() {
+void Nue::build() {
   sw_of_lid_.assign(std::size_t{lids_.top} + 1, kNone);
   uint64_t lids_total = 0;
   for (unsigned lid = 1; lid <= lids_.top; ++lid) lids_total += lids_.owner[lid].node != topology::kNoNode;
@@ -181,7 +181,6 @@ std::string Nue::build() {
   where_ccdg_.assign(ccdg_.size(), 0);
   where_sw_.assign(sw_.size(), 0);
   for (Switch& s : sw_) s.ps.reserve(s.links);
-  return "";
 }
 
 // The switches on some shortest path (in hops) between two switches of the
@@ -635,7 +634,7 @@ std::string Nue::route(unsigned max_vls, bool include_switches, std::vector<uint
     if (base == lid) ports.push_back(o);
   }
   sort_port_table(t_, ports);
-  if (std::string why = build(); !why.empty()) return why;
+  build();
   unsigned max_lmc = 0;
   std::vector<std::vector<uint16_t>> dests(max_vls);
   unsigned vl = 0;

@@ -197,3 +197,42 @@ TEST_CASE("complib's heap: equal keys, extraction and removal by slot, stale slo
   CHECK(full.insert(1, 0));
   CHECK_FALSE(full.insert(1, 1));
 }
+
+TEST_CASE("nue's paths need not be shortest: on a dragonfly in 8 layers some take more hops than the fewest") {
+  const topology::Topology t = topology::dragonfly_topology(4, 2, 2);
+  const routing::Lids lids = routing::assign_lids(t, 0);
+  const routing::Routes routes = nue_route(t, lids, 0);  // every VL: 8
+  const topology::TopologyIndex index(t);
+  const auto dist = routing::test::switch_distances(t);
+  unsigned pairs = 0, longer = 0;
+  for (unsigned src = 0; src < t.nodes.size(); ++src) {
+    if (t.nodes[src].kind != topology::NodeKind::Hca) continue;
+    const unsigned a = index.peer(src, 1)->node;
+    for (unsigned dst = 0; dst < t.nodes.size(); ++dst) {
+      if (t.nodes[dst].kind != topology::NodeKind::Hca || index.peer(dst, 1)->node == a) continue;
+      const routing::Path p = routing::trace_path(t, index, lids, routes, {src, 1}, lids.base[dst][0]);
+      REQUIRE(p.ok);
+      const std::size_t fewest = static_cast<std::size_t>(dist[a][index.peer(dst, 1)->node]) + 1;
+      REQUIRE(p.hops.size() >= fewest);
+      ++pairs;
+      longer += p.hops.size() > fewest;
+    }
+  }
+  CHECK(longer > 0);  // 68 of 5,040 (docs/experiments/routing_engines.md)
+  CHECK(longer < pairs);
+  // dfsssp's are all shortest (its weights start at P^2: a hop outweighs any load).
+  const routing::Routes shortest = [&] {
+    routing::RoutingConfig c;
+    c.algorithm = RoutingAlgorithm::Dfsssp;
+    return routing::compute_routes(t, lids, c);
+  }();
+  for (unsigned src = 0; src < t.nodes.size(); ++src) {
+    if (t.nodes[src].kind != topology::NodeKind::Hca) continue;
+    const unsigned a = index.peer(src, 1)->node;
+    for (unsigned dst = 0; dst < t.nodes.size(); ++dst) {
+      if (t.nodes[dst].kind != topology::NodeKind::Hca || dst == src) continue;
+      const routing::Path p = routing::trace_path(t, index, lids, shortest, {src, 1}, lids.base[dst][0]);
+      CHECK(p.hops.size() == static_cast<std::size_t>(dist[a][index.peer(dst, 1)->node]) + 1);
+    }
+  }
+}
