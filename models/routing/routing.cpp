@@ -372,7 +372,7 @@ uint8_t sl_between(const SwitchPairSls& sls, unsigned a, unsigned b) {
 
 uint8_t path_sl(const Topology& t, const TopologyIndex& index, const Lids& lids, const Routes& routes, uint16_t slid,
                 uint16_t dlid) {
-  if (!routes.lid_sls.empty()) return routes.lid_sls.first_sl(slid, dlid);
+  if (!routes.lid_sls.empty()) return routes.lid_sls.drawn_sl(slid, dlid);
   if (!routes.dlid_sls.empty()) return dlid < routes.dlid_sls.size() ? routes.dlid_sls[dlid] : 0;
   if (routes.sls.sl.empty() || slid > lids.top || dlid > lids.top) return 0;
   return sl_between(routes.sls, switch_of_lid(t, index, lids, slid), switch_of_lid(t, index, lids, dlid));
@@ -388,7 +388,7 @@ PathSlTable::PathSlTable(const Topology& t, const Lids& lids, const Routes& rout
 }
 
 uint8_t PathSlTable::operator()(uint16_t slid, uint16_t dlid) const {
-  if (!lid_sls_.empty()) return lid_sls_.first_sl(slid, dlid);
+  if (!lid_sls_.empty()) return lid_sls_.drawn_sl(slid, dlid);
   if (!dlid_sls_.empty()) return dlid < dlid_sls_.size() ? dlid_sls_[dlid] : 0;
   if (slid >= switch_of_lid_.size() || dlid >= switch_of_lid_.size()) return 0;
   return sl_between(sls_, switch_of_lid_[slid], switch_of_lid_[dlid]);

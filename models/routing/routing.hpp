@@ -105,8 +105,9 @@
 //     left, whose pairs move to the next layer; a cycle in the last layer
 //     refuses the fabric ("Not enough VLs available (avail=A, needed=N);
 //     Stopping dfsssp routing!"; the chain goes on). Spare VLs are shared out
-//     among the layers by paths per VL; a pair's SL is the first of its
-//     layer's share (OpenSM draws one of the share at random per PathRecord).
+//     among the layers by paths per VL; a pair's SL is one of its layer's
+//     share, drawn once per pair by a fixed hash (OpenSM draws one of the
+//     share at random per PathRecord).
 //     VLs available: the fewest operational VLs of a switch port (vls, at most
 //     15). sssp: the same tables, no layers, no SLs.
 // - nue is OpenSM's Nue, entry for entry (opensm_nue.cpp, opensm_nue_ccdg.cpp;
@@ -284,10 +285,21 @@ struct LidPairSls {
     if (slid >= row.size() || dlid >= row.size() || row[slid] < 0 || row[dlid] < 0) return -1;
     return sl[static_cast<std::size_t>(row[slid]) + static_cast<std::size_t>(row[dlid]) * lids];
   }
-  // The SL hcasim answers for the pair: its base SL, 0 when it has none.
-  uint8_t first_sl(uint16_t slid, uint16_t dlid) const {
+  // The SL hcasim answers for the pair: one of its base SL's share, drawn by a
+  // fixed hash of the pair (OpenSM draws rand() % share per PathRecord; hcasim
+  // draws once per pair, the same every run); 0 when it has none.
+  uint8_t drawn_sl(uint16_t slid, uint16_t dlid) const {
     const int b = base(slid, dlid);
-    return b < 0 ? 0 : static_cast<uint8_t>(b);
+    if (b < 0) return 0;
+    const unsigned w = width(static_cast<unsigned>(b));
+    return static_cast<uint8_t>(b + (w > 1 ? pair_hash(slid, dlid) % w : 0));
+  }
+  // splitmix64's finaliser over the pair: every SL of a share about equally often.
+  static uint64_t pair_hash(uint16_t slid, uint16_t dlid) {
+    uint64_t z = (uint64_t{slid} << 16 | dlid) + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
   }
   // How many SLs from `base` the pairs of that base SL may use (at least 1).
   unsigned width(unsigned base_sl) const {
@@ -322,9 +334,10 @@ struct Routes {
 // The SL the engine that routed hands out for the path from `slid` to `dlid`
 // (what OpenSM's SA puts in a PathRecord); 0 (OpenSM's default SL) when it
 // hands out none, or either LID is not a port on a switch (lash) or not a LID
-// it routed (dfsssp). nue: the destination LID's layer. dfsssp: the pair's base SL (OpenSM adds a random
-// 0 .. spread - 1 when it spreads the pair's layer over several VLs; hcasim
-// does not draw, so its answer is reproducible).
+// it routed (dfsssp). nue: the destination LID's layer. dfsssp: one SL of the
+// pair's layer's share (OpenSM adds a random 0 .. spread - 1 to the base SL per
+// PathRecord; hcasim draws once per pair by a fixed hash, so its answer is
+// reproducible).
 uint8_t path_sl(const topology::Topology& t, const topology::TopologyIndex& index, const Lids& lids,
                 const Routes& routes, uint16_t slid, uint16_t dlid);
 

@@ -298,13 +298,17 @@ def compare(hcasim, case, fabric_path, sm_node, engine, lmc, work, files=None, n
             problems.append(case)
             print("FAIL %s: paths per layer %s, OpenSM's %s" % (case, layers(our_out, "hcasim", kind),
                                                               their_layers))
-        # dfsssp: OpenSM adds rand() % spread to a pair's base SL (seeded with the time); hcasim
-        # answers the base: OpenSM's SL must lie in [base, base + spread).
+        # dfsssp: OpenSM adds rand() % spread to a pair's base SL (seeded with the time), and
+        # hcasim draws one of the same share by a hash of the pair: both must lie in the share
+        # [base, base + spread) of the base SL at or below hcasim's with a non-zero spread.
         spread = sl_spread(our_out)
 
         def same(p):
-            width = spread[ours_sl[p]] if kind == "dfsssp" and ours_sl[p] < len(spread) else 1
-            return theirs_sl[p] is not None and ours_sl[p] <= theirs_sl[p] < ours_sl[p] + max(width, 1)
+            if kind != "dfsssp":
+                return theirs_sl[p] == ours_sl[p]
+            base = max((b for b in range(min(ours_sl[p], len(spread) - 1) + 1) if spread[b] > 0), default=ours_sl[p])
+            width = spread[base] if base < len(spread) else 1
+            return theirs_sl[p] is not None and base <= theirs_sl[p] < base + max(width, 1) and ours_sl[p] < base + max(width, 1)
         differ = [(p, theirs_sl[p], ours_sl[p]) for p in pairs if not same(p)]
         if differ:
             problems.append(case)

@@ -118,6 +118,44 @@ TEST_CASE("dfsssp spreads one layer over every VL, and a layer's base SL starts 
   CHECK(tight.lft == two.lft);
 }
 
+TEST_CASE("dfsssp's SA answers each pair an SL of its layer's share, spread about evenly over it, the same every run") {
+  // One layer on the fat tree spread over all 8 VLs: the pairs' SLs cover 0-7, each
+  // near an eighth of the pairs (OpenSM draws rand() % 8 per PathRecord).
+  const topology::Topology tree = topology::fat_tree_topology(4, 2);
+  const routing::Lids lids = routing::assign_lids(tree, 0);
+  const routing::Routes one = dfsssp_route(tree, lids, RoutingAlgorithm::Dfsssp, 8);
+  const topology::TopologyIndex index(tree);
+  std::map<uint8_t, unsigned> count;
+  unsigned pairs = 0;
+  for (uint16_t s = 1; s <= lids.top; ++s)
+    for (uint16_t d = 1; d <= lids.top; ++d) {
+      if (s == d) continue;
+      const uint8_t sl = routing::path_sl(tree, index, lids, one, s, d);
+      CHECK(sl == routing::path_sl(tree, index, lids, one, s, d));  // reproducible
+      ++count[sl];
+      ++pairs;
+    }
+  REQUIRE(count.size() == 8);
+  for (const auto& [sl, n] : count) {
+    INFO("SL " << unsigned{sl});
+    CHECK(n > pairs / 8 * 3 / 4);
+    CHECK(n < pairs / 8 * 5 / 4);
+  }
+  // On the 6x6 torus every pair's SL lies in its layer's share.
+  const topology::Topology torus = routing::test::imported_fabric("configs/fabrics/torus6x6.ibnd");
+  const routing::Lids tl = routing::assign_lids(torus, 0);
+  const routing::Routes layered = dfsssp_route(torus, tl, RoutingAlgorithm::Dfsssp, 8);
+  const topology::TopologyIndex ti(torus);
+  for (uint16_t s = 1; s <= tl.top; ++s)
+    for (uint16_t d = 1; d <= tl.top; ++d) {
+      const int base = layered.lid_sls.base(s, d);
+      if (base < 0 || s == d) continue;
+      const uint8_t sl = routing::path_sl(torus, ti, tl, layered, s, d);
+      CHECK(sl >= base);
+      CHECK(sl < base + static_cast<int>(layered.lid_sls.width(static_cast<unsigned>(base))));
+    }
+}
+
 TEST_CASE("sssp is dfsssp's tables without layers or SLs") {
   for (const topology::Topology& t : {topology::mesh_topology(4, 4, 1, true), topology::fat_tree_topology(4, 2)}) {
     for (unsigned lmc : {0u, 1u}) {
