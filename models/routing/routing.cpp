@@ -438,13 +438,11 @@ Routes compute_routes(const Topology& t, const Lids& lids, const RoutingConfig& 
       why = detail::opensm_dfsssp(t, index, g, lids, config.vls, engine == RoutingAlgorithm::Dfsssp, config.ftree,
                                   routes.lft, routes.sls, routes.lid_sls);
     else if (engine == RoutingAlgorithm::Nue)
-    {
       why = detail::opensm_nue(t, index, lids, nue_layers(config), config.nue_include_switches, routes.lft,
                                routes.dlid_sls);
-      routes.switch_lids_outside_layers = !config.nue_include_switches;
-    }
     else
       why = route_opensm(t, index, g, lids, engine, roots, config.tie_break, routes);
+    routes.switch_lids_outside_layers = engine == RoutingAlgorithm::Nue && !config.nue_include_switches;
     if (why.empty()) return routes;
     routes.refusals.push_back({engine, why});
   }
