@@ -14,7 +14,24 @@ void describe(Io& io, SwitchConfig& c) {
                                       {"store_and_forward", Forwarding::StoreAndForward}},
             "cut_through forwards once the LRH is in; store_and_forward once the whole packet is");
   io.time("latency", c.latency_ps, 0, 1000000000, "fixed forwarding latency (lookup and crossbar set-up)");
-  io.real("speedup", c.speedup, 1.0, 16.0, "crossbar rate as a multiple of the output port's data rate");
+  io.choice("architecture", c.architecture,
+            config::Names<Architecture>{{"input_fifo", Architecture::InputFifo},
+                                        {"cioq", Architecture::Cioq},
+                                        {"voq", Architecture::Voq}},
+            "input_fifo: one FIFO per input VL, its head alone moves (head-of-line blocking); cioq: the same with a "
+            "crossbar speedup (default 2), early packets waiting at the outputs; voq: each input buffer split per "
+            "(output, VL), credits still per input VL (docs/switch-architectures.md)");
+  io.real("speedup", c.speedup, 1.0, 16.0,
+          "crossbar rate as a multiple of the output port's data rate (cioq and voq; input_fifo: 1)");
+  io.uint("max_concurrent_reads", c.max_concurrent_reads, 1, 16,
+          "voq: packets one input moves through the crossbar at once (to different outputs)");
+  // Cross checks and cioq's default speedup, on reading only (present() is false when writing).
+  if (io.present("architecture") && c.architecture == Architecture::Cioq && !io.present("speedup")) c.speedup = 2.0;
+  if (c.architecture == Architecture::InputFifo && c.speedup != 1.0)
+    io.fail("speedup", "input_fifo moves packets at the output's rate; accepted: 1, or architecture \"cioq\" "
+                       "(or \"voq\") for a faster crossbar");
+  if (c.architecture != Architecture::Voq && c.max_concurrent_reads != 1)
+    io.fail("max_concurrent_reads", "applies only to architecture \"voq\"; accepted: architecture \"voq\"");
   io.time("hoq_life", c.hoq_life_ps, 0, 10000000000000ull,
           "HOQLife: longest wait at the head of an output VL queue before discard (IBA: 4.096us x 2^value); 0ns = no limit");
   io.time("switch_life", c.switch_life_ps, 0, 10000000000000ull,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "models/link/credits.hpp"
 #include "models/switch/congestion_marker.hpp"
 #include "models/switch/crossbar_allocator.hpp"
+#include "models/switch/voq_crossbar.hpp"
 
 namespace hcasim::sw {
 
@@ -39,6 +41,14 @@ std::vector<link::VlArbConfig> arbitration(const std::vector<link::PortConfig>& 
   return v;
 }
 
+// The voq architecture's crossbar, or null for the FIFO ones.
+std::unique_ptr<VoqCrossbar> voq_crossbar(const SwitchConfig& config, const std::vector<link::PortConfig>& ports) {
+  if (config.architecture != Architecture::Voq) return nullptr;
+  unsigned vls = 1;
+  for (const link::PortConfig& c : ports) vls = std::max(vls, c.effective_vls());
+  return std::make_unique<VoqCrossbar>(arbitration(ports), vls, config.max_concurrent_reads);
+}
+
 }  // namespace
 
 using Grant = CrossbarAllocator::Grant;
@@ -60,6 +70,7 @@ struct alignas(64) Switch::Impl {
     Impl& sw;
     link::Port& input;
     unsigned in;                  // its input index
+    unsigned read = 0;            // voq: which of the input's reads
     unsigned vl = 0;              // input VL
     unsigned out = 0;             // output index
     uint32_t bytes = 0;           // wire bytes
@@ -71,7 +82,9 @@ struct alignas(64) Switch::Impl {
 
   Impl(const SwitchConfig& config, const std::vector<link::PortConfig>& configs, ib::PacketPool& pool)
       : ports(checked_port_count(configs)), table(operational_vls(configs)), config(config), pool(pool),
-        alloc(static_cast<unsigned>(configs.size()), arbitration(configs)), transfers(configs.size()) {
+        alloc(static_cast<unsigned>(configs.size()), arbitration(configs)), voq(voq_crossbar(config, configs)),
+        reads(voq != nullptr ? voq->max_reads() : 1), transfers(configs.size() * reads),
+        free_reads(configs.size(), static_cast<uint16_t>((1u << reads) - 1)) {
     const bool cut_through = config.forwarding == Forwarding::CutThrough;
     const link::Lifetimes lifetimes{config.hoq_life_ps, config.switch_life_ps, config.vl_stall_count};
     const auto shared = link::share_port_configs(configs);
@@ -80,7 +93,7 @@ struct alignas(64) Switch::Impl {
       link::Port& p = ports.emplace_back(name.c_str(), shared[i], pool);
       p.set_rx_timing(cut_through, config.latency_ps);
       p.set_lifetimes(lifetimes);
-      transfers.emplace_back(*this, p, i);
+      for (unsigned r = 0; r < reads; ++r) transfers.emplace_back(*this, p, i).read = r;
       p.on_rx_ready([this, i] { on_arrival(i); });
     }
     set_agent(nullptr);
@@ -110,11 +123,18 @@ struct alignas(64) Switch::Impl {
   auto ok() {
     return [this](unsigned in, unsigned vl, unsigned out) { return room(in, vl, out); };
   }
+  // voq: the output VL's transmit queue has room for a packet of `bytes`.
+  auto voq_room() const {
+    return [this](unsigned out, unsigned vl, uint32_t bytes) { return ports[out].tx_has_room(vl, bytes); };
+  }
 
   void on_arrival(unsigned in) {
     // Data VLs in order, then VL15 (bit 15).
-    for (uint32_t ready = ports[in].rx_ready_vls(); ready != 0; ready &= ready - 1)
-      route_heads(in, static_cast<unsigned>(__builtin_ctz(ready)));
+    for (uint32_t ready = ports[in].rx_ready_vls(); ready != 0; ready &= ready - 1) {
+      const auto vl = static_cast<unsigned>(__builtin_ctz(ready));
+      if (voq == nullptr) route_heads(in, vl);
+      else queue_arrivals(in, vl);
+    }
   }
 
   // Routes the head of an input VL until one waits in the crossbar or the
@@ -123,30 +143,52 @@ struct alignas(64) Switch::Impl {
     link::Port& input = ports[in];
     while (!input.rx_empty(vl) && !alloc.requesting(in, vl)) {
       const ib::Packet& head = *input.rx_front(vl);
-      const RouteDecision d = table.route(in + 1, head.hdr.lrh.dlid, head.hdr.lrh.sl, vl == link::kVl15);
-      if (d.kind == RouteKind::Forward) {
-        link::Port& output = ports[d.out_port - 1];
-        if (vl != link::kVl15 && (input.enforces_inbound() || output.enforces_outbound()) &&
-            refuses_pkey(input, output, head, vl))
-          continue;
-        link::DropReason why = link::DropReason::Count;
-        if (output.peer() == nullptr) why = link::DropReason::LinkDown;
-        else if (head.payload_len > output.mtu()) why = link::DropReason::MtuExceeded;
-        else if (d.out_vl != link::kVl15 && d.out_vl >= output.vl_count()) why = link::DropReason::BadVl;
-        if (why == link::DropReason::Count) {
-          alloc.request(in, vl, d.out_port - 1u, d.out_vl, head.wire_len);
-          if (auto g = alloc.after_request(in, vl, ok())) start(*g);
-          return;
-        }
-        output.discard(input.rx_pop(vl), d.out_vl, why);
-      } else if (d.kind == RouteKind::Management) {
-        ++stats.to_management;
-        if (agent != nullptr) agent->deliver(input.rx_pop(vl), in + 1);
-        else pool.release(input.rx_pop(vl));
-      } else {
-        input.discard(input.rx_pop(vl), vl, d.why);
+      if (const auto to = route_head(in, vl)) {
+        alloc.request(in, vl, to->out, to->vl, head.wire_len);
+        if (auto g = alloc.after_request(in, vl, ok())) start(*g);
+        return;
       }
     }
+  }
+
+  // voq: routes every packet of an input VL into its (output, VL) queue.
+  void queue_arrivals(unsigned in, unsigned vl) {
+    link::Port& input = ports[in];
+    while (!input.rx_empty(vl)) {
+      if (const auto to = route_head(in, vl))
+        if (auto g = voq->enqueue(in, to->out, to->vl, input.rx_take(vl), voq_room())) start_voq(*g);
+    }
+  }
+
+  struct Destination {
+    unsigned out = 0;  // output index
+    unsigned vl = 0;   // output VL
+  };
+  // Where the head of an input VL goes; a packet that is dropped or goes to
+  // management leaves the buffer here, and nullopt is returned.
+  std::optional<Destination> route_head(unsigned in, unsigned vl) {
+    link::Port& input = ports[in];
+    const ib::Packet& head = *input.rx_front(vl);
+    const RouteDecision d = table.route(in + 1, head.hdr.lrh.dlid, head.hdr.lrh.sl, vl == link::kVl15);
+    if (d.kind == RouteKind::Forward) {
+      link::Port& output = ports[d.out_port - 1];
+      if (vl != link::kVl15 && (input.enforces_inbound() || output.enforces_outbound()) &&
+          refuses_pkey(input, output, head, vl))
+        return std::nullopt;
+      link::DropReason why = link::DropReason::Count;
+      if (output.peer() == nullptr) why = link::DropReason::LinkDown;
+      else if (head.payload_len > output.mtu()) why = link::DropReason::MtuExceeded;
+      else if (d.out_vl != link::kVl15 && d.out_vl >= output.vl_count()) why = link::DropReason::BadVl;
+      if (why == link::DropReason::Count) return Destination{d.out_port - 1u, d.out_vl};
+      output.discard(input.rx_pop(vl), d.out_vl, why);
+    } else if (d.kind == RouteKind::Management) {
+      ++stats.to_management;
+      if (agent != nullptr) agent->deliver(input.rx_pop(vl), in + 1);
+      else pool.release(input.rx_pop(vl));
+    } else {
+      input.discard(input.rx_pop(vl), vl, d.why);
+    }
+    return std::nullopt;
   }
 
   // Partition enforcement (IBA 10.9.4): an enforcing port refuses a data
@@ -164,28 +206,40 @@ struct alignas(64) Switch::Impl {
   }
 
   void start(const Grant& g) {
-    link::Port& output = ports[g.output];
-    Transfer& t = transfers[g.input];
     ib::Packet* p = ports[g.input].rx_take(g.vl);
-    t.vl = g.vl;
-    t.out = g.output;
-    t.bytes = g.bytes;
+    move(transfers[g.input], p, g.vl, g.output, g.out_vl);
+    route_heads(g.input, g.vl);  // the next packet of that VL is the head now
+  }
+
+  void start_voq(const VoqCrossbar::Grant& g) {
+    const auto read = static_cast<unsigned>(__builtin_ctz(free_reads[g.input]));
+    free_reads[g.input] = static_cast<uint16_t>(free_reads[g.input] & ~(1u << read));
+    move(transfers[g.input * reads + read], g.packet, g.packet->hdr.lrh.vl, g.output, g.out_vl);
+  }
+
+  // Moves p (taken from input VL in_vl) through the crossbar to (out, out_vl) on transfer t.
+  void move(Transfer& t, ib::Packet* p, unsigned in_vl, unsigned out, unsigned out_vl) {
+    link::Port& output = ports[out];
+    const uint32_t bytes = p->wire_len;
+    t.vl = in_vl;
+    t.out = out;
+    t.bytes = bytes;
     ++stats.forwarded;
     const uint64_t now = now_ps();
+    if (now > p->due_ps) stats.crossbar_wait_ps += now - p->due_ps;
     const double xbar_bps = speedup * output.timing().data_rate_bps();
-    const uint64_t xfer = link::round_ps(8.0 * g.bytes * static_cast<double>(link::kPsPerSecond) / xbar_bps);
+    const uint64_t xfer = link::round_ps(8.0 * bytes * static_cast<double>(link::kPsPerSecond) / xbar_bps);
     // Cut-through: the output must not finish before the tail is in.
-    const uint64_t out_ser = output.timing().serialization_ps(g.bytes);
+    const uint64_t out_ser = output.timing().serialization_ps(bytes);
     const uint64_t earliest = p->tail_ps > out_ser ? p->tail_ps - out_ser : 0;
     if (earliest > now) {
       t.held = p;
-      t.held_vl = g.out_vl;
+      t.held_vl = static_cast<uint8_t>(out_vl);
       t.submit.notify_at(earliest);
     } else {
-      submit(g.output, p, g.out_vl, g.input, g.vl);
+      submit(out, p, out_vl, t.in, in_vl);
     }
     t.done.notify_at(std::max(now + xfer, p->tail_ps));
-    route_heads(g.input, g.vl);  // the next packet of that VL is the head now
   }
 
   void submit(unsigned out, ib::Packet* p, unsigned vl, unsigned in, unsigned in_vl) {
@@ -205,7 +259,12 @@ struct alignas(64) Switch::Impl {
 
   void on_transfer_end(const Transfer& t) {
     t.input.rx_release(t.vl, t.bytes);
-    for (const Grant& g : alloc.after_release(t.in, t.out, ok())) start(g);
+    if (voq == nullptr) {
+      for (const Grant& g : alloc.after_release(t.in, t.out, ok())) start(g);
+      return;
+    }
+    free_reads[t.in] = static_cast<uint16_t>(free_reads[t.in] | (1u << t.read));
+    for (const VoqCrossbar::Grant& g : voq->after_release(t.in, t.out, voq_room())) start_voq(g);
   }
 
   // Congestion control (congestion_marker.hpp): FECN on a packet entering a
@@ -232,6 +291,7 @@ struct alignas(64) Switch::Impl {
 
   uint64_t waiting_bytes(unsigned out, unsigned vl) const {
     uint64_t bytes = ports[out].tx_queued_bytes(vl);
+    if (voq != nullptr) return bytes + voq->bytes_for(out, vl);
     alloc.for_each_request(out, [&](unsigned in, unsigned in_vl) {
       if (alloc.requested_vl(in, in_vl) == vl)
         bytes += uint64_t{ports[in].rx_used_blocks(in_vl)} * link::kCreditBlockBytes;
@@ -253,6 +313,11 @@ struct alignas(64) Switch::Impl {
 
   void on_space(unsigned out) {
     if (cc != nullptr) sample_congestion(out);
+    if (voq != nullptr) {
+      if (!voq->output_busy(out))
+        if (auto g = voq->after_room(out, voq_room())) start_voq(*g);
+      return;
+    }
     if (alloc.requests_for(out) == 0 || alloc.output_busy(out)) return;
     if (auto g = alloc.after_room(out, ok())) start(*g);
   }
@@ -263,7 +328,10 @@ struct alignas(64) Switch::Impl {
   ib::PacketPool& pool;
   CrossbarAllocator alloc;
   const double speedup = config.speedup;            // here, beside what start() reads, not in the config's line
-  link::OwnedInPlace<Transfer> transfers;           // by input, side by side
+  std::unique_ptr<VoqCrossbar> voq;                 // the voq architecture's; null: the FIFO ones (alloc)
+  unsigned reads;                                   // transfers per input: voq's max_concurrent_reads, else 1
+  link::OwnedInPlace<Transfer> transfers;           // by (input, read), side by side
+  std::vector<uint16_t> free_reads;                 // voq: per input, a bit per read not moving a packet
   SwitchStats stats;
   link::ManagementAgent* agent = nullptr;
   std::unique_ptr<CongestionMarker> cc;             // null: congestion control off
@@ -272,6 +340,9 @@ struct alignas(64) Switch::Impl {
 Switch::Switch(const sc_core::sc_module_name& name, const SwitchConfig& config,
                const std::vector<link::PortConfig>& ports, uint16_t lid, ib::PacketPool& pool)
     : sc_module(name), config_(config), lid_(lid) {
+  if (config.architecture == Architecture::Voq && (config.max_concurrent_reads == 0 || config.max_concurrent_reads > 16))
+    throw std::invalid_argument("switch max_concurrent_reads " + std::to_string(config.max_concurrent_reads) +
+                                "; accepted: 1..16");
   if (!(config.speedup >= 1.0) || !std::isfinite(config.speedup))
     throw std::invalid_argument("switch speedup " + std::to_string(config.speedup) + "; accepted: a number >= 1");
   impl_ = std::make_unique<Impl>(config_, ports, pool);
@@ -307,6 +378,13 @@ const ForwardingTable& Switch::forwarding() const { return impl_->table; }
 std::vector<Switch::HeadRequest> Switch::head_requests() const {
   std::vector<HeadRequest> out;
   const Impl& s = *impl_;
+  if (s.voq != nullptr) {
+    for (unsigned o = 0; o < s.ports.size(); ++o)
+      s.voq->for_each_head(o, [&](unsigned in, unsigned vl, const ib::Packet* head) {
+        out.push_back({in + 1, head->hdr.lrh.vl, o + 1, vl, head->wire_len});
+      });
+    return out;
+  }
   for (unsigned in = 0; in < s.ports.size(); ++in)
     for (unsigned vl = 0; vl < s.ports[in].vl_count(); ++vl)
       if (s.alloc.requesting(in, vl))
@@ -321,7 +399,9 @@ void Switch::set_lft_block(unsigned block, const std::array<uint8_t, kLftBlockEn
 
 void Switch::set_vlarb(unsigned port_number, const link::VlArbConfig& c) {
   port(port_number).set_vlarb(c);
-  impl_->alloc.set_arbitration(port_number - 1, link::operational_tables(c, port(port_number).vl_count()));
+  const link::VlArbConfig tables = link::operational_tables(c, port(port_number).vl_count());
+  impl_->alloc.set_arbitration(port_number - 1, tables);
+  if (impl_->voq != nullptr) impl_->voq->set_arbitration(port_number - 1, tables);
 }
 
 void Switch::set_agent(link::ManagementAgent* agent) { impl_->set_agent(agent); }

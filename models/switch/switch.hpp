@@ -66,6 +66,9 @@ namespace hcasim::sw {
 struct SwitchStats {
   uint64_t forwarded = 0;       // packets moved through the crossbar
   uint64_t to_management = 0;   // packets whose LFT entry is port 0
+  // Time the forwarded packets waited in the inputs, from their arrival (the
+  // receiver taking them) to the start of their crossbar transfer, ps.
+  uint64_t crossbar_wait_ps = 0;
 };
 
 class Switch : public sc_core::sc_module {

@@ -9,10 +9,22 @@ namespace hcasim::sw {
 
 enum class Forwarding { CutThrough, StoreAndForward };
 
+// How the switch buffers what it has received before the crossbar
+// (docs/switch-architectures.md):
+// - InputFifo: one FIFO per input VL; only its head is routed and moved
+//   (head-of-line blocking), crossbar at the output's rate (speedup 1);
+// - Cioq: the same with a faster crossbar (speedup > 1), the packets it
+//   brings early waiting in the output queues;
+// - Voq: each input's buffer split per (output, output VL), credits still
+//   per input VL; an input moves up to max_concurrent_reads packets at once.
+enum class Architecture { InputFifo, Cioq, Voq };
+
 struct SwitchConfig {
   Forwarding forwarding = Forwarding::CutThrough;  // forward once the LRH is in, or once the whole packet is
   uint64_t latency_ps = 100000;   // fixed forwarding latency (lookup and crossbar set-up), ps
+  Architecture architecture = Architecture::InputFifo;
   double speedup = 1.0;           // crossbar rate as a multiple of the output port's data rate, >= 1
+  uint32_t max_concurrent_reads = 1;  // voq: packets one input moves through the crossbar at once
   uint64_t hoq_life_ps = 0;       // HOQLife: longest wait at the head of an output VL queue, ps; 0 = no limit
   uint64_t switch_life_ps = 0;    // switch lifetime: longest time from arrival to transmission, ps; 0 = no limit
   uint32_t vl_stall_count = 0;    // VLStallCount: consecutive HOQ discards that stall a VL for 8 x HOQLife; 0 = never

@@ -80,7 +80,8 @@ void visit_detail_objects(const Simulation& sim, const RunMetadata& meta, const 
                        {"level", levels[switch_nodes.at(i)]},
                        {"ports", w.port_count()},
                        {"forwarded", w.stats().forwarded},
-                       {"to_management", w.stats().to_management}});
+                       {"to_management", w.stats().to_management},
+                       {"crossbar_wait_ps", w.stats().crossbar_wait_ps}});
   }
   for (std::size_t i = 0; i < sim.flows().size(); ++i) visit("flows", sim.flow_json(i));
   each_qp_json(f, end_ps, sim.qp_owners(), [&](nlohmann::json&& o) { visit("qps", std::move(o)); });

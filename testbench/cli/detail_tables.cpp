@@ -168,7 +168,9 @@ std::vector<DetailColumn> switch_columns() {
       .count("level", "its distance in links from the nearest HCA (1: a leaf)")
       .count("ports", "its ports")
       .count("forwarded", "packets forwarded")
-      .count("to_management", "packets taken by its management port (port 0)");
+      .count("to_management", "packets taken by its management port (port 0)")
+      .ps("crossbar_wait_ps", "time its forwarded packets waited in the inputs, from arrival to the start of their "
+                              "crossbar transfer, summed (over forwarded: the mean wait; head-of-line blocking shows here)");
   return c.take();
 }
 

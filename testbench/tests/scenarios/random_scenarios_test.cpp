@@ -1,5 +1,5 @@
 // Random scenarios through the command line: topologies, VL counts and
-// weights, MTUs, buffer sizes, link speeds, forwarding modes, speedups, LMC,
+// weights, MTUs, buffer sizes, link speeds, forwarding modes, switch architectures, speedups, LMC,
 // traffic patterns and partitions drawn from a fixed seed. Every one must run
 // to its end with the link checker satisfied (credits, buffer bounds, no loss)
 // and deliver every packet it sent: the routes are loop-free (up/down wherever
@@ -56,6 +56,7 @@ json random_scenario(std::mt19937& rng, unsigned index) {
                   {"rate", pick<std::string>(rng, {"saturate", "30%", "90%", "10Gb/s"})},
                   {"count", between(5, 60)},
                   {"sl", between(0, 3)}};
+  const std::string architecture = pick<std::string>(rng, {"input_fifo", "cioq", "voq"});
   if (kind == "incast" || kind == "hotspot") pattern["targets"] = {"hca0.p1"};
   if (kind == "hotspot") pattern["hot_fraction"] = (rng() % 100) / 100.0;
   json s = {{"name", "random" + std::to_string(index)},
@@ -72,7 +73,8 @@ json random_scenario(std::mt19937& rng, unsigned index) {
               {"propagation", pick<std::string>(rng, {"1m", "5m", "30m"})}}},
             {"switch",
              {{"forwarding", pick<std::string>(rng, {"cut_through", "store_and_forward"})},
-              {"speedup", pick<double>(rng, {1.0, 1.5, 2.0})},
+              {"architecture", architecture},
+              {"speedup", architecture == "input_fifo" ? 1.0 : pick<double>(rng, {1.0, 1.5, 2.0})},
               {"latency", pick<std::string>(rng, {"0ns", "100ns"})}}},
             {"workload", {{"patterns", {pattern}}}},
             {"run", {{"seed", between(1, 100)}}}};

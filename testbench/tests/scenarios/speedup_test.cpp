@@ -28,7 +28,7 @@ void check_speedup(double speedup) {
       {"port", {{"data_vls", 2}, {"mtu", 4096}, {"vl_buffer", "64KiB"}}},
       {"link", {{"speed", "HDR"}, {"width", "4x"}, {"propagation", "2m"}}},
       {"link_overrides", {{{"port", "sw0.p2"}, {"speed", "EDR"}}}},
-      {"switch", {{"speedup", speedup}}},
+      {"switch", {{"architecture", "cioq"}, {"speedup", speedup}}},
       {"workload",
        {{"flows",
          {{{"name", "to_edr"}, {"src", "hca0.p1"}, {"dst", "hca1.p1"}, {"sl", 0}, {"payload", "4KiB"}, {"rate", "saturate"}},
