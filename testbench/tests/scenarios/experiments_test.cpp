@@ -426,3 +426,43 @@ TEST_CASE("experiment cc_parameters: threshold 0 leaves the victims at half thei
   CHECK(mean(busy[2]) < mean(busy[1]) - 0.03);
   CHECK(mean(busy[4]) < mean(busy[2]) - 0.03);
 }
+
+TEST_CASE("experiment switch_architectures: input_fifo saturates at 0.60, cioq and voq above 0.9, and voq's "
+          "saturation grows with its buffer") {
+  const ScratchDir dir("exp-switch-architectures");
+  const json load = run_sweep(dir, "switch_architectures");
+  REQUIRE(load.size() == 36);
+  plot(dir, (dir / "switch_architectures").string() + " --x offered_load --y accepted_load --series architecture",
+       "switch_architectures_accepted");
+  std::map<std::pair<std::string, std::string>, json> at;
+  for (const json& r : load) at[{r["architecture"], r["offered"]}] = r;
+  for (const char* arch : {"input_fifo", "cioq", "voq"}) {
+    INFO(arch);
+    for (const char* offered : {"10%", "30%", "50%"}) {  // below every saturation: all of it carried
+      const json& r = at.at({arch, offered});
+      CHECK(r["accepted_load"].get<double>() == Approx(r["offered_load"].get<double>()).epsilon(0.01));
+    }
+  }
+  for (const char* offered : {"70%", "80%", "90%", "100%"}) {
+    INFO(offered);
+    const double fifo = at.at({"input_fifo", offered})["accepted_load"].get<double>();
+    CHECK(fifo > 0.586);  // Karol et al.: 0.586 as N grows, 0.600 at N = 16
+    CHECK(fifo < 0.618);
+  }
+  for (const char* arch : {"cioq", "voq"}) CHECK(at.at({arch, "100%"})["accepted_load"].get<double>() > 0.9);
+  // At 80 %, past input_fifo's saturation, its latency is the highest, cioq's (a crossbar twice as fast) the lowest.
+  const auto p99 = [&](const char* arch) { return at.at({arch, "80%"})["latency_p99_ns"].get<double>(); };
+  CHECK(p99("input_fifo") > p99("voq"));
+  CHECK(p99("voq") > p99("cioq"));
+
+  const json buffers = run_sweep(dir, "switch_voq_buffers");
+  REQUIRE(buffers.size() == 21);
+  std::map<std::string, std::vector<double>> by_arch;  // in the sweep's buffer order, 16 KiB to 1 MiB
+  for (const json& r : buffers) by_arch[r["architecture"]].push_back(r["accepted_load"].get<double>());
+  const auto& fifo = by_arch.at("input_fifo");
+  CHECK(*std::max_element(fifo.begin(), fifo.end()) - *std::min_element(fifo.begin(), fifo.end()) < 0.01);
+  const auto& voq = by_arch.at("voq");
+  for (std::size_t i = 1; i < voq.size(); ++i) CHECK(voq[i] > voq[i - 1]);
+  CHECK(voq.back() >= 0.97);
+  CHECK(voq.front() < by_arch.at("cioq").front());  // 16 KiB: 4 packets over 16 queues
+}
