@@ -135,22 +135,23 @@ Part fabric_part(const FabricSize& z, unsigned lmc) {
               std::to_string(z.ports) + " ports"};
 }
 
-// switch.architecture voq: each switch keeps a queue (two pointers) per
-// (input, output, VL), the VLs its ports operate and VL15 (voq_crossbar.hpp).
+// switch.architecture voq and shared: each switch keeps a queue (two pointers)
+// per (input, output, VL), the VLs its ports operate and VL15 (voq_crossbar.hpp).
 Part voq_part(const Scenario& s) {
   uint64_t vls = s.port.effective_vls();
   for (const PortOverride& o : s.port_overrides) vls = std::max<uint64_t>(vls, o.config.effective_vls());
   uint64_t bytes = 0;
   for (const topology::TopoNode& n : s.graph.nodes)
     if (n.kind == topology::NodeKind::Switch) bytes = plus(bytes, times(times(uint64_t{n.ports}, n.ports), 16 * (vls + 1)));
-  return {bytes, "switch.architecture", "the voq switches' queues (a queue per input, output and VL)"};
+  return {bytes, "switch.architecture", "the voq or shared switches' queues (a queue per input, output and VL)"};
 }
 
 std::vector<Part> model_parts(const Scenario& s) {
   const FabricSize z = graph_size(s.graph);
   std::vector<Part> parts;
   parts.push_back(fabric_part(z, s.routing.lmc));
-  if (s.switches.core.architecture == sw::Architecture::Voq) parts.push_back(voq_part(s));
+  if (s.switches.core.architecture == sw::Architecture::Voq || s.switches.core.architecture == sw::Architecture::Shared)
+    parts.push_back(voq_part(s));
   constexpr uint64_t kVerbsRegion = 2 * kVerbsAreaBytes;  // each side's region
   uint64_t page = s.hca.hca.page_bytes;  // the smallest any HCA has: the most entries
   for (const HcaOverride& o : s.hca_overrides) page = std::min(page, o.config.hca.page_bytes);

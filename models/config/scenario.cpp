@@ -838,6 +838,37 @@ link::PortConfig port_config(const Scenario& s, const std::string& port) {
 }
 
 namespace {
+// switch.shared: each input VL's reserved share holds one packet of its port's
+// MTU (else a VL whose sender waits for room might never get it), and the pool
+// of every switch holds the reserved shares of all its input VLs.
+void check_shared_buffer(const Scenario& s) {
+  const sw::SwitchConfig& c = s.switches.core;
+  if (c.architecture != sw::Architecture::Shared) return;
+  std::vector<const link::PortConfig*> configs{&s.port};
+  for (const PortOverride& o : s.port_overrides) configs.push_back(&o.config);
+  uint32_t mtu = 0, vls = 0;
+  for (const link::PortConfig* p : configs) {
+    mtu = std::max(mtu, p->mtu);
+    vls = std::max(vls, p->effective_vls());
+  }
+  constexpr uint64_t kOverhead = 128;  // headers (LRH, GRH, BTH, extended), pad and CRCs of any packet, rounded up
+  const uint64_t packet = uint64_t{mtu} + kOverhead;
+  if (c.shared.reserved_bytes < packet)
+    throw ConfigError("switch.shared.reserved", std::to_string(c.shared.reserved_bytes) +
+                                                    " bytes hold less than one packet of MTU " + std::to_string(mtu) +
+                                                    "; accepted: at least " + std::to_string(packet) + "B");
+  if (c.shared.pool_bytes == 0) return;
+  for (const topology::TopoNode& n : s.graph.nodes)
+    if (n.kind == topology::NodeKind::Switch &&
+        c.shared.pool_bytes < uint64_t{n.ports} * vls * c.shared.reserved_bytes)
+      throw ConfigError("switch.shared.pool", std::to_string(c.shared.pool_bytes) + " bytes cannot reserve " +
+                                                  std::to_string(c.shared.reserved_bytes) + " for each of the " +
+                                                  std::to_string(n.ports * vls) + " input VLs of switch " + n.name +
+                                                  "; accepted: at least " +
+                                                  std::to_string(uint64_t{n.ports} * vls * c.shared.reserved_bytes) +
+                                                  "B, or 0B");
+}
+
 // Parallel simulation needs every part of the model on the partitions'
 // timelines: what runs on the SystemC kernel or spans the fabric is refused.
 void check_partitions(const Scenario& s) {
@@ -1043,6 +1074,7 @@ Scenario load_scenario(const nlohmann::json& root, const std::string& base_dir) 
   check_verbs_workloads(s);
   check_dma_tests(s);
   check_model_size(s);
+  check_shared_buffer(s);
   for (std::size_t i = 0; i < s.outputs.pcap_ports.size(); ++i)
     require_ports(s.graph, dir, s.outputs.pcap_ports[i], "outputs.pcap_ports." + std::to_string(i), false);
   const std::string why = check_fabric(unrouted_spec(s));

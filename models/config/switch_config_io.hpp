@@ -8,6 +8,16 @@
 namespace hcasim::sw {
 
 template <class Io>
+void describe(Io& io, SharedBufferConfig& c) {
+  io.bytes("pool", c.pool_bytes, 0, uint64_t{1} << 40,
+          "the switch's buffer pool; 0B = its ports' receive buffers summed over their data VLs");
+  io.bytes("reserved", c.reserved_bytes, 64, uint64_t{1} << 30,
+          "each input VL's own share of the pool (at least one packet of the port's MTU)");
+  io.real("alpha", c.alpha, 1.0 / 64, 64.0,
+          "the dynamic threshold: an input VL may draw alpha / (1 + alpha) of the shared space the others leave");
+}
+
+template <class Io>
 void describe(Io& io, SwitchConfig& c) {
   io.choice("forwarding", c.forwarding,
             config::Names<Forwarding>{{"cut_through", Forwarding::CutThrough},
@@ -17,14 +27,17 @@ void describe(Io& io, SwitchConfig& c) {
   io.choice("architecture", c.architecture,
             config::Names<Architecture>{{"input_fifo", Architecture::InputFifo},
                                         {"cioq", Architecture::Cioq},
-                                        {"voq", Architecture::Voq}},
+                                        {"voq", Architecture::Voq},
+                                        {"shared", Architecture::Shared}},
             "input_fifo: one FIFO per input VL, its head alone moves (head-of-line blocking); cioq: the same with a "
             "crossbar speedup (default 2), early packets waiting at the outputs; voq: each input buffer split per "
-            "(output, VL), credits still per input VL (docs/switch-architectures.md)");
+            "(output, VL), credits still per input VL; shared: the same queues in one pool per switch, each input VL "
+            "advertising a reserved share and a dynamic threshold's draw on the rest (docs/switch-architectures.md)");
   io.real("speedup", c.speedup, 1.0, 16.0,
-          "crossbar rate as a multiple of the output port's data rate (cioq and voq; input_fifo: 1)");
+          "crossbar rate as a multiple of the output port's data rate (cioq, voq and shared; input_fifo: 1)");
   io.uint("max_concurrent_reads", c.max_concurrent_reads, 1, 16,
           "voq: packets one input moves through the crossbar at once (to different outputs)");
+  io.object("shared", c.shared, "architecture shared: the switch's buffer pool");
   // Cross checks and cioq's default speedup, on reading only (present() is false when writing).
   if (io.present("architecture") && c.architecture == Architecture::Cioq && !io.present("speedup")) c.speedup = 2.0;
   if (c.architecture == Architecture::InputFifo && c.speedup != 1.0)

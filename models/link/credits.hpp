@@ -84,6 +84,8 @@ class CreditReceiver {
   uint16_t abr() const { return static_cast<uint16_t>(abr_); }
   uint32_t used_blocks() const { return used_; }
   uint32_t capacity_blocks() const { return capacity_; }
+  // A new buffer size (a shared-buffer switch's); not below used_blocks().
+  void set_capacity(uint32_t blocks) { capacity_ = std::max(blocks, used_); }
 
  private:
   uint32_t capacity_ = 0;

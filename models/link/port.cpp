@@ -611,6 +611,14 @@ void Port::consider_flow_control(unsigned vl) {
   }
 }
 
+void Port::set_rx_capacity(unsigned vl, uint32_t blocks) {
+  Lane& l = data_lane(vl);
+  const uint32_t before = l.receiver.capacity_blocks();
+  l.receiver.set_capacity(std::max(blocks, rx_committed_blocks(vl)));
+  // Before the simulation starts, start_of_simulation advertises what is set.
+  if (l.receiver.capacity_blocks() > before && sc_core::sc_is_running()) consider_flow_control(vl);
+}
+
 bool Port::peer_would_stall(unsigned vl, uint64_t wait_ps) const {
   const Lane& l = data_lane(vl);
   // The credit the peer holds keeps its link busy for this long...

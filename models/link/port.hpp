@@ -312,6 +312,16 @@ class Port : public sc_core::sc_module,
     return stats_.busy_ps() - (tx_free_at_ > end_ps ? tx_free_at_ - end_ps : 0);
   }
   uint32_t rx_capacity_blocks(unsigned vl) const { return any_lane(vl).receiver.capacity_blocks(); }
+  // A shared-buffer switch's dynamic receive space (switch.architecture
+  // "shared"), for a data VL the port operates. Committed: what the VL holds
+  // plus what the peer may still send under the last FCCL this port sent.
+  // set_rx_capacity never goes below that (credits cannot be taken back, so
+  // the FCCL never falls); a rise is advertised as flow control allows.
+  uint32_t rx_committed_blocks(unsigned vl) const {
+    const Lane& l = data_lane(vl);
+    return l.receiver.used_blocks() + l.receiver.sender_headroom(l.fc_sent_fccl);
+  }
+  void set_rx_capacity(unsigned vl, uint32_t blocks);
   uint32_t credits_available(unsigned vl) const { return any_lane(vl).sender.available(); }
   // Receive-buffer occupancy of a data VL, in 64-byte blocks.
   uint32_t rx_used_blocks(unsigned vl) const { return any_lane(vl).receiver.used_blocks(); }

@@ -12,6 +12,7 @@
 #include "models/link/credits.hpp"
 #include "models/switch/congestion_marker.hpp"
 #include "models/switch/crossbar_allocator.hpp"
+#include "models/switch/shared_buffer_pool.hpp"
 #include "models/switch/voq_crossbar.hpp"
 
 namespace hcasim::sw {
@@ -41,12 +42,15 @@ std::vector<link::VlArbConfig> arbitration(const std::vector<link::PortConfig>& 
   return v;
 }
 
-// The voq architecture's crossbar, or null for the FIFO ones.
+// The voq and shared architectures' crossbar, or null for the FIFO ones. A
+// shared switch's inputs are one memory: their reads are not limited (16).
+constexpr unsigned kSharedReads = 16;
 std::unique_ptr<VoqCrossbar> voq_crossbar(const SwitchConfig& config, const std::vector<link::PortConfig>& ports) {
-  if (config.architecture != Architecture::Voq) return nullptr;
+  if (config.architecture != Architecture::Voq && config.architecture != Architecture::Shared) return nullptr;
   unsigned vls = 1;
   for (const link::PortConfig& c : ports) vls = std::max(vls, c.effective_vls());
-  return std::make_unique<VoqCrossbar>(arbitration(ports), vls, config.max_concurrent_reads);
+  const unsigned reads = config.architecture == Architecture::Shared ? kSharedReads : config.max_concurrent_reads;
+  return std::make_unique<VoqCrossbar>(arbitration(ports), vls, reads);
 }
 
 }  // namespace
@@ -94,9 +98,35 @@ struct alignas(64) Switch::Impl {
       p.set_rx_timing(cut_through, config.latency_ps);
       p.set_lifetimes(lifetimes);
       for (unsigned r = 0; r < reads; ++r) transfers.emplace_back(*this, p, i).read = r;
-      p.on_rx_ready([this, i] { on_arrival(i); });
+      // Each architecture its own handlers: the FIFO ones pay no test for voq's.
+      if (voq == nullptr) p.on_rx_ready([this, i] { on_arrival(i); });
+      else p.on_rx_ready([this, i] { on_arrival_voq(i); });
     }
     set_agent(nullptr);
+    if (config.architecture == Architecture::Shared) make_pool(config.shared);
+  }
+
+  // shared: the pool, every input VL starting at its reserved share.
+  void make_pool(const SharedBufferConfig& c) {
+    uint64_t total = c.pool_bytes / link::kCreditBlockBytes;
+    uint32_t input_vls = 0;
+    for (unsigned i = 0; i < ports.size(); ++i) {
+      pool_base.push_back(input_vls);
+      input_vls += ports[i].vl_count();
+      if (c.pool_bytes == 0)
+        for (unsigned vl = 0; vl < ports[i].vl_count(); ++vl) total += ports[i].rx_capacity_blocks(vl);
+    }
+    const auto reserved = static_cast<uint32_t>(c.reserved_bytes / link::kCreditBlockBytes);
+    buffers = std::make_unique<SharedBufferPool>(input_vls, total, reserved, c.alpha);
+    for (unsigned i = 0; i < ports.size(); ++i)
+      for (unsigned vl = 0; vl < ports[i].vl_count(); ++vl) ports[i].set_rx_capacity(vl, reserved);
+  }
+
+  // shared: an input VL received or freed space; its draw on the pool again.
+  void resize(unsigned in, unsigned vl) {
+    if (vl == link::kVl15) return;
+    link::Port& p = ports[in];
+    p.set_rx_capacity(vl, buffers->resize(pool_base[in] + vl, p.rx_committed_blocks(vl)));
   }
 
   // A port's transmit-room handler tells the agent, when there is one, then
@@ -108,10 +138,13 @@ struct alignas(64) Switch::Impl {
       if (agent != nullptr) {
         ports[i].on_tx_space([this, i] {
           agent->tx_space(i + 1);
-          on_space(i);
+          if (voq == nullptr) on_space(i);
+          else on_space_voq(i);
         }, alloc.output_state(i));
-      } else {
+      } else if (voq == nullptr) {
         ports[i].on_tx_space([this, i] { on_space(i); }, alloc.output_state(i));
+      } else {
+        ports[i].on_tx_space([this, i] { on_space_voq(i); }, alloc.output_state(i));
       }
     }
   }
@@ -130,11 +163,12 @@ struct alignas(64) Switch::Impl {
 
   void on_arrival(unsigned in) {
     // Data VLs in order, then VL15 (bit 15).
-    for (uint32_t ready = ports[in].rx_ready_vls(); ready != 0; ready &= ready - 1) {
-      const auto vl = static_cast<unsigned>(__builtin_ctz(ready));
-      if (voq == nullptr) route_heads(in, vl);
-      else queue_arrivals(in, vl);
-    }
+    for (uint32_t ready = ports[in].rx_ready_vls(); ready != 0; ready &= ready - 1)
+      route_heads(in, static_cast<unsigned>(__builtin_ctz(ready)));
+  }
+  void on_arrival_voq(unsigned in) {
+    for (uint32_t ready = ports[in].rx_ready_vls(); ready != 0; ready &= ready - 1)
+      queue_arrivals(in, static_cast<unsigned>(__builtin_ctz(ready)));
   }
 
   // Routes the head of an input VL until one waits in the crossbar or the
@@ -158,6 +192,7 @@ struct alignas(64) Switch::Impl {
       if (const auto to = route_head(in, vl))
         if (auto g = voq->enqueue(in, to->out, to->vl, input.rx_take(vl), voq_room())) start_voq(*g);
     }
+    if (buffers != nullptr) resize(in, vl);
   }
 
   struct Destination {
@@ -166,7 +201,7 @@ struct alignas(64) Switch::Impl {
   };
   // Where the head of an input VL goes; a packet that is dropped or goes to
   // management leaves the buffer here, and nullopt is returned.
-  std::optional<Destination> route_head(unsigned in, unsigned vl) {
+  [[gnu::always_inline]] std::optional<Destination> route_head(unsigned in, unsigned vl) {
     link::Port& input = ports[in];
     const ib::Packet& head = *input.rx_front(vl);
     const RouteDecision d = table.route(in + 1, head.hdr.lrh.dlid, head.hdr.lrh.sl, vl == link::kVl15);
@@ -264,7 +299,14 @@ struct alignas(64) Switch::Impl {
       return;
     }
     free_reads[t.in] = static_cast<uint16_t>(free_reads[t.in] | (1u << t.read));
+    if (buffers != nullptr) resize(t.in, t.vl);
     for (const VoqCrossbar::Grant& g : voq->after_release(t.in, t.out, voq_room())) start_voq(g);
+  }
+
+  void on_space_voq(unsigned out) {
+    if (cc != nullptr) sample_congestion(out);
+    if (!voq->output_busy(out))
+      if (auto g = voq->after_room(out, voq_room())) start_voq(*g);
   }
 
   // Congestion control (congestion_marker.hpp): FECN on a packet entering a
@@ -313,11 +355,6 @@ struct alignas(64) Switch::Impl {
 
   void on_space(unsigned out) {
     if (cc != nullptr) sample_congestion(out);
-    if (voq != nullptr) {
-      if (!voq->output_busy(out))
-        if (auto g = voq->after_room(out, voq_room())) start_voq(*g);
-      return;
-    }
     if (alloc.requests_for(out) == 0 || alloc.output_busy(out)) return;
     if (auto g = alloc.after_room(out, ok())) start(*g);
   }
@@ -332,6 +369,8 @@ struct alignas(64) Switch::Impl {
   unsigned reads;                                   // transfers per input: voq's max_concurrent_reads, else 1
   link::OwnedInPlace<Transfer> transfers;           // by (input, read), side by side
   std::vector<uint16_t> free_reads;                 // voq: per input, a bit per read not moving a packet
+  std::unique_ptr<SharedBufferPool> buffers;        // shared: the receive space; null otherwise
+  std::vector<uint32_t> pool_base;                  // shared: per input, its VL 0's index in the pool
   SwitchStats stats;
   link::ManagementAgent* agent = nullptr;
   std::unique_ptr<CongestionMarker> cc;             // null: congestion control off
@@ -412,6 +451,8 @@ CongestionMarker& Switch::congestion_marker() {
 }
 
 const CongestionMarker* Switch::congestion() const { return impl_->cc.get(); }
+
+const SharedBufferPool* Switch::shared_pool() const { return impl_->buffers.get(); }
 
 link::SubmitResult Switch::send_management(ib::Packet* p, unsigned out_port) {
   if (out_port == 0) {

@@ -59,6 +59,7 @@
 #include "models/link/port.hpp"
 #include "models/switch/congestion_marker.hpp"
 #include "models/switch/forwarding_table.hpp"
+#include "models/switch/shared_buffer_pool.hpp"
 #include "models/switch/switch_config.hpp"
 
 namespace hcasim::sw {
@@ -115,6 +116,10 @@ class Switch : public sc_core::sc_module {
   // for its DLID (dropped and counted as no_route when there is none).
   void set_agent(link::ManagementAgent* agent);
   link::SubmitResult send_management(ib::Packet* p, unsigned out_port);
+
+  // switch.architecture shared: the pool its input VLs draw their receive
+  // space from; null for the other architectures.
+  const SharedBufferPool* shared_pool() const;
 
   // Congestion control: the marker, made (and marking on) at the first call;
   // the builder or a CC agent sets its settings. congestion() is null while off.

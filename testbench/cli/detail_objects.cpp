@@ -81,7 +81,10 @@ void visit_detail_objects(const Simulation& sim, const RunMetadata& meta, const 
                        {"ports", w.port_count()},
                        {"forwarded", w.stats().forwarded},
                        {"to_management", w.stats().to_management},
-                       {"crossbar_wait_ps", w.stats().crossbar_wait_ps}});
+                       {"crossbar_wait_ps", w.stats().crossbar_wait_ps},
+                       {"pool_peak_bytes", w.shared_pool() != nullptr
+                                               ? w.shared_pool()->peak_drawn_blocks() * link::kCreditBlockBytes
+                                               : 0}});
   }
   for (std::size_t i = 0; i < sim.flows().size(); ++i) visit("flows", sim.flow_json(i));
   each_qp_json(f, end_ps, sim.qp_owners(), [&](nlohmann::json&& o) { visit("qps", std::move(o)); });

@@ -170,7 +170,9 @@ std::vector<DetailColumn> switch_columns() {
       .count("forwarded", "packets forwarded")
       .count("to_management", "packets taken by its management port (port 0)")
       .ps("crossbar_wait_ps", "time its forwarded packets waited in the inputs, from arrival to the start of their "
-                              "crossbar transfer, summed (over forwarded: the mean wait; head-of-line blocking shows here)");
+                              "crossbar transfer, summed (over forwarded: the mean wait; head-of-line blocking shows here)")
+      .bytes("pool_peak_bytes", "architecture shared: the most of its pool's shared part its input VLs had drawn "
+                                "(advertised beyond their reserved shares) at once; 0 for the other architectures");
   return c.take();
 }
 

@@ -294,6 +294,17 @@ void Simulation::make_time_series() {
         }
     };
   };
+  // The switches (docs/switch-architectures.md): the inputs' waits for the
+  // crossbar, and a shared switch's draw on its pool at the sample time.
+  series_->add_counters("switch", "crossbar_wait_ps", [this](const trace::TimeSeries::CounterVisit& visit) {
+    for (unsigned i = 0; i < fabric_->switch_count(); ++i)
+      visit(fabric_->switch_at(i).name(), fabric_->switch_at(i).stats().crossbar_wait_ps);
+  });
+  series_->add_gauges("switch", "pool_drawn_bytes", [this](const trace::TimeSeries::CounterVisit& visit) {
+    for (unsigned i = 0; i < fabric_->switch_count(); ++i)
+      if (const sw::SharedBufferPool* p = fabric_->switch_at(i).shared_pool())
+        visit(fabric_->switch_at(i).name(), p->drawn_blocks() * link::kCreditBlockBytes);
+  });
   series_->add_gauges("cc", "ccti", cctis(false));
   series_->add_counters("cc", "delay_ps", cctis(true));
   // The IOMMUs' IOTLBs, by their HCA's name (only hosts that have one).

@@ -427,16 +427,16 @@ TEST_CASE("experiment cc_parameters: threshold 0 leaves the victims at half thei
   CHECK(mean(busy[4]) < mean(busy[2]) - 0.03);
 }
 
-TEST_CASE("experiment switch_architectures: input_fifo saturates at 0.60, cioq and voq above 0.9, and voq's "
-          "saturation grows with its buffer") {
+TEST_CASE("experiment switch_architectures: input_fifo saturates at 0.60, the others above 0.9, and voq's and "
+          "shared's saturation grows with the buffer, shared's above voq's at the same memory") {
   const ScratchDir dir("exp-switch-architectures");
   const json load = run_sweep(dir, "switch_architectures");
-  REQUIRE(load.size() == 36);
+  REQUIRE(load.size() == 48);
   plot(dir, (dir / "switch_architectures").string() + " --x offered_load --y accepted_load --series architecture",
        "switch_architectures_accepted");
   std::map<std::pair<std::string, std::string>, json> at;
   for (const json& r : load) at[{r["architecture"], r["offered"]}] = r;
-  for (const char* arch : {"input_fifo", "cioq", "voq"}) {
+  for (const char* arch : {"input_fifo", "cioq", "voq", "shared"}) {
     INFO(arch);
     for (const char* offered : {"10%", "30%", "50%"}) {  // below every saturation: all of it carried
       const json& r = at.at({arch, offered});
@@ -449,20 +449,26 @@ TEST_CASE("experiment switch_architectures: input_fifo saturates at 0.60, cioq a
     CHECK(fifo > 0.586);  // Karol et al.: 0.586 as N grows, 0.600 at N = 16
     CHECK(fifo < 0.618);
   }
-  for (const char* arch : {"cioq", "voq"}) CHECK(at.at({arch, "100%"})["accepted_load"].get<double>() > 0.9);
+  for (const char* arch : {"cioq", "voq", "shared"}) CHECK(at.at({arch, "100%"})["accepted_load"].get<double>() > 0.9);
   // At 80 %, past input_fifo's saturation, its latency is the highest, cioq's (a crossbar twice as fast) the lowest.
   const auto p99 = [&](const char* arch) { return at.at({arch, "80%"})["latency_p99_ns"].get<double>(); };
   CHECK(p99("input_fifo") > p99("voq"));
-  CHECK(p99("voq") > p99("cioq"));
+  CHECK(p99("voq") > p99("shared"));
+  CHECK(p99("shared") > p99("cioq"));
 
-  const json buffers = run_sweep(dir, "switch_voq_buffers");
-  REQUIRE(buffers.size() == 21);
+  const json buffers = run_sweep(dir, "switch_buffers");
+  REQUIRE(buffers.size() == 28);
   std::map<std::string, std::vector<double>> by_arch;  // in the sweep's buffer order, 16 KiB to 1 MiB
   for (const json& r : buffers) by_arch[r["architecture"]].push_back(r["accepted_load"].get<double>());
   const auto& fifo = by_arch.at("input_fifo");
   CHECK(*std::max_element(fifo.begin(), fifo.end()) - *std::min_element(fifo.begin(), fifo.end()) < 0.01);
   const auto& voq = by_arch.at("voq");
-  for (std::size_t i = 1; i < voq.size(); ++i) CHECK(voq[i] > voq[i - 1]);
+  const auto& shared = by_arch.at("shared");
+  for (std::size_t i = 1; i < voq.size(); ++i) {
+    CHECK(voq[i] > voq[i - 1]);
+    CHECK(shared[i] >= shared[i - 1]);
+  }
+  for (std::size_t i = 0; i < voq.size(); ++i) CHECK(shared[i] > voq[i]);  // the same memory, drawn where it is needed
   CHECK(voq.back() >= 0.97);
   CHECK(voq.front() < by_arch.at("cioq").front());  // 16 KiB: 4 packets over 16 queues
 }
