@@ -190,4 +190,12 @@ int VlArbiter::grant(const VlCandidates& c) {
   return vl;
 }
 
+uint16_t served_data_vls(const VlArbConfig& config) {
+  uint16_t vls = 0;
+  for (const auto* table : {&config.high, &config.low})
+    for (const VlArbEntry& e : *table)
+      if (e.weight != 0 && e.vl < kMaxDataVls) vls = static_cast<uint16_t>(vls | (1u << e.vl));
+  return vls;
+}
+
 }  // namespace hcasim::link

@@ -68,6 +68,8 @@ using VlCandidates = std::array<uint32_t, kMaxDataVls>;
 // The tables as a port of `operational_vls` data VLs serves them: entries for
 // VL15 or a VL at or above operational_vls get weight 0; positions stay.
 VlArbConfig operational_tables(const VlArbConfig& config, unsigned operational_vls);
+// The data VLs these tables ever serve (an entry of weight above 0 in either), a bit each.
+uint16_t served_data_vls(const VlArbConfig& config);
 
 class VlArbiter {
  public:

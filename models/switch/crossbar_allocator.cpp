@@ -28,22 +28,14 @@ CrossbarAllocator::CrossbarAllocator(unsigned inputs, const std::vector<link::Vl
   outs_.reserve(outputs.size());
   for (const link::VlArbConfig& c : outputs) {
     outs_.emplace_back(c);
-    outs_.back().served_vls = served_by(c);
+    outs_.back().served_vls = link::served_data_vls(c);
   }
-}
-
-uint16_t CrossbarAllocator::served_by(const link::VlArbConfig& c) {
-  uint16_t vls = 0;
-  for (const auto* table : {&c.high, &c.low})
-    for (const link::VlArbEntry& e : *table)
-      if (e.weight != 0 && e.vl < link::kMaxDataVls) vls = static_cast<uint16_t>(vls | (1u << e.vl));
-  return vls;
 }
 
 void CrossbarAllocator::set_arbitration(unsigned output, const link::VlArbConfig& c) {
   Output& o = outs_.at(output);
   o.arbiter = link::VlArbiter(c);
-  o.served_vls = served_by(c);
+  o.served_vls = link::served_data_vls(c);
 }
 
 template <class F>

@@ -61,6 +61,7 @@
 #include <optional>
 #include <vector>
 
+#include "models/link/function_ref.hpp"
 #include "models/link/vl_arbiter.hpp"
 
 namespace hcasim::sw {
@@ -69,21 +70,8 @@ class CrossbarAllocator {
  public:
   static constexpr unsigned kVlSlots = 16;  // VL0..VL14 and VL15
 
-  // The caller's part of eligibility, ok(input, vl, output); a non-owning
-  // reference to any callable.
-  class Ok {
-   public:
-    template <class F>
-    Ok(const F& f)  // NOLINT(google-explicit-constructor): passed as a lambda
-        : obj_(&f), call_([](const void* o, unsigned i, unsigned v, unsigned out) {
-            return (*static_cast<const F*>(o))(i, v, out);
-          }) {}
-    bool operator()(unsigned input, unsigned vl, unsigned output) const { return call_(obj_, input, vl, output); }
-
-   private:
-    const void* obj_;
-    bool (*call_)(const void*, unsigned, unsigned, unsigned);
-  };
+  // The caller's part of eligibility, ok(input, vl, output).
+  using Ok = link::FunctionRef<bool(unsigned input, unsigned vl, unsigned output)>;
 
   struct Grant {
     unsigned input = 0;
@@ -187,7 +175,6 @@ class CrossbarAllocator {
   bool available(unsigned output) const { return !outs_[output].busy && !outs_[output].reserved; }
   // A grant of (input, vl) at its output as the only VL the output offers.
   Grant sole(unsigned input, unsigned vl) const;
-  static uint16_t served_by(const link::VlArbConfig& c);  // data VLs with an entry of weight > 0
   // Whether the output's arbiter would ever serve this data VL.
   bool arbiter_takes(unsigned output, unsigned out_vl) const;
 

@@ -37,6 +37,7 @@ class SharedBufferPool {
   uint32_t capacity(uint32_t input_vl) const { return reserved_ + draw_[input_vl]; }
   uint64_t shared_blocks() const { return shared_; }
   uint64_t drawn_blocks() const { return drawn_; }  // the draws together, <= shared_blocks()
+  const uint64_t& drawn_blocks_ref() const { return drawn_; }  // stable, for a VCD
   uint64_t peak_drawn_blocks() const { return peak_drawn_; }
 
  private:

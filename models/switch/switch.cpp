@@ -454,6 +454,15 @@ const CongestionMarker* Switch::congestion() const { return impl_->cc.get(); }
 
 const SharedBufferPool* Switch::shared_pool() const { return impl_->buffers.get(); }
 
+void Switch::trace(sc_core::sc_trace_file* file) const {
+  const std::string n = name();
+  sc_core::sc_trace(file, impl_->stats.crossbar_wait_ps, n + ".crossbar_wait_ps");
+  if (impl_->voq != nullptr)
+    for (unsigned i = 0; i < impl_->ports.size(); ++i)
+      sc_core::sc_trace(file, impl_->voq->queued_packets_ref(i), n + ".p" + std::to_string(i + 1) + ".queued_packets");
+  if (impl_->buffers != nullptr) sc_core::sc_trace(file, impl_->buffers->drawn_blocks_ref(), n + ".pool_drawn_blocks");
+}
+
 link::SubmitResult Switch::send_management(ib::Packet* p, unsigned out_port) {
   if (out_port == 0) {
     const uint8_t out = p->hdr.lrh.dlid == 0 ? kNoRoute : impl_->table.lookup(p->hdr.lrh.dlid);

@@ -117,6 +117,11 @@ class Switch : public sc_core::sc_module {
   void set_agent(link::ManagementAgent* agent);
   link::SubmitResult send_management(ib::Packet* p, unsigned out_port);
 
+  // Adds to a VCD (during elaboration): <name>.crossbar_wait_ps, and for voq
+  // and shared <name>.p<n>.queued_packets (each input's packets waiting in
+  // its queues), for shared <name>.pool_drawn_blocks.
+  void trace(sc_core::sc_trace_file* file) const;
+
   // switch.architecture shared: the pool its input VLs draw their receive
   // space from; null for the other architectures.
   const SharedBufferPool* shared_pool() const;

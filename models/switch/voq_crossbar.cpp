@@ -52,23 +52,15 @@ VoqCrossbar::VoqCrossbar(const std::vector<link::VlArbConfig>& outputs, unsigned
   outs_.reserve(ports_);
   for (const link::VlArbConfig& c : outputs) {
     outs_.emplace_back(c);
-    outs_.back().served_vls = served_by(c);
+    outs_.back().served_vls = link::served_data_vls(c);
     outs_.back().per.resize(slots_);
   }
-}
-
-uint16_t VoqCrossbar::served_by(const link::VlArbConfig& c) {
-  uint16_t vls = 0;
-  for (const auto* table : {&c.high, &c.low})
-    for (const link::VlArbEntry& e : *table)
-      if (e.weight != 0 && e.vl < link::kMaxDataVls) vls = static_cast<uint16_t>(vls | (1u << e.vl));
-  return vls;
 }
 
 void VoqCrossbar::set_arbitration(unsigned output, const link::VlArbConfig& c) {
   Output& o = outs_.at(output);
   o.arbiter = link::VlArbiter(c);
-  o.served_vls = served_by(c);
+  o.served_vls = link::served_data_vls(c);
 }
 
 uint64_t VoqCrossbar::bytes_for(unsigned output, unsigned out_vl) const {

@@ -41,26 +41,15 @@
 
 #include "models/ib/packet.hpp"
 #include "models/ib/packet_queue.hpp"
+#include "models/link/function_ref.hpp"
 #include "models/link/vl_arbiter.hpp"
 
 namespace hcasim::sw {
 
 class VoqCrossbar {
  public:
-  // The caller's room(output, out_vl, bytes); a non-owning reference to any callable.
-  class Room {
-   public:
-    template <class F>
-    Room(const F& f)  // NOLINT(google-explicit-constructor): passed as a lambda
-        : obj_(&f), call_([](const void* o, unsigned out, unsigned vl, uint32_t bytes) {
-            return (*static_cast<const F*>(o))(out, vl, bytes);
-          }) {}
-    bool operator()(unsigned output, unsigned out_vl, uint32_t bytes) const { return call_(obj_, output, out_vl, bytes); }
-
-   private:
-    const void* obj_;
-    bool (*call_)(const void*, unsigned, unsigned, uint32_t);
-  };
+  // The caller's room(output, out_vl, bytes).
+  using Room = link::FunctionRef<bool(unsigned output, unsigned out_vl, uint32_t bytes)>;
 
   struct Grant {
     unsigned input = 0;
@@ -96,6 +85,8 @@ class VoqCrossbar {
   bool output_busy(unsigned output) const { return outs_[output].busy; }
   unsigned reads(unsigned input) const { return ins_[input].reads; }
   unsigned queued_packets(unsigned input) const { return ins_[input].packets; }
+  // Where that count lives (stable for the crossbar's life), for a VCD.
+  const uint32_t& queued_packets_ref(unsigned input) const { return ins_[input].packets; }
   uint64_t queued_bytes(unsigned input) const { return ins_[input].bytes; }
   // Packets queued for (output, out_vl) from every input, and their bytes.
   uint64_t bytes_for(unsigned output, unsigned out_vl) const;
@@ -142,7 +133,6 @@ class VoqCrossbar {
     return &masks_[(static_cast<std::size_t>(out) * slots_ + slot) * words_];
   }
   uint64_t* wants(unsigned in) { return &wants_[static_cast<std::size_t>(in) * words_]; }
-  static uint16_t served_by(const link::VlArbConfig& c);
 
   // The first eligible input of (output, vl) from the VL's pointer, or -1.
   int eligible_input(unsigned output, unsigned vl, Room room) const;

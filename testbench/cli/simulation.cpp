@@ -210,6 +210,7 @@ Simulation::Simulation(config::FabricSpec fabric, std::vector<workloads::FlowSpe
   if (options_.vcd) {
     waves_ = std::make_unique<trace::WaveTrace>(options_.out_dir + "/waves", fabric_->ports());
     for (unsigned i = 0; fabric_->has_hosts() && i < fabric_->hca_count(); ++i) fabric_->host(i).link.trace(waves_->file());
+    for (unsigned i = 0; i < fabric_->switch_count(); ++i) fabric_->switch_at(i).trace(waves_->file());
   }
   if (options_.sample_interval_ps != 0 && !options_.out_dir.empty()) make_time_series();
   if (options_.hop_latency) {

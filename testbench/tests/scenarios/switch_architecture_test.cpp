@@ -158,3 +158,29 @@ TEST_CASE("voq and shared: a fat tree under saturating uniform and hot-spot traf
     REQUIRE(p["packets_sent"].get<uint64_t>() == 400 * p["flows"].get<uint64_t>());
   }
 }
+
+TEST_CASE("shared: the VCD carries each input's queued packets and the pool's draw, and the draw moves") {
+  const ScratchDir dir = scratch("switch-architecture-vcd");
+  nlohmann::json root = sixteen_ports({{"architecture", "shared"}}, "64KiB", "5us", "20us");
+  root["outputs"] = {{"vcd", true}};
+  const std::string file = write_file(dir / "s.json", root.dump());
+  const CommandResult r = run_command("run " + file + " --quiet --out " + dir.file("o"), dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string vcd = slurp(dir / "o" / "waves.vcd");
+  // Declarations: "$var wire 64 <id> pool_drawn_blocks [63:0] $end"; values: "b<bits> <id>".
+  const auto id_of = [&](const std::string& signal) {
+    const std::size_t at = vcd.find(" " + signal + " ");
+    REQUIRE(at != std::string::npos);
+    const std::size_t end = vcd.find_last_not_of(' ', at) + 1;  // the id ends before the spaces
+    const std::size_t start = vcd.rfind(' ', end - 1) + 1;
+    return vcd.substr(start, end - start);
+  };
+  REQUIRE(vcd.find(" queued_packets ") != std::string::npos);
+  REQUIRE(vcd.find(" crossbar_wait_ps ") != std::string::npos);
+  const std::string pool = id_of("pool_drawn_blocks");
+  int changes = 0;
+  for (std::size_t at = vcd.find(" " + pool + "\n"); at != std::string::npos; at = vcd.find(" " + pool + "\n", at + 1))
+    ++changes;
+  REQUIRE(changes > 2);  // its initial value and draws as the VLs fill
+}
