@@ -19,14 +19,21 @@
 //   output VL the output does not operate ("bad_vl") or an output without a
 //   link ("link_down") = drop counted at the output port, on the output VL. A
 //   dropped or consumed packet frees its input buffer space at once.
-// - Crossbar (crossbar_allocator.hpp, allocator "VL-weighted output round
-//   robin with owed turns"): each input moves one packet at a time, each output
-//   takes one at a time; a transfer takes wire bytes x 8 / (speedup x output
-//   data rate), and not less than until the packet's tail is in. An output
-//   chooses between its VLs with the output port's own VL arbitration tables
-//   and between inputs round robin; an input busy when its turn came is owed
-//   it. A requester waits, without blocking its input's other VLs, until its
-//   output VL queue has room.
+// - Crossbar (SwitchConfig::architecture; docs/switch-architectures.md).
+//   input_fifo and cioq (crossbar_allocator.hpp, allocator "VL-weighted output
+//   round robin with owed turns"): the head of each input VL's buffer is routed
+//   and moved; each input moves one packet at a time, each output takes one at
+//   a time; a transfer takes wire bytes x 8 / (speedup x output data rate), and
+//   not less than until the packet's tail is in. An output chooses between its
+//   VLs with the output port's own VL arbitration tables and between inputs
+//   round robin; an input busy when its turn came is owed it. A requester
+//   waits, without blocking its input's other VLs, until its output VL queue
+//   has room. voq and shared (voq_crossbar.hpp): every packet is routed on
+//   arrival into its input's queue for (output, output VL); an input moves up
+//   to max_concurrent_reads packets at once (shared: 16), the transfer timed
+//   as above; its buffer space is freed when its transfer ends. shared
+//   (shared_buffer_pool.hpp): each input VL's receive space is set from the
+//   switch's pool when the VL receives or frees a packet (Port::set_rx_capacity).
 // - The packet enters the output VL queue when its transfer starts, so the
 //   output can send it while the crossbar streams it; with cut-through, not
 //   before (tail arrival - output serialization), so the output never runs
