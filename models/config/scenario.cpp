@@ -840,33 +840,36 @@ link::PortConfig port_config(const Scenario& s, const std::string& port) {
 namespace {
 // switch.shared: each input VL's reserved share holds one packet of its port's
 // MTU (else a VL whose sender waits for room might never get it), and the pool
-// of every switch holds the reserved shares of all its input VLs.
+// of every switch (by default its ports' receive buffers summed) holds the
+// reserved shares of all its input VLs.
 void check_shared_buffer(const Scenario& s) {
   const sw::SwitchConfig& c = s.switches.core;
   if (c.architecture != sw::Architecture::Shared) return;
-  std::vector<const link::PortConfig*> configs{&s.port};
-  for (const PortOverride& o : s.port_overrides) configs.push_back(&o.config);
-  uint32_t mtu = 0, vls = 0;
-  for (const link::PortConfig* p : configs) {
-    mtu = std::max(mtu, p->mtu);
-    vls = std::max(vls, p->effective_vls());
-  }
   constexpr uint64_t kOverhead = 128;  // headers (LRH, GRH, BTH, extended), pad and CRCs of any packet, rounded up
-  const uint64_t packet = uint64_t{mtu} + kOverhead;
-  if (c.shared.reserved_bytes < packet)
-    throw ConfigError("switch.shared.reserved", std::to_string(c.shared.reserved_bytes) +
-                                                    " bytes hold less than one packet of MTU " + std::to_string(mtu) +
-                                                    "; accepted: at least " + std::to_string(packet) + "B");
-  if (c.shared.pool_bytes == 0) return;
-  for (const topology::TopoNode& n : s.graph.nodes)
-    if (n.kind == topology::NodeKind::Switch &&
-        c.shared.pool_bytes < uint64_t{n.ports} * vls * c.shared.reserved_bytes)
-      throw ConfigError("switch.shared.pool", std::to_string(c.shared.pool_bytes) + " bytes cannot reserve " +
-                                                  std::to_string(c.shared.reserved_bytes) + " for each of the " +
-                                                  std::to_string(n.ports * vls) + " input VLs of switch " + n.name +
-                                                  "; accepted: at least " +
-                                                  std::to_string(uint64_t{n.ports} * vls * c.shared.reserved_bytes) +
-                                                  "B, or 0B");
+  const uint64_t reserved = c.shared.reserved_bytes / link::kCreditBlockBytes;
+  for (unsigned n = 0; n < s.graph.nodes.size(); ++n) {
+    const topology::TopoNode& node = s.graph.nodes[n];
+    if (node.kind != topology::NodeKind::Switch) continue;
+    uint64_t buffers = 0, needed = 0;
+    for (unsigned p = 1; p <= node.ports; ++p) {
+      const link::PortConfig pc = port_config(s, port_name(s.graph, {n, p}));
+      if (c.shared.reserved_bytes < pc.mtu + kOverhead)
+        throw ConfigError("switch.shared.reserved",
+                          std::to_string(c.shared.reserved_bytes) + " bytes hold less than one packet of MTU " +
+                              std::to_string(pc.mtu) + " (" + port_name(s.graph, {n, p}) + "); accepted: at least " +
+                              std::to_string(pc.mtu + kOverhead) + "B");
+      for (unsigned vl = 0; vl < pc.effective_vls(); ++vl) buffers += link::rx_buffer_bytes(pc, vl) / link::kCreditBlockBytes;
+      needed += uint64_t{pc.effective_vls()} * reserved;
+    }
+    const uint64_t pool = c.shared.pool_bytes != 0 ? c.shared.pool_bytes / link::kCreditBlockBytes : buffers;
+    if (pool < needed)
+      throw ConfigError(c.shared.pool_bytes != 0 ? "switch.shared.pool" : "switch.shared.reserved",
+                        "switch " + node.name + " has " + std::to_string(pool * link::kCreditBlockBytes) +
+                            " bytes of pool for reserved shares of " +
+                            std::to_string(needed * link::kCreditBlockBytes) +
+                            " bytes; accepted: a pool at least that large (switch.shared.pool, 0B = the ports' "
+                            "receive buffers summed) or a smaller reserve");
+  }
 }
 
 // Parallel simulation needs every part of the model on the partitions'

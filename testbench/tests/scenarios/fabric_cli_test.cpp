@@ -103,6 +103,8 @@ TEST_CASE("fabric config mistakes each give one line naming the JSON path - and 
        "switch.shared.reserved"},
       {"a shared pool below the reserves", "--set switch.architecture=shared --set switch.shared.pool=16KiB",
        "switch.shared.pool"},
+      {"a shared reserve above the ports' buffers", "--set switch.architecture=shared --set switch.shared.reserved=128KiB",
+       "switch.shared.reserved"},
       {"a shared alpha of 0", "--set switch.architecture=shared --set switch.shared.alpha=0", "switch.shared.alpha"},
       {"an SL2VL rule for no switch", "--set 'switch.sl2vl=[{\"switch\":\"core*\",\"sl2vl\":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]}]'",
        "switch.sl2vl.0.switch"},

@@ -56,7 +56,7 @@ json random_scenario(std::mt19937& rng, unsigned index) {
                   {"rate", pick<std::string>(rng, {"saturate", "30%", "90%", "10Gb/s"})},
                   {"count", between(5, 60)},
                   {"sl", between(0, 3)}};
-  const std::string architecture = pick<std::string>(rng, {"input_fifo", "cioq", "voq"});
+  const std::string architecture = pick<std::string>(rng, {"input_fifo", "cioq", "voq", "shared"});
   if (kind == "incast" || kind == "hotspot") pattern["targets"] = {"hca0.p1"};
   if (kind == "hotspot") pattern["hot_fraction"] = (rng() % 100) / 100.0;
   json s = {{"name", "random" + std::to_string(index)},
