@@ -31,6 +31,7 @@
 #include "models/mgmt/partition_tables.hpp"
 #include "models/mgmt/sa_server.hpp"
 #include "models/mgmt/subnet_manager.hpp"
+#include "models/switch/adaptive_router.hpp"
 #include "models/switch/switch_config.hpp"
 #include "models/topology/topology.hpp"
 #include "models/transport/transport_config.hpp"
@@ -46,6 +47,7 @@ struct NodeSpec {
   HcaSettings hca;                      // HCAs only: the host side (PCIe link, host memory, driver, host interface)
   std::vector<uint16_t> lids;           // HCA: base LID per port; switch: {its LID}; empty = consecutive
   std::vector<uint8_t> lft;             // switches: output port by DLID
+  sw::ArGroupTable ar_groups;           // switches: adaptive routing's groups; empty = none
   uint64_t guid = 0;                    // NodeGUID; 0 = derived (see the rules)
   uint64_t system_guid = 0;             // SystemImageGUID; 0 = the NodeGUID
   std::string description;              // NodeDescription; "" = the name
@@ -100,6 +102,9 @@ struct FabricSpec {
   // Congestion control (docs/congestion-control.md): installed at time zero in
   // every switch and HCA port when enabled and management is pre-configured.
   CongestionControlConfig congestion_control;
+  // Adaptive routing (docs/adaptive-routing.md): installed at time zero in
+  // every switch with groups when its mode is not off.
+  sw::AdaptiveRoutingConfig adaptive;
 };
 
 uint64_t node_guid(const FabricSpec& spec, unsigned node);

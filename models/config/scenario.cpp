@@ -19,6 +19,7 @@
 #include "models/config/notices.hpp"
 #include "models/config/partitions_conf.hpp"
 #include "models/config/switch_config_io.hpp"
+#include "models/routing/adaptive_groups.hpp"
 #include "models/config/topology_json.hpp"
 #include "models/config/transport_config_io.hpp"
 #include "models/config/units.hpp"
@@ -343,6 +344,30 @@ void describe(Io& io, TopologyConfig& c) {
 }
 
 template <class Io>
+void describe(Io& io, AdaptiveSettings& c) {
+  io.choice("mode", c.mode, Names<sw::ArMode>{{"off", sw::ArMode::Off}, {"free", sw::ArMode::Free},
+                                              {"bounded", sw::ArMode::Bounded}},
+            "off: the LFTs route every packet; free: each data packet chooses a port of its destination's AR group "
+            "(every minimum-hop port towards it); bounded: a flow (SLID, DLID) keeps its port until it has been "
+            "idle for `ageing` (NVIDIA's two AR modes)");
+  io.uint_list("sls", c.sls, 0, 15, 0, 16, "the SLs routed adaptively; [] = all");
+  io.choice("choice", c.choice,
+            Names<sw::ArChoice>{{"least_queued", sw::ArChoice::LeastQueued}, {"random", sw::ArChoice::Random},
+                                {"least_queued_of_k", sw::ArChoice::LeastQueuedOfK}},
+            "least_queued: the group's port with the fewest bytes queued on the packet's output VL (ties round "
+            "the group); random: uniformly; least_queued_of_k: the least queued of k drawn at random");
+  io.uint("k", c.k, 1, 254, "least_queued_of_k: ports drawn per choice");
+  io.time("ageing", c.ageing_ps, 1, 10'000'000'000'000ull,
+          "bounded: how long a flow must be idle before it chooses a port again (NVIDIA's default 30us)");
+  // Set away from its default without the choice or mode it is for: a mistake.
+  const AdaptiveSettings defaults;
+  if (c.k != defaults.k && c.choice != sw::ArChoice::LeastQueuedOfK)
+    io.fail("k", "applies only to choice \"least_queued_of_k\"; accepted: that choice, or leave k out");
+  if (c.ageing_ps != defaults.ageing_ps && c.mode != sw::ArMode::Bounded)
+    io.fail("ageing", "applies only to mode \"bounded\"; accepted: that mode, or leave ageing out");
+}
+
+template <class Io>
 void describe(Io& io, RoutingSettings& c) {
   io.custom("algorithm", c.algorithm, parse_engine_chain, format_engine_chain,
             {"an engine name, or a list of them tried in order (OpenSM's routing-engine chain; also as OpenSM's "
@@ -385,6 +410,9 @@ void describe(Io& io, RoutingSettings& c) {
       io.fail(key, "applies only to algorithm nue; accepted: algorithm \"nue\" (or a chain with it), or leave it out");
   io.boolean("check_credit_loops", c.check_credit_loops,
              "check the routes for credit loops before running (validate always checks)");
+  io.object("adaptive", c.adaptive,
+            "the switches' adaptive routing (docs/adaptive-routing.md); its groups are checked for credit loops "
+            "always");
   io.string("root_guid_file", c.root_guid_file,
             "ftree: OpenSM's root_guid_file, the root switches' NodeGUIDs, one per line (relative to the scenario "
             "file); \"\" = none (ranks from the HCAs, and the tree must be a pure fat tree)");
@@ -1115,6 +1143,33 @@ routing::RoutingConfig routing_config(const Scenario& s, const FabricSpec& spec)
   return c;
 }
 
+namespace {
+
+// routing.adaptive: every switch's groups, refused when they close a credit loop.
+void install_adaptive_groups(const Scenario& s, RoutedFabric& r) {
+  const AdaptiveSettings& a = s.routing.adaptive;
+  if (s.management.mode == ManagementMode::InBand)
+    throw ConfigError("routing.adaptive.mode", "in-band management does not program AR groups (yet); accepted: "
+                                               "\"off\" with management in band, or pre-configured management");
+  const topology::TopologyIndex index(s.graph);
+  if (const std::string loop = routing::adaptive_credit_loop(s.graph, index, r.lids, r.routes); !loop.empty())
+    throw ConfigError("routing.adaptive.mode", "its groups (every minimum-hop port) close a credit loop: " + loop +
+                                                   "; accepted: a fabric whose minimum-hop paths close none (a fat "
+                                                   "tree), or \"off\"");
+  std::vector<sw::ArGroupTable> groups = routing::adaptive_groups(s.graph, index, r.lids);
+  for (unsigned n = 0; n < r.spec.nodes.size(); ++n) r.spec.nodes[n].ar_groups = std::move(groups[n]);
+  sw::AdaptiveRoutingConfig& c = r.spec.adaptive;
+  c.mode = a.mode;
+  c.choice = a.choice;
+  c.k = a.k;
+  c.ageing_ps = a.ageing_ps;
+  c.seed = s.run.seed;
+  c.sl_mask = a.sls.empty() ? 0xFFFF : 0;
+  for (uint32_t sl : a.sls) c.sl_mask = static_cast<uint16_t>(c.sl_mask | 1u << sl);
+}
+
+}  // namespace
+
 RoutedFabric route_fabric(const Scenario& s) {
   RoutedFabric r;
   r.spec = unrouted_spec(s);
@@ -1159,6 +1214,7 @@ RoutedFabric route_fabric(const Scenario& s) {
     r.spec.nodes[n].system_guid = s.graph.nodes[n].system_guid;
     r.spec.nodes[n].description = s.graph.nodes[n].description;
   }
+  if (s.routing.adaptive.mode != sw::ArMode::Off) install_adaptive_groups(s, r);
   r.spec.link_events = s.link_events;
   if (!s.partitions.rules.empty()) {
     std::vector<mgmt::NodePartitions> tables = partition_tables_of(s, fabric_spec_guids(s));

@@ -34,6 +34,7 @@
 #include "models/config/raw_traffic_settings.hpp"
 #include "models/config/verbs_workload_config.hpp"
 #include "models/routing/routing.hpp"
+#include "models/switch/adaptive_router.hpp"
 #include "models/switch/switch_config.hpp"
 #include "models/topology/topology.hpp"
 
@@ -54,6 +55,15 @@ struct TopologyConfig {
   std::string file;                // ibnetdiscover file, or explicit JSON file of nodes and links
 };
 
+// routing.adaptive (docs/adaptive-routing.md): the switches' adaptive routing.
+struct AdaptiveSettings {
+  sw::ArMode mode = sw::ArMode::Off;
+  std::vector<uint32_t> sls;       // SLs routed adaptively; [] = all 16
+  sw::ArChoice choice = sw::ArChoice::LeastQueued;
+  uint32_t k = 2;                  // least_queued_of_k: ports drawn
+  uint64_t ageing_ps = 30'000'000; // bounded: a flow idle this long chooses again
+};
+
 struct RoutingSettings {
   routing::EngineChain algorithm;  // one engine, or OpenSM's chain
   std::vector<std::string> roots;  // updown: root switch names; [] = automatic
@@ -63,6 +73,7 @@ struct RoutingSettings {
   uint32_t nue_max_num_vls = 1;    // nue: its virtual layers; 0 = every operational VL (OpenSM's nue_max_num_vls)
   bool nue_include_switches = false;  // nue: switches are destinations in its layers (OpenSM's nue_include_switches)
   bool check_credit_loops = true;  // run the credit-loop check before a run (validate always does)
+  AdaptiveSettings adaptive;       // the switches' adaptive routing; off by default
   std::string root_guid_file;      // ftree: OpenSM's root_guid_file (switch NodeGUIDs); "" = none
   std::string cn_guid_file;        // ftree: OpenSM's cn_guid_file (compute-node port GUIDs); "" = none
   std::string io_guid_file;        // ftree: OpenSM's io_guid_file (I/O-node port GUIDs); "" = none

@@ -51,6 +51,9 @@ Fabric::Fabric(config::FabricSpec spec_in, ib::PacketPool& pool, const FabricPar
       sw::Switch& s = *switches_.back();
       s.set_lft(std::move(n.lft));
       n.lft = {};
+      if (spec_.adaptive.mode != sw::ArMode::Off && !n.ar_groups.ports.empty())
+        s.set_adaptive(spec_.adaptive, std::move(n.ar_groups), i);
+      n.ar_groups = {};
       for (unsigned out = 1; out <= n.ports.size(); ++out)
         for (unsigned in = 0; in <= n.ports.size(); ++in) s.set_sl2vl(in, out, config::sl2vl_table(spec_, i, in, out));
     }

@@ -7,13 +7,6 @@
 namespace hcasim::hca {
 
 namespace {
-constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;  // splitmix64 increment
-
-uint64_t splitmix64_output(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 }  // namespace
 
 const char* to_string(Replacement r) { return r == Replacement::Lru ? "lru" : "random"; }
@@ -33,7 +26,7 @@ ContextCache::ContextCache(const ContextCacheConfig& config, Transfer fill, Tran
       fill_(std::move(fill)),
       write_back_(std::move(write_back)),
       set_index_(set_index),
-      rng_state_(config.seed) {
+      rng_{config.seed} {
   check(config_);
   if (config_.perfect) return;
   ways_ = config_.ways == 0 ? config_.entries : config_.ways;
@@ -88,7 +81,7 @@ uint32_t ContextCache::take_free(Set& s, uint32_t set_index) {
   return s.base + s.fresh++;
 }
 
-uint64_t ContextCache::next_random() { return splitmix64_output(rng_state_ += kGolden); }
+uint64_t ContextCache::next_random() { return rng_.next(); }
 
 uint32_t ContextCache::victim(const Set& s) {
   if (config_.replacement == Replacement::Lru) {

@@ -61,6 +61,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "models/link/splitmix.hpp"
 #include "models/trace/latency_record.hpp"
 
 namespace hcasim::hca {
@@ -171,7 +172,7 @@ class ContextCache {
   std::unordered_map<uint64_t, uint32_t> index_;  // key -> line
   std::vector<uint64_t> mshr_free_ps_;            // when each MSHR frees (config.mshrs, from the first miss)
   std::vector<uint32_t> prefetched_;              // prefetch's scratch: the lines one read fills
-  uint64_t rng_state_;
+  link::SplitMix64 rng_;
   ContextCacheStats stats_;
 };
 

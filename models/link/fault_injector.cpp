@@ -5,15 +5,8 @@
 namespace hcasim::link {
 
 namespace {
-constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;  // splitmix64 increment
 constexpr uint64_t kFaultSalt = 0x6661756C74ull;      // "fault": keeps these streams apart from others seeded alike
 constexpr uint32_t kPsnMask = 0xFFFFFF;               // iba-facts 1: PSN and DestQP are 24 bits
-
-uint64_t mix64(uint64_t z) {  // splitmix64's output function
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 uint64_t fnv1a(std::string_view s) {
   uint64_t h = 0xCBF29CE484222325ull;
@@ -41,17 +34,17 @@ bool FaultConfig::operator==(const FaultConfig& o) const {
 }
 
 uint64_t fault_stream_seed(uint64_t base_seed, std::string_view receiver) {
-  return mix64(mix64(base_seed ^ kFaultSalt) + kGolden * (fnv1a(receiver) | 1));
+  return splitmix64_mix(splitmix64_mix(base_seed ^ kFaultSalt) + kSplitMixIncrement * (fnv1a(receiver) | 1));
 }
 
 FaultInjector::FaultInjector(FaultConfig config, uint64_t stream_seed)
     : config_(std::move(config)),
-      state_(stream_seed),
+      rng_{stream_seed},
       log_keep_(std::log1p(-config_.bit_error_rate)),
       matched_(config_.drops.size(), 0),
       hit_(config_.drops.size(), 0) {}
 
-uint64_t FaultInjector::next() { return mix64(state_ += kGolden); }
+uint64_t FaultInjector::next() { return rng_.next(); }
 
 double FaultInjector::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 

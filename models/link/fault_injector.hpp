@@ -52,6 +52,7 @@
 #include "models/ib/codec.hpp"
 #include "models/ib/packet.hpp"
 #include "models/link/mad_filter.hpp"
+#include "models/link/splitmix.hpp"
 
 namespace hcasim::link {
 
@@ -134,7 +135,7 @@ class FaultInjector {
   ib::DecodeError corrupt(const ib::Packet& p);  // flips flips_ in p's wire bytes and decodes them
 
   FaultConfig config_;
-  uint64_t state_;
+  SplitMix64 rng_;
   double log_keep_ = 0;              // log(1 - BER)
   std::vector<uint64_t> matched_;    // per rule
   std::vector<uint64_t> hit_;        // per rule

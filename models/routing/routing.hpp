@@ -169,6 +169,7 @@
 #include <string>
 #include <vector>
 
+#include "models/link/splitmix.hpp"
 #include "models/topology/topology.hpp"
 
 namespace hcasim::routing {
@@ -296,10 +297,7 @@ struct LidPairSls {
   }
   // splitmix64's finaliser over the pair: every SL of a share about equally often.
   static uint64_t pair_hash(uint16_t slid, uint16_t dlid) {
-    uint64_t z = (uint64_t{slid} << 16 | dlid) + 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return link::splitmix64_mix((uint64_t{slid} << 16 | dlid) + link::kSplitMixIncrement);
   }
   // How many SLs from `base` the pairs of that base SL may use (at least 1).
   unsigned width(unsigned base_sl) const {

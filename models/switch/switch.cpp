@@ -10,6 +10,7 @@
 #include "models/link/owned_in_place.hpp"
 #include "models/link/timeline.hpp"
 #include "models/link/credits.hpp"
+#include "models/switch/adaptive_router.hpp"
 #include "models/switch/congestion_marker.hpp"
 #include "models/switch/crossbar_allocator.hpp"
 #include "models/switch/shared_buffer_pool.hpp"
@@ -204,7 +205,8 @@ struct alignas(64) Switch::Impl {
   [[gnu::always_inline]] std::optional<Destination> route_head(unsigned in, unsigned vl) {
     link::Port& input = ports[in];
     const ib::Packet& head = *input.rx_front(vl);
-    const RouteDecision d = table.route(in + 1, head.hdr.lrh.dlid, head.hdr.lrh.sl, vl == link::kVl15);
+    RouteDecision d = table.route(in + 1, head.hdr.lrh.dlid, head.hdr.lrh.sl, vl == link::kVl15);
+    if (ar != nullptr && d.kind == RouteKind::Forward && vl != link::kVl15) adapt(in, head, d);
     if (d.kind == RouteKind::Forward) {
       link::Port& output = ports[d.out_port - 1];
       if (vl != link::kVl15 && (input.enforces_inbound() || output.enforces_outbound()) &&
@@ -224,6 +226,25 @@ struct alignas(64) Switch::Impl {
       input.discard(input.rx_pop(vl), vl, d.why);
     }
     return std::nullopt;
+  }
+
+  // Adaptive routing: a port of the DLID's group, when it has one, in place
+  // of the LFT's; the packet's VL is that port's (SL-to-VL table of the pair).
+  [[gnu::noinline]] void adapt(unsigned in, const ib::Packet& head, RouteDecision& d) {
+    const uint8_t sl = head.hdr.lrh.sl & 0xF;
+    const uint16_t g = ar->group(head.hdr.lrh.dlid, sl);
+    if (g == 0) return;
+    const auto vl_to = [&](uint8_t port) { return table.sl2vl(in + 1, port)[sl]; };
+    const auto load = [&](uint8_t port) {
+      const unsigned out = port - 1u, v = vl_to(port);
+      return uint64_t{ports[out].tx_queued_bytes(v)} + (voq != nullptr ? voq->bytes_for(out, v) : 0);
+    };
+    d.out_port = ar->choose(g, head.hdr.lrh.slid, head.hdr.lrh.dlid, now_ps(), load);
+    d.out_vl = vl_to(d.out_port);
+    if (d.out_vl == link::kVl15) {  // the chosen pair's table drops the SL (seed 004 Table 25-2)
+      d.kind = RouteKind::Drop;
+      d.why = link::DropReason::SlToVl15;
+    }
   }
 
   // Partition enforcement (IBA 10.9.4): an enforcing port refuses a data
@@ -374,6 +395,7 @@ struct alignas(64) Switch::Impl {
   SwitchStats stats;
   link::ManagementAgent* agent = nullptr;
   std::unique_ptr<CongestionMarker> cc;             // null: congestion control off
+  std::unique_ptr<AdaptiveRouter> ar;               // null: adaptive routing off
 };
 
 Switch::Switch(const sc_core::sc_module_name& name, const SwitchConfig& config,
@@ -454,6 +476,17 @@ const CongestionMarker* Switch::congestion() const { return impl_->cc.get(); }
 
 const SharedBufferPool* Switch::shared_pool() const { return impl_->buffers.get(); }
 
+void Switch::set_adaptive(const AdaptiveRoutingConfig& config, ArGroupTable groups, uint64_t salt) {
+  for (const std::vector<uint8_t>& group : groups.ports)
+    for (uint8_t p : group)
+      if (p < 1 || p > port_count())
+        throw std::invalid_argument(std::string(name()) + ": AR group port " + std::to_string(p) + "; accepted: 1.." +
+                                    std::to_string(port_count()));
+  impl_->ar = std::make_unique<AdaptiveRouter>(config, std::move(groups), salt);
+}
+
+const AdaptiveRouter* Switch::adaptive() const { return impl_->ar.get(); }
+
 void Switch::trace(sc_core::sc_trace_file* file) const {
   const std::string n = name();
   sc_core::sc_trace(file, impl_->stats.crossbar_wait_ps, n + ".crossbar_wait_ps");
@@ -461,6 +494,7 @@ void Switch::trace(sc_core::sc_trace_file* file) const {
     for (unsigned i = 0; i < impl_->ports.size(); ++i)
       sc_core::sc_trace(file, impl_->voq->queued_packets_ref(i), n + ".p" + std::to_string(i + 1) + ".queued_packets");
   if (impl_->buffers != nullptr) sc_core::sc_trace(file, impl_->buffers->drawn_blocks_ref(), n + ".pool_drawn_blocks");
+  if (impl_->ar != nullptr) sc_core::sc_trace(file, impl_->ar->stats().reroutes, n + ".ar_reroutes");
 }
 
 link::SubmitResult Switch::send_management(ib::Packet* p, unsigned out_port) {

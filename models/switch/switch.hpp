@@ -50,6 +50,10 @@
 //   input port with PartitionEnforcementInbound, or of its output port with
 //   PartitionEnforcementOutbound, does not accept is dropped at routing and
 //   counted on that port (Port::reject_pkey); inbound is checked first.
+// - Adaptive routing (adaptive_router.hpp; off unless set_adaptive is
+//   called): a data packet whose SL is in the mask and whose DLID has a group
+//   leaves on the group's port chosen when it is routed, on that pair's VL;
+//   off, a packet pays one branch on a pointer.
 // - Congestion control (IBA Annex A10; off until congestion_marker() is first
 //   called): a data packet entering an output VL's transmit queue may get
 //   FECN (congestion_marker.hpp); off, a packet pays one branch on a pointer.
@@ -64,6 +68,7 @@
 #include "models/ib/packet.hpp"
 #include "models/link/management_agent.hpp"
 #include "models/link/port.hpp"
+#include "models/switch/adaptive_router.hpp"
 #include "models/switch/congestion_marker.hpp"
 #include "models/switch/forwarding_table.hpp"
 #include "models/switch/shared_buffer_pool.hpp"
@@ -126,12 +131,20 @@ class Switch : public sc_core::sc_module {
 
   // Adds to a VCD (during elaboration): <name>.crossbar_wait_ps, and for voq
   // and shared <name>.p<n>.queued_packets (each input's packets waiting in
-  // its queues), for shared <name>.pool_drawn_blocks.
+  // its queues), for shared <name>.pool_drawn_blocks, with adaptive routing
+  // <name>.ar_reroutes (set_adaptive first).
   void trace(sc_core::sc_trace_file* file) const;
 
   // switch.architecture shared: the pool its input VLs draw their receive
   // space from; null for the other architectures.
   const SharedBufferPool* shared_pool() const;
+
+  // Adaptive routing (adaptive_router.hpp): on from this call, with these
+  // groups; `salt` keeps this switch's random draws apart from the others'.
+  // Throws std::invalid_argument for a group port above port_count() or what
+  // AdaptiveRouter refuses. adaptive() is null while off.
+  void set_adaptive(const AdaptiveRoutingConfig& config, ArGroupTable groups, uint64_t salt);
+  const AdaptiveRouter* adaptive() const;
 
   // Congestion control: the marker, made (and marking on) at the first call;
   // the builder or a CC agent sets its settings. congestion() is null while off.

@@ -84,7 +84,9 @@ void visit_detail_objects(const Simulation& sim, const RunMetadata& meta, const 
                        {"crossbar_wait_ps", w.stats().crossbar_wait_ps},
                        {"pool_peak_bytes", w.shared_pool() != nullptr
                                                ? w.shared_pool()->peak_drawn_blocks() * link::kCreditBlockBytes
-                                               : 0}});
+                                               : 0},
+                       {"ar_routed", w.adaptive() != nullptr ? w.adaptive()->stats().routed : 0},
+                       {"ar_reroutes", w.adaptive() != nullptr ? w.adaptive()->stats().reroutes : 0}});
   }
   for (std::size_t i = 0; i < sim.flows().size(); ++i) visit("flows", sim.flow_json(i));
   each_qp_json(f, end_ps, sim.qp_owners(), [&](nlohmann::json&& o) { visit("qps", std::move(o)); });

@@ -172,7 +172,10 @@ std::vector<DetailColumn> switch_columns() {
       .ps("crossbar_wait_ps", "time its forwarded packets waited in the inputs, from arrival to the start of their "
                               "crossbar transfer, summed (over forwarded: the mean wait; head-of-line blocking shows here)")
       .bytes("pool_peak_bytes", "architecture shared: the most of its pool's shared part its input VLs had drawn "
-                                "(advertised beyond their reserved shares) at once; 0 for the other architectures");
+                                "(advertised beyond their reserved shares) at once; 0 for the other architectures")
+      .count("ar_routed", "packets it routed adaptively (routing.adaptive): a port of the DLID's group")
+      .count("ar_reroutes", "of those, packets that left on another port than the previous packet of their flow "
+                            "(SLID, DLID) through this switch: each may overtake or be overtaken");
   return c.take();
 }
 
@@ -185,6 +188,8 @@ void add_load_and_latency(Columns& c) {
       .count("packets_delivered", "packets taken by the destination host")
       .bytes("bytes_delivered", "wire bytes delivered")
       .bytes("payload_bytes_delivered", "payload bytes delivered")
+      .count("packets_out_of_order", "flows with one destination (a flow, a permutation's): packets delivered "
+                                     "after a later packet of their flow (reordered on the way, by adaptive routing)")
       .count("measured_packets.offered", "of the packets made in the measured window: offered")
       .count("measured_packets.delivered", "of the packets made in the measured window: delivered")
       .count("measured_packets.lost_at_source", "of the packets made in the measured window: lost at the source")

@@ -50,6 +50,7 @@ void add_load_and_latency(nlohmann::json& out, const workloads::FlowResult& r, u
   out["packets_delivered"] = r.delivered;
   out["bytes_delivered"] = r.delivered_bytes;
   out["payload_bytes_delivered"] = r.delivered_payload;
+  out["packets_out_of_order"] = r.out_of_order;
   out["measured_packets"] = {{"offered", r.offered}, {"delivered", r.measured_delivered}, {"lost_at_source", r.offered_lost}};
   out["offered_bps"] = offered;
   out["offered_load"] = ratio(offered, link_bps);
@@ -127,6 +128,9 @@ Simulation::Simulation(config::FabricSpec fabric, std::vector<workloads::FlowSpe
     for (std::size_t q = 1; q < parts_.size(); ++q) part_checkers_.push_back(std::make_unique<checkers::LinkChecker>());
     cut_links_ = fabric::cut_links(fabric_->spec(), partitioning_.of_node);
   }
+  std::vector<uint8_t> one_destination;
+  for (const workloads::FlowSpec& f : flows_) one_destination.push_back(f.choice == workloads::DestChoice::Fixed);
+  for (auto& r : recorders_) r->track_order(one_destination);
   for (unsigned i = 0; i < fabric_->hca_count(); ++i) {
     const hca::Hca& h = fabric_->hca(i);
     const unsigned q = h.port_count() != 0 ? fabric_->partition_of(h.port(0)) : 0;
@@ -305,6 +309,11 @@ void Simulation::make_time_series() {
     for (unsigned i = 0; i < fabric_->switch_count(); ++i)
       if (const sw::SharedBufferPool* p = fabric_->switch_at(i).shared_pool())
         visit(fabric_->switch_at(i).name(), p->drawn_blocks() * link::kCreditBlockBytes);
+  });
+  series_->add_counters("switch", "ar_reroutes", [this](const trace::TimeSeries::CounterVisit& visit) {
+    for (unsigned i = 0; i < fabric_->switch_count(); ++i)
+      if (const sw::AdaptiveRouter* ar = fabric_->switch_at(i).adaptive())
+        visit(fabric_->switch_at(i).name(), ar->stats().reroutes);
   });
   series_->add_gauges("cc", "ccti", cctis(false));
   series_->add_counters("cc", "delay_ps", cctis(true));

@@ -127,6 +127,10 @@ struct FlowResult {
   uint64_t delivered_payload = 0;
   uint64_t first_delivery_ps = 0;
   uint64_t last_delivery_ps = 0;
+  // A flow with one destination (FlowRecorder::track_order): packets delivered
+  // after a later packet of the flow (reordered on the way: adaptive routing).
+  uint64_t out_of_order = 0;
+  uint64_t next_seq = 0;             // one past the latest packet delivered in order
   // The measured window.
   uint64_t offered = 0;              // packets made in the window
   uint64_t offered_bytes = 0;        // their wire bytes

@@ -20,6 +20,10 @@ void FlowRecorder::deliver(ib::Packet* p, unsigned, uint64_t now_ps) {
     ++r.delivered;
     r.delivered_bytes += p->wire_len;
     r.delivered_payload += p->payload_len;
+    if (p->flow < ordered_.size() && ordered_[p->flow] != 0) {
+      if (p->seq < r.next_seq) ++r.out_of_order;
+      else r.next_seq = p->seq + 1;
+    }
     if (window_.contains(now_ps)) {
       r.accepted_bytes += p->wire_len;
       r.accepted_payload += p->payload_len;
@@ -47,6 +51,7 @@ void FlowResult::add_deliveries(const FlowResult& r) {
   delivered += r.delivered;
   delivered_bytes += r.delivered_bytes;
   delivered_payload += r.delivered_payload;
+  out_of_order += r.out_of_order;
   measured_delivered += r.measured_delivered;
   accepted_bytes += r.accepted_bytes;
   accepted_payload += r.accepted_payload;

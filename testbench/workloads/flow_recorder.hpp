@@ -26,6 +26,8 @@ class FlowRecorder : public hca::PacketSink {
   uint64_t delivered() const { return delivered_; }
   // Own records: what this recorder saw of a flow (null: nothing delivered).
   const FlowResult* received(std::size_t flow) const { return flow < own_.size() ? own_[flow].get() : nullptr; }
+  // Flows whose order is checked (one destination each), by flow index.
+  void track_order(std::vector<uint8_t> one_destination) { ordered_ = std::move(one_destination); }
   // The run's measured window (read at every delivery; the run moves it).
   void use_window(const MeasureWindow& w) { window_ = w; }
   // Called after each delivery of a measured packet (the run's drain check).
@@ -43,6 +45,7 @@ class FlowRecorder : public hca::PacketSink {
   std::vector<std::unique_ptr<FlowResult>> own_;
   ib::PacketPool& pool_;
   uint64_t delivered_ = 0;
+  std::vector<uint8_t> ordered_;
   MeasureWindow window_;
   std::function<void()> on_measured_;
   PeriodSample period_;

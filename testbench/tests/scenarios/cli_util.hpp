@@ -63,6 +63,21 @@ inline CommandResult run_scenario_json(const std::filesystem::path& dir, const s
   return run_command("run " + file + " --quiet --out " + (dir / name).string(), dir);
 }
 
+// Runs a scenario in a scratch folder of its own (one simulation per
+// process) and returns its stats.json; the run must succeed and its link
+// checker stay clean.
+inline nlohmann::json run_checked(const nlohmann::json& scenario, const std::string& scratch_name) {
+  static int runs = 0;
+  const ScratchDir dir = scratch(scratch_name);
+  const std::string name = "r" + std::to_string(runs++);
+  const CommandResult r = run_scenario_json(dir, name, scenario.dump());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  nlohmann::json stats = nlohmann::json::parse(slurp(dir / name / "stats.json"));
+  REQUIRE(stats["checker"]["ok"] == true);
+  return stats;
+}
+
 // The --set that makes a run write details.json (every port, flow, QP, host
 // ... in full, as outputs.details "json" does) beside results.db.
 constexpr const char* kWithDetails = " --set outputs.details=both";

@@ -111,6 +111,14 @@ TEST_CASE("fabric config mistakes each give one line naming the JSON path - and 
       {"an ibnetdiscover file that cannot be read",
        "--set 'topology={\"pattern\":\"ibnetdiscover\",\"file\":\"nowhere.ibnd\"}'", "topology.file"},
       {"an explicit topology with neither graph nor file", "--set 'topology={\"pattern\":\"explicit\"}'", "topology"},
+      {"adaptive routing on a torus (its minimum-hop ports close a credit loop)", "--set routing.adaptive.mode=free",
+       "routing.adaptive.mode"},
+      {"an unknown adaptive mode", "--set routing.adaptive.mode=adaptive", "routing.adaptive.mode"},
+      {"k without least_queued_of_k", "--set routing.adaptive.mode=free --set routing.adaptive.k=3",
+       "routing.adaptive.k"},
+      {"an ageing without bounded mode", "--set routing.adaptive.mode=free --set routing.adaptive.ageing=10us",
+       "routing.adaptive.ageing"},
+      {"an adaptive SL above 15", "--set 'routing.adaptive.sls=[16]'", "routing.adaptive.sls.0"},
   };
   check_bad_configs(base, cases, dir);
 }

@@ -32,19 +32,7 @@ nlohmann::json sixteen_ports(const nlohmann::json& sw, const std::string& vl_buf
           {"run", {{"warmup", warmup}, {"measure", measure}, {"drain_limit", "1ns"}, {"seed", 1}}}};
 }
 
-// Runs the scenario with the hcasim program (one simulation per process); its stats.json.
-nlohmann::json run_architecture(const nlohmann::json& root) {
-  static int runs = 0;
-  const ScratchDir dir = scratch("switch-architecture");
-  const std::string name = "r" + std::to_string(runs++);
-  const std::string file = write_file(dir / (name + ".json"), root.dump());
-  const CommandResult r = run_command("run " + file + " --quiet --out " + dir.file(name), dir);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  nlohmann::json stats = nlohmann::json::parse(slurp(dir / name / "stats.json"));
-  REQUIRE(stats["checker"]["ok"] == true);
-  return stats;
-}
+nlohmann::json run_architecture(const nlohmann::json& root) { return run_checked(root, "switch-architecture"); }
 
 double saturated_load(const nlohmann::json& root) {
   return run_architecture(root)["patterns"][0]["accepted_load"].get<double>();
