@@ -45,6 +45,10 @@ void describe(Io& io, TransportConfig& c) {
             "AckReq on every request packet, or on a message's last packet (and every ack_req_interval packets)");
   io.uint("ack_req_interval", c.ack_req_interval, 1, 1u << 23,
           "last_packet: AckReq at least every this many request packets");
+  io.boolean("out_of_order", c.out_of_order,
+             "every RC QP takes requests and responses that arrive ahead of their PSN (reordered by adaptive "
+             "routing) instead of NAKing them, completing in order, as if made with mlx5dv's "
+             "MLX5DV_QP_CREATE_OOO_DP (docs/adaptive-routing.md); false: only the workloads' QPs that ask for it");
   io.boolean("ack_coalescing", c.ack_coalescing,
              "the responder ACKs only requests with AckReq set (false: every request)");
   io.uint("max_unacked_psns", c.max_unacked_psns, 1, 1u << 23,

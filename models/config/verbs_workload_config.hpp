@@ -75,6 +75,7 @@ struct PerftestConfig {
   uint32_t retry_cnt = 7;              // transport retries (the tool sets 7; --retry_count only with rdma_cm)
   uint32_t rnr_retry = 7;              // RNR retries, 7 = infinite (the tool sets 7)
   uint32_t min_rnr_timer = 12;         // RNR NAK timer code the QPs return as responders (MIN_RNR_TIMER 12: 0.64 ms)
+  bool out_of_order = false;           // rc: both QPs place data out of order (mlx5dv MLX5DV_QP_CREATE_OOO_DP)
   bool report_gbits = false;           // bandwidth tests: the table in Gb/sec instead of MiB/sec (--report_gbits)
   transport::QpType qp_type = transport::QpType::Rc;
   AtomicKind atomic = AtomicKind::FetchAdd;  // atomic_lat: the operation
@@ -242,6 +243,10 @@ void describe(Io& io, PerftestConfig& c) {
   io.uint("retry_cnt", c.retry_cnt, 0, 7,
           "rc: transport retries after a timeout or a PSN sequence NAK (perftest sets 7)");
   io.uint("rnr_retry", c.rnr_retry, 0, 7, "rc: retries after an RNR NAK; 7 = infinite (perftest sets 7)");
+  io.boolean("out_of_order", c.out_of_order,
+             "rc: both QPs take requests and responses that arrive ahead of their PSN (reordered by adaptive "
+             "routing) instead of NAKing them, completing in order: mlx5dv's MLX5DV_QP_CREATE_OOO_DP, which "
+             "perftest does not set (docs/adaptive-routing.md)");
   io.uint("min_rnr_timer", c.min_rnr_timer, 0, 31,
           "rc: RNR NAK timer code the QPs return as responders, IBA table: 1 = 0.01ms ... 12 = 0.64ms ... "
           "31 = 491.52ms, 0 = 655.36ms (perftest sets 12)");
@@ -251,6 +256,8 @@ void describe(Io& io, PerftestConfig& c) {
   io.choice("qp_type", c.qp_type, qp_type_names(),
             "rc; uc for write and send tests; ud for send tests (perftest -c UD: no GRH, no GID; messages up to "
             "the MTU)");
+  if (c.out_of_order && c.qp_type != transport::QpType::Rc)
+    io.fail("out_of_order", "applies only to RC QPs; accepted: qp_type \"rc\", or false");
   io.choice("atomic", c.atomic,
             Names<AtomicKind>{{"fetch_add", AtomicKind::FetchAdd}, {"cmp_swap", AtomicKind::CmpSwap}},
             "atomic_lat: the operation");

@@ -13,8 +13,12 @@
 //   (seed 002 "Remote RQ Start ePSN = Local SQ Start PSN").
 
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
 #include <vector>
 
+#include "models/ib/packet.hpp"
 #include "models/ib/ring_fifo.hpp"
 #include "models/transport/verbs.hpp"
 
@@ -78,7 +82,19 @@ struct QpStats {
   uint64_t rnr_naks_sent = 0;
   uint64_t naks_sent[4] = {};
   uint64_t duplicates = 0;         // duplicate requests answered
+  uint64_t out_of_order = 0;       // out_of_order QPs: requests and responses taken ahead of their PSN
   uint64_t dropped = 0;            // packets the QP discarded (state, Q_Key, silent PSN errors, UC losses)
+};
+
+// An out_of_order RC QP's packets taken ahead of their PSN, by PSN: requests
+// ahead of ePSN (responder), READ responses and atomic ACKs ahead of una
+// (requester); and the latest ACK that covers a READ whose responses are
+// still on their way.
+struct OutOfOrder {
+  static constexpr uint32_t kWindow = 256;  // PSNs ahead that are taken; beyond: as without (model)
+  std::map<uint32_t, ib::Packet> requests;
+  std::map<uint32_t, ib::Packet> responses;
+  std::optional<ib::Packet> ack;
 };
 
 struct Qp {
@@ -133,6 +149,7 @@ struct Qp {
   ib::RingFifo<SendWqe, 1> sq;   // posted and not retired; [0] is the oldest
   std::vector<ReadResource> resources;  // up to max_dest_rd_atomic slots, made when first used, reused oldest first
   uint32_t next_resource = 0;
+  std::unique_ptr<OutOfOrder> ooo;      // QpInit::out_of_order: what came ahead of its PSN; null otherwise
 
   QpStats stats;
 };

@@ -183,6 +183,36 @@ ib::Packet* Requester::next_packet(Qp& qp, QpServices& s, bool& first_of_message
   return p;
 }
 
+bool Requester::hold(Qp& qp, const ib::Packet& p) {
+  const int32_t ahead = psn_diff(p.hdr.bth.psn, qp.una);
+  if (qp.ooo == nullptr || ahead < 0 || ahead >= static_cast<int32_t>(OutOfOrder::kWindow)) return false;
+  OutOfOrder& o = *qp.ooo;
+  if (p.hdr.bth.opcode == ib::op::kRcAck) {  // the latest acknowledgement covers the others
+    if (!o.ack.has_value() || psn_diff(p.hdr.bth.psn, o.ack->hdr.bth.psn) > 0) o.ack = p;
+    return true;
+  }
+  if (o.responses.emplace(p.hdr.bth.psn, p).second) ++qp.stats.out_of_order;
+  return true;
+}
+
+void Requester::take_held(Qp& qp, QpServices& s) {
+  OutOfOrder& o = *qp.ooo;
+  for (uint32_t before = qp.una + 1; before != qp.una && sending_state(qp.state);) {
+    before = qp.una;
+    if (const auto it = o.responses.find(qp.una); it != o.responses.end()) {
+      const ib::Packet p = std::move(it->second);
+      o.responses.erase(it);
+      on_response(qp, s, p);
+    } else if (o.ack.has_value()) {
+      const ib::Packet p = std::move(*o.ack);
+      o.ack.reset();
+      on_response(qp, s, p);
+    }
+  }
+  for (auto it = o.responses.begin(); it != o.responses.end();)  // behind una now: answered already
+    it = psn_diff(it->first, qp.una) < 0 ? o.responses.erase(it) : std::next(it);
+}
+
 void Requester::on_response(Qp& qp, QpServices& s, const ib::Packet& p) {
   const uint32_t psn = p.hdr.bth.psn;
   const bool in_window = psn_diff(psn, qp.una) >= 0 && psn_diff(psn, qp.fresh_psn) < 0;
@@ -244,13 +274,14 @@ bool Requester::ack_through(Qp& qp, QpServices& s, uint32_t psn, const ib::Packe
     if (w.done) continue;
     if (psn_diff(last_psn(w), psn) > 0) break;  // not wholly covered
     if (is_read_or_atomic(w.wr.opcode)) {
-      // Covered but unanswered: its responses were lost. Resend from the first missing one.
+      // Covered but unanswered: its responses were lost (or, out of order,
+      // are still on their way). Resend from the first missing one.
       if (psn_diff(qp.una, w.first_psn) < 0) {
         qp.una = w.first_psn;
         retire(qp, s);
         progress(qp, s);
       }
-      resend_from(qp, s, qp.una, false);
+      if (!hold(qp, response)) resend_from(qp, s, qp.una, false);
       return false;
     }
     answered(w, response, s.now_ps());
@@ -272,8 +303,8 @@ void Requester::on_read_response(Qp& qp, QpServices& s, const ib::Packet& p) {
     ++qp.stats.dropped;
     return;
   }
-  if (psn != qp.una) {  // an earlier response is missing
-    resend_from(qp, s, qp.una, false);
+  if (psn != qp.una) {  // an earlier response is missing (out of order: still on its way)
+    if (!hold(qp, p)) resend_from(qp, s, qp.una, false);
     return;
   }
   SendWqe& w = qp.sq[i];
@@ -380,7 +411,15 @@ void Requester::retire(Qp& qp, QpServices& s) {
     // Off the queue before its completion: the completion's handler may post again.
     const SendWqe w = std::move(qp.sq.front());
     qp.sq.pop_front();
-    if (qp.next_wqe > 0) --qp.next_wqe;
+    if (qp.next_wqe > 0) {
+      --qp.next_wqe;
+    } else {
+      // It was being resent, and its first sending was acknowledged whole (an
+      // ACK reordered behind the NAK that rewound it): go on from the first
+      // unacknowledged PSN, in the WQE that holds it (none: a fresh one).
+      qp.next_packet = 0;
+      rewind(qp, qp.una);
+    }
     ++qp.stats.messages_sent;
     qp.stats.bytes_sent += w.length;
     if (w.wr.signaled) s.complete(qp, true, send_completion(qp, w, WcStatus::Success, s.now_ps()));

@@ -16,7 +16,15 @@
 //   that covers a READ or atomic still unanswered, means responses were lost:
 //   the requester resends from the first missing PSN (a READ is requested again
 //   for its remaining bytes).
-// - PSN sequence error NAK: resend from the NAK's PSN. Transport timer (Ttr =
+// - out_of_order QPs (QpInit::out_of_order): a READ response or atomic ACK up
+//   to OutOfOrder::kWindow PSNs ahead of the first unacknowledged PSN, and an
+//   ACK that covers a READ still unanswered, are kept (counted in
+//   QpStats::out_of_order), not taken as a loss; they are acted on in PSN
+//   order once the responses before them are in (READ data is scattered then;
+//   its DMA was issued at its arrival). A real loss is found by the timer.
+// - PSN sequence error NAK: resend from the NAK's PSN. A WQE acknowledged
+//   whole while it is being resent (its first sending's ACK reordered behind
+//   the NAK) retires, and the resend goes on from the first unacknowledged PSN. Transport timer (Ttr =
 //   4.096 us x 2^timeout, 0 = off) restarted by every request sent and every
 //   acknowledgement that makes progress, stopped when nothing is outstanding;
 //   on expiry, resend from the oldest unacknowledged PSN. Each resend takes one
@@ -90,8 +98,13 @@ class Requester {
   // completes flushed at once.
   static void queue_unusable(Qp& qp, QpServices& s, const SendWr& wr, uint32_t vendor_err);
 
+  // out_of_order: acts on the responses kept while they are next in order.
+  static void take_held(Qp& qp, QpServices& s);
+
  private:
   static bool ack_through(Qp& qp, QpServices& s, uint32_t psn, const ib::Packet& response);
+  // out_of_order: keeps a response that came ahead of una (true), or says it cannot (false).
+  static bool hold(Qp& qp, const ib::Packet& p);
   static void retire(Qp& qp, QpServices& s);
   static void progress(Qp& qp, QpServices& s);
   static void resend_from(Qp& qp, QpServices& s, uint32_t psn, bool timeout);

@@ -90,7 +90,10 @@ void Responder::on_request(Qp& qp, QpServices& s, const ib::Packet& p) {
     return;
   }
   switch (qp.type) {
-    case QpType::Rc: on_rc_request(qp, s, p); return;
+    case QpType::Rc:
+      on_rc_request(qp, s, p);
+      if (qp.ooo != nullptr) take_held(qp, s);
+      return;
     case QpType::Uc: on_uc_request(qp, s, p); return;
     case QpType::Ud: on_ud_request(qp, s, p); return;
   }
@@ -147,6 +150,10 @@ void Responder::complete_recv(Qp& qp, QpServices& s, const ib::Packet& p, uint64
 void Responder::on_rc_request(Qp& qp, QpServices& s, const ib::Packet& p) {
   const uint32_t psn = p.hdr.bth.psn;
   const int32_t ahead = psn_diff(psn, qp.epsn);
+  if (ahead > 0 && qp.ooo != nullptr && ahead < static_cast<int32_t>(OutOfOrder::kWindow) && !qp.nak_sent) {
+    if (qp.ooo->requests.emplace(psn, p).second) ++qp.stats.out_of_order;  // its data's DMA is under way already
+    return;
+  }
   if (ahead > 0) {
     ++qp.stats.dropped;
     if (!qp.nak_sent) {  // seed 001: one NAK, then silence until ePSN
@@ -290,6 +297,17 @@ void Responder::on_rc_request(Qp& qp, QpServices& s, const ib::Packet& p) {
     case Kind::Unsupported: return;
   }
   if (!s.config().ack_coalescing || p.hdr.bth.ack_req) queue_ack(qp, psn, kAethAck);
+}
+
+void Responder::take_held(Qp& qp, QpServices& s) {
+  std::map<uint32_t, ib::Packet>& held = qp.ooo->requests;
+  for (auto it = held.find(qp.epsn); it != held.end() && receiving_state(qp.state); it = held.find(qp.epsn)) {
+    const ib::Packet p = std::move(it->second);
+    held.erase(it);
+    on_rc_request(qp, s, p);
+  }
+  for (auto it = held.begin(); it != held.end();)  // behind ePSN now (inside a READ's PSNs): duplicates
+    it = psn_diff(it->first, qp.epsn) < 0 ? held.erase(it) : std::next(it);
 }
 
 void Responder::on_rc_duplicate(Qp& qp, QpServices&, const ib::Packet& p) {

@@ -8,6 +8,12 @@
 //   the number of response packets for a READ.
 // - PSN ahead of ePSN: one PSN sequence error NAK carrying ePSN, then silence
 //   (no NAK of any kind) until a request with PSN = ePSN arrives.
+// - out_of_order QPs (QpInit::out_of_order, mlx5's OOO data placement): a
+//   request less than OutOfOrder::kWindow PSNs ahead of ePSN is taken, not
+//   NAKed (counted in QpStats::out_of_order): its data's DMA write was issued
+//   at its arrival, as every packet's is, and its checks, ePSN, MSN,
+//   responses and completions follow in PSN order once the requests before it
+//   are in, so completions stay in order. Not while an RNR NAK is out.
 // - PSN behind ePSN (a duplicate): SEND and WRITE are re-acknowledged with
 //   ePSN - 1; a READ is answered again from the kept resource holding its PSN
 //   (from that PSN on); an atomic gets its saved original value again. A
@@ -61,6 +67,7 @@ class Responder {
  private:
   static void on_rc_request(Qp& qp, QpServices& s, const ib::Packet& p);
   static void on_rc_duplicate(Qp& qp, QpServices& s, const ib::Packet& p);
+  static void take_held(Qp& qp, QpServices& s);
   static void on_uc_request(Qp& qp, QpServices& s, const ib::Packet& p);
   static void on_ud_request(Qp& qp, QpServices& s, const ib::Packet& p);
   static void queue_ack(Qp& qp, uint32_t psn, uint8_t syndrome);

@@ -50,6 +50,7 @@ struct TransportConfig {
   AckReqPolicy ack_req = AckReqPolicy::LastPacket;
   uint32_t ack_req_interval = 64;        // LastPacket: AckReq at least every this many packets (rxe: 64)
   bool ack_coalescing = false;           // responder ACKs only requests with AckReq set (false: every request, seed 002)
+  bool out_of_order = false;             // every RC QP is made with QpInit::out_of_order (mlx5's OOO data placement)
   uint32_t max_unacked_psns = 1u << 23;  // requester stops new packets at this many outstanding PSNs (seed 002: 2^23)
   uint32_t tx_dma_packets = 256;         // built packets that may wait for their host-memory data at once (1 MiB of 4 KiB packets)
 };

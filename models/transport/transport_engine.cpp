@@ -136,6 +136,8 @@ Qp& TransportEngine::create_qp(const QpInit& init) {
   qp.qpn = *qpn;
   qp.type = init.type;
   qp.init = init;
+  qp.init.out_of_order = init.out_of_order || config_.out_of_order;
+  if (qp.init.out_of_order && init.type == QpType::Rc) qp.ooo = std::make_unique<OutOfOrder>();
   if (qps_.size() <= qp.qpn) qps_.resize(qp.qpn + 1);
   qps_[qp.qpn] = std::move(e);
   return qp;
@@ -229,6 +231,7 @@ std::string TransportEngine::modify_qp(uint32_t qpn, const QpAttr& attr, uint32_
     qp.type = init.type;
     qp.init = init;
     qp.stats = stats;
+    if (init.out_of_order && init.type == QpType::Rc) qp.ooo = std::make_unique<OutOfOrder>();
     return "";
   }
   if (to == QpState::Err && qp.state != QpState::Err) Requester::fail(qp, *this, -1, WcStatus::WrFlushErr, QpState::Err);
@@ -746,6 +749,7 @@ void TransportEngine::received(ib::Packet* p) {
   } else {
     Entry& e = *found;
     Requester::on_response(e.qp, *this, *p);
+    if (e.qp.ooo != nullptr) Requester::take_held(e.qp, *this);
     after(e);
   }
   pool_.release(p);

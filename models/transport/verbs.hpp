@@ -194,6 +194,10 @@ struct QpInit {
   uint32_t max_send_sge = 4;
   uint32_t max_recv_sge = 4;
   uint32_t weight = 1;            // model: packets per turn under weighted_round_robin with weights "qp"
+  // RC: out-of-order data placement (mlx5dv's MLX5DV_QP_CREATE_OOO_DP, set on
+  // both ends): packets ahead of the expected PSN are taken, not NAKed
+  // (responder.hpp, requester.hpp).
+  bool out_of_order = false;
 };
 
 // Why a work queue cannot take one more WR ("" when it can): it holds max_wr

@@ -242,7 +242,10 @@ std::vector<DetailColumn> qp_columns() {
   for (const char* dir : {"received", "sent"})
     for (const char* n : {"psn_seq_err", "inv_req", "rem_access", "rem_op"})
       c.count(std::string("naks_") + dir + "." + n, std::string("NAKs ") + dir + ": " + n);
-  c.count("duplicates", "duplicate requests received").count("dropped", "packets dropped");
+  c.count("duplicates", "duplicate requests received")
+      .count("out_of_order", "out_of_order QPs: requests and responses taken ahead of their PSN (reordered on the "
+                             "way), where another QP would NAK or resend")
+      .count("dropped", "packets dropped");
   return c.take();
 }
 

@@ -204,6 +204,7 @@ void each_qp_json(const fabric::Fabric& f, uint64_t sim_ps, const QpOwners& owne
                      {"naks_received", naks(s.naks_received)},
                      {"naks_sent", naks(s.naks_sent)},
                      {"duplicates", s.duplicates},
+                     {"out_of_order", s.out_of_order},
                      {"dropped", s.dropped}});
     }
   }

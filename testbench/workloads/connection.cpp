@@ -23,6 +23,7 @@ QpEnd create_qp_on(host::Driver& h, unsigned port, uint32_t cq, uint32_t recv_cq
   init.max_send_wr = p.max_send_wr;
   init.max_recv_wr = p.max_recv_wr;
   init.weight = p.weight;
+  init.out_of_order = p.out_of_order;
   e.qpn = h.create_qp(init);
   return e;
 }

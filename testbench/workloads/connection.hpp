@@ -41,6 +41,7 @@ struct ConnectionParams {
   uint32_t max_send_wr = 1024;
   uint32_t max_recv_wr = 1024;
   uint32_t cq_depth = 4096;
+  bool out_of_order = false;          // RC: both QPs place data out of order (QpInit::out_of_order)
 };
 
 // The SL an end at `self_lid` sends to `peer_lid` on: the path's SL under

@@ -43,6 +43,7 @@ Perftest::Perftest(const sc_core::sc_module_name& name, const PerftestSpec& spec
   params_.rnr_retry = static_cast<uint8_t>(cfg_.rnr_retry);
   params_.min_rnr_timer = static_cast<uint8_t>(cfg_.min_rnr_timer);
   params_.pkey_index = static_cast<uint16_t>(cfg_.pkey_index);
+  params_.out_of_order = cfg_.out_of_order;
   params_.max_send_wr = bw ? cfg_.tx_depth : 4;
   receives_ahead_ = config::perftest_receives_ahead(cfg_);
   params_.max_recv_wr = std::max(cfg_.rx_depth, receives_ahead_);

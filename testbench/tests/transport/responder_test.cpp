@@ -270,3 +270,110 @@ TEST_CASE("Duplicates: SEND re-ACKed with ePSN - 1 and READ and atomic replayed"
   CHECK(f.s.recv_completions.size() == 1);  // the duplicate SEND used no second WQE
   for (ib::Packet* p : out) f.s.pool.release(p);
 }
+
+TEST_CASE("out_of_order: requests ahead of ePSN are taken, not NAKed, and executed in PSN order") {
+  Fixture f;
+  f.qp.ooo = std::make_unique<OutOfOrder>();
+  RecvWqe second;
+  second.wr.wr_id = 78;
+  second.wr.sg_list.push_back({0x3000, 4096, f.mr.lkey});
+  second.length = 4096;
+  f.qp.rq.push_back(second);
+  // A 3-packet WRITE to 0x8000 (PSNs 100-102), each packet's bytes its own,
+  // then two SENDs (103, 104); they arrive 102, 104, 101, 103, 100.
+  const auto write = [&](uint8_t op, uint32_t psn, uint8_t fill) {
+    ib::Packet p = f.request(op, psn, kMtu);
+    p.payload.assign(kMtu, fill);
+    p.hdr.reth = {0x8000, f.mr.rkey, 3 * kMtu};
+    return p;
+  };
+  f.feed(write(ib::op::kRcWriteLast, kEpsn + 2, 0xC3));
+  f.feed(f.request(ib::op::kRcSendOnly, kEpsn + 4, 8));
+  f.feed(write(ib::op::kRcWriteMiddle, kEpsn + 1, 0xB2));
+  f.feed(f.request(ib::op::kRcSendOnly, kEpsn + 3, 8));
+  CHECK(f.responses().empty());  // no NAK: all held
+  CHECK(f.qp.epsn == kEpsn);
+  CHECK(f.qp.stats.out_of_order == 4);
+  CHECK(f.s.recv_completions.empty());
+  f.feed(write(ib::op::kRcWriteFirst, kEpsn, 0xA1));
+  // All five executed in PSN order: an ACK each, in order; completions in order.
+  const auto r = f.responses();
+  REQUIRE(r.size() == 5);
+  for (uint32_t i = 0; i < 5; ++i) CHECK(r[i] == std::make_tuple(ib::op::kRcAck, kEpsn + i, uint8_t{0}));
+  CHECK(f.qp.epsn == kEpsn + 5);
+  CHECK(f.qp.stats.naks_sent[kNakPsnSequence] == 0);
+  REQUIRE(f.s.recv_completions.size() == 2);
+  CHECK(f.s.recv_completions[0].wr_id == 77);
+  CHECK(f.s.recv_completions[1].wr_id == 78);
+  // Byte-exact: each packet's bytes at its offset.
+  for (uint32_t i = 0; i < 3; ++i) {
+    INFO("packet " << i);
+    CHECK(f.s.local.bytes[0x8000 + i * kMtu] == uint8_t{0xA1} + i * 0x11);
+    CHECK(f.s.local.bytes[0x8000 + i * kMtu + kMtu - 1] == uint8_t{0xA1} + i * 0x11);
+  }
+  CHECK(f.qp.ooo->requests.empty());
+}
+
+TEST_CASE("out_of_order: beyond the window, or with an RNR NAK out, a request ahead is NAKed or dropped as before") {
+  Fixture f;
+  f.qp.ooo = std::make_unique<OutOfOrder>();
+  f.feed(f.request(ib::op::kRcSendOnly, kEpsn + OutOfOrder::kWindow, 8));
+  auto r = f.responses();
+  REQUIRE(r.size() == 1);
+  CHECK(r[0] == std::make_tuple(ib::op::kRcAck, kEpsn, uint8_t{0x60}));  // PSN sequence NAK
+  CHECK(f.qp.stats.out_of_order == 0);
+  f.feed(f.request(ib::op::kRcSendOnly, kEpsn + 1, 8));  // silent after the NAK
+  CHECK(f.responses().empty());
+  CHECK(f.qp.stats.out_of_order == 0);
+}
+
+TEST_CASE("requester: an ACK for the WQE being resent, reordered behind the NAK, moves the resend to the next WQE") {
+  // Two 4-packet WRITEs, A (PSNs 0-3) and B (4-7), all sent. A NAK of PSN 2
+  // rewinds to A's third packet; A's packet 2 goes again; then the ACK of
+  // PSN 3, sent before the NAK's gap showed and reordered behind it, covers A
+  // whole. The next packet must be B's FIRST at PSN 4, with B's address.
+  Fixture f;
+  Qp& q = f.qp;
+  q.state = QpState::Rts;
+  q.attr.retry_cnt = 7;
+  q.retry_left = 7;
+  for (uint64_t i = 0; i < 2; ++i) {
+    SendWqe w;
+    w.wr.wr_id = i;
+    w.wr.opcode = WrOpcode::RdmaWrite;
+    w.wr.sg_list.push_back({0x4000 + i * 4 * kMtu, 4 * kMtu, f.mr.lkey});
+    w.wr.remote_addr = 0x10000 + i * 4 * kMtu;
+    w.wr.rkey = f.mr.rkey;
+    w.length = 4 * kMtu;
+    w.ssn = static_cast<uint32_t>(i + 1);
+    q.sq.push_back(w);
+  }
+  const auto send = [&] {
+    bool first = false;
+    uint64_t ready = 0;
+    ib::Packet* p = Requester::next_packet(q, f.s, first, ready);
+    REQUIRE(p != nullptr);
+    const auto out = std::make_tuple(p->hdr.bth.opcode, p->hdr.bth.psn, p->hdr.reth.va);
+    f.s.pool.release(p);
+    return out;
+  };
+  for (int i = 0; i < 8; ++i) send();
+  const auto ack = [&](uint32_t psn, uint8_t syndrome) {
+    ib::Packet a;
+    a.hdr.bth.opcode = ib::op::kRcAck;
+    a.hdr.bth.psn = psn;
+    a.hdr.aeth.syndrome = syndrome;
+    Requester::on_response(q, f.s, a);
+  };
+  ack(1, 0x00);  // PSNs 0 and 1
+  ack(2, 0x60);  // NAK: PSN sequence error at 2
+  CHECK(std::get<1>(send()) == 2u);  // A's packet 2 again
+  ack(3, 0x00);  // A acknowledged whole: retired
+  REQUIRE(f.s.send_completions.size() == 1);
+  CHECK(f.s.send_completions[0].wr_id == 0);
+  const auto next = send();
+  CHECK(std::get<0>(next) == ib::op::kRcWriteFirst);
+  CHECK(std::get<1>(next) == 4u);
+  CHECK(std::get<2>(next) == 0x10000 + 4 * kMtu);
+  for (uint32_t psn = 5; psn < 8; ++psn) CHECK(std::get<1>(send()) == psn);
+}
