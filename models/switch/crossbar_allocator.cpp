@@ -38,20 +38,6 @@ void CrossbarAllocator::set_arbitration(unsigned output, const link::VlArbConfig
   o.served_vls = link::served_data_vls(c);
 }
 
-template <class F>
-void CrossbarAllocator::scan_from(const uint64_t* words, uint32_t start, F&& f) const {
-  const unsigned first = start / 64;
-  // Ids start.. in the first word, the following words cyclically, then ids
-  // below start in the first word.
-  for (unsigned k = 0; k <= words_; ++k) {
-    const unsigned w = (first + k) % words_;
-    uint64_t b = words[w];
-    if (k == 0) b &= ~uint64_t{0} << (start % 64);
-    if (k == words_) b &= (uint64_t{1} << (start % 64)) - 1;
-    for (; b != 0; b &= b - 1)
-      if (f(w * 64 + static_cast<unsigned>(__builtin_ctzll(b)))) return;
-  }
-}
 
 void CrossbarAllocator::request(unsigned input, unsigned vl, unsigned output, unsigned out_vl, uint32_t bytes) {
   const std::size_t id = slot(input, vl);
@@ -94,7 +80,7 @@ std::optional<CrossbarAllocator::Choice> CrossbarAllocator::decide_vl(unsigned o
   if (o.owed != 0) {
     // Owed requesters first: granted if their input is free, else reserved.
     for (unsigned w = 0; w < words_; ++w) scratch_words_[w] = m[w] & owed[w];
-    scan_from(scratch_words_.data(), o.per[out_vl].ptr, [&](unsigned id) {
+    scan_cyclic(scratch_words_.data(), words_, o.per[out_vl].ptr, [&](unsigned id) {
       if (req_[id].out_vl != out_vl || !room(id)) return false;
       const unsigned in = id / kVlSlots;
       found = Choice{sole(in, id % kVlSlots), input_busy(in)};
@@ -102,7 +88,7 @@ std::optional<CrossbarAllocator::Choice> CrossbarAllocator::decide_vl(unsigned o
     });
     if (found) return found;
   }
-  scan_from(m, o.per[out_vl].ptr, [&](unsigned id) {
+  scan_cyclic(m, words_, o.per[out_vl].ptr, [&](unsigned id) {
     const unsigned in = id / kVlSlots;
     if (req_[id].out_vl != out_vl || ((owed[id / 64] >> (id % 64)) & 1u) || !room(id) || input_busy(in))
       return false;
@@ -175,7 +161,7 @@ void CrossbarAllocator::owe_passed(const Grant& g, Ok ok) {
   // Alone in its output VL, or a turn paid back: nobody is passed.
   if (o.per[g.out_vl].count <= 1 || ((owed[id / 64] >> (id % 64)) & 1u)) return;
   auto room = room_check(g.output, ok);
-  scan_from(bits(mask_, g.output), o.per[g.out_vl].ptr, [&](unsigned other) {
+  scan_cyclic(bits(mask_, g.output), words_, o.per[g.out_vl].ptr, [&](unsigned other) {
     if (other == id) return true;
     if (req_[other].out_vl != g.out_vl || !input_busy(other / kVlSlots) ||
         ((owed[other / 64] >> (other % 64)) & 1u) || !room(other))

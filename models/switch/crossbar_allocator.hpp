@@ -62,6 +62,7 @@
 #include <vector>
 
 #include "models/link/function_ref.hpp"
+#include "models/switch/crossbar_parts.hpp"
 #include "models/link/vl_arbiter.hpp"
 
 namespace hcasim::sw {
@@ -81,12 +82,7 @@ class CrossbarAllocator {
     uint32_t bytes = 0;
     link::VlCandidates offered{};  // data VLs the output's arbiter chose among (charged on grant)
   };
-  struct Grants {
-    std::array<Grant, 2> list{};
-    unsigned count = 0;
-    const Grant* begin() const { return list.data(); }
-    const Grant* end() const { return list.data() + count; }
-  };
+  using Grants = GrantList<Grant>;
 
   static constexpr unsigned kMaxInputs = 4096;  // requester ids fit 16 bits (a switch has at most 254 ports)
   // One VL arbitration configuration per output: that port's tables as it serves
@@ -200,10 +196,6 @@ class CrossbarAllocator {
   void reserve(const Grant& g);
   // Applies a decision: a grant is added to `out`, a reservation recorded.
   void apply(const std::optional<Choice>& c, Grants& out, Ok ok);
-  // Calls f(id) for the set bits of one output's mask at or after `start`,
-  // cyclically, until f returns true.
-  template <class F>
-  void scan_from(const uint64_t* words, uint32_t start, F&& f) const;
 
   // Per input, together: a request, a grant and a release read or write all
   // of it (one line holds ten inputs).

@@ -15,22 +15,6 @@ unsigned lowest(uint32_t bits) { return static_cast<unsigned>(__builtin_ctz(bits
 void set_bit(uint64_t* words, unsigned i) { words[i / 64] |= uint64_t{1} << (i % 64); }
 void clear_bit(uint64_t* words, unsigned i) { words[i / 64] &= ~(uint64_t{1} << (i % 64)); }
 
-// Calls f(i) for the set bits of `words` (n bits) from `start` on, cyclically,
-// until f returns true; returns whether one did.
-template <class F>
-bool scan_from(const uint64_t* words, unsigned n, unsigned start, F&& f) {
-  const unsigned count = (n + 63) / 64;
-  const unsigned first = start / 64;
-  for (unsigned k = 0; k <= count; ++k) {
-    const unsigned w = (first + k) % count;
-    uint64_t b = words[w];
-    if (k == 0) b &= ~uint64_t{0} << (start % 64);
-    if (k == count) b &= (uint64_t{1} << (start % 64)) - 1;
-    for (; b != 0; b &= b - 1)
-      if (f(w * 64 + static_cast<unsigned>(__builtin_ctzll(b)))) return true;
-  }
-  return false;
-}
 }  // namespace
 
 VoqCrossbar::VoqCrossbar(const std::vector<link::VlArbConfig>& outputs, unsigned data_vls, unsigned max_reads)
@@ -71,7 +55,7 @@ int VoqCrossbar::eligible_input(unsigned output, unsigned vl, Room room) const {
   const unsigned s = slot_of(vl);
   int found = -1;
   uint32_t refused = UINT32_MAX;  // room refused for a packet this size: larger ones need not ask
-  scan_from(mask(output, s), ports_, outs_[output].per[s].ptr, [&](unsigned in) {
+  scan_cyclic(mask(output, s), words_, outs_[output].per[s].ptr, [&](unsigned in) {
     if (ins_[in].reads >= max_reads_) return false;
     const uint32_t bytes = queue(in, output, s).front()->wire_len;
     if (bytes >= refused) return false;
@@ -96,17 +80,22 @@ std::optional<VoqCrossbar::Grant> VoqCrossbar::decide(unsigned output, Room room
   // among them (on a copy: the choice may not be granted).
   std::array<int, link::kMaxDataVls> per{};
   link::VlCandidates offered{};
-  unsigned offers = 0;
+  unsigned offers = 0, last = 0;
   for (uint32_t d = o.vls & ~kVl15Bit & o.served_vls; d != 0; d &= d - 1) {
     const unsigned v = lowest(d);
     per[v] = eligible_input(output, v, room);
     if (per[v] < 0) continue;
     offered[v] = link::blocks_for(queue(static_cast<unsigned>(per[v]), output, v).front()->wire_len);
     ++offers;
+    last = v;
   }
   if (offers == 0) return std::nullopt;
-  scratch_ = o.arbiter;
-  const int vl = scratch_.grant(offered);
+  // One VL offers: a served VL the arbiter grants alone; no copy to ask it.
+  int vl = static_cast<int>(last);
+  if (offers > 1) {
+    scratch_ = o.arbiter;
+    vl = scratch_.grant(offered);
+  }
   if (vl < 0) return std::nullopt;
   return Grant{static_cast<unsigned>(per[static_cast<unsigned>(vl)]), output, static_cast<unsigned>(vl), nullptr,
                offered};
@@ -115,7 +104,7 @@ std::optional<VoqCrossbar::Grant> VoqCrossbar::decide(unsigned output, Room room
 std::optional<VoqCrossbar::Grant> VoqCrossbar::input_choice(unsigned input, Room room) {
   if (ins_[input].reads >= max_reads_) return std::nullopt;
   std::optional<Grant> g;
-  scan_from(wants(input), ports_, ins_[input].ptr, [&](unsigned out) {
+  scan_cyclic(wants(input), words_, ins_[input].ptr, [&](unsigned out) {
     if (outs_[out].busy) return false;
     // A free output had no eligible head before this input freed a read: the
     // only one it can choose now is this input's.

@@ -42,6 +42,7 @@
 #include "models/ib/packet.hpp"
 #include "models/ib/packet_queue.hpp"
 #include "models/link/function_ref.hpp"
+#include "models/switch/crossbar_parts.hpp"
 #include "models/link/vl_arbiter.hpp"
 
 namespace hcasim::sw {
@@ -58,12 +59,7 @@ class VoqCrossbar {
     ib::Packet* packet = nullptr;  // taken out of its queue
     link::VlCandidates offered{};  // data VLs the output's arbiter chose among (charged on grant)
   };
-  struct Grants {
-    std::array<Grant, 2> list{};
-    unsigned count = 0;
-    const Grant* begin() const { return list.data(); }
-    const Grant* end() const { return list.data() + count; }
-  };
+  using Grants = GrantList<Grant>;
 
   // inputs = outputs = the switch's ports; data_vls: the most data VLs any
   // output operates (queues are kept for VLs 0 .. data_vls - 1 and VL15).
