@@ -235,8 +235,11 @@ struct alignas(64) Switch::Impl {
     const uint16_t g = ar->group(head.hdr.lrh.dlid, sl);
     if (g == 0) return;
     const auto vl_to = [&](uint8_t port) { return table.sl2vl(in + 1, port)[sl]; };
+    // A port whose table drops the SL or names a VL it does not operate would
+    // drop the packet: the most loaded of all.
     const auto load = [&](uint8_t port) {
       const unsigned out = port - 1u, v = vl_to(port);
+      if (v >= ports[out].vl_count()) return UINT64_MAX;
       return uint64_t{ports[out].tx_queued_bytes(v)} + (voq != nullptr ? voq->bytes_for(out, v) : 0);
     };
     d.out_port = ar->choose(g, head.hdr.lrh.slid, head.hdr.lrh.dlid, now_ps(), load);
