@@ -1148,16 +1148,19 @@ namespace {
 // routing.adaptive: every switch's groups, refused when they close a credit loop.
 void install_adaptive_groups(const Scenario& s, RoutedFabric& r) {
   const AdaptiveSettings& a = s.routing.adaptive;
-  if (s.management.mode == ManagementMode::InBand)
-    throw ConfigError("routing.adaptive.mode", "in-band management does not program AR groups (yet); accepted: "
-                                               "\"off\" with management in band, or pre-configured management");
+  if (s.management.mode == ManagementMode::External)
+    throw ConfigError("routing.adaptive.mode", "an outside SM (management external) does not program hcasim's AR "
+                                               "groups (OpenSM has no AR); accepted: \"off\" with management "
+                                               "external, or management pre-configured or in band");
   const topology::TopologyIndex index(s.graph);
   if (const std::string loop = routing::adaptive_credit_loop(s.graph, index, r.lids, r.routes); !loop.empty())
     throw ConfigError("routing.adaptive.mode", "its groups (every minimum-hop port) close a credit loop: " + loop +
                                                    "; accepted: a fabric whose minimum-hop paths close none (a fat "
                                                    "tree), or \"off\"");
-  std::vector<sw::ArGroupTable> groups = routing::adaptive_groups(s.graph, index, r.lids);
-  for (unsigned n = 0; n < r.spec.nodes.size(); ++n) r.spec.nodes[n].ar_groups = std::move(groups[n]);
+  if (s.management.mode == ManagementMode::Preconfigured) {  // in band, the SM computes and writes them
+    std::vector<sw::ArGroupTable> groups = routing::adaptive_groups(s.graph, index, r.lids);
+    for (unsigned n = 0; n < r.spec.nodes.size(); ++n) r.spec.nodes[n].ar_groups = std::move(groups[n]);
+  }
   sw::AdaptiveRoutingConfig& c = r.spec.adaptive;
   c.mode = a.mode;
   c.choice = a.choice;

@@ -51,8 +51,13 @@ Fabric::Fabric(config::FabricSpec spec_in, ib::PacketPool& pool, const FabricPar
       sw::Switch& s = *switches_.back();
       s.set_lft(std::move(n.lft));
       n.lft = {};
-      if (spec_.adaptive.mode != sw::ArMode::Off && !n.ar_groups.ports.empty())
+      if (spec_.adaptive.mode != sw::ArMode::Off && spec_.management.in_band) {  // the SM programs it
+        sw::AdaptiveRoutingConfig unprogrammed = spec_.adaptive;
+        unprogrammed.mode = sw::ArMode::Off;
+        s.set_adaptive(unprogrammed, {}, i);
+      } else if (spec_.adaptive.mode != sw::ArMode::Off && !n.ar_groups.ports.empty()) {
         s.set_adaptive(spec_.adaptive, std::move(n.ar_groups), i);
+      }
       n.ar_groups = {};
       for (unsigned out = 1; out <= n.ports.size(); ++out)
         for (unsigned in = 0; in <= n.ports.size(); ++in) s.set_sl2vl(in, out, config::sl2vl_table(spec_, i, in, out));
@@ -288,6 +293,7 @@ void Fabric::run_sm(unsigned node, unsigned port, uint8_t priority, uint64_t sta
   sm.partitions = config::partition_policy(spec_);
   sm.role.priority = priority;
   sm.port_guid = config::node_guid(spec_, node) + port;  // an HCA port's GUID (sma.hpp)
+  sm.adaptive = spec_.adaptive;
   mad_nodes_[node]->run_sm(std::make_unique<mgmt::SubnetManager>(sm, config::qos_policy(spec_), port), port, start_ps,
                            [this, node] { sm_finished(node); });
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/hca/hca.hpp"
+#include "models/mgmt/ar_programming.hpp"
 #include "models/mgmt/port_codes.hpp"
 #include "models/mgmt/vlarb_blocks.hpp"
 #include "models/switch/switch.hpp"
@@ -239,7 +240,10 @@ uint16_t Sma::get_attribute(const ib::Smp& req, unsigned in, ib::Smp& resp) {
       b.encode(out);
       return ib::kStatusOk;
     }
-    default: return ib::kStatusUnsupportedMethodAttr;
+    default:
+      if (is_switch() && is_ar_attribute(req.hdr.attr_id) && switch_->adaptive() != nullptr)
+        return get_ar_attribute(*switch_->adaptive(), req.hdr.attr_id, mod, out);
+      return ib::kStatusUnsupportedMethodAttr;
   }
 }
 
@@ -306,7 +310,10 @@ uint16_t Sma::set_attribute(const ib::Smp& req, unsigned in) {
     }
     case ib::kAttrNodeInfo:
     case ib::kAttrNodeDescription: return ib::kStatusOk;  // nothing the model lets an SM change
-    default: return ib::kStatusUnsupportedMethodAttr;
+    default:
+      if (is_switch() && is_ar_attribute(req.hdr.attr_id) && switch_->adaptive() != nullptr)
+        return set_ar_attribute(*switch_->adaptive_router(), port_count(), req.hdr.attr_id, mod, data);
+      return ib::kStatusUnsupportedMethodAttr;
   }
 }
 

@@ -6,7 +6,8 @@
 //
 // Rules:
 // - Attributes: NodeInfo, NodeDescription, PortInfo, SLtoVLMappingTable,
-//   VLArbitrationTable; at a switch also SwitchInfo and LinearForwardingTable.
+//   VLArbitrationTable; at a switch also SwitchInfo and LinearForwardingTable,
+//   and at an AR-capable switch hcasim's AR attributes (ar_programming.hpp).
 //   Others: status "unsupported method / attribute combination". A bad
 //   modifier or value: status "invalid attribute", nothing changed.
 // - Ports: at an HCA, PortInfo's modifier is the port number (0 = the port

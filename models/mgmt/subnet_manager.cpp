@@ -5,9 +5,12 @@
 #include <set>
 #include <stdexcept>
 
+#include "models/ib/ar_attributes.hpp"
 #include "models/ib/pkey.hpp"
+#include "models/mgmt/ar_programming.hpp"
 #include "models/mgmt/port_codes.hpp"
 #include "models/mgmt/vlarb_blocks.hpp"
+#include "models/routing/adaptive_groups.hpp"
 
 namespace hcasim::mgmt {
 
@@ -469,6 +472,7 @@ void SubnetManager::build_view() {
     phase_ = Phase::Failed;
     return;
   }
+  if (config_.adaptive.mode != sw::ArMode::Off) compute_ar_groups();
   for (unsigned v = 0; v < order_.size(); ++v) {
     Found& f = found_[order_[v]];
     f.is_new = lids_by_guid_.emplace(f.info.node_guid, view_.lids.base[v]).second;
@@ -479,6 +483,7 @@ void SubnetManager::build_view() {
 void SubnetManager::keep_port_lids() {
   lids_by_guid_.clear();
   lft_by_guid_.clear();  // a new master knows no LFT block
+  ar_by_guid_.clear();   // ... nor AR block
   const uint16_t mask = static_cast<uint16_t>(~((1u << config_.lmc) - 1));
   for (const Found& f : found_) {
     std::vector<uint16_t> lids;
@@ -597,7 +602,54 @@ void SubnetManager::plan_configuration() {
       request(s, Purpose::Program, UINT32_MAX, 0);
     }
     if (is_switch) plan_lft(v);
+    if (is_switch && config_.adaptive.mode != sw::ArMode::Off) plan_adaptive(v);
   }
+}
+
+void SubnetManager::compute_ar_groups() {
+  const topology::Topology& t = view_.topology;
+  const topology::TopologyIndex index(t);
+  ar_loop_ = routing::adaptive_credit_loop(t, index, view_.lids, view_.routes);
+  if (ar_loop_.empty()) {
+    ar_groups_ = routing::adaptive_groups(t, index, view_.lids);
+  } else {
+    ar_groups_.assign(t.nodes.size(), {});
+    ++stats_.ar_refusals;
+  }
+}
+
+void SubnetManager::plan_adaptive(unsigned v) {
+  using Data = std::array<uint8_t, ib::kSmpDataBytes>;
+  const Found& f = found_of(v);
+  const auto write = [&](uint16_t attr, uint32_t block, const auto& value) {
+    Data data{};
+    value.encode(data.data());
+    std::vector<Data>& written = ar_by_guid_[{f.info.node_guid, attr}];
+    if (resweep_ && block < written.size() && written[block] == data) return;  // unchanged
+    ib::Smp s = make_smp(ib::kMethodSet, attr, block, f.path);
+    s.data = data;
+    request(s, Purpose::Program, UINT32_MAX, 0);
+    if (written.size() <= block) written.resize(block + 1);
+    written[block] = data;
+    ++stats_.ar_blocks;
+  };
+  const sw::ArGroupTable& t = ar_groups_[v];
+  for (std::size_t block = 0; block * ib::kArGroupsPerBlock < t.ports.size(); ++block) {
+    ib::ArGroupBlock b;
+    for (unsigned i = 0; i < ib::kArGroupsPerBlock; ++i)
+      if (const std::size_t g = block * ib::kArGroupsPerBlock + i; g < t.ports.size()) b.ports[i] = t.ports[g];
+    write(ib::kAttrHcasimArGroupTable, static_cast<uint32_t>(block), b);
+  }
+  const std::size_t lids = view_.routes.lft[v].size();
+  for (std::size_t block = 0; block * ib::kArLidsPerBlock < lids; ++block) {
+    ib::ArLidBlock b;
+    for (unsigned i = 0; i < ib::kArLidsPerBlock; ++i)
+      b.group[i] = t.group(static_cast<uint16_t>(block * ib::kArLidsPerBlock + i));
+    write(ib::kAttrHcasimArLidTable, static_cast<uint32_t>(block), b);
+  }
+  sw::AdaptiveRoutingConfig settings = config_.adaptive;
+  if (!ar_loop_.empty()) settings.mode = sw::ArMode::Off;
+  write(ib::kAttrHcasimArInfo, 0, ar_info_of(settings));
 }
 
 void SubnetManager::plan_lft(unsigned v) {

@@ -43,6 +43,15 @@
 //   its QoS tables. The SA's database is not refilled (not modelled yet).
 // - Each re-sweep is recorded (resweeps()): trigger, start, the time its last
 //   LFT block was answered (tables), end, SMPs sent, LFT blocks written.
+// - Adaptive routing (config.adaptive, mode not off; docs/adaptive-routing.md):
+//   after the routes, the groups of routing::adaptive_groups on the view and
+//   the credit-loop check of routing::adaptive_credit_loop. In pass (1), after
+//   a switch's LFT blocks: hcasim's ArGroupTable blocks 0..(groups - 1) / 2,
+//   ArLidTable blocks 0..top/32 of its LFT's reach, then ArInfo with the
+//   settings (ar_programming.hpp). Groups that close a credit loop are not
+//   written: ArInfo goes with mode off, and stats().ar_refusals counts the
+//   sweep. A re-sweep writes only the blocks that differ from what this SM
+//   wrote last, as for the LFT; a takeover writes them all.
 // - Partitions (config.partitions, by NodeGUID; partition_tables.hpp): in
 //   pass (1), after a port's PortInfo Set (which carries a switch port's
 //   enforcement bits), a P_KeyTable Set per 32-entry block of its table (a
@@ -98,6 +107,7 @@
 #include "models/mgmt/sma.hpp"
 #include "models/mgmt/subnet_view.hpp"
 #include "models/routing/routing.hpp"
+#include "models/switch/adaptive_router.hpp"
 
 namespace hcasim::mgmt {
 
@@ -124,6 +134,7 @@ struct SmConfig {
   SmRoleConfig role;                         // priority and standby polling
   uint64_t port_guid = 0;                    // the SM's port GUID (SMInfo.GUID)
   uint64_t sweep_interval_ps = 0;            // light sweeps this often once Done (OpenSM sweep_interval); 0 = none
+  sw::AdaptiveRoutingConfig adaptive;        // AR programmed on every switch (see the rules); mode off: none
 };
 
 struct SmStats {
@@ -140,6 +151,8 @@ struct SmStats {
   uint64_t light_sweeps = 0;       // light sweeps run
   uint64_t light_sweep_smps = 0;   // their SMPs
   uint64_t light_changes = 0;      // of them, the ones that found a change (and started a heavy sweep)
+  uint64_t ar_blocks = 0;          // AR attribute Sets (ArInfo included) written
+  uint64_t ar_refusals = 0;        // sweeps whose AR groups closed a credit loop (AR programmed off)
 };
 
 enum class SweepTrigger : uint8_t { Trap, Periodic, Request, Takeover, Handover };
@@ -209,6 +222,8 @@ class SubnetManager {
   uint16_t sm_lid() const { return sm_lid_; }
   // Why the sweep could not finish ("" while it runs or when it did).
   const std::string& failure() const { return failure_; }
+  // The credit loop the last sweep's AR groups closed ("" = none; see the rules).
+  const std::string& ar_loop() const { return ar_loop_; }
 
  private:
   enum class Phase { Idle, Discovering, Configuring, Arming, Activating, Done, Failed, Standby, HandingOver, LightSweep };
@@ -262,6 +277,8 @@ class SubnetManager {
   void keep_port_lids();                  // takeover: the LIDs the ports hold
   routing::Lids kept_lids(const topology::Topology& t) const;
   void plan_lft(unsigned v);
+  void compute_ar_groups();
+  void plan_adaptive(unsigned v);
   void plan_pkeys(unsigned v, uint8_t port, const std::vector<uint16_t>& table);  // P_KeyTable Sets of one port
   void set_port_info(unsigned n, uint8_t port, const ib::PortInfo& pi);
   const Found& found_of(unsigned view_node) const { return found_[order_[view_node]]; }
@@ -289,6 +306,10 @@ class SubnetManager {
   uint64_t traps_ = 0;
   std::map<uint64_t, std::vector<uint16_t>> lids_by_guid_;
   std::map<uint64_t, std::vector<ib::LftBlock>> lft_by_guid_;
+  std::vector<sw::ArGroupTable> ar_groups_;  // by view node, this sweep's
+  std::string ar_loop_;                      // this sweep's credit loop ("" = none)
+  // The AR blocks written last, by (NodeGUID, attribute), each as its SMP data.
+  std::map<std::pair<uint64_t, uint16_t>, std::vector<std::array<uint8_t, ib::kSmpDataBytes>>> ar_by_guid_;
   std::vector<ResweepRecord> resweeps_;
   std::vector<std::vector<bool>> raise_;  // by view node and port number: arm and activate it
   // SM roles.

@@ -23,6 +23,11 @@
 // - Statistics: `routed` counts adaptively routed packets, `reroutes` those
 //   whose port differs from the previous packet of the same flow through this
 //   switch (each may overtake or be overtaken: a possible reordering).
+// - In band (ib/ar_attributes.hpp), a switch built AR-capable starts with mode
+//   off and no group; the SM's Sets give it its groups (a group is a port set,
+//   a LID names a group), then its settings. A LID whose group has no port is
+//   routed by the LFT. New settings forget every flow. At most kArGroupCap
+//   groups (group 0, "none", included).
 
 #include <cstdint>
 #include <unordered_map>
@@ -34,6 +39,8 @@ namespace hcasim::sw {
 
 enum class ArMode : uint8_t { Off, Free, Bounded };
 enum class ArChoice : uint8_t { LeastQueued, Random, LeastQueuedOfK };
+
+constexpr unsigned kArGroupCap = 2048;  // model: groups a switch holds (ArInfo.GroupCap)
 
 struct AdaptiveRoutingConfig {
   ArMode mode = ArMode::Off;
@@ -58,13 +65,22 @@ struct ArStats {
 
 class AdaptiveRouter {
  public:
-  // Throws std::invalid_argument for mode Off, k of 0, or a group with no port.
+  // Throws std::invalid_argument for k of 0, more than kArGroupCap groups, a
+  // group with no port, or a LID naming a group that does not exist. Mode off:
+  // no packet is routed adaptively until set_settings turns it on.
   AdaptiveRouter(const AdaptiveRoutingConfig& config, ArGroupTable groups, uint64_t salt);
 
   // The group of a data packet, or 0 when the LFT routes it.
   uint16_t group(uint16_t dlid, uint8_t sl) const {
-    return (config_.sl_mask >> (sl & 0xF) & 1) != 0 ? groups_.group(dlid) : 0;
+    if ((sl_mask_ >> (sl & 0xF) & 1) == 0) return 0;
+    const uint16_t g = groups_.group(dlid);
+    return groups_.ports[g].empty() ? 0 : g;
   }
+  // In band (see the rules). set_settings keeps the seed; throws for k of 0.
+  // set_group and set_lid_groups throw for a group at or above kArGroupCap.
+  void set_settings(const AdaptiveRoutingConfig& settings);
+  void set_group(uint16_t g, std::vector<uint8_t> ports);
+  void set_lid_groups(uint16_t first_lid, const uint16_t* groups, unsigned count);
   // The port (number) of group g (nonzero) for a packet of flow (slid, dlid)
   // at time now_ps; load(port) -> queued bytes.
   template <class Load>
@@ -85,6 +101,7 @@ class AdaptiveRouter {
   uint8_t pick(uint16_t g, Load&& load);
 
   AdaptiveRoutingConfig config_;
+  uint16_t sl_mask_ = 0;                        // the SLs routed adaptively; 0 while mode is off
   ArGroupTable groups_;
   link::SplitMix64 rng_;
   std::vector<uint8_t> next_start_;             // group -> where least_queued's tie search starts

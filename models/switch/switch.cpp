@@ -490,6 +490,8 @@ void Switch::set_adaptive(const AdaptiveRoutingConfig& config, ArGroupTable grou
 
 const AdaptiveRouter* Switch::adaptive() const { return impl_->ar.get(); }
 
+AdaptiveRouter* Switch::adaptive_router() { return impl_->ar.get(); }
+
 void Switch::trace(sc_core::sc_trace_file* file) const {
   const std::string n = name();
   sc_core::sc_trace(file, impl_->stats.crossbar_wait_ps, n + ".crossbar_wait_ps");

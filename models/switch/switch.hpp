@@ -139,12 +139,14 @@ class Switch : public sc_core::sc_module {
   // space from; null for the other architectures.
   const SharedBufferPool* shared_pool() const;
 
-  // Adaptive routing (adaptive_router.hpp): on from this call, with these
-  // groups; `salt` keeps this switch's random draws apart from the others'.
-  // Throws std::invalid_argument for a group port above port_count() or what
-  // AdaptiveRouter refuses. adaptive() is null while off.
+  // Adaptive routing (adaptive_router.hpp): the switch is AR-capable from
+  // this call, with these groups (mode off: until an SM programs it in band,
+  // through adaptive_router()); `salt` keeps this switch's random draws apart
+  // from the others'. Throws std::invalid_argument for a group port above
+  // port_count() or what AdaptiveRouter refuses. Both are null without it.
   void set_adaptive(const AdaptiveRoutingConfig& config, ArGroupTable groups, uint64_t salt);
   const AdaptiveRouter* adaptive() const;
+  AdaptiveRouter* adaptive_router();
 
   // Congestion control: the marker, made (and marking on) at the first call;
   // the builder or a CC agent sets its settings. congestion() is null while off.

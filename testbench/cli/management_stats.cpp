@@ -179,6 +179,8 @@ nlohmann::json management_json(const fabric::Fabric& f) {
   if (!events.is_null()) out["traps"] = events;
   if (m.sm.sweep_interval_ps != 0)
     out["light_sweeps"] = {{"count", s.light_sweeps}, {"smps", s.light_sweep_smps}, {"changes", s.light_changes}};
+  if (f.spec().adaptive.mode != sw::ArMode::Off)  // in band: what the SM wrote (docs/adaptive-routing.md)
+    out["adaptive_routing"] = {{"blocks", s.ar_blocks}, {"refusals", s.ar_refusals}};
   if (m.has_standby) {
     out["sm_roles"] = sm_roles_json(f);
     out["master"] = f.spec().nodes[f.master_node()].name;

@@ -173,3 +173,47 @@ TEST_CASE("in band on a fabric whose NodeGUIDs are not in node order: LIDs in Op
   REQUIRE(sm.done());
   require_as_preconfigured(f, spec);
 }
+
+TEST_CASE("in-band bring-up with adaptive routing writes every switch the AR groups and settings the pre-configured "
+          "mode installs", "[mgmt][inband]") {
+  const nlohmann::json scenario = nlohmann::json::parse(R"({
+    "topology": {"pattern": "fat_tree", "k": 4, "levels": 2},
+    "routing": {"algorithm": "minhop",
+                "adaptive": {"mode": "bounded", "ageing": "10us", "sls": [0, 2], "choice": "least_queued_of_k", "k": 3}}
+  })");
+  const config::FabricSpec pre = config::route_fabric(config::load_scenario(scenario)).spec;
+  ib::PacketPool pool;
+  const config::FabricSpec spec = in_band_spec(scenario);
+  fabric::Fabric f(spec, pool);
+  sc_core::sc_start();
+  const mgmt::SubnetManager& sm = *f.subnet_manager();
+  INFO(sm.failure());
+  REQUIRE(sm.done());
+  REQUIRE(sm.stats().errors == 0);
+  REQUIRE(sm.stats().ar_refusals == 0);
+  require_as_preconfigured(f, spec);
+  uint64_t blocks = 0;  // what the SM must write: per switch its group blocks, LID blocks and one ArInfo
+  unsigned sw = 0;
+  for (const config::NodeSpec& ns : pre.nodes) {
+    if (ns.kind != topology::NodeKind::Switch) continue;
+    INFO("switch " << ns.name);
+    const sw::AdaptiveRouter* ar = f.switch_at(sw++).adaptive();
+    REQUIRE(ar != nullptr);
+    CHECK(ar->config().mode == sw::ArMode::Bounded);
+    CHECK(ar->config().ageing_ps == 10'000'000);
+    CHECK(ar->config().sl_mask == 0x0005);
+    CHECK(ar->config().choice == sw::ArChoice::LeastQueuedOfK);
+    CHECK(ar->config().k == 3);
+    const sw::ArGroupTable& want = ns.ar_groups;
+    REQUIRE(want.ports.size() > 1);  // every switch of the tree has a group
+    for (uint16_t lid = 0; lid < ns.lft.size(); ++lid) {
+      INFO("LID " << lid);
+      const std::vector<uint8_t> none;
+      const std::vector<uint8_t>& w = want.group(lid) == 0 ? none : want.ports[want.group(lid)];
+      const uint16_t g = ar->group(lid, 0);
+      CHECK((g == 0 ? none : ar->groups().ports[g]) == w);
+    }
+    blocks += (want.ports.size() + 1) / 2 + (ns.lft.size() + 31) / 32 + 1;
+  }
+  CHECK(sm.stats().ar_blocks == blocks);
+}

@@ -12,12 +12,14 @@
 #include <systemc>
 
 #include <algorithm>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
 #include "models/config/management_config.hpp"
 #include "models/config/scenario.hpp"
 #include "models/fabric/fabric.hpp"
+#include "models/routing/adaptive_groups.hpp"
 
 using namespace hcasim;
 
@@ -334,5 +336,114 @@ TEST_CASE("resweep: with every trap lost, the periodic light sweep finds the fai
     INFO("switch " << spec.nodes[n].name);
     CHECK(lft_of(sw, lfts[n].size()) == lfts[n]);
     CHECK_FALSE(f.mad_node(n)->sma().port_state_change());
+  }
+}
+
+namespace {
+
+// The k=4 tree in band with free AR and one link going down at 5 ms (the
+// first sweep long done) and up at 12 ms, run to 10 ms; the fabric holds what
+// the SM wrote.
+struct ArResweep {
+  Setup s;
+  std::size_t dead = 0;
+  uint64_t first_blocks = 0;  // AR blocks the first sweep wrote
+  ib::PacketPool pool;
+  std::unique_ptr<fabric::Fabric> f;
+};
+
+void run_ar_resweep(ArResweep& r, bool switch_link) {
+  r.s = in_band({{"topology", {{"pattern", "fat_tree"}, {"k", 4}, {"levels", 2}}},
+                 {"routing", {{"algorithm", "minhop"}, {"adaptive", {{"mode", "free"}}}}},
+                 {"management", {{"subnet_timeout", 10}}}});
+  config::FabricSpec& spec = r.s.spec;
+  r.dead = spec.links.size();
+  if (switch_link) {
+    r.dead = switch_link_away_from_sm(spec);
+  } else {  // the last HCA's link
+    for (std::size_t i = 0; i < spec.links.size(); ++i)
+      if (spec.nodes[spec.links[i].node_a].kind == topology::NodeKind::Hca ||
+          spec.nodes[spec.links[i].node_b].kind == topology::NodeKind::Hca)
+        r.dead = i;
+  }
+  REQUIRE(r.dead < spec.links.size());
+  const config::LinkSpec& dl = spec.links[r.dead];
+  const bool a_is_switch = spec.nodes[dl.node_a].kind == topology::NodeKind::Switch;
+  link::LinkEventConfig e;
+  e.link = a_is_switch ? port_name(spec, dl.node_a, dl.port_a) : port_name(spec, dl.node_b, dl.port_b);
+  e.down_ps = 5'000'000'000;
+  e.up_ps = 12'000'000'000;  // after the checks at 10 ms
+  spec.link_events.push_back(e);
+  r.f = std::make_unique<fabric::Fabric>(spec, r.pool);
+  sc_core::sc_start(sc_core::sc_time::from_value(e.down_ps));
+  const mgmt::SubnetManager& sm = *r.f->subnet_manager();
+  INFO(sm.failure());
+  REQUIRE(sm.done());
+  REQUIRE(sm.stats().ar_refusals == 0);
+  r.first_blocks = sm.stats().ar_blocks;
+  REQUIRE(r.first_blocks > 0);
+  sc_core::sc_start(sc_core::sc_time::from_value(e.down_ps));  // a duration: to 10 ms
+  REQUIRE(!sm.resweeps().empty());
+  REQUIRE(sm.resweeps().back().done_ps != 0);
+}
+
+}  // namespace
+
+TEST_CASE("resweep: with adaptive routing the SM rewrites only the AR blocks of the LID that left", "[mgmt][resweep]") {
+  ArResweep r;
+  run_ar_resweep(r, false);
+  const config::FabricSpec& spec = r.s.spec;
+  const mgmt::SubnetManager& sm = *r.f->subnet_manager();
+  INFO(sm.ar_loop());
+  CHECK(sm.stats().ar_refusals == 0);
+  // The HCA's LID loses its group at every switch but its own leaf (where the
+  // LFT routed it already): one LID block each, the groups and ArInfo unchanged.
+  unsigned switches = 0;
+  for (const config::NodeSpec& n : spec.nodes) switches += n.kind == topology::NodeKind::Switch;
+  CHECK(sm.stats().ar_blocks - r.first_blocks == switches - 1);
+  // Every switch's groups are those of the topology without the link (LIDs kept).
+  const routing::Lids lids = routing::assign_lids(r.s.scenario.graph, r.s.scenario.routing.lmc,
+                                                  {spec.management.sm_node, spec.management.sm_port});
+  topology::Topology cut = r.s.scenario.graph;
+  cut.links.erase(cut.links.begin() + static_cast<std::ptrdiff_t>(r.dead));
+  const std::vector<sw::ArGroupTable> want = routing::adaptive_groups(cut, topology::TopologyIndex(cut), lids);
+  unsigned sw_index = 0;
+  for (unsigned n = 0; n < spec.nodes.size(); ++n) {
+    if (spec.nodes[n].kind != topology::NodeKind::Switch) continue;
+    const sw::AdaptiveRouter& ar = *r.f->switch_at(sw_index++).adaptive();
+    INFO("switch " << spec.nodes[n].name);
+    CHECK(ar.config().mode == sw::ArMode::Free);
+    for (uint16_t lid = 1; lid < spec.nodes[n].lft.size(); ++lid) {
+      INFO("LID " << lid);
+      const std::vector<uint8_t> none;
+      const uint16_t g = ar.group(lid, 0);
+      CHECK((g == 0 ? none : ar.groups().ports[g]) == (want[n].group(lid) == 0 ? none : want[n].ports[want[n].group(lid)]));
+    }
+  }
+}
+
+TEST_CASE("resweep: a spine link down makes the AR groups close a credit loop and the SM turns AR off",
+          "[mgmt][resweep]") {
+  // Without the link, its spine reaches its leaf's hosts through another leaf
+  // and back up (a minimum-hop bounce); with minhop's switch-to-switch paths
+  // (down to a leaf, up to a spine) that closes a cycle of channels on one VL.
+  ArResweep r;
+  run_ar_resweep(r, true);
+  const mgmt::SubnetManager& sm = *r.f->subnet_manager();
+  CHECK(sm.stats().ar_refusals >= 1);
+  REQUIRE(!sm.ar_loop().empty());
+  CHECK(sm.ar_loop().find(" -> ") != std::string::npos);
+  for (unsigned i = 0; i < r.f->switch_count(); ++i) {
+    const sw::AdaptiveRouter& ar = *r.f->switch_at(i).adaptive();
+    CHECK(ar.config().mode == sw::ArMode::Off);
+    for (uint16_t lid = 1; lid < 64; ++lid) CHECK(ar.groups().group(lid) == 0);
+  }
+  // The link comes back at 12 ms: the re-sweep finds no loop and programs AR again.
+  sc_core::sc_start(sc_core::sc_time::from_value(10'000'000'000));  // to 20 ms
+  CHECK(sm.ar_loop().empty());
+  for (unsigned i = 0; i < r.f->switch_count(); ++i) {
+    const sw::AdaptiveRouter& ar = *r.f->switch_at(i).adaptive();
+    CHECK(ar.config().mode == sw::ArMode::Free);
+    CHECK(ar.groups().ports.size() > 1);
   }
 }

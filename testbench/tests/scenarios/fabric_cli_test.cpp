@@ -119,6 +119,8 @@ TEST_CASE("fabric config mistakes each give one line naming the JSON path - and 
       {"an ageing without bounded mode", "--set routing.adaptive.mode=free --set routing.adaptive.ageing=10us",
        "routing.adaptive.ageing"},
       {"an adaptive SL above 15", "--set 'routing.adaptive.sls=[16]'", "routing.adaptive.sls.0"},
+      {"adaptive routing with an outside SM (OpenSM has no AR)",
+       "--set routing.adaptive.mode=free --set management.mode=external", "routing.adaptive.mode"},
   };
   check_bad_configs(base, cases, dir);
 }

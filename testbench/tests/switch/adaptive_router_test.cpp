@@ -1,10 +1,12 @@
 // Adaptive routing's choices (adaptive_router.hpp), hand-worked.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <map>
 #include <stdexcept>
+#include <vector>
 
 #include "models/switch/adaptive_router.hpp"
 
@@ -127,11 +129,51 @@ TEST_CASE("adaptive router: least_queued_of_k picks the idle port of two unless 
   }
 }
 
-TEST_CASE("adaptive router: refuses mode off, k 0, an empty group and a LID naming no group") {
-  REQUIRE_THROWS_AS(AdaptiveRouter(config_of(ArMode::Off), three_ports(), 0), std::invalid_argument);
+TEST_CASE("adaptive router: refuses k 0, an empty group and a LID naming no group") {
   AdaptiveRoutingConfig c = config_of(ArMode::Free, ArChoice::LeastQueuedOfK);
   c.k = 0;
   REQUIRE_THROWS_AS(AdaptiveRouter(c, three_ports(), 0), std::invalid_argument);
   REQUIRE_THROWS_AS(AdaptiveRouter(config_of(ArMode::Free), {{0, 1}, {{}, {}}}, 0), std::invalid_argument);
   REQUIRE_THROWS_AS(AdaptiveRouter(config_of(ArMode::Free), {{0, 3}, {{}, {1}}}, 0), std::invalid_argument);
+  ArGroupTable too_many;
+  too_many.ports.assign(hcasim::sw::kArGroupCap + 1, {1});
+  too_many.ports[0].clear();
+  REQUIRE_THROWS_AS(AdaptiveRouter(config_of(ArMode::Free), too_many, 0), std::invalid_argument);
+}
+
+TEST_CASE("adaptive router in band: off until its settings say otherwise, then the groups the SM wrote") {
+  AdaptiveRouter ar(config_of(ArMode::Off), {}, 0);
+  const auto idle = [](uint8_t) { return uint64_t{0}; };
+  // Groups first: group 3 = ports 2 and 4; LIDs 32..63 name it except LID 40 (none) and LID 41 (group 5, no port).
+  ar.set_group(3, {2, 4});
+  std::array<uint16_t, 32> block{};
+  block.fill(3);
+  block[8] = 0;
+  block[9] = 5;
+  ar.set_lid_groups(32, block.data(), 32);
+  REQUIRE(ar.group(33, 0) == 0);  // mode off: the LFT routes every packet
+  AdaptiveRoutingConfig on = config_of(ArMode::Free);
+  on.sl_mask = 0x0002;  // SL 1 only
+  ar.set_settings(on);
+  CHECK(ar.group(33, 1) == 3);
+  CHECK(ar.group(33, 0) == 0);   // SL 0 not in the mask
+  CHECK(ar.group(31, 1) == 0);   // below the block
+  CHECK(ar.group(40, 1) == 0);   // group 0
+  CHECK(ar.group(41, 1) == 0);   // a group with no port yet
+  CHECK(ar.group(64, 1) == 0);   // beyond the table
+  CHECK(ar.choose(3, 1, 33, 0, idle) == 2);
+  CHECK(ar.choose(3, 1, 33, 1, idle) == 4);  // the rotating start
+  ar.set_group(5, {7});
+  CHECK(ar.group(41, 1) == 5);
+  CHECK(ar.choose(5, 1, 41, 2, idle) == 7);
+  // Off again: nothing adaptive, the groups kept.
+  ar.set_settings(config_of(ArMode::Off));
+  CHECK(ar.group(33, 1) == 0);
+  CHECK(ar.groups().ports[3] == std::vector<uint8_t>{2, 4});
+  REQUIRE_THROWS_AS(ar.set_group(hcasim::sw::kArGroupCap, {1}), std::invalid_argument);
+  block[0] = hcasim::sw::kArGroupCap;
+  REQUIRE_THROWS_AS(ar.set_lid_groups(0, block.data(), 32), std::invalid_argument);
+  AdaptiveRoutingConfig k0 = config_of(ArMode::Free, ArChoice::LeastQueuedOfK);
+  k0.k = 0;
+  REQUIRE_THROWS_AS(ar.set_settings(k0), std::invalid_argument);
 }
