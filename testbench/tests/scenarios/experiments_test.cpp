@@ -548,3 +548,103 @@ TEST_CASE("experiment ar_out_of_order: free AR without out-of-order placement co
     CHECK(at.at({mode, false})["psn_seq_naks"] == 0);
   }
 }
+
+// docs/adaptive-routing.md, experiment (d). B is the payload bound of one HDR 4x link for
+// 4 KiB packets; max-min shares: hot flows B/3 (hca0's link), victims 2B/3, bystanders B.
+TEST_CASE("experiment ar_congestion_control: AR leaves the hot spot and spreads its tree - congestion control "
+          "frees the victims - free AR with it keeps the hot link", "[slow]") {
+  const ScratchDir dir("exp-ar-congestion-control");
+  const json rows = run_sweep(dir, "ar_congestion_control");
+  REQUIRE(rows.size() == 12);
+  for (const char* flow : {"victim4", "bystander6"})
+    plot(dir, (dir / "ar_congestion_control").string() + " --x adaptive --y 'throughput_bps[" + flow +
+                  "]' --series cc --where architecture=input_fifo",
+         std::string("ar_congestion_control_") + flow);
+  const auto s = load_config("ar_cc_hotspot.json");
+  const double b = analytic_bound(s.link, 4096).data_bps;
+  const double fair = 2 * b / 3;
+  const std::vector<std::string> victims{"victim4", "victim8", "victim12"};
+  const std::vector<std::string> off_tree{"bystander6", "bystander10", "bystander14"};  // LFTs: spines 1 to 3
+  const std::vector<std::string> via_hot{"bystander7", "bystander11", "bystander15"};   // LFTs: spine 0, as hca0
+  std::map<std::tuple<std::string, std::string, bool>, json> at;  // (architecture, adaptive, cc)
+  for (const json& r : rows) at[{r["architecture"], r["adaptive"], r["cc"].get<bool>()}] = r;
+  const auto tput = [](const json& r, const std::string& f) { return r["throughput_bps[" + f + "]"].get<double>(); };
+  const auto lowest = [&](const json& r, const std::vector<std::string>& flows) {
+    double m = 1e300;
+    for (const std::string& f : flows) m = std::min(m, tput(r, f));
+    return m;
+  };
+  const auto highest = [&](const json& r, const std::vector<std::string>& flows) {
+    double m = 0;
+    for (const std::string& f : flows) m = std::max(m, tput(r, f));
+    return m;
+  };
+  const auto hot = [&](const json& r) { return tput(r, "hot4") + tput(r, "hot8") + tput(r, "hot12"); };
+  // Leaf up-links credit-stalled for more than a quarter of the 500 us window (the run's results.db).
+  const auto uplinks_stalled = [&](const json& r) {
+    int n = 0;
+    for (const json& p : read_table(dir / "ar_congestion_control" / "runs" / r["run"].get<std::string>(), "ports"))
+      if (p["level"] == 1 && p["peer_level"] == 2 && p["measured_credit_stall_ps"].get<double>() > 0.25 * 500e6) ++n;
+    return n;
+  };
+  for (const json& r : rows) {
+    const std::string arch = r["architecture"], mode = r["adaptive"];
+    const bool cc = r["cc"];
+    INFO(arch << " " << mode << " cc " << cc);
+    REQUIRE(r["exit_code"] == 0);
+    CHECK(r["drops"] == 0);
+    REQUIRE(r["hot_link"] == "sw1_0.p1");
+    CHECK(hot(r) <= 1.01 * b);  // every path to hca0 ends on its link
+    bool reordered = false;
+    for (const auto& [key, value] : r.items())
+      if (key.rfind("out_of_order[", 0) == 0 && value.get<double>() > 0) reordered = true;
+    CHECK(reordered == (mode == "free"));
+    if (mode != "free" || cc) CHECK(uplinks_stalled(r) <= 3);
+    if (!cc) {
+      CHECK(hot(r) >= 0.99 * b);
+      for (const std::string& v : victims) CHECK(tput(r, v) == Approx(b / 3).epsilon(0.05));  // head-of-line at the leaf
+      if (mode != "free") CHECK(r["ar_reroutes"].get<double>() == 0);  // bounded: no flow idle 30 us re-chooses
+    } else {
+      CHECK(r["marked"].get<double>() > 0);
+      CHECK(r["cnps"].get<double>() > 0);
+      CHECK(r["cnps"].get<double>() <= r["marked"].get<double>());  // a packet marked twice gets one CNP
+    }
+  }
+  for (const char* arch : {"input_fifo", "voq"}) {
+    INFO(arch);
+    const json& off = at.at({arch, "off", false});
+    const json& free_ar = at.at({arch, "free", false});
+    const json& bounded = at.at({arch, "bounded", false});
+    // Free AR spreads the tree over every leaf up-link; static and bounded routing do not.
+    CHECK(uplinks_stalled(free_ar) == 12);
+    CHECK(lowest(off, off_tree) >= 0.99 * b);
+    CHECK(highest(free_ar, off_tree) < 0.75 * b);
+    CHECK(highest(off, via_hot) <= 1.01 * 2 * b / 3);  // the spine-0 up-link, shared with a hot flow at B/3
+    CHECK(lowest(bounded, off_tree) >= 0.99 * b);
+    CHECK(lowest(bounded, via_hot) >= 0.99 * b);
+    for (const std::string& f : {"victim4", "victim8", "victim12", "bystander6", "bystander10", "bystander14",
+                                 "bystander7", "bystander11", "bystander15"}) {
+      INFO(f);
+      CHECK(free_ar["p99_ns[" + f + "]"].get<double>() > off["p99_ns[" + f + "]"].get<double>());
+    }
+    // With congestion control.
+    const json& off_cc = at.at({arch, "off", true});
+    const json& free_cc = at.at({arch, "free", true});
+    const json& bounded_cc = at.at({arch, "bounded", true});
+    CHECK(lowest(free_cc, victims) >= 0.9 * fair);
+    CHECK(lowest(off_cc, victims) >= 0.75 * fair);
+    CHECK(lowest(off_cc, victims) < lowest(free_cc, victims));
+    CHECK(hot(off_cc) < 0.9 * b);
+    CHECK(hot(free_cc) >= 0.93 * b);
+    CHECK(hot(bounded_cc) >= 0.93 * b);
+    CHECK(highest(off_cc, via_hot) < 0.62 * b);  // marked on the shared up-link, below their share without control
+    if (std::string(arch) == "input_fifo") {
+      CHECK(lowest(bounded_cc, victims) >= 0.9 * fair);
+      CHECK(highest(free_cc, off_tree) < 0.9 * b);
+      CHECK(highest(free_cc, via_hot) < 0.9 * b);
+    } else {
+      CHECK(lowest(free_cc, off_tree) >= 0.95 * b);
+      CHECK(lowest(free_cc, via_hot) >= 0.95 * b);
+    }
+  }
+}
