@@ -1152,15 +1152,13 @@ void install_adaptive_groups(const Scenario& s, RoutedFabric& r) {
     throw ConfigError("routing.adaptive.mode", "an outside SM (management external) does not program hcasim's AR "
                                                "groups (OpenSM has no AR); accepted: \"off\" with management "
                                                "external, or management pre-configured or in band");
-  const topology::TopologyIndex index(s.graph);
-  if (const std::string loop = routing::adaptive_credit_loop(s.graph, index, r.lids, r.routes); !loop.empty())
-    throw ConfigError("routing.adaptive.mode", "its groups (every minimum-hop port) close a credit loop: " + loop +
+  routing::AdaptivePlan plan = routing::adaptive_plan(s.graph, topology::TopologyIndex(s.graph), r.lids, r.routes);
+  if (!plan.loop.empty())
+    throw ConfigError("routing.adaptive.mode", "its groups (every minimum-hop port) close a credit loop: " + plan.loop +
                                                    "; accepted: a fabric whose minimum-hop paths close none (a fat "
                                                    "tree), or \"off\"");
-  if (s.management.mode == ManagementMode::Preconfigured) {  // in band, the SM computes and writes them
-    std::vector<sw::ArGroupTable> groups = routing::adaptive_groups(s.graph, index, r.lids);
-    for (unsigned n = 0; n < r.spec.nodes.size(); ++n) r.spec.nodes[n].ar_groups = std::move(groups[n]);
-  }
+  if (s.management.mode == ManagementMode::Preconfigured)  // in band, the SM computes and writes them
+    for (unsigned n = 0; n < r.spec.nodes.size(); ++n) r.spec.nodes[n].ar_groups = std::move(plan.groups[n]);
   sw::AdaptiveRoutingConfig& c = r.spec.adaptive;
   c.mode = a.mode;
   c.choice = a.choice;

@@ -609,9 +609,10 @@ void SubnetManager::plan_configuration() {
 void SubnetManager::compute_ar_groups() {
   const topology::Topology& t = view_.topology;
   const topology::TopologyIndex index(t);
-  ar_loop_ = routing::adaptive_credit_loop(t, index, view_.lids, view_.routes);
+  routing::AdaptivePlan plan = routing::adaptive_plan(t, index, view_.lids, view_.routes);
+  ar_loop_ = std::move(plan.loop);
   if (ar_loop_.empty()) {
-    ar_groups_ = routing::adaptive_groups(t, index, view_.lids);
+    ar_groups_ = std::move(plan.groups);
   } else {
     ar_groups_.assign(t.nodes.size(), {});
     ++stats_.ar_refusals;

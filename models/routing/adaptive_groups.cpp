@@ -48,38 +48,11 @@ Ports ports_at(const detail::SwitchGraph& g, unsigned s, const std::vector<int>&
   return out;
 }
 
-}  // namespace
-
-std::vector<sw::ArGroupTable> adaptive_groups(const topology::Topology& t, const topology::TopologyIndex& index,
-                                              const Lids& lids) {
-  const detail::SwitchGraph g = detail::build_switch_graph(t, index);
-  const std::vector<int> at = lid_switches(t, index, lids, g);
-  std::vector<sw::ArGroupTable> tables(t.nodes.size());
-  std::vector<std::map<Ports, uint16_t>> interned(g.size());
-  std::vector<uint16_t> group_of(std::size_t{g.size()} * g.size(), 0);  // [s * switches + d]
-  for (unsigned s = 0; s < g.size(); ++s) tables[g.node[s]].ports.emplace_back();  // group 0: none
-  each_destination(g, at, [&](unsigned d, const std::vector<int>& dist) {
-    for (unsigned s = 0; s < g.size(); ++s) {
-      if (dist[s] <= 0) continue;  // d itself, or unreachable
-      Ports ports = ports_at(g, s, dist, dist[s] - 1);
-      std::vector<Ports>& groups = tables[g.node[s]].ports;
-      const auto [it, fresh] = interned[s].try_emplace(std::move(ports), static_cast<uint16_t>(groups.size()));
-      if (fresh) groups.push_back(it->first);
-      group_of[std::size_t{s} * g.size() + d] = it->second;
-    }
-  });
-  for (unsigned s = 0; s < g.size(); ++s) {
-    std::vector<uint16_t>& of_lid = tables[g.node[s]].of_lid;
-    of_lid.assign(at.size(), 0);
-    for (std::size_t lid = 0; lid < at.size(); ++lid)
-      if (at[lid] >= 0) of_lid[lid] = group_of[std::size_t{s} * g.size() + static_cast<unsigned>(at[lid])];
-  }
-  return tables;
-}
-
-std::string adaptive_credit_loop(const topology::Topology& t, const topology::TopologyIndex& index, const Lids& lids,
-                                 const Routes& routes) {
-  const detail::SwitchGraph g = detail::build_switch_graph(t, index);
+// The credit-loop text of the LFTs' turns and the adaptive turns `pairs`
+// (per switch, its distinct (arrival ports, group ports)); "" when acyclic.
+std::string credit_loop(const topology::Topology& t, const topology::TopologyIndex& index, const Lids& lids,
+                        const Routes& routes, const detail::SwitchGraph& g,
+                        const std::vector<std::set<std::pair<Ports, Ports>>>& pairs) {
   // A channel per switch port, out of it: first[s] + port - 1.
   std::vector<uint32_t> first(g.size() + 1, 0);
   for (unsigned s = 0; s < g.size(); ++s) first[s + 1] = first[s] + t.nodes[g.node[s]].ports;
@@ -95,12 +68,6 @@ std::string adaptive_credit_loop(const topology::Topology& t, const topology::To
     edges.push_back(uint64_t{first[f] + from->port - 1} << 32 | (first[static_cast<unsigned>(s)] + out - 1));
   };
   used_turns(t, index, lids, routes).each(turn);
-  // Adaptive turns: per switch, the distinct (arrival ports, group) pairs over destinations.
-  std::vector<std::set<std::pair<Ports, Ports>>> pairs(g.size());
-  each_destination(g, lid_switches(t, index, lids, g), [&](unsigned, const std::vector<int>& dist) {
-    for (unsigned s = 0; s < g.size(); ++s)
-      if (dist[s] > 0) pairs[s].emplace(ports_at(g, s, dist, dist[s] + 1), ports_at(g, s, dist, dist[s] - 1));
-  });
   for (unsigned s = 0; s < g.size(); ++s)
     for (const auto& [ins, outs] : pairs[s])
       for (uint8_t in : ins)
@@ -115,6 +82,55 @@ std::string adaptive_credit_loop(const topology::Topology& t, const topology::To
     text += (i > 0 ? " -> " : "") + topology::port_name(t, {g.node[s], c - first[s] + 1});
   }
   return text;
+}
+
+// One pass: the groups and, with routes, the credit-loop check (one switch
+// graph, one breadth-first search per destination switch).
+AdaptivePlan plan(const topology::Topology& t, const topology::TopologyIndex& index, const Lids& lids,
+                  const Routes* routes) {
+  const detail::SwitchGraph g = detail::build_switch_graph(t, index);
+  const std::vector<int> at = lid_switches(t, index, lids, g);
+  std::vector<std::vector<uint16_t>> lids_at(g.size());  // destination switch -> its LIDs
+  for (std::size_t lid = 0; lid < at.size(); ++lid)
+    if (at[lid] >= 0) lids_at[static_cast<unsigned>(at[lid])].push_back(static_cast<uint16_t>(lid));
+  AdaptivePlan out;
+  out.groups.resize(t.nodes.size());
+  std::vector<std::map<Ports, uint16_t>> interned(g.size());
+  for (unsigned s = 0; s < g.size(); ++s) {
+    out.groups[g.node[s]].ports.emplace_back();  // group 0: none
+    out.groups[g.node[s]].of_lid.assign(at.size(), 0);
+  }
+  std::vector<std::set<std::pair<Ports, Ports>>> pairs(routes != nullptr ? g.size() : 0);
+  each_destination(g, at, [&](unsigned d, const std::vector<int>& dist) {
+    for (unsigned s = 0; s < g.size(); ++s) {
+      if (dist[s] <= 0) continue;  // d itself, or unreachable
+      Ports ports = ports_at(g, s, dist, dist[s] - 1);
+      if (routes != nullptr) pairs[s].emplace(ports_at(g, s, dist, dist[s] + 1), ports);
+      sw::ArGroupTable& table = out.groups[g.node[s]];
+      const auto [it, fresh] = interned[s].try_emplace(std::move(ports), static_cast<uint16_t>(table.ports.size()));
+      if (fresh) table.ports.push_back(it->first);
+      for (uint16_t lid : lids_at[d]) table.of_lid[lid] = it->second;
+    }
+  });
+  if (routes != nullptr) out.loop = credit_loop(t, index, lids, *routes, g, pairs);
+  return out;
+}
+
+}  // namespace
+
+std::vector<sw::ArGroupTable> adaptive_groups(const topology::Topology& t, const topology::TopologyIndex& index,
+                                              const Lids& lids) {
+  return plan(t, index, lids, nullptr).groups;
+}
+
+std::string adaptive_credit_loop(const topology::Topology& t, const topology::TopologyIndex& index, const Lids& lids,
+                                 const Routes& routes) {
+  return plan(t, index, lids, &routes).loop;
+}
+
+AdaptivePlan adaptive_plan(const topology::Topology& t, const topology::TopologyIndex& index, const Lids& lids,
+                           const Routes& routes) {
+  return plan(t, index, lids, &routes);
 }
 
 }  // namespace hcasim::routing

@@ -39,4 +39,13 @@ std::vector<sw::ArGroupTable> adaptive_groups(const topology::Topology& t, const
 std::string adaptive_credit_loop(const topology::Topology& t, const topology::TopologyIndex& index, const Lids& lids,
                                  const Routes& routes);
 
+// Both at once (one switch graph, one breadth-first search per destination
+// switch), as an SM computes them.
+struct AdaptivePlan {
+  std::vector<sw::ArGroupTable> groups;
+  std::string loop;
+};
+AdaptivePlan adaptive_plan(const topology::Topology& t, const topology::TopologyIndex& index, const Lids& lids,
+                           const Routes& routes);
+
 }  // namespace hcasim::routing

@@ -335,21 +335,24 @@ struct alignas(64) Switch::Impl {
 
   // Congestion control (congestion_marker.hpp): FECN on a packet entering a
   // congested output VL's queue. What waits for an output VL is its transmit
-  // queue and every input VL buffer whose head requests it (all of that buffer
-  // is behind the head), the packet's own input VL buffer included (it still
-  // holds the packet's credits), so that a packet from a nearly empty input
-  // is judged as one from a full one; its buffer is the transmit buffer plus
-  // one receive VL buffer of the port. The VL has credit (a root, not a
-  // victim) when the downstream receiver has room for its whole transmit
-  // queue and the packet.
+  // queue and, in a FIFO switch, every input VL buffer whose head requests it
+  // (all of that buffer is behind the head), the packet's own input VL buffer
+  // included (it still holds the packet's credits), so that a packet from a
+  // nearly empty input is judged as one from a full one. In a voq or shared
+  // switch it is the queues towards that output and the packet itself: the
+  // rest of its input buffer waits for other outputs. Its buffer is the
+  // transmit buffer plus one receive VL buffer of the port. The VL has credit
+  // (a root, not a victim) when the downstream receiver has room for its whole
+  // transmit queue and the packet.
   // Out of line (and off the hot path's code) so that submit stays small when
   // congestion control is off.
   [[gnu::noinline, gnu::cold]] void judge_congestion(unsigned out, ib::Packet& p, unsigned vl, unsigned in,
                                                      unsigned in_vl) {
     if (vl == link::kVl15 || !ib::is_iba_transport(p.hdr.lrh.lnh)) return;
     const link::Port& output = ports[out];
-    const uint64_t own = std::max<uint64_t>(uint64_t{ports[in].rx_used_blocks(in_vl)} * link::kCreditBlockBytes,
-                                            p.wire_len);
+    const uint64_t own =
+        voq != nullptr ? p.wire_len
+                       : std::max<uint64_t>(uint64_t{ports[in].rx_used_blocks(in_vl)} * link::kCreditBlockBytes, p.wire_len);
     const ib::VlCongestionState state{waiting_bytes(out, vl) + own, congestion_buffer_bytes(out, vl),
                                       output.credits_available(vl) >= link::blocks_for(output.tx_queued_bytes(vl) + p.wire_len)};
     if (cc->judge(out + 1, vl, state, p.wire_len, now_ps())) p.hdr.bth.resv8a |= ib::kBthFecn;

@@ -154,6 +154,12 @@ struct Qp {
   QpStats stats;
 };
 
+// The kept-packet state of an RC QP whose QpInit asks for out-of-order
+// placement; null for every other QP (at creation and at a reset to RESET).
+inline void arm_out_of_order(Qp& qp) {
+  qp.ooo = qp.init.out_of_order && qp.type == QpType::Rc ? std::make_unique<OutOfOrder>() : nullptr;
+}
+
 // A receive-queue completion with no data (an error or a flush).
 inline WorkCompletion recv_completion(const Qp& qp, uint64_t wr_id, WcStatus status, uint64_t now_ps) {
   WorkCompletion wc;

@@ -197,6 +197,7 @@ bool Requester::hold(Qp& qp, const ib::Packet& p) {
 
 void Requester::take_held(Qp& qp, QpServices& s) {
   OutOfOrder& o = *qp.ooo;
+  if (o.responses.empty() && !o.ack.has_value()) return;
   for (uint32_t before = qp.una + 1; before != qp.una && sending_state(qp.state);) {
     before = qp.una;
     if (const auto it = o.responses.find(qp.una); it != o.responses.end()) {

@@ -301,11 +301,13 @@ void Responder::on_rc_request(Qp& qp, QpServices& s, const ib::Packet& p) {
 
 void Responder::take_held(Qp& qp, QpServices& s) {
   std::map<uint32_t, ib::Packet>& held = qp.ooo->requests;
+  if (held.empty()) return;
   for (auto it = held.find(qp.epsn); it != held.end() && receiving_state(qp.state); it = held.find(qp.epsn)) {
     const ib::Packet p = std::move(it->second);
     held.erase(it);
     on_rc_request(qp, s, p);
   }
+  if (held.empty()) return;
   for (auto it = held.begin(); it != held.end();)  // behind ePSN now (inside a READ's PSNs): duplicates
     it = psn_diff(it->first, qp.epsn) < 0 ? held.erase(it) : std::next(it);
 }

@@ -137,7 +137,7 @@ Qp& TransportEngine::create_qp(const QpInit& init) {
   qp.type = init.type;
   qp.init = init;
   qp.init.out_of_order = init.out_of_order || config_.out_of_order;
-  if (qp.init.out_of_order && init.type == QpType::Rc) qp.ooo = std::make_unique<OutOfOrder>();
+  arm_out_of_order(qp);
   if (qps_.size() <= qp.qpn) qps_.resize(qp.qpn + 1);
   qps_[qp.qpn] = std::move(e);
   return qp;
@@ -231,7 +231,7 @@ std::string TransportEngine::modify_qp(uint32_t qpn, const QpAttr& attr, uint32_
     qp.type = init.type;
     qp.init = init;
     qp.stats = stats;
-    if (init.out_of_order && init.type == QpType::Rc) qp.ooo = std::make_unique<OutOfOrder>();
+    arm_out_of_order(qp);
     return "";
   }
   if (to == QpState::Err && qp.state != QpState::Err) Requester::fail(qp, *this, -1, WcStatus::WrFlushErr, QpState::Err);

@@ -631,20 +631,22 @@ TEST_CASE("experiment ar_congestion_control: AR leaves the hot spot and spreads 
     const json& off_cc = at.at({arch, "off", true});
     const json& free_cc = at.at({arch, "free", true});
     const json& bounded_cc = at.at({arch, "bounded", true});
-    CHECK(lowest(free_cc, victims) >= 0.9 * fair);
-    CHECK(lowest(off_cc, victims) >= 0.75 * fair);
-    CHECK(lowest(off_cc, victims) < lowest(free_cc, victims));
+    CHECK(lowest(free_cc, victims) >= 0.93 * fair);
+    CHECK(lowest(bounded_cc, victims) >= 0.93 * fair);
     CHECK(hot(off_cc) < 0.9 * b);
-    CHECK(hot(free_cc) >= 0.93 * b);
-    CHECK(hot(bounded_cc) >= 0.93 * b);
-    CHECK(highest(off_cc, via_hot) < 0.62 * b);  // marked on the shared up-link, below their share without control
+    CHECK(hot(free_cc) >= 0.95 * b);
+    CHECK(hot(bounded_cc) >= 0.95 * b);
+    CHECK(highest(off_cc, via_hot) < 0.6 * b);  // marked on the shared up-link, below their share without control
     if (std::string(arch) == "input_fifo") {
-      CHECK(lowest(bounded_cc, victims) >= 0.9 * fair);
+      CHECK(lowest(off_cc, victims) >= 0.75 * fair);
+      CHECK(lowest(off_cc, victims) < lowest(free_cc, victims));
       CHECK(highest(free_cc, off_tree) < 0.9 * b);
       CHECK(highest(free_cc, via_hot) < 0.9 * b);
-    } else {
-      CHECK(lowest(free_cc, off_tree) >= 0.95 * b);
-      CHECK(lowest(free_cc, via_hot) >= 0.95 * b);
+    } else {  // only the queues towards a port count (docs/congestion-control.md)
+      CHECK(lowest(off_cc, victims) >= 0.98 * fair);
+      CHECK(highest(off_cc, via_hot) < 0.3 * b);
+      CHECK(lowest(free_cc, off_tree) >= 0.93 * b);
+      CHECK(lowest(free_cc, via_hot) >= 0.93 * b);
     }
   }
 }
