@@ -23,11 +23,13 @@ const T& pick(std::mt19937& rng, const std::vector<T>& from) {
   return from[rng() % from.size()];
 }
 
-json random_scenario(std::mt19937& rng, unsigned index) {
+// adaptive: a fat tree under adaptive routing (docs/adaptive-routing.md), its
+// mode and choice drawn too.
+json random_scenario(std::mt19937& rng, unsigned index, bool adaptive = false) {
   const auto between = [&](unsigned lo, unsigned hi) { return lo + rng() % (hi - lo + 1); };
   json topology;
   std::string routing = "minhop";
-  switch (rng() % 6) {
+  switch (adaptive ? 2 : rng() % 6) {
     case 0: topology = {{"pattern", "back_to_back"}}; break;
     case 1: topology = {{"pattern", "single_switch"}, {"hosts", between(2, 12)}}; break;
     case 2: topology = {{"pattern", "fat_tree"}, {"k", pick<unsigned>(rng, {2, 4})}, {"levels", between(2, 3)}}; break;
@@ -79,16 +81,24 @@ json random_scenario(std::mt19937& rng, unsigned index) {
             {"workload", {{"patterns", {pattern}}}},
             {"run", {{"seed", between(1, 100)}}}};
   if (!two_hosts && rng() % 3 == 0) s["run"]["partitions"] = 2;
+  if (adaptive) {
+    s["routing"]["adaptive"] = {{"mode", pick<std::string>(rng, {"free", "bounded"})},
+                                {"choice", pick<std::string>(rng, {"least_queued", "random", "least_queued_of_k"})}};
+    if (s["routing"]["adaptive"]["mode"] == "bounded") s["routing"]["adaptive"]["ageing"] = pick<std::string>(rng, {"100ns", "30us"});
+    if (rng() % 2 == 0) s["routing"]["adaptive"]["sls"] = {0, 1};
+  }
   return s;
 }
 
 }  // namespace
 
-TEST_CASE("random scenarios run to their end losslessly and deliver every packet they send", "[parallel]") {
-  const auto dir = scratch("random-scenarios");
-  std::mt19937 rng(2026);
-  for (unsigned i = 0; i < 24; ++i) {
-    const json s = random_scenario(rng, i);
+namespace {
+
+void run_random_scenarios(const char* scratch_name, uint32_t seed, unsigned count, bool adaptive) {
+  const auto dir = scratch(scratch_name);
+  std::mt19937 rng(seed);
+  for (unsigned i = 0; i < count; ++i) {
+    const json s = random_scenario(rng, i, adaptive);
     INFO("scenario " << s.dump());
     const std::string file = write_file(dir / ("s" + std::to_string(i) + ".json"), s.dump(2));
     const std::string out = (dir / ("o" + std::to_string(i))).string();
@@ -110,4 +120,15 @@ TEST_CASE("random scenarios run to their end losslessly and deliver every packet
       REQUIRE(n == 0);
     }
   }
+}
+
+}  // namespace
+
+TEST_CASE("random scenarios run to their end losslessly and deliver every packet they send", "[parallel]") {
+  run_random_scenarios("random-scenarios", 2026, 24, false);
+}
+
+TEST_CASE("random fat trees under adaptive routing run to their end losslessly and deliver every packet they send",
+          "[parallel]") {
+  run_random_scenarios("random-scenarios-ar", 2027, 16, true);
 }
