@@ -604,6 +604,7 @@ void SubnetManager::plan_configuration() {
     if (is_switch) plan_lft(v);
     if (is_switch && config_.adaptive.mode != sw::ArMode::Off) plan_adaptive(v);
   }
+  ar_groups_ = {};  // written: what a re-sweep compares with is in ar_by_guid_
 }
 
 void SubnetManager::compute_ar_groups() {
