@@ -3,14 +3,14 @@
 #include <algorithm>
 
 #include "models/ib/mad.hpp"
+#include "models/routing/routing.hpp"
 
 namespace hcasim::mgmt {
 
 namespace {
 
-constexpr uint32_t kLidCap = 0xC000;  // iba-facts 4: unicast LIDs up to 0xBFFF, the LFT's reach
 constexpr uint32_t kGroupBlocks = sw::kArGroupCap / ib::kArGroupsPerBlock;
-constexpr uint32_t kLidBlocks = kLidCap / ib::kArLidsPerBlock;
+constexpr uint32_t kLidBlocks = (routing::kMaxUnicastLid + 1u) / ib::kArLidsPerBlock;  // the LFT's reach
 
 }  // namespace
 

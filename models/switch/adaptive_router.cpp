@@ -42,13 +42,16 @@ void check_group(uint32_t g) {
 }
 }  // namespace
 
+void AdaptiveRouter::reach_group(uint16_t g) {
+  if (groups_.ports.size() > g) return;
+  groups_.ports.resize(g + 1u);
+  next_start_.resize(g + 1u, 0);
+}
+
 void AdaptiveRouter::set_group(uint16_t g, std::vector<uint8_t> ports) {
   check_group(g);
   if (g == 0) return;  // "none" has no port
-  if (groups_.ports.size() <= g) {
-    groups_.ports.resize(g + 1u);
-    next_start_.resize(g + 1u, 0);
-  }
+  reach_group(g);
   groups_.ports[g] = std::move(ports);
   next_start_[g] = 0;
 }
@@ -58,10 +61,7 @@ void AdaptiveRouter::set_lid_groups(uint16_t first_lid, const uint16_t* groups, 
   if (groups_.of_lid.size() < std::size_t{first_lid} + count) groups_.of_lid.resize(std::size_t{first_lid} + count, 0);
   for (unsigned i = 0; i < count; ++i) {
     groups_.of_lid[first_lid + i] = groups[i];
-    if (groups_.ports.size() <= groups[i]) {  // named before its ports: empty, so the LFT routes it
-      groups_.ports.resize(groups[i] + 1u);
-      next_start_.resize(groups[i] + 1u, 0);
-    }
+    reach_group(groups[i]);  // named before its ports: empty, so the LFT routes it
   }
 }
 

@@ -99,6 +99,7 @@ class AdaptiveRouter {
   };
   template <class Load>
   uint8_t pick(uint16_t g, Load&& load);
+  void reach_group(uint16_t g);  // groups 0..g exist (new ones empty)
 
   AdaptiveRoutingConfig config_;
   uint16_t sl_mask_ = 0;                        // the SLs routed adaptively; 0 while mode is off
