@@ -61,9 +61,10 @@ void apply_device(HcaDevice d, HcaSettings& s) {
       s.host.pcie.gen = 3;
       s.host.pcie.lanes = 8;
       caches.qpc_l1.store.entries = 96;
-      caches.qpc_l1.store.ways = 0;
+      caches.qpc_l1.store.ways = 12;
       caches.qpc_l1.store.replacement = hca::Replacement::Random;
-      caches.qpc_l1.load_ps = 437'000;
+      caches.qpc_l1.index = hca::SetIndex::Hashed;
+      caches.qpc_l1.load_ps = 420'000;
       return;
   }
 }

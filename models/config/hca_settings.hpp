@@ -82,6 +82,11 @@ inline const config::Names<hca::Replacement>& replacement_names() {
                                                      {"random", hca::Replacement::Random}};
   return names;
 }
+inline const config::Names<hca::SetIndex>& set_index_names() {
+  static const config::Names<hca::SetIndex> names{{"modulo", hca::SetIndex::Modulo},
+                                                  {"hashed", hca::SetIndex::Hashed}};
+  return names;
+}
 inline std::string sets_problem(const hca::ContextCacheConfig& c) {
   const uint32_t ways = c.ways == 0 ? c.entries : c.ways;
   if (ways <= c.entries && c.entries % ways == 0) return "";
@@ -150,6 +155,9 @@ void describe(Io& io, QpcFirstLevelConfig& c) {
   host::describe_shape(io, c.store, 0, 1u << 20, "QP contexts the transmit units hold; 0 = no first level");
   io.time("load", c.load_ps, 0, 1'000'000'000, "transmit unit time to load a context it does not hold from the QPC cache");
   io.uint64("seed", c.store.seed, 0, UINT64_MAX, "random replacement's generator seed");
+  io.choice("index", c.index, host::set_index_names(),
+            "a QP's set: its QPN mod sets, or a hash of the QPN keyed by the HCA's name (QPs collide in a set "
+            "before the store is full, each HCA with other QPs)");
   if (c.on()) host::check_shape(io, c.store);
 }
 

@@ -10,6 +10,7 @@
 #include "models/hca/host_formats.hpp"
 #include "models/ib/layout.hpp"
 #include "models/ib/mad.hpp"
+#include "models/link/splitmix.hpp"
 #include "models/ib/opcodes.hpp"
 
 namespace hcasim::hca {
@@ -21,9 +22,9 @@ Hca::Hca(const sc_core::sc_module_name& name, const std::vector<link::PortConfig
   mmio.register_b_transport(this, &Hca::mmio_b_transport);
   mmio.register_transport_dbg(this, &Hca::mmio_transport_dbg);
   dma_ = std::make_unique<DmaEngine>(dma.get_base_port(), requester_id);
-  contexts_ = std::make_unique<HcaContexts>(config_, *dma_, [this](uint32_t qpn) {
-    return fetcher_ != nullptr ? fetcher_->rings(qpn) : nullptr;
-  });
+  contexts_ = std::make_unique<HcaContexts>(
+      config_, *dma_, [this](uint32_t qpn) { return fetcher_ != nullptr ? fetcher_->rings(qpn) : nullptr; },
+      link::fnv1a(basename()));
   memory_ = std::make_unique<HostMemoryAccess>(regions_, *dma_, *contexts_);
   std::vector<transport::TransportEngine::PortBinding> bindings;
   for (unsigned i = 0; i < ports.size(); ++i) {

@@ -46,9 +46,16 @@ inline ContextCacheConfig cache_defaults(uint32_t entries, uint32_t ways, uint32
 // no first level (every context is read from the QPC cache at no unit cost).
 // Its lines are a ContextCache whose fills take no time (no DMA, nothing written back): of
 // `store`, entries, ways, replacement and seed are the scenario's.
+// index: a QP's set is its QPN mod sets (modulo), or a hash of the QPN keyed
+// by the HCA's name (hashed: unit_context_store.hpp), so QPs conflict in a set
+// before the store is full, each HCA with other QPs.
+enum class SetIndex : uint8_t { Modulo, Hashed };
+const char* to_string(SetIndex i);  // "modulo", "hashed"
+
 struct QpcFirstLevelConfig {
   ContextCacheConfig store = cache_defaults(0, 0, 256, 1, false);  // entries 0 = none
   uint64_t load_ps = 0;  // unit time to load a context that is not held
+  SetIndex index = SetIndex::Modulo;
   bool on() const { return store.entries > 0; }
 };
 

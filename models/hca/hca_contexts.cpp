@@ -26,7 +26,7 @@ IcmEntryBytes HcaContexts::entry_bytes(const HcaConfig& config) {
   return b;
 }
 
-HcaContexts::HcaContexts(const HcaConfig& config, DmaEngine& dma, WqeCache::RingsOf rings_of)
+HcaContexts::HcaContexts(const HcaConfig& config, DmaEngine& dma, WqeCache::RingsOf rings_of, uint64_t hca_key)
     : dma_(dma),
       bytes_(entry_bytes(config)),
       mtt_per_line_(std::max<uint32_t>(1, config.caches.mtt.entry_bytes / kMttBytes)),
@@ -34,7 +34,8 @@ HcaContexts::HcaContexts(const HcaConfig& config, DmaEngine& dma, WqeCache::Ring
       prefetch_depth_(config.wqe_prefetch),
       prefetch_batch_(config.wqe_fetch_batch),
       reads_kept_(config.wqe_reads_kept),
-      rings_of_(std::move(rings_of)) {
+      rings_of_(std::move(rings_of)),
+      hca_key_(hca_key) {
   // Refused now, as when the caches were made with the HCA.
   for (const ContextCacheConfig* c : {&configs_.qpc, &configs_.cqc, &configs_.mpt, &configs_.mtt, &configs_.wqe})
     ContextCache::check(*c);
@@ -80,7 +81,7 @@ WqeCache& HcaContexts::wqes() const {
 }
 
 UnitContextStore& HcaContexts::first_level() const {
-  if (first_level_ == nullptr) first_level_ = std::make_unique<UnitContextStore>(configs_.qpc_l1);
+  if (first_level_ == nullptr) first_level_ = std::make_unique<UnitContextStore>(configs_.qpc_l1, hca_key_);
   return *first_level_;
 }
 

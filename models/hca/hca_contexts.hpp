@@ -56,7 +56,8 @@ const char* to_string(ContextKind k);  // "qpc", "cqc", "mpt", "mtt", "wqe", "qp
 class HcaContexts : public transport::ContextLookups {
  public:
   // rings_of: where a QP's rings are (the WQE cache's refetches read them).
-  HcaContexts(const HcaConfig& config, DmaEngine& dma, WqeCache::RingsOf rings_of = nullptr);
+  // hca_key: the HCA's hash key (the first level's hashed index).
+  HcaContexts(const HcaConfig& config, DmaEngine& dma, WqeCache::RingsOf rings_of = nullptr, uint64_t hca_key = 0);
   HcaContexts(const HcaContexts&) = delete;
   HcaContexts& operator=(const HcaContexts&) = delete;
 
@@ -113,6 +114,7 @@ class HcaContexts : public transport::ContextLookups {
   uint32_t prefetch_batch_;  // WQEs one prefetch reads at most (wqe_fetch_batch)
   uint32_t reads_kept_;      // wqe_reads_kept (0: no limit)
   WqeCache::RingsOf rings_of_;
+  uint64_t hca_key_;  // the first level's hashed index
   // Made at the first use (at(), wqes(), scratch()).
   mutable std::array<std::unique_ptr<ContextCache>, static_cast<std::size_t>(ContextKind::Wqe)> caches_;  // the ICM's
   mutable std::vector<uint8_t> scratch_;  // fills land here (the model keeps the contents in C++); write-backs send zeros

@@ -7,12 +7,6 @@ namespace hcasim::link {
 namespace {
 constexpr uint64_t kFaultSalt = 0x6661756C74ull;      // "fault": keeps these streams apart from others seeded alike
 constexpr uint32_t kPsnMask = 0xFFFFFF;               // iba-facts 1: PSN and DestQP are 24 bits
-
-uint64_t fnv1a(std::string_view s) {
-  uint64_t h = 0xCBF29CE484222325ull;
-  for (char c : s) h = (h ^ static_cast<uint8_t>(c)) * 0x100000001B3ull;
-  return h;
-}
 }  // namespace
 
 const char* to_string(RuleAction a) {

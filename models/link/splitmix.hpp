@@ -6,10 +6,13 @@
 // Rules:
 // - splitmix64_mix(z) is the generator's output function, a bijection on 64
 //   bits that every input bit changes about half of.
+// - fnv1a(s) is the 64-bit FNV-1a hash of a name's bytes: the fixed hash
+//   that gives each port or HCA a stream or hash key of its own.
 // - SplitMix64{seed}.next() adds the golden-ratio increment to the state and
 //   returns the output function of the sum: the same seed, the same stream.
 
 #include <cstdint>
+#include <string_view>
 
 namespace hcasim::link {
 
@@ -19,6 +22,12 @@ constexpr uint64_t splitmix64_mix(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
+}
+
+constexpr uint64_t fnv1a(std::string_view s) {
+  uint64_t h = 0xCBF29CE484222325ull;  // FNV-1a's 64-bit offset basis and prime
+  for (char c : s) h = (h ^ static_cast<uint8_t>(c)) * 0x100000001B3ull;
+  return h;
 }
 
 struct SplitMix64 {

@@ -4,6 +4,7 @@
 #include "testbench/cli/congestion_stats.hpp"
 #include "testbench/cli/management_stats.hpp"
 
+#include "models/link/splitmix.hpp"
 #include "models/link/timeline.hpp"
 #include "testbench/cli/transport_stats.hpp"
 
@@ -15,11 +16,7 @@
 namespace hcasim {
 
 std::string fnv1a_hex(const std::string& s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
+  const uint64_t h = link::fnv1a(s);
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return buf;

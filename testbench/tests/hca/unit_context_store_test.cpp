@@ -5,9 +5,11 @@
 #include <vector>
 
 #include "models/hca/unit_context_store.hpp"
+#include "models/link/splitmix.hpp"
 
 using hcasim::hca::QpcFirstLevelConfig;
 using hcasim::hca::Replacement;
+using hcasim::hca::SetIndex;
 using hcasim::hca::UnitContextStore;
 
 namespace {
@@ -58,4 +60,39 @@ TEST_CASE("unit context store: set-associative conflicts, and forget") {
   s.forget(1);
   CHECK(s.load(1, 0) == kLoad);
   CHECK(s.load(1, 0) == 0);
+}
+
+TEST_CASE("unit context store: a hashed index keyed by the HCA's name puts QPs in other sets") {
+  // Sets of 2 (entries 4, ways 2) by hand: splitmix64_mix(splitmix64_mix(fnv1a(name)) ^ qpn) % 2.
+  // fnv1a("hca0") = 0x1cbb1ccc6a221c15: QPNs 2, 3, 5 in set 0, 4 in set 1.
+  // fnv1a("hca1") = 0x1cbb1bcc6a221a62: QPN 2 in set 0, 3, 4, 5 in set 1.
+  // Modulo: 2, 4 in set 0, 3, 5 in set 1.
+  QpcFirstLevelConfig hashed = store(4, 2);
+  hashed.index = SetIndex::Hashed;
+  const uint64_t hca0 = hcasim::link::fnv1a("hca0"), hca1 = hcasim::link::fnv1a("hca1");
+  CHECK(hca0 == 0x1cbb1ccc6a221c15ull);
+  CHECK(hca1 == 0x1cbb1bcc6a221a62ull);
+  const std::vector<uint32_t> turns{2, 3, 5, 2, 4, 5, 3};
+  {
+    UnitContextStore modulo(store(4, 2), hca0);  // the key does nothing with index modulo
+    // Each set holds its two QPs: only the first touches load.
+    CHECK(loads(modulo, turns) == std::vector<uint64_t>{kLoad, kLoad, kLoad, 0, kLoad, 0, 0});
+  }
+  {
+    UnitContextStore s(hashed, hca0);
+    // 2, 3, 5 share set 0 (LRU): 5 evicts 2, 2 evicts 3, 4 goes to set 1, 5 is held, 3 evicts 5.
+    CHECK(loads(s, turns) == std::vector<uint64_t>{kLoad, kLoad, kLoad, kLoad, kLoad, 0, kLoad});
+    CHECK(s.cache().stats().evictions == 3);
+    CHECK(s.cache().occupancy() == 3);
+    s.forget(4);  // forget finds the hashed line
+    CHECK(s.cache().occupancy() == 2);
+    CHECK(s.load(4, 0) == kLoad);
+  }
+  {
+    UnitContextStore s(hashed, hca1);
+    // Another HCA: 3, 4, 5 share set 1: 5 evicts 3, 3 evicts 4; at hca0, 3 and 5 share set 0 and 4 is alone.
+    CHECK(loads(s, {3, 4, 5, 3}) == std::vector<uint64_t>{kLoad, kLoad, kLoad, kLoad});
+    UnitContextStore t(hashed, hca0);
+    CHECK(loads(t, {3, 4, 5, 3}) == std::vector<uint64_t>{kLoad, kLoad, kLoad, 0});
+  }
 }

@@ -7,8 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <string>
 
+#include "models/link/splitmix.hpp"
 #include "testbench/tests/scenarios/cli_util.hpp"
 #include "testbench/tests/scenarios/pcie_analytic.hpp"
 
@@ -145,6 +147,46 @@ TEST_CASE("QPC first level of 16 contexts: no load up to 16 QPs, one per request
                                                       {{"test", "write_bw"}, {"client", "hca0.p1"},
                                                        {"server", "hca1.p1"}, {"sizes", {"64B"}}, {"iterations", 100}}));
   CHECK_FALSE(off["hosts"]["first"][0]["caches"].contains("qpc_l1"));
+}
+
+TEST_CASE("QPC first level hashed: 16 QPs in a store of 16 in sets of 4 conflict where the modulo index keeps "
+          "them all") {
+  const ScratchDir dir("qpc-l1-hashed");
+  constexpr unsigned kQps = 16, kIterations = 1024;  // per QP
+  constexpr double kLoadNs = 100, kParseNs = 50, kBuildNs = 20;
+  const nlohmann::json perfect = {{"perfect", true}};
+  // The client's QPs are its first: QPNs 2..17 (transport_engine.hpp, kFirstQpn). Hashed, QPN q's set is
+  // splitmix64_mix(splitmix64_mix(fnv1a("hca0")) ^ q) % 4: by hand, sets 0 and 2 get five QPs each,
+  // set 3 four and set 1 two. A set's QPs are served in turn, so LRU keeps the four or two of a set
+  // that fits (one load each, the first) and none of a set of five (a load every request).
+  std::array<unsigned, 4> per_set{};
+  const uint64_t key = link::splitmix64_mix(link::fnv1a("hca0"));
+  for (uint32_t q = 2; q < 2 + kQps; ++q) ++per_set[link::splitmix64_mix(key ^ q) % 4];
+  REQUIRE(per_set == std::array<unsigned, 4>{5, 2, 5, 4});
+  const uint64_t fitting = 2 + 4, thrashing = 10;
+  const nlohmann::json perftest = {{"test", "write_bw"}, {"client", "hca0.p1"}, {"server", "hca1.p1"},
+                                   {"sizes", {"64B"}}, {"qps", kQps}, {"tx_depth", 128},
+                                   {"iterations", kIterations}, {"cq_moderation", 1}};
+  for (const char* index : {"modulo", "hashed"}) {
+    INFO(index);
+    const nlohmann::json caches = {
+        {"qpc_l1", {{"entries", 16}, {"ways", 4}, {"load", "100ns"}, {"index", index}}},
+        {"qpc", perfect}, {"cqc", perfect}, {"mpt", perfect}, {"mtt", perfect}, {"wqe", perfect}};
+    const nlohmann::json stats = run(dir, index, scenario(caches, perftest));
+    const nlohmann::json& l1 = cache(stats, 0, "qpc_l1");
+    const uint64_t misses = l1["misses"].get<uint64_t>();
+    const double rate = stats["perftest"][0]["sizes"][0]["msg_rate_Mpps"].get<double>();
+    CHECK(l1["lookups"].get<uint64_t>() == kQps * kIterations);
+    if (std::string(index) == "modulo") {  // QPNs 2..17 mod 4: four per set, the store holds all 16
+      CHECK(misses == kQps);
+      CHECK(rate == Approx(4 * 1e3 / (kParseNs + kBuildNs)).epsilon(0.03));
+    } else {  // a turn a QP misses (its next WQE not fetched yet) may let a set's next QP in twice: a hit
+      CHECK(misses <= fitting + thrashing * kIterations);
+      CHECK(static_cast<double>(misses) >= fitting + 0.95 * thrashing * kIterations);
+      const double unit_ns = kParseNs + kBuildNs + kLoadNs * thrashing / kQps;  // ten QPs of 16 pay the load
+      CHECK(rate == Approx(4 * 1e3 / unit_ns).epsilon(0.03));
+    }
+  }
 }
 
 TEST_CASE("MTT cache of 16 entries: one translation read per page missed, sequential and strided") {

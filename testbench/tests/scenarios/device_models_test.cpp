@@ -50,6 +50,8 @@ TEST_CASE("hca.device: connect-ib on perftest_write_bw runs with the device's va
   CHECK(mine["hca"]["caches"]["qpc_l1"]["entries"] == 64);
   const json cx3 = resolved(dir, "connectx-3", "--set hca.device=connectx-3");
   CHECK(cx3["hca"]["pcie"]["lanes"] == 8);
+  CHECK(cx3["hca"]["caches"]["qpc_l1"]["index"] == "hashed");  // set conflicts (docs/devices/connectx-3.md)
+  CHECK(ib["hca"]["caches"]["qpc_l1"]["index"] == "modulo");
   CHECK(cx3["transport"]["tx_units"] == 4);  // the scenario's own tx_units
   // Without the scenario's transport keys the device's own apply.
   const json bare = json::parse(slurp(config_path("perftest_write_bw.json")));
