@@ -107,6 +107,7 @@ uint32_t ContextCache::allocate(uint64_t key, uint64_t now_ps) {
     line = victim(s);
     Line& victim = lines_[line];
     ++stats_.evictions;
+    if (index_.size() < config_.entries) ++stats_.conflict_evictions;
     if (victim.dirty) {
       ++stats_.write_backs;
       if (write_back_) write_back_(victim.key, now_ps);

@@ -27,6 +27,8 @@
 //   evicted calls write_back(key, now) (a posted DMA write; the fill does
 //   not wait for it) and counts a write_back; without write_back lines are
 //   never dirty and evictions cost nothing.
+// - An eviction while fewer lines are valid than the cache has (another set
+//   has room) also counts as a conflict_eviction.
 // - Victim: a set with a free way fills it first (at start the lowest way;
 //   after an invalidate the freed way). A full set evicts its least recently
 //   used line (lru: hits, merges, misses and inserts all count as uses), or
@@ -83,6 +85,9 @@ struct ContextCacheConfig {
 struct ContextCacheStats {
   uint64_t lookups = 0, hits = 0, misses = 0, merged = 0;
   uint64_t evictions = 0, write_backs = 0, mshr_full_waits = 0, inserts = 0;
+  // Evictions while the cache held fewer valid lines than entries: another set had room, so a
+  // fully associative cache of the same size would have kept the victim (a set conflict).
+  uint64_t conflict_evictions = 0;
   uint64_t bypasses = 0;  // misses and inserts that found every way of their set pinned: nothing kept
   uint64_t prefetches = 0;  // fills started by prefetch (not lookups)
   trace::LatencyRecord miss_latency;  // ps from the lookup to the line on chip, per miss

@@ -10,8 +10,8 @@
 #include "models/hca/host_formats.hpp"
 #include "models/ib/layout.hpp"
 #include "models/ib/mad.hpp"
-#include "models/link/splitmix.hpp"
 #include "models/ib/opcodes.hpp"
+#include "models/link/splitmix.hpp"
 
 namespace hcasim::hca {
 

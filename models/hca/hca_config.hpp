@@ -50,7 +50,6 @@ inline ContextCacheConfig cache_defaults(uint32_t entries, uint32_t ways, uint32
 // by the HCA's name (hashed: unit_context_store.hpp), so QPs conflict in a set
 // before the store is full, each HCA with other QPs.
 enum class SetIndex : uint8_t { Modulo, Hashed };
-const char* to_string(SetIndex i);  // "modulo", "hashed"
 
 struct QpcFirstLevelConfig {
   ContextCacheConfig store = cache_defaults(0, 0, 256, 1, false);  // entries 0 = none

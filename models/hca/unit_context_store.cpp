@@ -4,8 +4,6 @@
 
 namespace hcasim::hca {
 
-const char* to_string(SetIndex i) { return i == SetIndex::Modulo ? "modulo" : "hashed"; }
-
 UnitContextStore::UnitContextStore(const QpcFirstLevelConfig& config, uint64_t hca_key)
     : load_ps_(config.load_ps),
       hashed_(config.index == SetIndex::Hashed),

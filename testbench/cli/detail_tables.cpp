@@ -343,7 +343,8 @@ std::vector<DetailColumn> cache_columns() {
   c.key("hca", "/hca", ColumnType::Text, "the HCA (hosts.hca)")
       .key("cache", "@key", ColumnType::Text, "qpc, cqc, mpt, mtt or wqe (docs/context-caches.md)");
   add_cache_counts(c, "", "the cache");
-  c.count("write_backs", "dirty lines written back")
+  c.count("conflict_evictions", "evictions while another set had room (set conflicts)")
+      .count("write_backs", "dirty lines written back")
       .count("mshr_full_waits", "misses that waited for a free MSHR")
       .count("inserts", "lines put in by other means (prefetched WQEs)")
       .count("bypasses", "misses and inserts that found every way of their set pinned (nothing kept)")

@@ -111,6 +111,7 @@ nlohmann::json caches_json(const hca::HcaContexts& contexts) {
     const hca::ContextCache& c = contexts.cache(static_cast<hca::ContextKind>(k));
     nlohmann::json one = cache_counts_json(c.stats());
     one["write_backs"] = c.stats().write_backs;
+    one["conflict_evictions"] = c.stats().conflict_evictions;
     one["mshr_full_waits"] = c.stats().mshr_full_waits;
     one["inserts"] = c.stats().inserts;
     one["bypasses"] = c.stats().bypasses;

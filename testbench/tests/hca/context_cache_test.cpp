@@ -81,6 +81,7 @@ TEST_CASE("hits misses and LRU victims in a two-way cache of two sets") {
   REQUIRE(s.merged == 1);
   REQUIRE(s.misses == 6);
   REQUIRE(s.evictions == 3);
+  REQUIRE(s.conflict_evictions == 3);  // set 1 held only key 1: a way free each time set 0 evicted
   REQUIRE(s.write_backs == 0);
   REQUIRE(r.fills == std::vector<std::pair<uint64_t, uint64_t>>{{0, 0}, {2, 300}, {1, 300}, {4, 500}, {0, 700}, {2, 1000}});
   REQUIRE(s.miss_latency.count() == 6);
@@ -106,6 +107,7 @@ TEST_CASE("a fully associative LRU cache evicts in order of last use") {
   REQUIRE(c.contains(4));
   REQUIRE(c.contains(5));
   REQUIRE(c.stats().evictions == 2);
+  REQUIRE(c.stats().conflict_evictions == 0);  // one set: every eviction found the cache full
 }
 
 TEST_CASE("random replacement evicts the way the documented generator names") {

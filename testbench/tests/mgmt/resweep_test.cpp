@@ -52,9 +52,11 @@ std::vector<std::vector<uint8_t>> offline_lfts(const config::Scenario& s, const 
       routing::assign_lids(s.graph, s.routing.lmc, {spec.management.sm_node, spec.management.sm_port});
   topology::Topology cut = s.graph;
   cut.links.erase(cut.links.begin() + static_cast<std::ptrdiff_t>(dead));
-  return routing::compute_routes(cut, lids,
-                                 routing::RoutingConfig{s.routing.algorithm, s.routing.roots, s.routing.tie_break})
-      .lft;
+  routing::RoutingConfig config;
+  config.algorithm = s.routing.algorithm;
+  config.roots = s.routing.roots;
+  config.tie_break = s.routing.tie_break;
+  return routing::compute_routes(cut, lids, config).lft;
 }
 
 // The last switch-to-switch link that does not touch the SM's leaf (so no

@@ -318,6 +318,12 @@ std::map<unsigned, double> check_connectx3_sweep(const ScratchDir& dir, const st
     CHECK(rate <= 1.01 * previous);
     previous = rate;
     at[vms] = rate;
+    // With fewer busy QPs (8 x (machines - 1) x M) than the store's 96 lines it is never full:
+    // every eviction is a set conflict.
+    const uint64_t evictions = r["qpc_l1_evictions"].get<uint64_t>();
+    if (8 * (machines - 1) * vms < 96) CHECK(r["qpc_l1_conflict_evictions"].get<uint64_t>() == evictions);
+    if (vms == 1 && machines == 6) CHECK(evictions == 0);  // 40 QPs fill no set of 12
+    if (vms == 1 && machines == 11) CHECK(evictions > 0);
   }
   return at;
 }
