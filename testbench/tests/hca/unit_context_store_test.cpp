@@ -96,3 +96,19 @@ TEST_CASE("unit context store: a hashed index keyed by the HCA's name puts QPs i
     CHECK(loads(t, {3, 4, 5, 3}) == std::vector<uint64_t>{kLoad, kLoad, kLoad, 0});
   }
 }
+
+TEST_CASE("unit context store: with one set the hashed index changes nothing") {
+  // Fully associative (ways 0): every key goes to the one set, and LRU's and random's victims
+  // depend on use and on way position, not on the key.
+  for (Replacement r : {Replacement::Lru, Replacement::Random}) {
+    QpcFirstLevelConfig modulo = store(4, 0), hashed = store(4, 0);
+    modulo.store.replacement = hashed.store.replacement = r;
+    hashed.index = SetIndex::Hashed;
+    UnitContextStore a(modulo), b(hashed, hcasim::link::fnv1a("hca0"));
+    std::vector<uint32_t> turns;
+    for (uint32_t i = 0; i < 200; ++i) turns.push_back((i * 7 + i / 3) % 9);  // 9 QPs, irregular
+    CHECK(loads(a, turns) == loads(b, turns));
+    CHECK(a.cache().stats().evictions == b.cache().stats().evictions);
+    CHECK(b.cache().stats().conflict_evictions == 0);
+  }
+}
