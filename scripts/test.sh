@@ -34,7 +34,12 @@ if [ "$sanitize" = 1 ]; then
   # Without the tests labelled slow (tagged [slow]: sweeps of many runs of scenarios that
   # other tests run once, and Slurm's start): under the sanitizers they took half this pass's
   # test time, and pass 1 has run them.
-  (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  # use_stacks=0: at exit LeakSanitizer may take a SystemC coroutine's stack, already unmapped,
+  # for the main thread's (its stack pointer is outside the range it has) and crash reading it
+  # ("Tracer caught signal 11"): 43 of 1,119 tests on a Linux 6.18 machine. The leak check runs
+  # after main has returned, when the stacks hold no roots; globals, TLS and registers are still
+  # scanned.
+  (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=use_stacks=0 UBSAN_OPTIONS=print_stacktrace=1 \
      ctest -LE slow --output-on-failure -j "$jobs")
 
   # ThreadSanitizer: only test_parallel, the program of the test files with `parallel` tests
