@@ -54,7 +54,7 @@ void apply_device(HcaDevice d, HcaSettings& s) {
       caches.qpc_l1.store.entries = 168;
       caches.qpc_l1.store.ways = 0;
       caches.qpc_l1.load_ps = 26'000;
-      caches.wqe.entries = 1280;
+      caches.wqe.entries = 4096;
       s.hca.wqe_reads_kept = 4;
       return;
     case HcaDevice::ConnectX3:  // docs/devices/connectx-3.md

@@ -35,6 +35,7 @@ TEST_CASE("hca.device: connect-ib on perftest_write_bw runs with the device's va
   CHECK(ib["hca"]["caches"]["qpc_l1"]["entries"] == 168);
   CHECK(ib["hca"]["caches"]["qpc_l1"]["load"] == "26ns");
   CHECK(ib["hca"]["wqe_reads_kept"] == 4);
+  CHECK(ib["hca"]["caches"]["wqe"]["entries"] == 4096);  // as the QPC and CQC: every WQE on chip, not fitted
   // The miss handling the device was fitted with (docs/devices/README.md), not the generic 64 and random.
   CHECK(ib["hca"]["caches"]["qpc"]["mshrs"] == 16);
   CHECK(ib["hca"]["caches"]["qpc"]["replacement"] == "lru");

@@ -101,7 +101,7 @@ json run_swarm(const ScratchDir& dir, const std::string& name, const std::string
   return nlohmann::json::parse(slurp(dir / name / "stats.json"));
 }
 
-double reads_per_s(const json& stats) { return stats["swarm"][0]["ops_per_s_per_machine"].get<double>(); }
+double ops_per_s(const json& stats) { return stats["swarm"][0]["ops_per_s_per_machine"].get<double>(); }
 
 }  // namespace
 
@@ -156,7 +156,7 @@ TEST_CASE("device connect-ib: rc-swarm 32-byte READs at window 24 for M = 1..15 
   // bound, 4 / 80 ns = 50 M/s (docs/devices/connect-ib.md).
   CHECK(at[32] < 0.9 * at[24]);  // Connect-IB: 0.76
   const json unkept = run_swarm(dir, "window32-all-kept", "--set workload.swarm.0.window=32 --set hca.wqe_reads_kept=0");
-  CHECK(reads_per_s(unkept) == Approx(50e6).epsilon(0.02));
+  CHECK(ops_per_s(unkept) == Approx(50e6).epsilon(0.02));
   // READs of 8 to 392 bytes at 84 QPs, windows 24 and 32 (connect-ib-rc-swarm-read-sizes.csv).
   const json sizes = run_sweep(dir, "connect_ib_read_sizes");
   REQUIRE(sizes.size() == 26);
@@ -187,8 +187,8 @@ TEST_CASE("device connect-ib: rc-swarm 32-byte READs at window 24 for M = 1..15 
   }
 }
 
-TEST_CASE("device connect-ib: rc-swarm 32-byte inline WRITEs from 2 to 14 threads and windows 8 to 64 within 15 % of "
-          "Connect-IB", "[slow]") {
+TEST_CASE("device connect-ib: rc-swarm 32-byte inline WRITEs at 84 QPs within 10 % of Connect-IB at every window and "
+          "from 2 to 11 threads within 15 %", "[slow]") {
   const ScratchDir dir("exp-connect-ib-writes");
   const json rows = run_sweep(dir, "connect_ib_writes");
   REQUIRE(rows.size() == 25);
@@ -209,8 +209,34 @@ TEST_CASE("device connect-ib: rc-swarm 32-byte inline WRITEs from 2 to 14 thread
     const std::vector<double>& m = measured.at({threads, window});
     double mean = 0;
     for (double v : m) mean += v / static_cast<double>(m.size());
-    CHECK(r["writes_per_s"].get<double>() == Approx(mean).epsilon(0.15));
+    // 14 threads are the file's 84 QPs per machine, the points issue 52 lists; fewer threads
+    // are predicted with 15 % (docs/devices/connect-ib.md: the model's WRITE round trip grows
+    // less with the machine's rate than Connect-IB's there).
+    CHECK(r["writes_per_s"].get<double>() == Approx(mean).epsilon(threads == 14 ? 0.10 : 0.15));
   }
+}
+
+TEST_CASE("device connect-ib: the WQE cache's size is not fitted: from 1536 lines to four times the device's 4096 the "
+          "WRITE rate at 84 QPs stays within 1 % at windows 48 and 64", "[slow]") {
+  // 14 threads x 64 WRITEs outstanding, two 64-byte lines each (a 68-byte inline WQE): at most
+  // 1,792 lines of BlueFlame WQEs wait for their first use; from 1,536 lines few are refused.
+  const ScratchDir dir("exp-connect-ib-wqe-size");
+  const std::string writes =
+      "--set workload.swarm.0.op=write --set hca.inline_threshold=64B --set hca.max_inline=64B "
+      "--set workload.swarm.0.threads=14 ";
+  for (unsigned window : {48u, 64u}) {
+    const std::string w = writes + "--set workload.swarm.0.window=" + std::to_string(window);
+    const double device = ops_per_s(run_swarm(dir, "device-w" + std::to_string(window), w));
+    for (unsigned entries : {1536u, 16384u}) {
+      INFO("window " << window << ", " << entries << " lines");
+      const std::string name = "wqe" + std::to_string(entries) + "-w" + std::to_string(window);
+      const json stats = run_swarm(dir, name, w + " --set hca.caches.wqe.entries=" + std::to_string(entries));
+      CHECK(ops_per_s(stats) == Approx(device).epsilon(0.01));
+    }
+  }
+  // Half of 1,536 refuses most BlueFlame WQEs, and their reads bound the rate far below.
+  const json small = run_swarm(dir, "wqe768", writes + "--set workload.swarm.0.window=64 --set hca.caches.wqe.entries=768");
+  CHECK(ops_per_s(small) < 0.85 * ops_per_s(run_swarm(dir, "wqe4096", writes + "--set workload.swarm.0.window=64")));
 }
 
 namespace {
@@ -228,7 +254,7 @@ void check_caches_monotone(const ScratchDir& dir, const std::string& scenario,
       std::vector<double> rates;
       for (unsigned times4 : {2u, 4u, 8u, 16u}) {  // x / 4
         const std::string n = std::to_string(entries * times4 / 4);
-        rates.push_back(reads_per_s(run_swarm(dir, cache + "-" + n + "-m" + std::to_string(vms),
+        rates.push_back(ops_per_s(run_swarm(dir, cache + "-" + n + "-m" + std::to_string(vms),
                                               "--set workload.swarm.0.vms=" + std::to_string(vms) +
                                                   " --set hca.caches." + cache + ".entries=" + n,
                                               scenario)));
@@ -254,27 +280,27 @@ TEST_CASE("device connect-ib: its page's calibration: a crossbar without speedup
   // 392-byte READs load the links: a one-speed crossbar caps them by head-of-line blocking well under
   // Connect-IB's 22.96 M/s, with the HCA's links under 70 % busy.
   const json no_speedup = run_swarm(dir, "speedup1", "--set switch.speedup=1 --set workload.swarm.0.size=392B");
-  CHECK(reads_per_s(no_speedup) < 0.75 * 22.96e6);
+  CHECK(ops_per_s(no_speedup) < 0.75 * 22.96e6);
   CHECK(read_details(dir / "speedup1")["ports"][0]["utilization"].get<double>() < 0.70);
   // At M = 1 the four transmit units bound the rate: 80 ns of unit time per READ a machine issues
   // and answers at wqe_parse 40 ns, 4 / 80 ns = 50 M/s, with the 14 threads' CPU under half busy
   // (with every READ's WQE kept: the refetches of those past wqe_reads_kept take 3 % more).
   const json m1 = run_swarm(dir, "m1", "--set hca.wqe_reads_kept=0");
-  CHECK(reads_per_s(m1) == Approx(4 / 80e-9).epsilon(0.01));
+  CHECK(ops_per_s(m1) == Approx(4 / 80e-9).epsilon(0.01));
   CHECK(m1["hosts"]["first"][0]["driver"]["cpu_utilization"].get<double>() < 0.5);
   const json at50 = run_swarm(dir, "parse50", "--set transport.wqe_parse=50ns --set hca.wqe_reads_kept=0");
-  CHECK(reads_per_s(at50) < 0.9 * 50.25e6);
+  CHECK(ops_per_s(at50) < 0.9 * 50.25e6);
   CHECK(at50["engines"]["first"][0]["utilization"].get<double>() > 0.98);  // the four units always busy
   // With the generic cache sizes (the CQC misses from 252 QPs on), M = 15 falls below half of Connect-IB's
   // 31.83 M/s: the cliff of PCIe fills the device's large QPC and CQC avoid.
   const json small = run_swarm(dir, "small-caches",
                                "--set workload.swarm.0.vms=15 --set hca.caches.qpc.entries=512 "
                                "--set hca.caches.cqc.entries=128");
-  CHECK(reads_per_s(small) < 0.5 * 31.83e6);
+  CHECK(ops_per_s(small) < 0.5 * 31.83e6);
   // Without the units' context store the rate stays flat from M = 1 to 15 (within 3 %): the store is the decline.
   const json flat1 = run_swarm(dir, "no-l1-m1", "--set hca.caches.qpc_l1.entries=0");
   const json flat15 = run_swarm(dir, "no-l1-m15", "--set hca.caches.qpc_l1.entries=0 --set workload.swarm.0.vms=15");
-  CHECK(reads_per_s(flat15) == Approx(reads_per_s(flat1)).epsilon(0.03));
+  CHECK(ops_per_s(flat15) == Approx(ops_per_s(flat1)).epsilon(0.03));
 }
 
 // The Apt cluster's ConnectX-3 rc-swarm points (docs/devices/connectx-3-rc-swarm-reads.csv): six or
@@ -347,13 +373,13 @@ TEST_CASE("device connectx-3: eleven machines at M = 1..9 within 15 % of Connect
   CHECK(at[1] < 0.8 * 11.06e6);
   const json modulo = run_swarm(dir, "modulo", "--set topology.hosts=11 --set workload.swarm.0.vms=1 "
                                                "--set hca.caches.qpc_l1.index=modulo", "rc_swarm_connectx3.json");
-  CHECK(reads_per_s(modulo) == Approx(11.06e6).epsilon(0.02));
+  CHECK(ops_per_s(modulo) == Approx(11.06e6).epsilon(0.02));
   CHECK(modulo["hosts"]["first"][0]["caches"]["qpc_l1"]["hit_rate"].get<double>() > 0.99);
   // Fewer, larger sets conflict less: 8, 12 and 16 ways (expected miss shares 0.071, 0.046, 0.031)
   // give a rising rate, 16 ways more than ConnectX-3's 7.67 M/s and 8 ways less.
   std::vector<double> by_ways;
   for (unsigned ways : {8u, 12u, 16u})
-    by_ways.push_back(reads_per_s(run_swarm(dir, "ways" + std::to_string(ways),
+    by_ways.push_back(ops_per_s(run_swarm(dir, "ways" + std::to_string(ways),
                                             "--set topology.hosts=11 --set workload.swarm.0.vms=1 "
                                             "--set hca.caches.qpc_l1.ways=" + std::to_string(ways),
                                             "rc_swarm_connectx3.json")));
