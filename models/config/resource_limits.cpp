@@ -24,7 +24,8 @@ uint64_t power(uint64_t base, unsigned n) {
 
 struct FabricSize {
   uint64_t hcas = 0, switches = 0, ports = 0;
-  std::string shape;  // "fat_tree k=127 levels=3"; "" for a graph
+  std::string shape;       // "fat_tree k=127 levels=3"; "" for a graph
+  uint64_t hca_ports = 0;  // a pattern's HCAs have one port each
 };
 
 FabricSize pattern_size(const TopologyConfig& c) {
@@ -60,6 +61,7 @@ FabricSize pattern_size(const TopologyConfig& c) {
     case Pattern::Explicit:
     case Pattern::Ibnetdiscover: break;  // sized from the graph
   }
+  z.hca_ports = z.hcas;
   return z;
 }
 
@@ -68,6 +70,7 @@ FabricSize graph_size(const topology::Topology& g) {
   for (const topology::TopoNode& n : g.nodes) {
     (n.kind == topology::NodeKind::Switch ? z.switches : z.hcas) += 1;
     z.ports += n.ports;
+    if (n.kind != topology::NodeKind::Switch) z.hca_ports += n.ports;
   }
   return z;
 }
@@ -135,6 +138,18 @@ Part fabric_part(const FabricSize& z, unsigned lmc) {
               std::to_string(z.ports) + " ports"};
 }
 
+// In band, the SA's PathRecords (the rules).
+Part sa_part(const FabricSize& z, const Scenario& s) {
+  if (s.management.mode != ManagementMode::InBand || z.hca_ports < 2) return {};
+  const uint64_t lids = uint64_t{1} << s.routing.lmc;
+  const uint64_t records = times(times(z.hca_ports, lids), times(z.hca_ports - 1, lids));
+  const bool standby = !s.management.standby.empty();
+  const uint64_t per_record = kSaPathRecordBytes + (standby ? kSaStandbyPathRecordBytes : 0);
+  return {times(records, per_record), "management.mode",
+          "the in-band SA's " + std::to_string(records) + " PathRecords (one per ordered pair of HCA port LIDs" +
+              (standby ? ", in the master's and the standby's database)" : ")")};
+}
+
 // switch.architecture voq and shared: each switch keeps a queue (two pointers)
 // per (input, output, VL), the VLs its ports operate and VL15 (voq_crossbar.hpp).
 Part voq_part(const Scenario& s) {
@@ -150,6 +165,7 @@ std::vector<Part> model_parts(const Scenario& s) {
   const FabricSize z = graph_size(s.graph);
   std::vector<Part> parts;
   parts.push_back(fabric_part(z, s.routing.lmc));
+  parts.push_back(sa_part(z, s));
   if (s.switches.core.architecture == sw::Architecture::Voq || s.switches.core.architecture == sw::Architecture::Shared)
     parts.push_back(voq_part(s));
   constexpr uint64_t kVerbsRegion = 2 * kVerbsAreaBytes;  // each side's region
@@ -199,7 +215,7 @@ void check_topology_size(const Scenario& s) {
   if (s.topology.pattern == Pattern::Explicit || s.topology.pattern == Pattern::Ibnetdiscover) return;
   const FabricSize z = pattern_size(s.topology);
   check_lids(z, s, "topology");
-  check_parts(s, {fabric_part(z, s.routing.lmc)});
+  check_parts(s, {fabric_part(z, s.routing.lmc), sa_part(z, s)});
 }
 
 uint64_t model_bytes_estimate(const Scenario& s) {

@@ -17,6 +17,12 @@
 //   memory, at most 2^20 per region) and the slot areas perftest fills with
 //   data (a source and a destination area per test, each at least 64 MiB or a
 //   slot of the largest size per QP).
+// - In band (management.mode in_band), the SA holds a PathRecord per ordered
+//   pair of LIDs of two different HCA ports (mgmt/sa_population.hpp): (P n) x
+//   ((P - 1) n) for P HCA ports of n = 2^lmc LIDs, in the master's database and,
+//   with management.standby, again in the standby's (sent by Config). The
+//   topology check counts them too, so a fabric whose PathRecords cannot fit is
+//   refused before its graph is generated.
 // - Over the limit: one line naming the parameter of the largest part, the
 //   estimate and the limit.
 // The per-object costs are peak resident set sizes measured on this model
@@ -41,6 +47,8 @@ constexpr uint64_t kPerftestQpBytes = 24 << 10;  // a perftest or verbs QP: its 
 constexpr uint64_t kSwarmQpBytes = 6 << 10;      // a swarm QP with its CQ (5.1 KiB)
 constexpr uint64_t kRegionBytes = 256;           // a memory region without its translation entries (190 B)
 constexpr uint64_t kMttEntryBytes = 8;           // one translation entry in host memory
+constexpr uint64_t kSaPathRecordBytes = 160;     // a PathRecord in the master SA: RID, 64-byte body (106-128 B)
+constexpr uint64_t kSaStandbyPathRecordBytes = 384;  // and in a standby SA, with the Config that carries it (305-353 B)
 
 // The machine's physical memory, bytes.
 uint64_t machine_memory_bytes();

@@ -377,11 +377,8 @@ void Fabric::start_sa() {
   const mgmt::SaDatabase& db = master.database();
   for (uint16_t attr : {ib::kAttrNodeRecord, ib::kAttrPortInfoRecord, ib::kAttrSl2VlRecord, ib::kAttrLinkRecord,
                         ib::kAttrPathRecord, ib::kAttrVlArbRecord}) {
-    std::vector<mgmt::SaRecord> recs;
-    if (db.get_table(attr, 0, nullptr, 0, recs) != mgmt::SaDbStatus::Ok || recs.empty()) continue;
-    std::vector<uint8_t> bodies;
-    for (const mgmt::SaRecord& r : recs) bodies.insert(bodies.end(), r.body.begin(), r.body.end());
-    master.config(ib::EditModifier::Add, attr, bodies, 0, 0, 0);
+    const std::vector<uint8_t>* bodies = db.bodies(attr);
+    if (bodies != nullptr && !bodies->empty()) master.config(ib::EditModifier::Add, attr, *bodies, 0, 0, 0);
   }
 }
 

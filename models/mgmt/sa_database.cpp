@@ -203,12 +203,12 @@ void SaDatabase::compact(Table& t, const std::vector<bool>& doomed) {
 }
 
 void SaDatabase::index_insert(Table& t, uint32_t rid, const uint8_t* body) {
-  if (t.key_bytes.empty()) return;
+  if (!t.indexed) return;
   t.key_index.emplace(masked_hash(t.key_bytes, body), rid);
 }
 
 void SaDatabase::index_erase(Table& t, uint32_t rid, const uint8_t* body) {
-  if (t.key_bytes.empty()) return;
+  if (!t.indexed) return;
   auto range = t.key_index.equal_range(masked_hash(t.key_bytes, body));
   for (auto it = range.first; it != range.second; ++it) {
     if (it->second == rid) {
@@ -220,6 +220,7 @@ void SaDatabase::index_erase(Table& t, uint32_t rid, const uint8_t* body) {
 
 void SaDatabase::index_rebuild(Table& t) {
   t.key_index.clear();
+  t.indexed = !t.key_bytes.empty();
   for (size_t i = 0; i < t.rids.size(); ++i) index_insert(t, t.rids[i], t.body(i));
 }
 
@@ -243,6 +244,13 @@ SaDbStatus SaDatabase::match(const Table& t, uint64_t mask, const uint8_t* tmpl,
 
 // ---- SM side ------------------------------------------------------------
 
+void SaDatabase::reserve(uint16_t attr, size_t records) {
+  Table* t = find(attr);
+  if (t == nullptr) return;
+  t->rids.reserve(t->rids.size() + records);
+  t->bodies.reserve(t->bodies.size() + records * t->body_bytes());
+}
+
 SaDbStatus SaDatabase::add(uint16_t attr, const uint8_t* body, size_t len, uint32_t* rid) {
   Table* t = find(attr);
   if (!t) return SaDbStatus::UnknownTable;
@@ -259,6 +267,7 @@ SaDbStatus SaDatabase::set(uint16_t attr, const uint8_t* body, size_t len, uint3
   if (!t) return SaDbStatus::UnknownTable;
   if (body == nullptr || len < t->body_bytes()) return SaDbStatus::BadLength;
   if (t->key_bytes.empty()) return add(attr, body, len, rid);
+  if (!t->indexed) index_rebuild(*t);
   long found = -1;
   auto range = t->key_index.equal_range(masked_hash(t->key_bytes, body));
   for (auto it = range.first; it != range.second; ++it) {
@@ -312,6 +321,11 @@ SaDbStatus SaDatabase::get_table(uint16_t attr, uint64_t mask, const uint8_t* tm
   out.reserve(hits.size());
   for (size_t i : hits) out.push_back({t->rids[i], {t->body(i), t->body(i) + t->body_bytes()}});
   return SaDbStatus::Ok;
+}
+
+const std::vector<uint8_t>* SaDatabase::bodies(uint16_t attr) const {
+  const Table* t = find(attr);
+  return t != nullptr ? &t->bodies : nullptr;
 }
 
 SaDbStatus SaDatabase::encode_table(uint16_t attr, uint64_t mask, const uint8_t* tmpl, size_t len,
@@ -464,7 +478,8 @@ SaDbStatus SaDatabase::load_bulk(const uint8_t* data, size_t len) {
       }
       t.next_rid = img.next_rid;
     }
-    index_rebuild(t);
+    t.key_index.clear();  // made again at the table's next set
+    t.indexed = false;
   }
   ++changes_;
   return SaDbStatus::Ok;

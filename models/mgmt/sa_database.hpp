@@ -44,7 +44,9 @@
 //     even an empty one. The next RID travels so that a standby SA loaded from a
 //     bulk (load_bulk) numbers later adds exactly as the master does.
 // - Cost: add / config_add / set are O(1) per record (expected; set keeps a hash
-//   index of the key fields); get / get_table / del / config_edit are O(table);
+//   index of the key fields, made at a table's first set, so a table that is only
+//   added to, as the SM's fill adds its PathRecords, costs no index); get /
+//   get_table / del / config_edit are O(table);
 //   config_delete of K RIDs is O(K log table + table).
 
 #include <cstddef>
@@ -106,6 +108,10 @@ class SaDatabase {
   uint32_t next_rid(uint16_t attr) const;
   uint64_t change_count() const { return changes_; }
 
+  // Room for `records` more records in the table (none for an unknown table):
+  // a fill that knows its count saves the copies of a growing table.
+  void reserve(uint16_t attr, size_t records);
+
   // SM side. `len` must be at least the body size (extra bytes are ignored).
   // On Ok, *rid (if given) is the RID of the record added or replaced.
   SaDbStatus add(uint16_t attr, const uint8_t* body, size_t len, uint32_t* rid = nullptr);
@@ -120,6 +126,9 @@ class SaDatabase {
   // body); *count (if given) = records appended.
   SaDbStatus encode_table(uint16_t attr, uint64_t mask, const uint8_t* tmpl, size_t len,
                           std::vector<uint8_t>& out, size_t* count = nullptr) const;
+  // Every record's body, in RID order, back to back (a Config Add's records);
+  // null for an unknown table. Valid until the table changes.
+  const std::vector<uint8_t>* bodies(uint16_t attr) const;
   // SubnAdmDelete: deletes every match; *deleted (if given) = how many.
   SaDbStatus del(uint16_t attr, uint64_t mask, const uint8_t* tmpl, size_t len, size_t* deleted = nullptr);
 
@@ -155,6 +164,7 @@ class SaDatabase {
     std::vector<uint32_t> rids;        // increasing
     std::vector<uint8_t> bodies;       // rids.size() bodies of layout.body_bytes
     std::unordered_multimap<uint64_t, uint32_t> key_index;  // hash of the key fields -> RID
+    bool indexed = false;  // key_index is kept (from the table's first set on)
 
     size_t body_bytes() const { return layout.body_bytes; }
     uint8_t* body(size_t i) { return bodies.data() + i * body_bytes(); }

@@ -40,6 +40,10 @@ class Writer {
                           ib::kAttrSl2VlRecord, ib::kAttrVlArbRecord})
       if (db.size(attr) == 0) fresh_.push_back(attr);
   }
+  // Room for n records of a table the fill adds to (a table it sets into keeps its size).
+  void reserve(uint16_t attr, size_t n) {
+    if (std::find(fresh_.begin(), fresh_.end(), attr) != fresh_.end()) db_.reserve(attr, n);
+  }
   template <typename Record>
   bool put(const Record& r) {
     uint8_t body[Record::kBytes];
@@ -204,6 +208,8 @@ void fill_paths(const SubnetView& v, Writer& w, SaFillStats& st) {
       for (size_t s = 0; s < np; ++s) reach[row + s] = s != d && tracer.from(ports[s].port).ok;
     }
   }
+  // A record per source LID of each reachable (source port, destination LID): at most that many.
+  w.reserve(ib::kAttrPathRecord, static_cast<size_t>(std::count(reach.begin(), reach.end(), true)) * per_port);
   for (size_t d = 0; d < np; ++d) {
     for (unsigned doff = 0; doff < per_port; ++doff) {
       tracer.set_destination(static_cast<uint16_t>(ports[d].base + doff));

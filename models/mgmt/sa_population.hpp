@@ -58,7 +58,9 @@
 //   view replaces each record in place (same RIDs); records the view no longer
 //   holds are not deleted. Into a table that is empty when the fill begins they
 //   are written with add (the view gives each key once; this saves the key
-//   lookup, which is most of the cost of a large fill).
+//   lookup, which is most of the cost of a large fill), and such a PathRecord
+//   table is first given room for a record per reachable (source LID,
+//   destination LID) pair (SaDatabase::reserve), so it is not copied as it grows.
 // - Cost: O(records + DLIDs x nodes): each DLID's paths are resolved once for
 //   all sources; each record is encoded into a stack buffer (no allocation
 //   beyond the database's own storage).
