@@ -42,20 +42,22 @@ class Writer {
   }
   // Room for n records of a table the fill adds to (a table it sets into keeps its size).
   void reserve(uint16_t attr, size_t n) {
-    if (std::find(fresh_.begin(), fresh_.end(), attr) != fresh_.end()) db_.reserve(attr, n);
+    if (fresh(attr)) db_.reserve(attr, n);
   }
   template <typename Record>
   bool put(const Record& r) {
     uint8_t body[Record::kBytes];
     r.encode(body);
-    const bool fresh = std::find(fresh_.begin(), fresh_.end(), Record::kAttrId) != fresh_.end();
-    const SaDbStatus s = fresh ? db_.add(Record::kAttrId, body, sizeof body) : db_.set(Record::kAttrId, body, sizeof body);
+    const SaDbStatus s = fresh(Record::kAttrId) ? db_.add(Record::kAttrId, body, sizeof body) : db_.set(Record::kAttrId, body, sizeof body);
     if (s == SaDbStatus::Ok) return true;
     ++stats_.errors;
     return false;
   }
 
  private:
+  // The table was empty when the fill began.
+  bool fresh(uint16_t attr) const { return std::find(fresh_.begin(), fresh_.end(), attr) != fresh_.end(); }
+
   SaDatabase& db_;
   SaFillStats& stats_;
   std::vector<uint16_t> fresh_;
